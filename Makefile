@@ -1,0 +1,33 @@
+# The two documented entry points are `make demo` and `make test`; both set up
+# everything they need (virtual environment, release build, install) first.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+OUT    ?= results
+
+.PHONY: demo test install rust-test py-test bench clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet "maturin>=1.5,<2"
+
+## install: build the Rust core in release mode and install hpcnetsim into .venv
+install: $(BIN)/python
+	VIRTUAL_ENV=$(abspath $(VENV)) $(BIN)/maturin develop --release --quiet --extras test
+
+## demo: the main job, writing its report under $(OUT)/
+demo: install
+	$(BIN)/hpcnetsim topo compare --out $(OUT)/thin-tree-compare
+
+## test: every Rust and Python test
+test: install rust-test py-test
+
+rust-test:
+	cargo test --workspace --exclude hpcnetsim-py
+
+py-test:
+	$(BIN)/python -m pytest -q
+
+clean:
+	rm -rf $(VENV) target $(OUT)

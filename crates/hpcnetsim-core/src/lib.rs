@@ -1,0 +1,12 @@
+//! hpcnetsim core: the Rust engine behind the `hpcnetsim` Python package.
+//!
+//! The crate is pure Rust (no Python in it). Modules follow the data flow of
+//! `docs/architecture.md`: a spec becomes a [`topology::Topology`], whose properties,
+//! costs and exports are computed here; routing, switch models and the packet engine
+//! build on the same graph.
+
+pub mod error;
+pub mod topology;
+
+pub use error::{Error, Result};
+pub use topology::{Peer, Topology};

@@ -1,0 +1,21 @@
+//! A single crossbar switch with one terminal on every port (paper 002 §4.1).
+
+use super::graph::{Builder, Symmetry};
+use super::{Family, Topology};
+
+/// An N-port crossbar.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Crossbar {
+    /// Number of ports, each with a terminal.
+    pub ports: usize,
+}
+
+impl Crossbar {
+    pub(crate) fn build(&self, spec: &str, family: Family) -> Topology {
+        let mut b = Builder::new([self.ports]);
+        for p in 0..self.ports {
+            b.attach_terminal(0, p);
+        }
+        b.finish(spec.to_string(), family, Some(Symmetry { representatives: vec![0], orbit: vec![0] }))
+    }
+}

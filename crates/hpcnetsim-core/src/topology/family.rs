@@ -1,0 +1,92 @@
+//! The topology families and the per-family facts the generic code asks for.
+
+pub use super::crossbar::Crossbar;
+pub use super::hyperx::HyperX;
+pub use super::torus::Torus;
+pub use super::tree::Xgft;
+pub use super::twin_torus::TwinTorus;
+use super::Topology;
+
+/// A topology family with its parameters.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Family {
+    /// k-ary n-trees, k:k'-ary n-thin-trees and generalized fat-trees.
+    Tree(Xgft),
+    /// Meshes and tori of any dimension.
+    Torus(Torus),
+    /// nD twin torus (two cards per node).
+    TwinTorus(TwinTorus),
+    /// HyperX (flattened butterfly generalisation).
+    HyperX(HyperX),
+    /// A single switch.
+    Crossbar(Crossbar),
+}
+
+impl Family {
+    /// Builds the port-level graph.
+    pub(crate) fn build(&self, spec: &str) -> Topology {
+        match self {
+            Family::Tree(f) => f.build(spec, self.clone()),
+            Family::Torus(f) => f.build(spec, self.clone()),
+            Family::TwinTorus(f) => f.build(spec, self.clone()),
+            Family::HyperX(f) => f.build(spec, self.clone()),
+            Family::Crossbar(f) => f.build(spec, self.clone()),
+        }
+    }
+
+    /// Short family name as used in specs.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Family::Tree(x) if x.is_thin_tree_spec() => "tree",
+            Family::Tree(_) => "xgft",
+            Family::Torus(t) if t.wrap => "torus",
+            Family::Torus(_) => "mesh",
+            Family::TwinTorus(_) => "twin-torus",
+            Family::HyperX(_) => "hyperx",
+            Family::Crossbar(_) => "crossbar",
+        }
+    }
+
+    /// Switches per tree level, leaf level first; empty for other families.
+    pub fn switches_per_level(&self) -> Vec<usize> {
+        match self {
+            Family::Tree(x) => x.switches_per_level(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// Links cut by a minimum balanced bisection (terminals split in halves), from the
+    /// family's closed form.
+    pub fn bisection_channels(&self) -> u64 {
+        match self {
+            Family::Tree(x) => x.bisection_channels(),
+            Family::Torus(t) => t.bisection_channels(),
+            Family::TwinTorus(t) => t.bisection_channels(),
+            Family::HyperX(h) => h.bisection_channels(),
+            Family::Crossbar(c) => (c.ports / 2) as u64,
+        }
+    }
+
+    /// Coordinates of a switch in the family's own terms (tree: level then label digits;
+    /// torus/HyperX: position per dimension; twin torus: node position then card).
+    pub fn switch_coordinates(&self, s: usize) -> Vec<usize> {
+        match self {
+            Family::Tree(x) => {
+                let (level, label) = x.switch_label(s);
+                std::iter::once(level).chain(label).collect()
+            }
+            Family::Torus(t) => t.coordinates(s),
+            Family::TwinTorus(t) => t.coordinates(s),
+            Family::HyperX(h) => h.coordinates(s),
+            Family::Crossbar(_) => vec![0],
+        }
+    }
+
+    /// Level of a switch (0 = leaf level) for trees, `None` otherwise.
+    pub fn switch_level(&self, s: usize) -> Option<usize> {
+        match self {
+            Family::Tree(x) => Some(x.switch_label(s).0),
+            _ => None,
+        }
+    }
+}

@@ -1,0 +1,250 @@
+//! The port-level network graph shared by every topology family.
+//!
+//! Switches have numbered ports; each port is unplugged, linked (full duplex) to a port
+//! of another switch, or attached to a terminal. A directed *channel* is identified by
+//! the global index of the port it leaves from, so per-channel arrays (loads,
+//! utilisation) are plain `Vec`s indexed like [`Topology::peers`].
+
+use super::family::Family;
+use crate::error::{Error, Result};
+
+/// What sits at the other end of a switch port.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Peer {
+    /// Nothing is plugged in (top-level up-ports of trees, faulty links).
+    Unplugged,
+    /// A full-duplex link to `port` of `switch`.
+    Switch {
+        /// Neighbour switch index.
+        switch: u32,
+        /// Port number on the neighbour.
+        port: u32,
+    },
+    /// A terminal (compute node NIC) with this index.
+    Terminal(u32),
+}
+
+/// Translation symmetry of a topology, used to compute global properties from a few
+/// representative switches instead of all of them.
+///
+/// Contract: a group of automorphisms acts freely on the switches, maps every port number
+/// to the same port number, and has one orbit per representative; `orbit[s]` is the orbit
+/// of switch `s`. Then all orbits have the same size and the load of a channel depends
+/// only on its class `(orbit, port)`.
+#[derive(Clone, Debug)]
+pub struct Symmetry {
+    /// One switch of each orbit.
+    pub representatives: Vec<u32>,
+    /// Orbit index of every switch.
+    pub orbit: Vec<u32>,
+}
+
+/// A built network: switches, ports, links and terminals, plus the family it came from.
+#[derive(Clone, Debug)]
+pub struct Topology {
+    pub(crate) spec: String,
+    pub(crate) family: Family,
+    /// `port_offset[s]..port_offset[s + 1]` are the global port indices of switch `s`.
+    pub(crate) port_offset: Vec<u32>,
+    pub(crate) peers: Vec<Peer>,
+    /// For every terminal, the switch and port it is attached to.
+    pub(crate) terminal_attachment: Vec<(u32, u32)>,
+    /// Number of terminals attached to every switch.
+    pub(crate) terminals_at: Vec<u32>,
+    pub(crate) symmetry: Option<Symmetry>,
+}
+
+impl Topology {
+    /// The spec string this topology was built from (normalised).
+    pub fn spec(&self) -> &str {
+        &self.spec
+    }
+
+    /// The family and parameters of this topology.
+    pub fn family(&self) -> &Family {
+        &self.family
+    }
+
+    /// Number of switches.
+    pub fn num_switches(&self) -> usize {
+        self.port_offset.len() - 1
+    }
+
+    /// Number of terminals.
+    pub fn num_terminals(&self) -> usize {
+        self.terminal_attachment.len()
+    }
+
+    /// Number of ports of switch `s` (plugged or not).
+    pub fn num_ports(&self, s: usize) -> usize {
+        (self.port_offset[s + 1] - self.port_offset[s]) as usize
+    }
+
+    /// Global index of port `p` of switch `s`, which is also the id of the channel
+    /// leaving through that port.
+    pub fn channel(&self, s: usize, p: usize) -> usize {
+        self.port_offset[s] as usize + p
+    }
+
+    /// The peers of all ports of switch `s`, in port order.
+    pub fn ports(&self, s: usize) -> &[Peer] {
+        &self.peers[self.port_offset[s] as usize..self.port_offset[s + 1] as usize]
+    }
+
+    /// The peers of every port of every switch, indexed by global port (channel) index.
+    pub fn peers(&self) -> &[Peer] {
+        &self.peers
+    }
+
+    /// Switch and port that terminal `t` is attached to.
+    pub fn terminal_attachment(&self, t: usize) -> (usize, usize) {
+        let (s, p) = self.terminal_attachment[t];
+        (s as usize, p as usize)
+    }
+
+    /// Number of terminals attached to each switch.
+    pub fn terminals_at(&self) -> &[u32] {
+        &self.terminals_at
+    }
+
+    /// Switch-to-switch neighbours of `s` as `(neighbour, port on s)`.
+    pub fn switch_neighbours(&self, s: usize) -> impl Iterator<Item = (usize, usize)> + '_ {
+        self.ports(s).iter().enumerate().filter_map(|(p, peer)| match *peer {
+            Peer::Switch { switch, .. } => Some((switch as usize, p)),
+            _ => None,
+        })
+    }
+
+    /// The translation symmetry declared by the family builder, if any.
+    pub fn symmetry(&self) -> Option<&Symmetry> {
+        self.symmetry.as_ref()
+    }
+
+    /// Switch radix: the largest number of ports of a switch (unplugged ports included,
+    /// as in the papers, where every switch of a network has the same radix).
+    pub fn radix(&self) -> usize {
+        (0..self.num_switches()).map(|s| self.num_ports(s)).max().unwrap_or(0)
+    }
+
+    /// Full-duplex switch-to-switch links, each counted once.
+    pub fn switch_links(&self) -> usize {
+        let ends = self.peers.iter().filter(|p| matches!(p, Peer::Switch { .. })).count();
+        ends / 2
+    }
+
+    /// All links (terminal links included, unplugged ports excluded), each counted once.
+    pub fn links(&self) -> usize {
+        self.switch_links() + self.num_terminals()
+    }
+
+    /// Every switch-to-switch link once, as `(switch_a, port_a, switch_b, port_b)` with
+    /// `(switch_a, port_a) < (switch_b, port_b)`.
+    pub fn link_list(&self) -> Vec<(u32, u32, u32, u32)> {
+        let mut out = Vec::with_capacity(self.switch_links());
+        for s in 0..self.num_switches() {
+            for (p, peer) in self.ports(s).iter().enumerate() {
+                if let Peer::Switch { switch, port } = *peer {
+                    if (s as u32, p as u32) < (switch, port) {
+                        out.push((s as u32, p as u32, switch, port));
+                    }
+                }
+            }
+        }
+        out
+    }
+}
+
+/// Incremental construction of a [`Topology`] with consistency checks.
+pub(crate) struct Builder {
+    port_offset: Vec<u32>,
+    peers: Vec<Peer>,
+    terminal_attachment: Vec<(u32, u32)>,
+}
+
+impl Builder {
+    /// A builder for switches with the given numbers of ports, all unplugged.
+    pub(crate) fn new(ports_per_switch: impl IntoIterator<Item = usize>) -> Self {
+        let mut port_offset = vec![0u32];
+        let mut total = 0usize;
+        for n in ports_per_switch {
+            total += n;
+            port_offset.push(total as u32);
+        }
+        Builder { port_offset, peers: vec![Peer::Unplugged; total], terminal_attachment: Vec::new() }
+    }
+
+    fn slot(&self, s: usize, p: usize) -> usize {
+        debug_assert!(p < (self.port_offset[s + 1] - self.port_offset[s]) as usize, "port out of range");
+        self.port_offset[s] as usize + p
+    }
+
+    /// Links port `pa` of switch `a` with port `pb` of switch `b` (full duplex).
+    pub(crate) fn link(&mut self, a: usize, pa: usize, b: usize, pb: usize) {
+        let (ia, ib) = (self.slot(a, pa), self.slot(b, pb));
+        debug_assert_eq!(self.peers[ia], Peer::Unplugged, "port {pa} of switch {a} used twice");
+        debug_assert_eq!(self.peers[ib], Peer::Unplugged, "port {pb} of switch {b} used twice");
+        self.peers[ia] = Peer::Switch { switch: b as u32, port: pb as u32 };
+        self.peers[ib] = Peer::Switch { switch: a as u32, port: pa as u32 };
+    }
+
+    /// Attaches the next terminal to port `p` of switch `s`; terminals are numbered in
+    /// the order they are attached.
+    pub(crate) fn attach_terminal(&mut self, s: usize, p: usize) {
+        let i = self.slot(s, p);
+        debug_assert_eq!(self.peers[i], Peer::Unplugged, "port {p} of switch {s} used twice");
+        self.peers[i] = Peer::Terminal(self.terminal_attachment.len() as u32);
+        self.terminal_attachment.push((s as u32, p as u32));
+    }
+
+    /// Finishes the graph.
+    pub(crate) fn finish(self, spec: String, family: Family, symmetry: Option<Symmetry>) -> Topology {
+        let switches = self.port_offset.len() - 1;
+        let mut terminals_at = vec![0u32; switches];
+        for &(s, _) in &self.terminal_attachment {
+            terminals_at[s as usize] += 1;
+        }
+        Topology {
+            spec,
+            family,
+            port_offset: self.port_offset,
+            peers: self.peers,
+            terminal_attachment: self.terminal_attachment,
+            terminals_at,
+            symmetry,
+        }
+    }
+}
+
+/// Largest number of ports (summed over switches) a spec may ask for; beyond it the
+/// graph alone would need gigabytes.
+pub const MAX_PORTS: u64 = 200_000_000;
+
+/// Rejects sizes that would exhaust memory before anything is allocated.
+pub(crate) fn check_size(spec: &str, switches: u128, ports: u128) -> Result<()> {
+    if ports > MAX_PORTS as u128 || switches > u32::MAX as u128 {
+        return Err(Error::invalid(
+            spec,
+            "size",
+            format!("{switches} switches with {ports} ports"),
+            format!("a network may have at most {MAX_PORTS} switch ports in total"),
+        ));
+    }
+    Ok(())
+}
+
+/// Mixed-radix digits of `index` (least significant first) for the given radices.
+pub(crate) fn digits(mut index: usize, radices: &[usize]) -> Vec<usize> {
+    radices
+        .iter()
+        .map(|&r| {
+            let d = index % r;
+            index /= r;
+            d
+        })
+        .collect()
+}
+
+/// Inverse of [`digits`].
+pub(crate) fn from_digits(digits: &[usize], radices: &[usize]) -> usize {
+    digits.iter().zip(radices).rev().fold(0, |acc, (&d, &r)| acc * r + d)
+}

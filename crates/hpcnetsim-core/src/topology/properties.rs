@@ -1,0 +1,94 @@
+//! The properties, throughput bounds and costs of a topology (`topo describe`).
+
+use super::family::Family;
+use super::paths;
+use super::Topology;
+use crate::error::Result;
+use serde::Serialize;
+
+/// Everything `hpcnetsim topo describe` reports, in its JSON key order.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Properties {
+    /// The spec the topology was built from.
+    pub spec: String,
+    /// Number of terminals N.
+    pub terminals: usize,
+    /// Number of switches S.
+    pub switches: usize,
+    /// Switches per tree level, leaf level first (empty for non-trees).
+    pub switches_per_level: Vec<usize>,
+    /// Links, terminal links included, unplugged ports excluded (thin-tree paper Table 1).
+    pub links: usize,
+    /// Switch-to-switch links only.
+    pub switch_links: usize,
+    /// Switch radix R: ports per switch, unplugged ones included.
+    pub radix: usize,
+    /// Links cut by a minimum balanced bisection, B_C.
+    pub bisection_channels: u64,
+    /// B_C / (N/2).
+    pub bisection_ratio: f64,
+    /// 2·B_C/N capped at 1: the thin-tree paper's Θ, as a fraction of injection bandwidth.
+    pub bisection_throughput: f64,
+    /// 1/γ_max capped at 1: exact uniform-traffic bound with minimal paths weighted evenly.
+    pub ideal_throughput: f64,
+    /// Largest distance between two terminals, in links.
+    pub diameter: usize,
+    /// Average distance between distinct terminals, in links (ordered pairs).
+    pub avg_distance: f64,
+    /// c_C = S.
+    pub cost_constant: f64,
+    /// c_L = S·R.
+    pub cost_linear: f64,
+    /// c_Q = S·R².
+    pub cost_quadratic: f64,
+}
+
+impl Topology {
+    /// Largest channel load per unit of injected load under uniform traffic (terminal
+    /// links carry exactly 1), from the family's closed form when it has one.
+    pub fn max_channel_load(&self) -> f64 {
+        let switch_max = match self.family() {
+            Family::Tree(x) => x.max_switch_channel_load(),
+            _ => paths::max_switch_channel_load(self),
+        };
+        switch_max.max(1.0)
+    }
+
+    /// Diameter and average distance between terminals, from closed forms where the
+    /// family has them.
+    pub fn distances(&self) -> Result<(usize, f64)> {
+        match self.family() {
+            Family::Tree(x) => Ok(x.distances()),
+            Family::Torus(t) => Ok(t.distances()),
+            _ => paths::distances(self),
+        }
+    }
+
+    /// Computes all properties.
+    pub fn describe(&self) -> Result<Properties> {
+        let n = self.num_terminals();
+        let s = self.num_switches();
+        let r = self.radix() as f64;
+        let bisection_channels = self.family().bisection_channels();
+        let bisection_ratio = bisection_channels as f64 / (n as f64 / 2.0);
+        let (diameter, avg_distance) = self.distances()?;
+        Ok(Properties {
+            spec: self.spec().to_string(),
+            terminals: n,
+            switches: s,
+            switches_per_level: self.family().switches_per_level(),
+            links: self.links(),
+            switch_links: self.switch_links(),
+            radix: self.radix(),
+            bisection_channels,
+            bisection_ratio,
+            bisection_throughput: bisection_ratio.min(1.0),
+            ideal_throughput: 1.0 / self.max_channel_load(),
+            diameter,
+            avg_distance,
+            cost_constant: s as f64,
+            cost_linear: s as f64 * r,
+            cost_quadratic: s as f64 * r * r,
+        })
+    }
+}

@@ -1,0 +1,180 @@
+//! The spec grammar: `family:parameters`, one string per network.
+//!
+//! ```text
+//! tree:k=4,n=3            k-ary n-tree
+//! tree:k=8,kp=4,n=4       k:k'-ary n-thin-tree (kp = k')
+//! xgft:h=3;m=15,18,18;w=1,18,18   generalized fat-tree XGFT(h; m1..mh; w1..wh)
+//! torus:8x8[,t=T]         torus of any dimension, T terminals per switch (default 1)
+//! mesh:4x4x4[,t=T]        mesh of any dimension
+//! twin-torus:4x4x2x2x2    nD twin torus (n odd, n >= 3)
+//! hyperx:12x8[,t=7][,k=2] HyperX with T terminals per switch and K links per switch pair
+//! crossbar:64             a single switch with 64 terminals
+//! ```
+
+use super::family::{Crossbar, Family, HyperX, Torus, TwinTorus, Xgft};
+use crate::error::{Error, Result};
+
+/// The families the grammar knows, as listed in error messages.
+pub const FAMILIES: &str = "tree, xgft, torus, mesh, twin-torus, hyperx, crossbar";
+
+/// Parses a spec string into a family with validated parameters (nothing is built yet).
+pub fn parse(spec: &str) -> Result<Family> {
+    let spec = spec.trim();
+    let Some((name, body)) = spec.split_once(':') else {
+        return Err(Error::invalid(
+            spec,
+            "spec",
+            format!("'{spec}'"),
+            format!("expected 'family:parameters' with family one of {FAMILIES}"),
+        ));
+    };
+    let p = Parser { spec };
+    match name.trim() {
+        "tree" => p.tree(body),
+        "xgft" => p.xgft(body),
+        "torus" => p.torus(body, true),
+        "mesh" => p.torus(body, false),
+        "twin-torus" => p.twin_torus(body),
+        "hyperx" => p.hyperx(body),
+        "crossbar" => p.crossbar(body),
+        other => Err(Error::invalid(spec, "family", format!("'{other}'"), format!("one of {FAMILIES}"))),
+    }
+}
+
+/// Parsing context: remembers the spec for error messages.
+struct Parser<'a> {
+    spec: &'a str,
+}
+
+impl Parser<'_> {
+    fn err(&self, field: &str, value: impl std::fmt::Display, allowed: impl Into<String>) -> Error {
+        Error::invalid(self.spec, field, value, allowed)
+    }
+
+    /// A positive integer no larger than `max`.
+    fn int(&self, field: &str, text: &str, min: u64, max: u64) -> Result<usize> {
+        let t = text.trim();
+        let allowed = || format!("an integer between {min} and {max}");
+        let v: u64 = t.parse().map_err(|_| self.err(field, format!("'{t}'"), allowed()))?;
+        if v < min || v > max {
+            return Err(self.err(field, v, allowed()));
+        }
+        Ok(v as usize)
+    }
+
+    /// `key=value` pairs separated by `sep`, each key allowed once and known.
+    fn pairs<'b>(&self, body: &'b str, sep: char, known: &[&str]) -> Result<Vec<(&'b str, &'b str)>> {
+        let mut out: Vec<(&str, &str)> = Vec::new();
+        for item in body.split(sep).map(str::trim).filter(|s| !s.is_empty()) {
+            let Some((k, v)) = item.split_once('=') else {
+                return Err(self.err("parameter", format!("'{item}'"), format!("key=value with key one of {}", known.join(", "))));
+            };
+            let k = k.trim();
+            if !known.contains(&k) {
+                return Err(self.err("parameter", format!("'{k}'"), format!("one of {}", known.join(", "))));
+            }
+            if out.iter().any(|(seen, _)| *seen == k) {
+                return Err(self.err(k, format!("'{}'", v.trim()), "each parameter at most once"));
+            }
+            out.push((k, v.trim()));
+        }
+        Ok(out)
+    }
+
+    fn get<'b>(&self, pairs: &[(&str, &'b str)], key: &str) -> Option<&'b str> {
+        pairs.iter().find(|(k, _)| *k == key).map(|(_, v)| *v)
+    }
+
+    fn required<'b>(&self, pairs: &[(&str, &'b str)], key: &str, what: &str) -> Result<&'b str> {
+        self.get(pairs, key).ok_or_else(|| self.err(key, "missing", format!("required: {what}")))
+    }
+
+    /// `AxBxC` dimension list, each size in `min..=max`.
+    fn dims(&self, text: &str, min: u64) -> Result<Vec<usize>> {
+        let text = text.trim();
+        if text.is_empty() {
+            return Err(self.err("dimensions", "missing", "sizes such as 8x8 or 4x4x2"));
+        }
+        text.split('x').enumerate().map(|(i, d)| self.int(&format!("dimension {i}"), d, min, 1 << 24)).collect()
+    }
+
+    /// Splits `8x8,t=2` into the dimension part and the `key=value` rest.
+    fn dims_and_pairs<'b>(&self, body: &'b str, known: &[&str]) -> Result<(&'b str, Vec<(&'b str, &'b str)>)> {
+        let (dims, rest) = body.split_once(',').unwrap_or((body, ""));
+        Ok((dims, self.pairs(rest, ',', known)?))
+    }
+
+    fn tree(&self, body: &str) -> Result<Family> {
+        let pairs = self.pairs(body, ',', &["k", "kp", "n"])?;
+        let k = self.int("k", self.required(&pairs, "k", "k, the number of down ports per switch")?, 1, 1 << 16)?;
+        let n = self.int("n", self.required(&pairs, "n", "n, the number of levels")?, 1, 64)?;
+        let kp = match self.get(&pairs, "kp") {
+            Some(v) => self.int("kp", v, 1, k as u64).map_err(|_| {
+                self.err("kp", format!("'{v}'"), format!("an integer between 1 and k = {k} (k' up ports per switch)"))
+            })?,
+            None => k,
+        };
+        Xgft::thin_tree(self.spec, k, kp, n).map(Family::Tree)
+    }
+
+    fn xgft(&self, body: &str) -> Result<Family> {
+        let pairs = self.pairs(body, ';', &["h", "m", "w"])?;
+        let list = |key: &str, min: u64| -> Result<Vec<usize>> {
+            let text = self.required(&pairs, key, &format!("{key}=comma-separated list, one value per level"))?;
+            text.split(',').map(|v| self.int(key, v, min, 1 << 16)).collect()
+        };
+        let m = list("m", 1)?;
+        let w = list("w", 1)?;
+        let h = match self.get(&pairs, "h") {
+            Some(v) => self.int("h", v, 1, 64)?,
+            None => m.len(),
+        };
+        if m.len() != h {
+            return Err(self.err("m", format!("{} values", m.len()), format!("exactly h = {h} values")));
+        }
+        if w.len() != h {
+            return Err(self.err("w", format!("{} values", w.len()), format!("exactly h = {h} values")));
+        }
+        if w[0] != 1 {
+            return Err(self.err("w1", w[0], "1 (terminals with several network ports are not supported)"));
+        }
+        Xgft::new(self.spec, m, w, 0).map(Family::Tree)
+    }
+
+    fn torus(&self, body: &str, wrap: bool) -> Result<Family> {
+        let (dims, pairs) = self.dims_and_pairs(body, &["t"])?;
+        // A torus ring needs two switches; a mesh dimension of size 1 is merely degenerate.
+        let dims = self.dims(dims, if wrap { 2 } else { 1 })?;
+        let t = match self.get(&pairs, "t") {
+            Some(v) => self.int("t", v, 1, 1 << 16)?,
+            None => 1,
+        };
+        Torus::new(self.spec, dims, wrap, t).map(Family::Torus)
+    }
+
+    fn twin_torus(&self, body: &str) -> Result<Family> {
+        let dims = self.dims(body, 2)?;
+        let n = dims.len();
+        if n < 3 || n % 2 == 0 {
+            return Err(self.err(
+                "number of dimensions",
+                n,
+                "an odd number >= 3 (the card layout of Definition 2.2 of the nDT torus is defined for odd n only)",
+            ));
+        }
+        TwinTorus::new(self.spec, dims).map(Family::TwinTorus)
+    }
+
+    fn hyperx(&self, body: &str) -> Result<Family> {
+        let (dims, pairs) = self.dims_and_pairs(body, &["t", "k"])?;
+        let dims = self.dims(dims, 2)?;
+        let t = self.get(&pairs, "t").map(|v| self.int("t", v, 1, 1 << 16)).transpose()?.unwrap_or(1);
+        let k = self.get(&pairs, "k").map(|v| self.int("k", v, 1, 64)).transpose()?.unwrap_or(1);
+        HyperX::new(self.spec, dims, t, k).map(Family::HyperX)
+    }
+
+    fn crossbar(&self, body: &str) -> Result<Family> {
+        let ports = self.int("ports", body, 2, 1 << 20)?;
+        Ok(Family::Crossbar(Crossbar { ports }))
+    }
+}

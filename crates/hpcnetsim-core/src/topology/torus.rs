@@ -1,0 +1,108 @@
+//! Meshes and tori of any number of dimensions with any size per dimension.
+//!
+//! Switch index = position in mixed radix, dimension 0 least significant. Ports
+//! `2i` and `2i + 1` are the + and − ports of dimension `i`; terminal ports follow.
+//! A torus ring of size 2 has two links between its switches (each switch's + port to
+//! the other's − port), so every torus switch has exactly 2n network ports.
+
+use super::graph::{check_size, digits, from_digits, Builder, Symmetry};
+use super::{Family, Topology};
+use crate::error::Result;
+
+/// A mesh (`wrap = false`) or torus (`wrap = true`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Torus {
+    /// Number of switches along each dimension.
+    pub dims: Vec<usize>,
+    /// Whether dimensions wrap around (torus) or not (mesh).
+    pub wrap: bool,
+    /// Terminals attached to every switch.
+    pub terminals_per_switch: usize,
+}
+
+impl Torus {
+    /// Validates the size and returns the family.
+    pub fn new(spec: &str, dims: Vec<usize>, wrap: bool, t: usize) -> Result<Self> {
+        let switches: u128 = dims.iter().map(|&d| d as u128).product();
+        check_size(spec, switches, switches * (2 * dims.len() + t) as u128)?;
+        if switches * (t as u128) < 2 {
+            return Err(crate::Error::invalid(spec, "terminals", switches * t as u128, "a network needs at least 2 terminals"));
+        }
+        Ok(Torus { dims, wrap, terminals_per_switch: t })
+    }
+
+    /// Number of switches.
+    pub fn switches(&self) -> usize {
+        self.dims.iter().product()
+    }
+
+    /// Position of switch `s` along every dimension.
+    pub fn coordinates(&self, s: usize) -> Vec<usize> {
+        digits(s, &self.dims)
+    }
+
+    /// Port of dimension `dim` in direction + (`true`) or − (`false`).
+    pub fn port(dim: usize, plus: bool) -> usize {
+        2 * dim + usize::from(!plus)
+    }
+
+    pub(crate) fn build(&self, spec: &str, family: Family) -> Topology {
+        let n = self.dims.len();
+        let t = self.terminals_per_switch;
+        let mut b = Builder::new(std::iter::repeat_n(2 * n + t, self.switches()));
+        for s in 0..self.switches() {
+            let x = self.coordinates(s);
+            for (i, &k) in self.dims.iter().enumerate() {
+                if x[i] + 1 < k || (self.wrap && k > 1) {
+                    let mut y = x.clone();
+                    y[i] = (x[i] + 1) % k;
+                    b.link(s, Self::port(i, true), from_digits(&y, &self.dims), Self::port(i, false));
+                }
+            }
+            for p in 0..t {
+                b.attach_terminal(s, 2 * n + p);
+            }
+        }
+        // Translations of a torus preserve port numbers and act freely: one orbit.
+        let symmetry = self.wrap.then(|| Symmetry { representatives: vec![0], orbit: vec![0; self.switches()] });
+        b.finish(spec.to_string(), family, symmetry)
+    }
+
+    /// Cut the largest even dimension in two halves: a torus ring is cut twice, a mesh
+    /// line once, and there are S/k_i such rings or lines. If no dimension is even the
+    /// largest one is cut (the two sides then differ by one plane).
+    pub fn bisection_channels(&self) -> u64 {
+        let per_ring = if self.wrap { 2 } else { 1 };
+        let s = self.switches() as u64;
+        let even = self.dims.iter().filter(|&&k| k % 2 == 0 && k > 1).max();
+        match even.or_else(|| self.dims.iter().filter(|&&k| k > 1).max()) {
+            Some(&k) => per_ring * s / k as u64,
+            // A single switch: half of its terminals are on the other side.
+            None => (self.terminals_per_switch / 2) as u64,
+        }
+    }
+
+    /// Diameter and average distance between distinct terminals, from per-dimension sums.
+    pub fn distances(&self) -> (usize, f64) {
+        let s = self.switches() as f64;
+        let t = self.terminals_per_switch as f64;
+        let n_term = s * t;
+        let ring = |k: usize, a: usize, b: usize| {
+            let d = a.abs_diff(b);
+            if self.wrap { d.min(k - d) } else { d }
+        };
+        // Sum of switch distances over all ordered switch pairs, dimension by dimension.
+        let mut switch_sum = 0.0;
+        let mut diameter = 0;
+        for &k in &self.dims {
+            let line: usize = (0..k).flat_map(|a| (0..k).map(move |b| (a, b))).map(|(a, b)| ring(k, a, b)).sum();
+            switch_sum += line as f64 * (s / k as f64) * (s / k as f64);
+            diameter += (0..k).map(|b| ring(k, 0, b)).max().unwrap_or(0);
+        }
+        // Every terminal pair on distinct switches adds its two terminal links; pairs on
+        // one switch are 2 links apart.
+        let total = t * t * switch_sum + 2.0 * (n_term * (n_term - 1.0));
+        let diameter = if self.switches() > 1 { diameter + 2 } else { 2 };
+        (diameter, total / (n_term * (n_term - 1.0)))
+    }
+}

@@ -1,0 +1,98 @@
+//! The nD twin torus (nDT, paper 003 §2.2): an n-dimensional torus of nodes, each node
+//! made of two (n+1)-port cards joined by an internal link, one processing element per
+//! card. Ports follow Definition 2.2 (n odd): with m = (n−1)/2, card 0 holds dimensions
+//! d_0..d_{m−1} and the port d_m^−, card 1 holds d_m^+ and d_{m+1}..d_{n−1}.
+//!
+//! Switch `2·node + card` is a card; terminal `2·node + card` is that card's PE. Card
+//! ports: the two ports of each of its m full dimensions (+ then −, in dimension order),
+//! then its port of d_m, then the internal link, then the PE.
+
+use super::graph::{check_size, digits, from_digits, Builder, Symmetry};
+use super::{Family, Topology};
+use crate::error::Result;
+
+/// An nD twin torus with the given number of nodes per dimension.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TwinTorus {
+    /// Nodes along each dimension (n odd, n >= 3).
+    pub dims: Vec<usize>,
+}
+
+impl TwinTorus {
+    /// Validates the size and returns the family (the dimension count is checked by the
+    /// spec parser).
+    pub fn new(spec: &str, dims: Vec<usize>) -> Result<Self> {
+        let nodes: u128 = dims.iter().map(|&d| d as u128).product();
+        check_size(spec, 2 * nodes, 2 * nodes * (dims.len() + 2) as u128)?;
+        Ok(TwinTorus { dims })
+    }
+
+    /// The middle dimension m = (n−1)/2, split between the two cards.
+    pub fn middle(&self) -> usize {
+        (self.dims.len() - 1) / 2
+    }
+
+    /// Number of nodes (half the number of cards).
+    pub fn nodes(&self) -> usize {
+        self.dims.iter().product()
+    }
+
+    /// Node coordinates followed by the card (0 or 1).
+    pub fn coordinates(&self, s: usize) -> Vec<usize> {
+        let mut c = digits(s / 2, &self.dims);
+        c.push(s % 2);
+        c
+    }
+
+    /// Card and port of dimension `dim` in direction + or −.
+    pub fn port(&self, dim: usize, plus: bool) -> (usize, usize) {
+        let m = self.middle();
+        match dim.cmp(&m) {
+            std::cmp::Ordering::Less => (0, 2 * dim + usize::from(!plus)),
+            std::cmp::Ordering::Greater => (1, 2 * (dim - m - 1) + usize::from(!plus)),
+            std::cmp::Ordering::Equal => (usize::from(plus), 2 * m),
+        }
+    }
+
+    /// Port of the internal link on either card.
+    pub fn internal_port(&self) -> usize {
+        2 * self.middle() + 1
+    }
+
+    /// Port of the processing element on either card.
+    pub fn pe_port(&self) -> usize {
+        2 * self.middle() + 2
+    }
+
+    pub(crate) fn build(&self, spec: &str, family: Family) -> Topology {
+        let nodes = self.nodes();
+        let mut b = Builder::new(std::iter::repeat_n(self.pe_port() + 1, 2 * nodes));
+        for node in 0..nodes {
+            let x = digits(node, &self.dims);
+            for (i, &k) in self.dims.iter().enumerate() {
+                let mut y = x.clone();
+                y[i] = (x[i] + 1) % k;
+                let next = from_digits(&y, &self.dims);
+                let (card_out, port_out) = self.port(i, true);
+                let (card_in, port_in) = self.port(i, false);
+                b.link(2 * node + card_out, port_out, 2 * next + card_in, port_in);
+            }
+            b.link(2 * node, self.internal_port(), 2 * node + 1, self.internal_port());
+        }
+        for card in 0..2 * nodes {
+            b.attach_terminal(card, self.pe_port());
+        }
+        // Node translations preserve the card layout: two orbits, the two cards.
+        let symmetry = Symmetry { representatives: vec![0, 1], orbit: (0..2 * nodes).map(|s| (s % 2) as u32).collect() };
+        b.finish(spec.to_string(), family, Some(symmetry))
+    }
+
+    /// Cut the node torus across its largest even dimension: every ring of that dimension
+    /// is cut twice, and both cards of a node stay on the same side.
+    pub fn bisection_channels(&self) -> u64 {
+        let nodes = self.nodes() as u64;
+        let even = self.dims.iter().filter(|&&k| k % 2 == 0).max();
+        let k = even.or_else(|| self.dims.iter().max()).copied().unwrap_or(1) as u64;
+        2 * nodes / k
+    }
+}

@@ -1,0 +1,217 @@
+//! Python bindings of hpcnetsim: converts arguments in and results out, nothing more.
+
+use hpcnetsim_core::topology::{paths, Family, Properties};
+use hpcnetsim_core::{Error, Peer, Topology};
+use pyo3::create_exception;
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+
+create_exception!(_core, ConfigError, PyValueError, "A spec, config or input file is invalid.");
+
+fn to_py(e: Error) -> PyErr {
+    ConfigError::new_err(e.to_string())
+}
+
+/// A network built from a spec (see the spec grammar in the README).
+#[pyclass(name = "Topology", module = "hpcnetsim._core", frozen)]
+struct PyTopology {
+    inner: Topology,
+}
+
+impl PyTopology {
+    fn tree(&self) -> PyResult<&hpcnetsim_core::topology::tree::Xgft> {
+        match self.inner.family() {
+            Family::Tree(x) => Ok(x),
+            _ => Err(ConfigError::new_err(format!(
+                "{}: tree labels (node tuples, mdi, nca) exist only for tree and xgft topologies",
+                self.inner.spec()
+            ))),
+        }
+    }
+
+    fn check_switch(&self, s: usize) -> PyResult<()> {
+        let n = self.inner.num_switches();
+        if s >= n {
+            return Err(to_py(Error::invalid(self.inner.spec(), "switch", s, format!("a switch index in 0..{n}"))));
+        }
+        Ok(())
+    }
+
+    fn check_terminal(&self, t: usize) -> PyResult<()> {
+        let n = self.inner.num_terminals();
+        if t >= n {
+            return Err(to_py(Error::invalid(self.inner.spec(), "terminal", t, format!("a terminal index in 0..{n}"))));
+        }
+        Ok(())
+    }
+}
+
+#[pymethods]
+impl PyTopology {
+    /// Parses and builds a topology; raises ConfigError on a bad spec.
+    #[staticmethod]
+    fn from_spec(py: Python<'_>, spec: &str) -> PyResult<Self> {
+        let inner = py.detach(|| Topology::from_spec(spec)).map_err(to_py)?;
+        Ok(PyTopology { inner })
+    }
+
+    /// The spec string.
+    #[getter]
+    fn spec(&self) -> String {
+        self.inner.spec().to_string()
+    }
+
+    /// Family name (tree, xgft, torus, mesh, twin-torus, hyperx, crossbar).
+    #[getter]
+    fn family(&self) -> &'static str {
+        self.inner.family().name()
+    }
+
+    /// Number of switches.
+    #[getter]
+    fn num_switches(&self) -> usize {
+        self.inner.num_switches()
+    }
+
+    /// Number of terminals.
+    #[getter]
+    fn num_terminals(&self) -> usize {
+        self.inner.num_terminals()
+    }
+
+    /// All properties as a dict with the keys of `hpcnetsim topo describe --json`.
+    fn describe<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let p: Properties = py.detach(|| self.inner.describe()).map_err(to_py)?;
+        let d = PyDict::new(py);
+        d.set_item("spec", p.spec)?;
+        d.set_item("terminals", p.terminals)?;
+        d.set_item("switches", p.switches)?;
+        d.set_item("switches_per_level", p.switches_per_level)?;
+        d.set_item("links", p.links)?;
+        d.set_item("switch_links", p.switch_links)?;
+        d.set_item("radix", p.radix)?;
+        d.set_item("bisection_channels", p.bisection_channels)?;
+        d.set_item("bisection_ratio", p.bisection_ratio)?;
+        d.set_item("bisection_throughput", p.bisection_throughput)?;
+        d.set_item("ideal_throughput", p.ideal_throughput)?;
+        d.set_item("diameter", p.diameter)?;
+        d.set_item("avg_distance", p.avg_distance)?;
+        d.set_item("cost_constant", p.cost_constant)?;
+        d.set_item("cost_linear", p.cost_linear)?;
+        d.set_item("cost_quadratic", p.cost_quadratic)?;
+        Ok(d)
+    }
+
+    /// The graph serialised as graphml, dot or json.
+    fn export(&self, py: Python<'_>, format: &str) -> PyResult<String> {
+        py.detach(|| self.inner.export(format)).map_err(to_py)
+    }
+
+    /// Switch-to-switch links as (switch_a, port_a, switch_b, port_b).
+    fn links(&self) -> Vec<(u32, u32, u32, u32)> {
+        self.inner.link_list()
+    }
+
+    /// Terminal links as (terminal, switch, port).
+    fn terminal_links(&self) -> Vec<(usize, usize, usize)> {
+        (0..self.inner.num_terminals())
+            .map(|t| {
+                let (s, p) = self.inner.terminal_attachment(t);
+                (t, s, p)
+            })
+            .collect()
+    }
+
+    /// What each port of switch `s` connects to: ("switch", s, p), ("terminal", t) or None.
+    fn ports(&self, py: Python<'_>, s: usize) -> PyResult<Vec<Py<PyAny>>> {
+        self.check_switch(s)?;
+        self.inner
+            .ports(s)
+            .iter()
+            .map(|peer| {
+                Ok(match *peer {
+                    Peer::Unplugged => py.None(),
+                    Peer::Switch { switch, port } => ("switch", switch, port).into_pyobject(py)?.into_any().unbind(),
+                    Peer::Terminal(t) => ("terminal", t).into_pyobject(py)?.into_any().unbind(),
+                })
+            })
+            .collect()
+    }
+
+    /// Family coordinates of switch `s` (tree: level then label; torus/HyperX: position;
+    /// twin torus: node position then card).
+    fn switch_coordinates(&self, s: usize) -> PyResult<Vec<usize>> {
+        self.check_switch(s)?;
+        Ok(self.inner.family().switch_coordinates(s))
+    }
+
+    /// Tree level of switch `s` (0 = leaf level), None for other families.
+    fn switch_level(&self, s: usize) -> PyResult<Option<usize>> {
+        self.check_switch(s)?;
+        Ok(self.inner.family().switch_level(s))
+    }
+
+    /// Number of minimal paths between terminals `a` and `b`.
+    fn minimal_paths(&self, py: Python<'_>, a: usize, b: usize) -> PyResult<u128> {
+        py.detach(|| paths::minimal_paths(&self.inner, a, b)).map_err(to_py)
+    }
+
+    /// Per-channel loads (indexed by global port) of uniform traffic at unit load.
+    fn channel_loads(&self, py: Python<'_>) -> Vec<f64> {
+        py.detach(|| paths::channel_loads(&self.inner))
+    }
+
+    /// Port offsets: ports of switch s have global (channel) indices offsets[s]..offsets[s+1].
+    fn port_offsets(&self) -> Vec<usize> {
+        (0..=self.inner.num_switches())
+            .map(|s| if s == self.inner.num_switches() { self.inner.peers().len() } else { self.inner.channel(s, 0) })
+            .collect()
+    }
+
+    /// Terminal `t` as a tuple of digits, top digit first (paper 004 Definition A.2).
+    fn node_tuple(&self, t: usize) -> PyResult<Vec<usize>> {
+        self.check_terminal(t)?;
+        Ok(self.tree()?.node_tuple(t))
+    }
+
+    /// Switch label (w, l) of paper 004 Definition A.2 (l = 0 is the top level there).
+    fn switch_label(&self, s: usize) -> PyResult<(Vec<usize>, usize)> {
+        self.check_switch(s)?;
+        let x = self.tree()?;
+        let (level, w) = x.switch_label(s);
+        Ok((w, x.height() - 1 - level))
+    }
+
+    /// Minimal different index of two distinct terminals (paper 004 Definition A.3).
+    fn mdi(&self, p: usize, q: usize) -> PyResult<Option<usize>> {
+        self.check_terminal(p)?;
+        self.check_terminal(q)?;
+        Ok(self.tree()?.mdi(p, q))
+    }
+
+    /// Nearest common ancestors of two terminals, as switch indices (Definition A.5).
+    fn nca(&self, p: usize, q: usize) -> PyResult<Vec<usize>> {
+        self.check_terminal(p)?;
+        self.check_terminal(q)?;
+        Ok(self.tree()?.nca(p, q))
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "Topology('{}': {} terminals, {} switches)",
+            self.inner.spec(),
+            self.inner.num_terminals(),
+            self.inner.num_switches()
+        )
+    }
+}
+
+/// The compiled core of hpcnetsim.
+#[pymodule]
+fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<PyTopology>()?;
+    m.add("ConfigError", m.py().get_type::<ConfigError>())?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    Ok(())
+}

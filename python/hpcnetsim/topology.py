@@ -1,0 +1,86 @@
+"""The Python face of the topology layer: build from a spec, describe, export, networkx."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import _core
+
+#: Keys of :meth:`Topology.describe`, in the order ``topo describe --json`` prints them.
+DESCRIBE_KEYS = (
+    "spec",
+    "terminals",
+    "switches",
+    "switches_per_level",
+    "links",
+    "switch_links",
+    "radix",
+    "bisection_channels",
+    "bisection_ratio",
+    "bisection_throughput",
+    "ideal_throughput",
+    "diameter",
+    "avg_distance",
+    "cost_constant",
+    "cost_linear",
+    "cost_quadratic",
+)
+
+
+class Topology:
+    """A network built from a spec such as ``tree:k=8,kp=4,n=4`` or ``torus:8x8``.
+
+    Methods not defined here (``links``, ``terminal_links``, ``ports``, ``minimal_paths``,
+    ``channel_loads``, ``switch_coordinates``, ``node_tuple``, ``mdi``, ``nca`` ...) are
+    those of the compiled core, see ``hpcnetsim/_core.pyi``.
+    """
+
+    def __init__(self, core: _core.Topology):
+        self._core = core
+
+    @classmethod
+    def from_spec(cls, spec: str) -> "Topology":
+        """Parse and build; raises :class:`hpcnetsim.ConfigError` on a bad spec."""
+        if not isinstance(spec, str):
+            raise _core.ConfigError(f"spec = {spec!r} is invalid: a string such as 'torus:8x8'")
+        return cls(_core.Topology.from_spec(spec))
+
+    def describe(self) -> dict[str, Any]:
+        """Properties, throughput bounds and costs, keyed as in ``topo describe --json``."""
+        d = self._core.describe()
+        return {k: d[k] for k in DESCRIBE_KEYS}
+
+    def export(self, format: str) -> str:
+        """The graph as ``graphml``, ``dot`` or ``json`` text."""
+        return self._core.export(format)
+
+    def to_networkx(self):
+        """An undirected :class:`networkx.MultiGraph`: nodes ``("s", i)`` for switches and
+        ``("t", i)`` for terminals; every link is an edge with the ports at both ends."""
+        import networkx as nx
+
+        g = nx.MultiGraph(spec=self.spec, family=self.family)
+        for s in range(self.num_switches):
+            g.add_node(
+                ("s", s),
+                kind="switch",
+                level=self._core.switch_level(s),
+                coordinates=tuple(self._core.switch_coordinates(s)),
+            )
+        for t, s, p in self._core.terminal_links():
+            g.add_node(("t", t), kind="terminal")
+            g.add_edge(("t", t), ("s", s), ports={("t", t): 0, ("s", s): p})
+        for a, pa, b, pb in self._core.links():
+            g.add_edge(("s", a), ("s", b), ports={("s", a): pa, ("s", b): pb})
+        return g
+
+    def __getattr__(self, name: str):
+        return getattr(self._core, name)
+
+    def __repr__(self) -> str:
+        return repr(self._core)
+
+
+def describe(spec: str) -> dict[str, Any]:
+    """Shorthand for ``Topology.from_spec(spec).describe()``."""
+    return Topology.from_spec(spec).describe()
