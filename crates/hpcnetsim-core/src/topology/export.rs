@@ -96,7 +96,8 @@ impl Topology {
         let mut out = String::new();
         let _ = writeln!(out, "graph \"{}\" {{", self.spec().replace('"', "\\\""));
         for s in 0..self.num_switches() {
-            let _ = writeln!(out, "  s{s} [shape=box, label=\"s{s}\\n{}\"];", join(&self.family().switch_coordinates(s)));
+            let _ =
+                writeln!(out, "  s{s} [shape=box, label=\"s{s}\\n{}\"];", join(&self.family().switch_coordinates(s)));
         }
         for t in 0..self.num_terminals() {
             let _ = writeln!(out, "  t{t} [shape=circle, label=\"t{t}\"];");

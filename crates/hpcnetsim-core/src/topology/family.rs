@@ -7,6 +7,13 @@ pub use super::tree::Xgft;
 pub use super::twin_torus::TwinTorus;
 use super::Topology;
 
+/// Terminal links to cut so that a side holding `on_side` of `terminals` terminals ends
+/// up with half of them (either half when the count is odd).
+pub(crate) fn balancing_moves(terminals: usize, on_side: usize) -> u64 {
+    let (low, high) = (terminals / 2, terminals.div_ceil(2));
+    on_side.abs_diff(low).min(on_side.abs_diff(high)) as u64
+}
+
 /// A topology family with its parameters.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Family {
@@ -56,14 +63,28 @@ impl Family {
     }
 
     /// Links cut by a minimum balanced bisection (terminals split in halves), from the
-    /// family's closed form.
+    /// family's closed form. Keeping every switch on one side and cutting the links of
+    /// half of the terminals is always balanced, and wins on tiny rings.
     pub fn bisection_channels(&self) -> u64 {
-        match self {
+        let terminal_cut = (self.terminals() / 2) as u64;
+        let family_cut = match self {
             Family::Tree(x) => x.bisection_channels(),
             Family::Torus(t) => t.bisection_channels(),
             Family::TwinTorus(t) => t.bisection_channels(),
             Family::HyperX(h) => h.bisection_channels(),
             Family::Crossbar(c) => (c.ports / 2) as u64,
+        };
+        family_cut.min(terminal_cut)
+    }
+
+    /// Number of terminals.
+    pub fn terminals(&self) -> usize {
+        match self {
+            Family::Tree(x) => x.terminals(),
+            Family::Torus(t) => t.switches() * t.terminals_per_switch,
+            Family::TwinTorus(t) => 2 * t.nodes(),
+            Family::HyperX(h) => h.switches() * h.terminals_per_switch,
+            Family::Crossbar(c) => c.ports,
         }
     }
 

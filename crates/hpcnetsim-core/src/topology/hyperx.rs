@@ -7,6 +7,7 @@
 //! dimension `i` leads to the switch `d` steps further along that dimension (mod S_i),
 //! copy `c`. Offsets keep port numbers invariant under translation. Terminal ports follow.
 
+use super::family::balancing_moves;
 use super::graph::{check_size, digits, from_digits, Builder, Symmetry};
 use super::{Family, Topology};
 use crate::error::Result;
@@ -81,17 +82,17 @@ impl HyperX {
         b.finish(spec.to_string(), family, Some(symmetry))
     }
 
-    /// Split the best dimension in halves: each of its lines (a complete graph on S_i
-    /// switches) loses ⌊S_i/2⌋·⌈S_i/2⌉·K links, and there are S/S_i lines. Even
-    /// dimensions are preferred because they split the terminals exactly.
+    /// Split one dimension in halves: each of its S/S_i lines (a complete graph on S_i
+    /// switches) loses ⌊S_i/2⌋·⌈S_i/2⌉·K links; an odd S_i also cuts the terminal links
+    /// that balance the sides. The best dimension wins.
     pub fn bisection_channels(&self) -> u64 {
-        let s = self.switches() as u64;
-        let k = self.link_multiplicity as u64;
-        let cut = |d: usize| {
-            let d = d as u64;
-            (d / 2) * d.div_ceil(2) * k * (s / d)
-        };
-        let even = self.dims.iter().filter(|&&d| d % 2 == 0).map(|&d| cut(d)).min();
-        even.unwrap_or_else(|| self.dims.iter().map(|&d| cut(d)).min().unwrap_or(0))
+        let s = self.switches();
+        let t = self.terminals_per_switch;
+        let k = self.link_multiplicity;
+        self.dims
+            .iter()
+            .map(|&d| ((d / 2) * d.div_ceil(2) * k * (s / d)) as u64 + balancing_moves(s * t, (d / 2) * (s / d) * t))
+            .min()
+            .unwrap_or(u64::MAX)
     }
 }

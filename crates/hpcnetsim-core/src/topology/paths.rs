@@ -40,9 +40,10 @@ fn bfs_into(topo: &Topology, src: usize, dist: &mut [u32], order: &mut Vec<u32>)
     }
 }
 
-/// Sources whose results stand for the whole network, with the multiplicity of each.
-fn sources(topo: &Topology) -> Vec<(usize, f64)> {
-    match topo.symmetry() {
+/// Sources whose results stand for the whole network, with the multiplicity of each:
+/// one switch per orbit of `symmetry`, or every switch that has terminals.
+fn sources(topo: &Topology, symmetry: Option<&Symmetry>) -> Vec<(usize, f64)> {
+    match symmetry {
         Some(sym) => {
             let weight = topo.num_switches() as f64 / sym.representatives.len() as f64;
             sym.representatives.iter().map(|&r| (r as usize, weight)).collect()
@@ -55,6 +56,11 @@ fn sources(topo: &Topology) -> Vec<(usize, f64)> {
 /// included (two terminals on one switch are 2 links apart), averaged over ordered pairs.
 /// Errors if some terminal cannot reach another.
 pub fn distances(topo: &Topology) -> Result<(usize, f64)> {
+    distances_with(topo, topo.symmetry())
+}
+
+/// [`distances`] with an explicit symmetry (`None` forces one BFS per source switch).
+pub fn distances_with(topo: &Topology, symmetry: Option<&Symmetry>) -> Result<(usize, f64)> {
     let t = topo.terminals_at();
     let n = topo.num_terminals() as f64;
     let per_source = |(s, weight): (usize, f64)| -> Result<(usize, f64)> {
@@ -66,14 +72,17 @@ pub fn distances(topo: &Topology) -> Result<(usize, f64)> {
                 continue;
             }
             if dist[d] == UNREACHED {
-                return Err(Error::Unsupported(format!("{}: terminals on switches {s} and {d} are disconnected", topo.spec())));
+                return Err(Error::Unsupported(format!(
+                    "{}: terminals on switches {s} and {d} are disconnected",
+                    topo.spec()
+                )));
             }
             diam = diam.max(dist[d] as usize + 2);
             sum += ts * td as f64 * (dist[d] as f64 + 2.0);
         }
         Ok((diam, weight * sum))
     };
-    let parts: Vec<(usize, f64)> = sources(topo).into_par_iter().map(per_source).collect::<Result<_>>()?;
+    let parts: Vec<(usize, f64)> = sources(topo, symmetry).into_par_iter().map(per_source).collect::<Result<_>>()?;
     let diameter = parts.iter().map(|p| p.0).max().unwrap_or(0);
     let total: f64 = parts.iter().map(|p| p.1).sum();
     Ok((diameter, total / (n * (n - 1.0))))
@@ -104,9 +113,9 @@ pub fn minimal_paths(topo: &Topology, a: usize, b: usize) -> Result<u128> {
             if let Peer::Switch { switch, .. } = *peer {
                 let v = switch as usize;
                 if dist[v] == dist[u] + 1 {
-                    sigma[v] = sigma[v].checked_add(sigma[u]).ok_or_else(|| {
-                        Error::Unsupported(format!("{}: more than 2^128 minimal paths", topo.spec()))
-                    })?;
+                    sigma[v] = sigma[v]
+                        .checked_add(sigma[u])
+                        .ok_or_else(|| Error::Unsupported(format!("{}: more than 2^128 minimal paths", topo.spec())))?;
                 }
             }
         }
@@ -124,16 +133,21 @@ struct Scratch {
 
 impl Scratch {
     fn new(switches: usize) -> Self {
-        Scratch { dist: vec![UNREACHED; switches], order: Vec::new(), sigma: vec![0.0; switches], delta: vec![0.0; switches] }
+        Scratch {
+            dist: vec![UNREACHED; switches],
+            order: Vec::new(),
+            sigma: vec![0.0; switches],
+            delta: vec![0.0; switches],
+        }
     }
 }
 
 /// Adds to `load` the per-channel load of the traffic sourced at switch `src`: each of
 /// its terminals sends one unit spread uniformly over the other N−1 terminals, and each
 /// pair's share evenly over its minimal paths.
-fn accumulate(topo: &Topology, src: usize, weight: f64, load: &mut [f64], sc: &mut Scratch) {
+fn accumulate(topo: &Topology, src: usize, load: &mut [f64], sc: &mut Scratch) {
     let t = topo.terminals_at();
-    let per_dest = t[src] as f64 * weight / (topo.num_terminals() as f64 - 1.0);
+    let per_dest = t[src] as f64 / (topo.num_terminals() as f64 - 1.0);
     bfs_into(topo, src, &mut sc.dist, &mut sc.order);
     for &u in &sc.order {
         sc.sigma[u as usize] = 0.0;
@@ -185,16 +199,13 @@ pub fn channel_loads(topo: &Topology) -> Vec<f64> {
 pub fn channel_loads_with(topo: &Topology, symmetry: Option<&Symmetry>) -> Vec<f64> {
     let channels = topo.peers().len();
     let switches = topo.num_switches();
-    let srcs: Vec<(usize, f64)> = match symmetry {
-        Some(sym) => sym.representatives.iter().map(|&r| (r as usize, 1.0)).collect(),
-        None => (0..switches).filter(|&s| topo.terminals_at()[s] > 0).map(|s| (s, 1.0)).collect(),
-    };
-    let mut load = srcs
+    // Orbit sums below stand for the other sources, so each source counts once here.
+    let mut load = sources(topo, symmetry)
         .into_par_iter()
         .fold(
             || (Scratch::new(switches), vec![0.0; channels]),
-            |(mut sc, mut load), (s, w)| {
-                accumulate(topo, s, w, &mut load, &mut sc);
+            |(mut sc, mut load), (s, _)| {
+                accumulate(topo, s, &mut load, &mut sc);
                 (sc, load)
             },
         )

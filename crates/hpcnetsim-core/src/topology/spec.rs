@@ -67,7 +67,11 @@ impl Parser<'_> {
         let mut out: Vec<(&str, &str)> = Vec::new();
         for item in body.split(sep).map(str::trim).filter(|s| !s.is_empty()) {
             let Some((k, v)) = item.split_once('=') else {
-                return Err(self.err("parameter", format!("'{item}'"), format!("key=value with key one of {}", known.join(", "))));
+                return Err(self.err(
+                    "parameter",
+                    format!("'{item}'"),
+                    format!("key=value with key one of {}", known.join(", ")),
+                ));
             };
             let k = k.trim();
             if !known.contains(&k) {

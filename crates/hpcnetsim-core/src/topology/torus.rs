@@ -5,6 +5,7 @@
 //! A torus ring of size 2 has two links between its switches (each switch's + port to
 //! the other's − port), so every torus switch has exactly 2n network ports.
 
+use super::family::balancing_moves;
 use super::graph::{check_size, digits, from_digits, Builder, Symmetry};
 use super::{Family, Topology};
 use crate::error::Result;
@@ -26,7 +27,12 @@ impl Torus {
         let switches: u128 = dims.iter().map(|&d| d as u128).product();
         check_size(spec, switches, switches * (2 * dims.len() + t) as u128)?;
         if switches * (t as u128) < 2 {
-            return Err(crate::Error::invalid(spec, "terminals", switches * t as u128, "a network needs at least 2 terminals"));
+            return Err(crate::Error::invalid(
+                spec,
+                "terminals",
+                switches * t as u128,
+                "a network needs at least 2 terminals",
+            ));
         }
         Ok(Torus { dims, wrap, terminals_per_switch: t })
     }
@@ -68,18 +74,19 @@ impl Torus {
         b.finish(spec.to_string(), family, symmetry)
     }
 
-    /// Cut the largest even dimension in two halves: a torus ring is cut twice, a mesh
-    /// line once, and there are S/k_i such rings or lines. If no dimension is even the
-    /// largest one is cut (the two sides then differ by one plane).
+    /// Cut one dimension in two halves: each torus ring is cut twice, each mesh line once,
+    /// and there are S/k_i of them. An odd dimension leaves one side a plane short, so
+    /// that many terminal links are cut too. The best dimension wins.
     pub fn bisection_channels(&self) -> u64 {
         let per_ring = if self.wrap { 2 } else { 1 };
-        let s = self.switches() as u64;
-        let even = self.dims.iter().filter(|&&k| k % 2 == 0 && k > 1).max();
-        match even.or_else(|| self.dims.iter().filter(|&&k| k > 1).max()) {
-            Some(&k) => per_ring * s / k as u64,
-            // A single switch: half of its terminals are on the other side.
-            None => (self.terminals_per_switch / 2) as u64,
-        }
+        let s = self.switches();
+        let t = self.terminals_per_switch;
+        self.dims
+            .iter()
+            .filter(|&&k| k > 1)
+            .map(|&k| per_ring * (s / k) as u64 + balancing_moves(s * t, (k / 2) * (s / k) * t))
+            .min()
+            .unwrap_or(u64::MAX)
     }
 
     /// Diameter and average distance between distinct terminals, from per-dimension sums.
@@ -89,7 +96,11 @@ impl Torus {
         let n_term = s * t;
         let ring = |k: usize, a: usize, b: usize| {
             let d = a.abs_diff(b);
-            if self.wrap { d.min(k - d) } else { d }
+            if self.wrap {
+                d.min(k - d)
+            } else {
+                d
+            }
         };
         // Sum of switch distances over all ordered switch pairs, dimension by dimension.
         let mut switch_sum = 0.0;

@@ -137,15 +137,14 @@ impl Xgft {
     /// Nearest common ancestors of two distinct terminals (paper 004 Definition A.5), as
     /// switch indices; empty when `p == q`.
     pub fn nca(&self, p: usize, q: usize) -> Vec<usize> {
-        let Some(mdi) = self.mdi(p, q) else { return Vec::new() };
+        let Some(mdi) = self.mdi(p, q) else {
+            return Vec::new();
+        };
         let l = self.height() - mdi; // 1-based level of the common ancestors
         let radices = self.label_radices(l);
         let a = digits(p, &self.m);
         let off = self.level_offsets()[l - 1];
-        (0..self.level_size(l))
-            .filter(|&i| digits(i, &radices)[l - 1..] == a[l..])
-            .map(|i| off + i)
-            .collect()
+        (0..self.level_size(l)).filter(|&i| digits(i, &radices)[l - 1..] == a[l..]).map(|i| off + i).collect()
     }
 
     /// Builds the graph: level by level, parents of a level-`l` switch found by replacing

@@ -7,6 +7,7 @@
 //! ports: the two ports of each of its m full dimensions (+ then −, in dimension order),
 //! then its port of d_m, then the internal link, then the PE.
 
+use super::family::balancing_moves;
 use super::graph::{check_size, digits, from_digits, Builder, Symmetry};
 use super::{Family, Topology};
 use crate::error::Result;
@@ -83,16 +84,20 @@ impl TwinTorus {
             b.attach_terminal(card, self.pe_port());
         }
         // Node translations preserve the card layout: two orbits, the two cards.
-        let symmetry = Symmetry { representatives: vec![0, 1], orbit: (0..2 * nodes).map(|s| (s % 2) as u32).collect() };
+        let symmetry =
+            Symmetry { representatives: vec![0, 1], orbit: (0..2 * nodes).map(|s| (s % 2) as u32).collect() };
         b.finish(spec.to_string(), family, Some(symmetry))
     }
 
-    /// Cut the node torus across its largest even dimension: every ring of that dimension
-    /// is cut twice, and both cards of a node stay on the same side.
+    /// Cut the node torus across one dimension, both cards of a node on the same side:
+    /// every ring of that dimension is cut twice; an odd dimension also cuts the terminal
+    /// links that balance the sides. The best dimension wins.
     pub fn bisection_channels(&self) -> u64 {
-        let nodes = self.nodes() as u64;
-        let even = self.dims.iter().filter(|&&k| k % 2 == 0).max();
-        let k = even.or_else(|| self.dims.iter().max()).copied().unwrap_or(1) as u64;
-        2 * nodes / k
+        let nodes = self.nodes();
+        self.dims
+            .iter()
+            .map(|&k| (2 * (nodes / k)) as u64 + balancing_moves(2 * nodes, 2 * (k / 2) * (nodes / k)))
+            .min()
+            .unwrap_or(u64::MAX)
     }
 }

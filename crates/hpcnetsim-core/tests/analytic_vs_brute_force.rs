@@ -1,0 +1,160 @@
+//! The analytic layer against naive enumeration on small instances of every family:
+//! channel loads (every minimal path listed), bisection (every switch assignment tried),
+//! distances (closed forms against BFS), and the symmetry shortcut against all sources.
+
+mod common;
+use common::{assert_close, brute_force_bisection, brute_force_channel_loads, topo};
+use hpcnetsim_core::topology::{paths, Family, Peer};
+
+/// Small instances of every family, with odd sizes, size-2 rings, parallel links,
+/// tapered and under-subscribed trees, and k not a multiple of k'.
+const SMALL: &[&str] = &[
+    "tree:k=2,n=3",
+    "tree:k=3,n=2",
+    "tree:k=4,kp=2,n=3",
+    "tree:k=3,kp=2,n=3",
+    "tree:k=5,kp=2,n=2",
+    "xgft:h=2;m=3,4;w=1,2",
+    "xgft:h=3;m=2,2,3;w=1,3,1",
+    "xgft:m=3,2;w=1,5",
+    "torus:4x4",
+    "torus:5x3",
+    "torus:4x2,t=2",
+    "torus:2x2x2",
+    "torus:6",
+    "mesh:4x4",
+    "mesh:3x5",
+    "mesh:2x3x2,t=2",
+    "twin-torus:2x2x2",
+    "twin-torus:3x2x4",
+    "twin-torus:3x3x3",
+    "hyperx:4x4",
+    "hyperx:3x4,t=2",
+    "hyperx:3x2,t=2,k=2",
+    "hyperx:2x3x2",
+    "crossbar:8",
+    "crossbar:5",
+];
+
+#[test]
+fn ideal_throughput_matches_path_enumeration() {
+    for spec in SMALL {
+        let t = topo(spec);
+        let brute = brute_force_channel_loads(&t);
+        let fast = paths::channel_loads(&t);
+        for (c, (b, f)) in brute.iter().zip(&fast).enumerate() {
+            assert!((b - f).abs() < 1e-9, "{spec}: channel {c}: enumerated {b}, computed {f}");
+        }
+        let brute_max = brute.iter().copied().fold(0.0, f64::max);
+        assert_close(spec, t.describe().unwrap().ideal_throughput, 1.0 / brute_max.max(1.0), 1e-9);
+        // The family closed form (trees) agrees with the graph computation.
+        assert_close(spec, t.max_channel_load(), paths::max_switch_channel_load(&t).max(1.0), 1e-9);
+    }
+}
+
+#[test]
+fn symmetry_shortcut_matches_all_sources() {
+    for spec in SMALL.iter().chain(&["torus:8x8x4", "twin-torus:4x4x2x2x2", "hyperx:12x8,t=7"]) {
+        let t = topo(spec);
+        if t.symmetry().is_none() {
+            continue;
+        }
+        let all = paths::channel_loads_with(&t, None);
+        let sym = paths::channel_loads(&t);
+        for (c, (a, s)) in all.iter().zip(&sym).enumerate() {
+            assert!((a - s).abs() < 1e-9, "{spec}: channel {c}: all sources {a}, symmetric {s}");
+        }
+        let (d_all, avg_all) = paths::distances_with(&t, None).unwrap();
+        let (d_sym, avg_sym) = paths::distances(&t).unwrap();
+        assert_eq!(d_all, d_sym, "{spec}");
+        assert_close(spec, avg_sym, avg_all, 1e-12);
+    }
+}
+
+/// Even-sized instances, where a balanced cut exists; the closed forms must find the
+/// optimum. (For all-odd tori, meshes and HyperX the reported cut is the standard
+/// dimension cut, which cannot be exactly balanced: see docs/topologies.md.)
+#[test]
+fn bisection_matches_exhaustive_search() {
+    for spec in [
+        "tree:k=2,n=3",
+        "tree:k=4,kp=2,n=2",
+        "tree:k=4,kp=1,n=3",
+        "tree:k=2,kp=1,n=4",
+        "xgft:h=2;m=4,4;w=1,1",
+        "xgft:h=2;m=3,4;w=1,2",
+        "xgft:h=2;m=2,6;w=1,3",
+        "xgft:h=2;m=2,4;w=1,6",
+        "torus:4x4",
+        "torus:4x2,t=2",
+        "torus:6x3",
+        "torus:2x2x2",
+        "mesh:4x4",
+        "mesh:4x3,t=2",
+        "twin-torus:2x2x2",
+        "hyperx:4x4",
+        "hyperx:4x3,t=2",
+        "hyperx:2x2x2,t=3,k=2",
+        "crossbar:8",
+    ] {
+        let t = topo(spec);
+        assert_eq!(t.family().bisection_channels(), brute_force_bisection(&t), "{spec}");
+    }
+}
+
+#[test]
+fn closed_form_distances_match_bfs() {
+    for spec in SMALL.iter().chain(&["tree:k=8,kp=4,n=3", "torus:8x8x4,t=2", "mesh:5x4x3"]) {
+        let t = topo(spec);
+        if !matches!(t.family(), Family::Tree(_) | Family::Torus(_)) {
+            continue;
+        }
+        let (d, avg) = t.distances().unwrap();
+        let (d_bfs, avg_bfs) = paths::distances_with(&t, None).unwrap();
+        assert_eq!(d, d_bfs, "{spec}: diameter");
+        assert_close(spec, avg, avg_bfs, 1e-12);
+    }
+}
+
+#[test]
+fn minimal_path_counts_match_enumeration() {
+    for spec in SMALL {
+        let t = topo(spec);
+        let n = t.num_terminals();
+        for (a, b) in [(0, n - 1), (0, n / 2), (1, n - 2)] {
+            if a == b {
+                continue;
+            }
+            let (sa, sb) = (t.terminal_attachment(a).0, t.terminal_attachment(b).0);
+            let enumerated = if sa == sb { 1 } else { common::all_minimal_paths(&t, sa, sb).len() as u128 };
+            assert_eq!(paths::minimal_paths(&t, a, b).unwrap(), enumerated, "{spec}: {a} -> {b}");
+        }
+    }
+}
+
+/// Structural invariants of every graph: links are symmetric, terminals are where they
+/// say, the switch graph is connected.
+#[test]
+fn graphs_are_consistent() {
+    for spec in SMALL.iter().chain(&["xgft:h=3;m=15,18,18;w=1,18,18", "hyperx:12x8,t=7,k=2"]) {
+        let t = topo(spec);
+        for s in 0..t.num_switches() {
+            for (p, peer) in t.ports(s).iter().enumerate() {
+                match *peer {
+                    Peer::Switch { switch, port } => {
+                        assert_ne!(switch as usize, s, "{spec}: self-loop");
+                        assert_eq!(
+                            t.ports(switch as usize)[port as usize],
+                            Peer::Switch { switch: s as u32, port: p as u32 }
+                        );
+                    }
+                    Peer::Terminal(x) => assert_eq!(t.terminal_attachment(x as usize), (s, p)),
+                    Peer::Unplugged => {}
+                }
+            }
+        }
+        let dist = paths::bfs(&t, 0);
+        assert!(dist.iter().all(|&d| d != u32::MAX), "{spec}: disconnected");
+        assert_eq!(t.terminals_at().iter().sum::<u32>() as usize, t.num_terminals());
+    }
+}

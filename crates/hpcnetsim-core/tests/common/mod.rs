@@ -1,0 +1,86 @@
+//! Deliberately naive reference computations for small networks: they enumerate what the
+//! library computes cleverly (every minimal path, every bisection).
+
+#![allow(dead_code)]
+
+use hpcnetsim_core::topology::paths::bfs;
+use hpcnetsim_core::{Peer, Topology};
+
+/// Builds a spec that the tests know to be valid.
+pub fn topo(spec: &str) -> Topology {
+    Topology::from_spec(spec).unwrap_or_else(|e| panic!("{spec}: {e}"))
+}
+
+/// Every minimal switch path from `src` to `dst`, each as the list of channels it uses.
+pub fn all_minimal_paths(t: &Topology, src: usize, dst: usize) -> Vec<Vec<usize>> {
+    let dist_to_dst = bfs(t, dst);
+    let mut out = Vec::new();
+    let mut path = Vec::new();
+    fn walk(t: &Topology, u: usize, dst: usize, d: &[u32], path: &mut Vec<usize>, out: &mut Vec<Vec<usize>>) {
+        if u == dst {
+            out.push(path.clone());
+            return;
+        }
+        for (p, peer) in t.ports(u).iter().enumerate() {
+            if let Peer::Switch { switch, .. } = *peer {
+                if d[switch as usize] + 1 == d[u] {
+                    path.push(t.channel(u, p));
+                    walk(t, switch as usize, dst, d, path, out);
+                    path.pop();
+                }
+            }
+        }
+    }
+    walk(t, src, dst, &dist_to_dst, &mut path, &mut out);
+    out
+}
+
+/// Channel loads of uniform traffic by enumerating every minimal path of every pair of
+/// terminals (terminal channels carry 1, as in the library).
+pub fn brute_force_channel_loads(t: &Topology) -> Vec<f64> {
+    let n = t.num_terminals() as f64;
+    let mut load: Vec<f64> = t.peers().iter().map(|p| if matches!(p, Peer::Terminal(_)) { 1.0 } else { 0.0 }).collect();
+    for a in 0..t.num_terminals() {
+        for b in 0..t.num_terminals() {
+            let (sa, sb) = (t.terminal_attachment(a).0, t.terminal_attachment(b).0);
+            if a == b || sa == sb {
+                continue;
+            }
+            let paths = all_minimal_paths(t, sa, sb);
+            let share = 1.0 / (n - 1.0) / paths.len() as f64;
+            for p in &paths {
+                for &c in p {
+                    load[c] += share;
+                }
+            }
+        }
+    }
+    load
+}
+
+/// Minimum balanced bisection by trying every side assignment of the switches; terminals
+/// may sit on the other side of their switch, each such terminal cutting its link.
+pub fn brute_force_bisection(t: &Topology) -> u64 {
+    let s = t.num_switches();
+    assert!(s <= 22, "too many switches for brute force");
+    let links = t.link_list();
+    let term = t.terminals_at();
+    // With N odd, either side may hold the extra terminal.
+    let n = t.num_terminals() as i64;
+    let (low, high) = (n / 2, (n + 1) / 2);
+    let mut best = u64::MAX;
+    // Switch 0 stays on side 0: the other half of the assignments are mirror images.
+    for mask in 0u32..(1 << (s - 1)) {
+        let side = |i: u32| if i == 0 { 0 } else { (mask >> (i - 1)) & 1 };
+        let cut = links.iter().filter(|&&(a, _, b, _)| side(a) != side(b)).count() as u64;
+        let on_zero: i64 = (0..s as u32).filter(|&i| side(i) == 0).map(|i| term[i as usize] as i64).sum();
+        best = best.min(cut + (on_zero - low).unsigned_abs().min((on_zero - high).unsigned_abs()));
+    }
+    best
+}
+
+/// Asserts two floats agree to a relative tolerance.
+pub fn assert_close(what: &str, got: f64, want: f64, rel: f64) {
+    let tol = rel * want.abs().max(1e-12);
+    assert!((got - want).abs() <= tol, "{what}: got {got}, want {want} (relative tolerance {rel})");
+}

@@ -1,0 +1,65 @@
+//! Every kind of bad spec gives an error naming the parameter, the value and what is
+//! allowed, never a panic.
+
+use hpcnetsim_core::Topology;
+
+fn err(spec: &str) -> String {
+    match Topology::from_spec(spec) {
+        Ok(_) => panic!("{spec}: accepted"),
+        Err(e) => e.to_string(),
+    }
+}
+
+fn expect(spec: &str, parts: &[&str]) {
+    let e = err(spec);
+    assert!(!e.contains('\n'), "{spec}: multi-line message {e:?}");
+    for p in parts {
+        assert!(e.contains(p), "{spec}: message {e:?} lacks {p:?}");
+    }
+}
+
+#[test]
+fn bad_specs() {
+    expect("tree", &["spec", "family:parameters"]);
+    expect("ring:8", &["family = 'ring'", "torus"]);
+    expect("tree:k=8", &["n = missing", "required"]);
+    expect("tree:n=3", &["k = missing"]);
+    expect("tree:k=-4,n=3", &["k = '-4'", "integer between"]);
+    expect("tree:k=4.5,n=3", &["k = '4.5'"]);
+    expect("tree:k=0,n=3", &["k = 0", "between 1"]);
+    expect("tree:k=8,kp=9,n=4", &["kp = '9'", "k = 8"]);
+    expect("tree:k=8,kp=0,n=4", &["kp = '0'"]);
+    expect("tree:k=8,n=4,z=1", &["parameter = 'z'", "k, kp, n"]);
+    expect("tree:k=8,k=4,n=2", &["k = '4'", "at most once"]);
+    expect("tree:k=8 n=4", &["k = '8 n=4'"]);
+    expect("tree:k=1,n=1", &["terminals = 1"]);
+    expect("tree:k=64,n=8", &["size", "at most"]);
+    expect("xgft:h=2;m=4,4;w=1", &["w = 1 values", "h = 2"]);
+    expect("xgft:h=2;m=4;w=1,2", &["m = 1 values"]);
+    expect("xgft:h=2;m=4,4;w=2,2", &["w1 = 2"]);
+    expect("xgft:h=2;m=4,x;w=1,2", &["m = 'x'"]);
+    expect("torus:0x4", &["dimension 0 = 0"]);
+    expect("torus:8x1", &["dimension 1 = 1", "between 2"]);
+    expect("torus:8xx8", &["dimension 1 = ''"]);
+    expect("torus:", &["dimensions = missing"]);
+    expect("torus:8x8,t=0", &["t = 0"]);
+    expect("torus:8x8,q=2", &["parameter = 'q'"]);
+    expect("torus:100000x100000", &["size"]);
+    expect("mesh:1", &["terminals = 1"]);
+    expect("twin-torus:4x4x4x4", &["number of dimensions = 4", "odd"]);
+    expect("twin-torus:4x1x4", &["dimension 1 = 1"]);
+    expect("hyperx:12x8,t=x", &["t = 'x'"]);
+    expect("hyperx:1x8", &["dimension 0 = 1"]);
+    expect("hyperx:12x8,k=0", &["k = 0"]);
+    expect("hyperx:1000x1000x1000", &["size"]);
+    expect("crossbar:1", &["ports = 1"]);
+    expect("crossbar:abc", &["ports = 'abc'"]);
+    expect("crossbar:99999999999999999999999", &["ports = '99999999999999999999999'"]);
+}
+
+#[test]
+fn good_specs_tolerate_spacing_and_order() {
+    for spec in [" tree:n=3,k=4 ", "tree:k=4, n=3", "torus:8x8, t=2", "xgft:m=4,4;w=1,2", "hyperx:3x3,k=2,t=1"] {
+        Topology::from_spec(spec).unwrap();
+    }
+}
