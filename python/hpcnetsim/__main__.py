@@ -1,0 +1,7 @@
+"""``python -m hpcnetsim`` is the ``hpcnetsim`` command."""
+
+import sys
+
+from .cli import main
+
+sys.exit(main())

@@ -1,0 +1,123 @@
+"""The hpcnetsim command: describe, export, compare, and one-line errors with exit code 2."""
+
+import csv
+import json
+import os
+import sys
+from pathlib import Path
+
+import networkx as nx
+import pytest
+
+from hpcnetsim.topology import DESCRIBE_KEYS
+
+JSON_KEYS = [
+    "spec", "terminals", "switches", "switches_per_level", "links", "switch_links", "radix",
+    "bisection_channels", "bisection_ratio", "bisection_throughput", "ideal_throughput", "diameter",
+    "avg_distance", "cost_constant", "cost_linear", "cost_quadratic",
+]  # fmt: skip
+
+
+def test_console_script_is_installed():
+    script = Path(sys.executable).parent / "hpcnetsim"
+    assert script.exists(), script
+
+
+def test_describe_json_has_exactly_the_documented_keys(cli):
+    r = cli("topo", "describe", "tree:k=8,kp=4,n=4", "--json")
+    assert r.returncode == 0, r.stderr
+    d = json.loads(r.stdout)
+    assert list(d) == JSON_KEYS == list(DESCRIBE_KEYS)
+    assert (d["terminals"], d["switches"], d["links"], d["radix"]) == (4096, 960, 7680, 12)
+    assert d["switches_per_level"] == [512, 256, 128, 64]
+    assert d["bisection_throughput"] == pytest.approx(0.125)
+    assert d["ideal_throughput"] == pytest.approx(0.1428, abs=1e-3)
+
+
+@pytest.mark.parametrize(
+    "spec",
+    ["tree:k=4,n=3", "xgft:h=3;m=15,18,18;w=1,18,18", "torus:8x8", "mesh:4x4x4", "twin-torus:4x4x2x2x2",
+     "hyperx:12x8,t=7", "hyperx:4x4,t=2,k=2", "crossbar:64"],
+)  # fmt: skip
+def test_describe_examples_of_the_readme(cli, spec):
+    r = cli("topo", "describe", spec)
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert [ln.split()[0] for ln in lines] == JSON_KEYS
+    d = json.loads(cli("topo", "describe", spec, "--json").stdout)
+    assert d["spec"] == spec
+    assert d["switches_per_level"] == ([] if not spec.startswith(("tree", "xgft")) else d["switches_per_level"])
+
+
+def test_export_formats_round_trip(cli, tmp_path):
+    spec = "torus:4x4,t=2"
+    out = tmp_path / "t.graphml"
+    r = cli("topo", "export", spec, "--format", "graphml", "-o", str(out))
+    assert r.returncode == 0, r.stderr
+    g = nx.read_graphml(out)
+    assert g.number_of_nodes() == 16 + 32
+    assert g.number_of_edges() == 32 + 32
+    r = cli("topo", "export", spec, "--format", "json")
+    doc = json.loads(r.stdout)
+    assert len(doc["switches"]) == 16 and len(doc["terminals"]) == 32 and len(doc["links"]) == 32
+    assert doc["switches"][5]["coordinates"] == [1, 1]
+    r = cli("topo", "export", spec, "--format", "dot")
+    assert r.stdout.startswith('graph "torus:4x4,t=2" {') and r.stdout.count(" -- ") == 64
+
+
+def test_compare_default_is_the_thin_tree_family(cli, tmp_path):
+    r = cli("topo", "compare", "--out", str(tmp_path))
+    assert r.returncode == 0, r.stderr
+    rows = list(csv.DictReader(open(tmp_path / "compare.csv")))
+    assert [row["spec"] for row in rows] == [f"tree:k=8,kp={kp},n=4" for kp in range(8, 0, -1)]
+    assert [int(row["switches"]) for row in rows] == [2048, 1695, 1400, 1157, 960, 803, 680, 585]
+    costs = [float(row["cost_linear"]) for row in rows]
+    assert costs == sorted(costs, reverse=True)
+    assert (tmp_path / "compare.png").stat().st_size > 10_000
+    assert "| spec |" in (tmp_path / "compare.md").read_text()
+    assert not [p for p in os.listdir(tmp_path) if p.startswith(".")], "temporary files left behind"
+
+
+def test_compare_given_specs(cli):
+    r = cli("topo", "compare", "torus:8x8x4", "twin-torus:4x4x2x2x2")
+    assert r.returncode == 0, r.stderr
+    assert "twin-torus:4x4x2x2x2" in r.stdout
+
+
+BAD = [
+    (["topo", "describe", "tree:k=8,kp=9,n=4"], "kp = '9'"),
+    (["topo", "describe", "tree:k=8"], "n = missing"),
+    (["topo", "describe", "tree:k=-1,n=2"], "k = '-1'"),
+    (["topo", "describe", "torus:8x0"], "dimension 1 = 0"),
+    (["topo", "describe", "torus:8x8.5"], "dimension 1 = '8.5'"),
+    (["topo", "describe", "donut:8"], "family = 'donut'"),
+    (["topo", "describe", "torus:100000x100000"], "size"),
+    (["topo", "describe", "twin-torus:4x4"], "number of dimensions = 2"),
+    (["topo", "describe"], "spec"),
+    (["topo", "describe", "torus:8x8", "--jsn"], "--jsn"),
+    (["topo", "export", "torus:8x8", "--format", "svg"], "svg"),
+    (["topo", "export", "torus:8x8"], "--format"),
+    (["topo", "compare", "--k", "0"], "--k = 0"),
+    (["topo", "compare", "--n", "x"], "--n"),
+    (["topo", "frobnicate"], "frobnicate"),
+    (["nothing"], "nothing"),
+    ([], "command"),
+]
+
+
+@pytest.mark.parametrize("args,needle", BAD, ids=[" ".join(a) or "no-args" for a, _ in BAD])
+def test_bad_input_is_one_line_and_exit_2(cli, args, needle):
+    r = cli(*args)
+    assert r.returncode == 2, (r.stdout, r.stderr)
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1, r.stderr
+    assert needle in lines[0] and lines[0].startswith("error:"), lines[0]
+    assert "Traceback" not in r.stderr and r.stdout == ""
+
+
+def test_unwritable_output_leaves_nothing(cli, tmp_path):
+    target = tmp_path / "file"
+    target.write_text("x")
+    r = cli("topo", "export", "torus:4x4", "--format", "json", "-o", str(target / "sub" / "t.json"))
+    assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1, r.stderr
+    assert target.read_text() == "x"
