@@ -1,6 +1,7 @@
 //! A single crossbar switch with one terminal on every port (paper 002 §4.1).
 
-use super::graph::{Builder, Symmetry};
+use super::graph::Builder;
+use super::symmetry::Symmetry;
 use super::{Family, Topology};
 
 /// An N-port crossbar.
@@ -16,6 +17,6 @@ impl Crossbar {
         for p in 0..self.ports {
             b.attach_terminal(0, p);
         }
-        b.finish(spec.to_string(), family, Some(Symmetry { representatives: vec![0], orbit: vec![0] }))
+        b.finish(spec.to_string(), family, Some(Symmetry::translations(vec![0], vec![0])))
     }
 }

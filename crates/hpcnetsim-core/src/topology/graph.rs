@@ -6,6 +6,7 @@
 //! utilisation) are plain `Vec`s indexed like [`Topology::peers`].
 
 use super::family::Family;
+use super::symmetry::Symmetry;
 use crate::error::{Error, Result};
 
 /// What sits at the other end of a switch port.
@@ -22,21 +23,6 @@ pub enum Peer {
     },
     /// A terminal (compute node NIC) with this index.
     Terminal(u32),
-}
-
-/// Translation symmetry of a topology, used to compute global properties from a few
-/// representative switches instead of all of them.
-///
-/// Contract: a group of automorphisms acts freely on the switches, maps every port number
-/// to the same port number, and has one orbit per representative; `orbit[s]` is the orbit
-/// of switch `s`. Then all orbits have the same size and the load of a channel depends
-/// only on its class `(orbit, port)`.
-#[derive(Clone, Debug)]
-pub struct Symmetry {
-    /// One switch of each orbit.
-    pub representatives: Vec<u32>,
-    /// Orbit index of every switch.
-    pub orbit: Vec<u32>,
 }
 
 /// A built network: switches, ports, links and terminals, plus the family it came from.

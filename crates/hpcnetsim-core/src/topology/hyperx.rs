@@ -8,7 +8,8 @@
 //! copy `c`. Offsets keep port numbers invariant under translation. Terminal ports follow.
 
 use super::family::balancing_moves;
-use super::graph::{check_size, digits, from_digits, Builder, Symmetry};
+use super::graph::{check_size, digits, from_digits, Builder};
+use super::symmetry::Symmetry;
 use super::{Family, Topology};
 use crate::error::Result;
 
@@ -78,7 +79,7 @@ impl HyperX {
                 b.attach_terminal(s, net + p);
             }
         }
-        let symmetry = Symmetry { representatives: vec![0], orbit: vec![0; self.switches()] };
+        let symmetry = Symmetry::translations(vec![0], vec![0; self.switches()]);
         b.finish(spec.to_string(), family, Some(symmetry))
     }
 

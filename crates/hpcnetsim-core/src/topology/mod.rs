@@ -9,13 +9,15 @@ pub mod hyperx;
 pub mod paths;
 pub mod properties;
 pub mod spec;
+pub mod symmetry;
 pub mod torus;
 pub mod tree;
 pub mod twin_torus;
 
 pub use family::Family;
-pub use graph::{Peer, Symmetry, Topology};
+pub use graph::{Peer, Topology};
 pub use properties::Properties;
+pub use symmetry::{Symmetry, SymmetryKind};
 
 impl Topology {
     /// Parses and builds a topology from a spec such as `tree:k=8,kp=4,n=4`.

@@ -2,26 +2,56 @@
 //! uniform traffic spread evenly over all minimal paths (Dally & Towles' channel-load
 //! method), computed per source *switch* with Brandes' dependency accumulation.
 //!
-//! When the family declares a translation [`Symmetry`], only one source per orbit is
-//! needed: the load of channel `(u, p)` is the sum, over the representatives `r` and the
-//! switches `u'` of `u`'s orbit, of the dependency of `r` on `(u', p)`.
+//! When the family declares a [`Symmetry`], only one source per orbit is needed and the
+//! symmetry spreads the sources' dependencies over all channels.
 
-use super::graph::{Peer, Symmetry, Topology};
+use super::graph::{Peer, Topology};
+use super::symmetry::Symmetry;
 use crate::error::{Error, Result};
 use rayon::prelude::*;
 
 const UNREACHED: u32 = u32::MAX;
 
+/// The switch graph in compact form: for every switch, its switch neighbours and the
+/// channels joining them, so the inner loops never look at terminal or unplugged ports.
+struct Adjacency {
+    offset: Vec<u32>,
+    /// `(neighbour, channel from this switch to it, channel from it to this switch)`.
+    entries: Vec<(u32, u32, u32)>,
+}
+
+impl Adjacency {
+    fn new(topo: &Topology) -> Self {
+        let mut offset = vec![0u32];
+        let mut entries = Vec::new();
+        for s in 0..topo.num_switches() {
+            for (p, peer) in topo.ports(s).iter().enumerate() {
+                if let Peer::Switch { switch, port } = *peer {
+                    let back = topo.channel(switch as usize, port as usize);
+                    entries.push((switch, topo.channel(s, p) as u32, back as u32));
+                }
+            }
+            offset.push(entries.len() as u32);
+        }
+        Adjacency { offset, entries }
+    }
+
+    fn of(&self, s: usize) -> &[(u32, u32, u32)] {
+        &self.entries[self.offset[s] as usize..self.offset[s + 1] as usize]
+    }
+}
+
 /// Switch-link distances from `src` to every switch (`u32::MAX` when unreachable).
 pub fn bfs(topo: &Topology, src: usize) -> Vec<u32> {
+    let adj = Adjacency::new(topo);
     let mut dist = vec![UNREACHED; topo.num_switches()];
     let mut order = Vec::with_capacity(topo.num_switches());
-    bfs_into(topo, src, &mut dist, &mut order);
+    bfs_into(&adj, src, &mut dist, &mut order);
     dist
 }
 
 /// BFS filling `dist` (must be all `UNREACHED`) and the visit order.
-fn bfs_into(topo: &Topology, src: usize, dist: &mut [u32], order: &mut Vec<u32>) {
+fn bfs_into(adj: &Adjacency, src: usize, dist: &mut [u32], order: &mut Vec<u32>) {
     order.clear();
     dist[src] = 0;
     order.push(src as u32);
@@ -29,25 +59,20 @@ fn bfs_into(topo: &Topology, src: usize, dist: &mut [u32], order: &mut Vec<u32>)
     while head < order.len() {
         let u = order[head] as usize;
         head += 1;
-        for peer in topo.ports(u) {
-            if let Peer::Switch { switch, .. } = *peer {
-                if dist[switch as usize] == UNREACHED {
-                    dist[switch as usize] = dist[u] + 1;
-                    order.push(switch);
-                }
+        for &(v, _, _) in adj.of(u) {
+            if dist[v as usize] == UNREACHED {
+                dist[v as usize] = dist[u] + 1;
+                order.push(v);
             }
         }
     }
 }
 
-/// Sources whose results stand for the whole network, with the multiplicity of each:
-/// one switch per orbit of `symmetry`, or every switch that has terminals.
+/// Sources whose results stand for the whole network, with the number of switches each
+/// stands for: one switch per orbit of `symmetry`, or every switch that has terminals.
 fn sources(topo: &Topology, symmetry: Option<&Symmetry>) -> Vec<(usize, f64)> {
     match symmetry {
-        Some(sym) => {
-            let weight = topo.num_switches() as f64 / sym.representatives.len() as f64;
-            sym.representatives.iter().map(|&r| (r as usize, weight)).collect()
-        }
+        Some(sym) => sym.sources.iter().map(|&(r, size)| (r as usize, size)).collect(),
         None => (0..topo.num_switches()).filter(|&s| topo.terminals_at()[s] > 0).map(|s| (s, 1.0)).collect(),
     }
 }
@@ -63,8 +88,10 @@ pub fn distances(topo: &Topology) -> Result<(usize, f64)> {
 pub fn distances_with(topo: &Topology, symmetry: Option<&Symmetry>) -> Result<(usize, f64)> {
     let t = topo.terminals_at();
     let n = topo.num_terminals() as f64;
+    let adj = Adjacency::new(topo);
     let per_source = |(s, weight): (usize, f64)| -> Result<(usize, f64)> {
-        let dist = bfs(topo, s);
+        let mut dist = vec![UNREACHED; topo.num_switches()];
+        bfs_into(&adj, s, &mut dist, &mut Vec::new());
         let ts = t[s] as f64;
         let (mut diam, mut sum) = (if t[s] > 1 { 2 } else { 0 }, 2.0 * ts * (ts - 1.0));
         for (d, &td) in t.iter().enumerate() {
@@ -102,21 +129,20 @@ pub fn minimal_paths(topo: &Topology, a: usize, b: usize) -> Result<u128> {
     }
     let (src, _) = topo.terminal_attachment(a);
     let (dst, _) = topo.terminal_attachment(b);
+    let adj = Adjacency::new(topo);
     let mut dist = vec![UNREACHED; topo.num_switches()];
     let mut order = Vec::new();
-    bfs_into(topo, src, &mut dist, &mut order);
+    bfs_into(&adj, src, &mut dist, &mut order);
     let mut sigma = vec![0u128; topo.num_switches()];
     sigma[src] = 1;
     for &u in &order {
         let u = u as usize;
-        for peer in topo.ports(u) {
-            if let Peer::Switch { switch, .. } = *peer {
-                let v = switch as usize;
-                if dist[v] == dist[u] + 1 {
-                    sigma[v] = sigma[v]
-                        .checked_add(sigma[u])
-                        .ok_or_else(|| Error::Unsupported(format!("{}: more than 2^128 minimal paths", topo.spec())))?;
-                }
+        for &(v, _, _) in adj.of(u) {
+            let v = v as usize;
+            if dist[v] == dist[u] + 1 {
+                sigma[v] = sigma[v]
+                    .checked_add(sigma[u])
+                    .ok_or_else(|| Error::Unsupported(format!("{}: more than 2^128 minimal paths", topo.spec())))?;
             }
         }
     }
@@ -142,44 +168,48 @@ impl Scratch {
     }
 }
 
-/// Adds to `load` the per-channel load of the traffic sourced at switch `src`: each of
-/// its terminals sends one unit spread uniformly over the other N−1 terminals, and each
-/// pair's share evenly over its minimal paths.
-fn accumulate(topo: &Topology, src: usize, load: &mut [f64], sc: &mut Scratch) {
+/// Adds to `load`, scaled by `weight`, the per-channel load of the traffic sourced at
+/// switch `src`: each of its terminals sends one unit spread uniformly over the other N−1
+/// terminals, and each pair's share evenly over its minimal paths.
+fn accumulate(topo: &Topology, adj: &Adjacency, src: usize, weight: f64, load: &mut [f64], sc: &mut Scratch) {
     let t = topo.terminals_at();
-    let per_dest = t[src] as f64 / (topo.num_terminals() as f64 - 1.0);
-    bfs_into(topo, src, &mut sc.dist, &mut sc.order);
-    for &u in &sc.order {
-        sc.sigma[u as usize] = 0.0;
-        sc.delta[u as usize] = 0.0;
-    }
+    let per_dest = weight * t[src] as f64 / (topo.num_terminals() as f64 - 1.0);
+    // One pass does BFS and path counting: a switch's count is final when it is dequeued.
+    sc.order.clear();
+    sc.order.push(src as u32);
+    sc.dist[src] = 0;
     sc.sigma[src] = 1.0;
-    for &u in &sc.order {
-        let u = u as usize;
-        for peer in topo.ports(u) {
-            if let Peer::Switch { switch, .. } = *peer {
-                if sc.dist[switch as usize] == sc.dist[u] + 1 {
-                    sc.sigma[switch as usize] += sc.sigma[u];
-                }
+    sc.delta[src] = 0.0;
+    let mut head = 0;
+    while head < sc.order.len() {
+        let u = sc.order[head] as usize;
+        head += 1;
+        let next = sc.dist[u] + 1;
+        for &(v, _, _) in adj.of(u) {
+            let v = v as usize;
+            if sc.dist[v] == UNREACHED {
+                sc.dist[v] = next;
+                sc.sigma[v] = 0.0;
+                sc.delta[v] = 0.0;
+                sc.order.push(v as u32);
+            }
+            if sc.dist[v] == next {
+                sc.sigma[v] += sc.sigma[u];
             }
         }
     }
     // Walk back from the farthest switches: the flow into w (its own terminals' share plus
     // what it forwards) splits over its incoming minimal channels in proportion to sigma.
-    for &w in sc.order.iter().rev() {
+    for &w in sc.order[1..].iter().rev() {
         let w = w as usize;
-        if w == src {
-            continue;
-        }
         let through = (t[w] as f64 * per_dest + sc.delta[w]) / sc.sigma[w];
-        for peer in topo.ports(w) {
-            if let Peer::Switch { switch: v, port: pv } = *peer {
-                let v = v as usize;
-                if sc.dist[v] + 1 == sc.dist[w] {
-                    let share = sc.sigma[v] * through;
-                    load[topo.channel(v, pv as usize)] += share;
-                    sc.delta[v] += share;
-                }
+        let prev = sc.dist[w] - 1;
+        for &(v, _, into_w) in adj.of(w) {
+            let v = v as usize;
+            if sc.dist[v] == prev {
+                let share = sc.sigma[v] * through;
+                load[into_w as usize] += share;
+                sc.delta[v] += share;
             }
         }
     }
@@ -199,34 +229,34 @@ pub fn channel_loads(topo: &Topology) -> Vec<f64> {
 pub fn channel_loads_with(topo: &Topology, symmetry: Option<&Symmetry>) -> Vec<f64> {
     let channels = topo.peers().len();
     let switches = topo.num_switches();
-    // Orbit sums below stand for the other sources, so each source counts once here.
-    let mut load = sources(topo, symmetry)
+    let adj = Adjacency::new(topo);
+    let weights: Vec<(usize, f64)> = match symmetry {
+        Some(sym) => {
+            sym.sources.iter().enumerate().map(|(i, &(r, _))| (r as usize, sym.dependency_weight(i))).collect()
+        }
+        None => sources(topo, None),
+    };
+    let dependencies = weights
         .into_par_iter()
         .fold(
             || (Scratch::new(switches), vec![0.0; channels]),
-            |(mut sc, mut load), (s, _)| {
-                accumulate(topo, s, &mut load, &mut sc);
+            |(mut sc, mut load), (s, w)| {
+                accumulate(topo, &adj, s, w, &mut load, &mut sc);
                 (sc, load)
             },
         )
         .map(|(_, load)| load)
-        .reduce(|| vec![0.0; channels], |a, b| a.iter().zip(&b).map(|(x, y)| x + y).collect());
-    if let Some(sym) = symmetry {
-        // Channels of one class (orbit, port) carry the same load: the class total.
-        let orbits = sym.representatives.len();
-        let width = (0..switches).map(|s| topo.num_ports(s)).max().unwrap_or(0);
-        let mut class = vec![0.0; orbits * width];
-        for s in 0..switches {
-            for p in 0..topo.num_ports(s) {
-                class[sym.orbit[s] as usize * width + p] += load[topo.channel(s, p)];
-            }
-        }
-        for s in 0..switches {
-            for p in 0..topo.num_ports(s) {
-                load[topo.channel(s, p)] = class[sym.orbit[s] as usize * width + p];
-            }
-        }
-    }
+        .reduce(
+            || vec![0.0; channels],
+            |mut a, b| {
+                a.iter_mut().zip(&b).for_each(|(x, y)| *x += y);
+                a
+            },
+        );
+    let mut load = match symmetry {
+        Some(sym) => sym.spread(topo, &dependencies),
+        None => dependencies,
+    };
     for (l, peer) in load.iter_mut().zip(topo.peers()) {
         match peer {
             Peer::Terminal(_) => *l = 1.0,

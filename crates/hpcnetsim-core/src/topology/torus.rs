@@ -6,7 +6,8 @@
 //! the other's − port), so every torus switch has exactly 2n network ports.
 
 use super::family::balancing_moves;
-use super::graph::{check_size, digits, from_digits, Builder, Symmetry};
+use super::graph::{check_size, digits, from_digits, Builder};
+use super::symmetry::{Symmetry, SymmetryKind};
 use super::{Family, Topology};
 use crate::error::Result;
 
@@ -69,9 +70,63 @@ impl Torus {
                 b.attach_terminal(s, 2 * n + p);
             }
         }
-        // Translations of a torus preserve port numbers and act freely: one orbit.
-        let symmetry = self.wrap.then(|| Symmetry { representatives: vec![0], orbit: vec![0; self.switches()] });
-        b.finish(spec.to_string(), family, symmetry)
+        let symmetry = if self.wrap {
+            // Translations of a torus preserve port numbers and act freely: one orbit.
+            Symmetry::translations(vec![0], vec![0; self.switches()])
+        } else {
+            self.reflections()
+        };
+        b.finish(spec.to_string(), family, Some(symmetry))
+    }
+
+    /// The reflections of a mesh along its (up to six) largest dimensions, with the
+    /// switches of one orthant as sources; a reflection swaps the + and − ports of the
+    /// dimensions it flips.
+    fn reflections(&self) -> Symmetry {
+        let n = self.dims.len();
+        let ports = 2 * n + self.terminals_per_switch;
+        let mut flip: Vec<usize> = (0..n).filter(|&i| self.dims[i] > 1).collect();
+        flip.sort_by_key(|&i| std::cmp::Reverse(self.dims[i]));
+        flip.truncate(6);
+        let channel_maps = (0..1usize << flip.len())
+            .map(|g| {
+                let flipped: Vec<bool> =
+                    (0..n).map(|i| flip.iter().position(|&f| f == i).is_some_and(|b| g >> b & 1 == 1)).collect();
+                let mut map = Vec::with_capacity(self.switches() * ports);
+                for s in 0..self.switches() {
+                    let mut x = self.coordinates(s);
+                    for i in 0..n {
+                        if flipped[i] {
+                            x[i] = self.dims[i] - 1 - x[i];
+                        }
+                    }
+                    let image = from_digits(&x, &self.dims);
+                    for p in 0..ports {
+                        let q = if p < 2 * n && flipped[p / 2] { p ^ 1 } else { p };
+                        map.push((image * ports + q) as u32);
+                    }
+                }
+                map
+            })
+            .collect();
+        let sources = (0..self.switches())
+            .filter_map(|s| {
+                let x = self.coordinates(s);
+                let mut orbit = 1.0;
+                for &i in &flip {
+                    let twice = 2 * x[i];
+                    if twice > self.dims[i] - 1 {
+                        return None;
+                    }
+                    // The middle plane of an odd dimension is its own mirror image.
+                    if twice < self.dims[i] - 1 {
+                        orbit *= 2.0;
+                    }
+                }
+                Some((s as u32, orbit))
+            })
+            .collect();
+        Symmetry { sources, kind: SymmetryKind::Permutations { channel_maps } }
     }
 
     /// Cut one dimension in two halves: each torus ring is cut twice, each mesh line once,

@@ -8,7 +8,8 @@
 //! then its port of d_m, then the internal link, then the PE.
 
 use super::family::balancing_moves;
-use super::graph::{check_size, digits, from_digits, Builder, Symmetry};
+use super::graph::{check_size, digits, from_digits, Builder};
+use super::symmetry::Symmetry;
 use super::{Family, Topology};
 use crate::error::Result;
 
@@ -84,8 +85,7 @@ impl TwinTorus {
             b.attach_terminal(card, self.pe_port());
         }
         // Node translations preserve the card layout: two orbits, the two cards.
-        let symmetry =
-            Symmetry { representatives: vec![0, 1], orbit: (0..2 * nodes).map(|s| (s % 2) as u32).collect() };
+        let symmetry = Symmetry::translations(vec![0, 1], (0..2 * nodes).map(|s| (s % 2) as u32).collect());
         b.finish(spec.to_string(), family, Some(symmetry))
     }
 
