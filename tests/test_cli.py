@@ -84,7 +84,16 @@ def test_compare_given_specs(cli):
     assert "twin-torus:4x4x2x2x2" in r.stdout
 
 
+def test_paths_between_two_terminals(cli):
+    r = cli("topo", "paths", "tree:k=4,n=2", "1", "14")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == "terminals 1 -> 14: 4 links, 4 minimal paths"
+
+
 BAD = [
+    (["topo", "paths", "torus:4x4", "0", "16"], "terminal b = 16"),
+    (["topo", "paths", "torus:4x4", "3", "3"], "terminal b = 3"),
+    (["topo", "paths", "torus:4x4", "0", "x"], "invalid int value"),
     (["topo", "describe", "tree:k=8,kp=9,n=4"], "kp = '9'"),
     (["topo", "describe", "tree:k=8"], "n = missing"),
     (["topo", "describe", "tree:k=-1,n=2"], "k = '-1'"),

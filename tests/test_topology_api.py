@@ -67,6 +67,7 @@ def test_minimal_paths_against_networkx(spec):
     for a, b in [(0, n - 1), (n // 3, n // 2), (1, 0)]:
         if a != b:
             assert t.minimal_paths(a, b) == count_minimal_paths(g, ("t", a), ("t", b)), (spec, a, b)
+            assert t.distance(a, b) == nx.shortest_path_length(g, ("t", a), ("t", b)), (spec, a, b)
 
 
 @pytest.mark.parametrize("spec", ["torus:8x8", "tree:k=4,kp=2,n=3", "hyperx:4x3,t=2,k=2", "twin-torus:3x2x3"])

@@ -45,6 +45,12 @@ def _build_parser() -> argparse.ArgumentParser:
     e.add_argument("-o", "--output", type=Path, help="file to write (default: standard output)")
     e.set_defaults(func=_export)
 
+    m = tsub.add_parser("paths", help="distance and number of minimal paths between two terminals")
+    m.add_argument("spec")
+    m.add_argument("a", type=int, help="source terminal index")
+    m.add_argument("b", type=int, help="destination terminal index")
+    m.set_defaults(func=_paths)
+
     c = tsub.add_parser("compare", help="compare cost and throughput bounds of several topologies")
     c.add_argument("specs", nargs="*", help="specs to compare (default: the k:k',n thin-tree family)")
     c.add_argument("--k", type=int, default=8, help="down ports of the thin-tree family (default 8)")
@@ -83,6 +89,12 @@ def _export(args) -> None:
         print(f"wrote {args.output}")
 
 
+def _paths(args) -> None:
+    t = Topology.from_spec(args.spec)
+    count = t.minimal_paths(args.a, args.b)
+    print(f"terminals {args.a} -> {args.b}: {t.distance(args.a, args.b)} links, {count} minimal paths")
+
+
 def _compare(args) -> None:
     from .compare import compare, format_table, thin_tree_family, write_report
 
@@ -109,11 +121,14 @@ def main(argv: list[str] | None = None) -> int:
     except (UsageError, ConfigError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
+    except BrokenPipeError:
+        return 0
     except OSError as e:
         print(f"error: {e.filename or ''}: {e.strerror or e}", file=sys.stderr)
         return 2
-    except BrokenPipeError:
-        return 0
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
     return 0
 
 

@@ -26,6 +26,16 @@ COLUMNS = (
 )
 
 
+def short_label(spec: str) -> str:
+    """``tree:k=8,kp=4,n=4`` → ``8:4,4`` (the thin-tree paper's notation); other specs as given."""
+    family, _, body = spec.partition(":")
+    if family == "tree":
+        params = dict(item.split("=", 1) for item in body.replace(" ", "").split(",") if "=" in item)
+        if {"k", "n"} <= params.keys():
+            return f"{params['k']}:{params.get('kp', params['k'])},{params['n']}"
+    return spec
+
+
 def thin_tree_family(k: int = 8, n: int = 4) -> list[str]:
     """Specs of the k:k',n trees for k' = k down to 1 (the thin-tree paper's family)."""
     return [f"tree:k={k},kp={kp},n={n}" for kp in range(k, 0, -1)]
@@ -44,7 +54,9 @@ def format_table(rows: list[dict]) -> str:
     """A Markdown table of the rows (numbers rounded for reading)."""
 
     def cell(v):
-        return f"{v:.4g}" if isinstance(v, float) else str(v)
+        if isinstance(v, float):
+            return f"{v:.0f}" if v.is_integer() and abs(v) >= 1 else f"{v:.4g}"
+        return str(v)
 
     lines = ["| " + " | ".join(COLUMNS) + " |", "|" + "---|" * len(COLUMNS)]
     lines += ["| " + " | ".join(cell(r[c]) for c in COLUMNS) + " |" for r in rows]

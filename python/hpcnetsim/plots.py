@@ -12,7 +12,9 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 def plot_cost_throughput(rows: list[dict], path: Path, title: str) -> None:
     """Two panels: the three costs relative to the first row, and both throughput bounds."""
-    labels = [r["spec"].split(":", 1)[1] for r in rows]
+    from .compare import short_label
+
+    labels = [short_label(r["spec"]) for r in rows]
     x = range(len(rows))
     fig, (left, right) = plt.subplots(1, 2, figsize=(12, 4.5))
     for key, name in (("cost_constant", "$c_C = S$"), ("cost_linear", "$c_L = SR$"), ("cost_quadratic", "$c_Q = SR^2$")):

@@ -54,7 +54,9 @@ fn ideal_throughput_matches_path_enumeration() {
 
 #[test]
 fn symmetry_shortcut_matches_all_sources() {
-    for spec in SMALL.iter().chain(&["torus:8x8x4", "twin-torus:4x4x2x2x2", "hyperx:12x8,t=7", "mesh:5x4x3,t=2", "mesh:7x7"]) {
+    for spec in
+        SMALL.iter().chain(&["torus:8x8x4", "twin-torus:4x4x2x2x2", "hyperx:12x8,t=7", "mesh:5x4x3,t=2", "mesh:7x7"])
+    {
         let t = topo(spec);
         if t.symmetry().is_none() {
             continue;

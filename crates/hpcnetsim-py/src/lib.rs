@@ -157,6 +157,11 @@ impl PyTopology {
         py.detach(|| paths::minimal_paths(&self.inner, a, b)).map_err(to_py)
     }
 
+    /// Distance in links between terminals `a` and `b`, terminal links included.
+    fn distance(&self, py: Python<'_>, a: usize, b: usize) -> PyResult<usize> {
+        py.detach(|| paths::terminal_distance(&self.inner, a, b)).map_err(to_py)
+    }
+
     /// Per-channel loads (indexed by global port) of uniform traffic at unit load.
     fn channel_loads(&self, py: Python<'_>) -> Vec<f64> {
         py.detach(|| paths::channel_loads(&self.inner))

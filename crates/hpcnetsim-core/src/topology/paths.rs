@@ -115,9 +115,8 @@ pub fn distances_with(topo: &Topology, symmetry: Option<&Symmetry>) -> Result<(u
     Ok((diameter, total / (n * (n - 1.0))))
 }
 
-/// Number of minimal paths between two distinct terminals (paths through parallel links
-/// count separately). Errors when the count does not fit in 128 bits.
-pub fn minimal_paths(topo: &Topology, a: usize, b: usize) -> Result<u128> {
+/// Checks that `a` and `b` are two distinct terminal indices.
+fn check_pair(topo: &Topology, a: usize, b: usize) -> Result<()> {
     let n = topo.num_terminals();
     for (name, t) in [("terminal a", a), ("terminal b", b)] {
         if t >= n {
@@ -127,6 +126,23 @@ pub fn minimal_paths(topo: &Topology, a: usize, b: usize) -> Result<u128> {
     if a == b {
         return Err(Error::invalid(topo.spec(), "terminal b", b, "a terminal other than terminal a"));
     }
+    Ok(())
+}
+
+/// Distance in links between two distinct terminals, terminal links included.
+pub fn terminal_distance(topo: &Topology, a: usize, b: usize) -> Result<usize> {
+    check_pair(topo, a, b)?;
+    let dist = bfs(topo, topo.terminal_attachment(a).0)[topo.terminal_attachment(b).0];
+    if dist == UNREACHED {
+        return Err(Error::Unsupported(format!("{}: terminals {a} and {b} are disconnected", topo.spec())));
+    }
+    Ok(dist as usize + 2)
+}
+
+/// Number of minimal paths between two distinct terminals (paths through parallel links
+/// count separately). Errors when the count does not fit in 128 bits.
+pub fn minimal_paths(topo: &Topology, a: usize, b: usize) -> Result<u128> {
+    check_pair(topo, a, b)?;
     let (src, _) = topo.terminal_attachment(a);
     let (dst, _) = topo.terminal_attachment(b);
     let adj = Adjacency::new(topo);
