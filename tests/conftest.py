@@ -16,3 +16,7 @@ def cli():
         )
 
     return run
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "bench: runs the simulator benchmarks (bench --quick, under 30 s)")

@@ -1,6 +1,18 @@
 """hpcnetsim: model, simulate and evaluate the interconnection networks of supercomputers."""
 
 from ._core import ConfigError, __version__
+from .config import apply_overrides, load_config
+from .simulation import SimulationResult, load_curve, simulate
 from .topology import Topology, describe
 
-__all__ = ["ConfigError", "Topology", "describe", "__version__"]
+__all__ = [
+    "ConfigError",
+    "SimulationResult",
+    "Topology",
+    "__version__",
+    "apply_overrides",
+    "describe",
+    "load_config",
+    "load_curve",
+    "simulate",
+]

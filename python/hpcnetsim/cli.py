@@ -1,7 +1,7 @@
 """The ``hpcnetsim`` command.
 
-Every user error (bad spec, bad flag, unwritable output) prints one line to stderr and
-exits with status 2; nothing is left half-written.
+Every user error (bad spec, bad config, bad flag, unwritable output) prints one line to stderr
+and exits with status 2; nothing is left half-written.
 """
 
 from __future__ import annotations
@@ -57,6 +57,20 @@ def _build_parser() -> argparse.ArgumentParser:
     c.add_argument("--n", type=int, default=4, help="levels of the thin-tree family (default 4)")
     c.add_argument("--out", type=Path, help="directory for compare.csv, compare.md and compare.png")
     c.set_defaults(func=_compare)
+
+    r = sub.add_parser("run", help="simulate a config: one run, or a load curve with --loads")
+    r.add_argument("config", type=Path, help="TOML config file (see docs/config.md)")
+    r.add_argument(
+        "--set", dest="overrides", action="append", default=[], nargs="+", metavar="PATH=VALUE",
+        help="override a config value, e.g. --set switch.vcs=4 traffic.load=0.5",
+    )  # fmt: skip
+    r.add_argument("--loads", type=_loads, help="comma-separated offered loads, e.g. 0.1,0.2,0.3")
+    r.add_argument("--out", type=Path, help="directory for result.json and .csv (curve.* with --loads)")
+    r.set_defaults(func=_run)
+
+    b = sub.add_parser("bench", help="simulator speed on fixed configs")
+    b.add_argument("--quick", action="store_true", help="short schedules: warm-up 1000, one batch of 1000 cycles")
+    b.set_defaults(func=_bench)
     return p
 
 
@@ -111,6 +125,120 @@ def _compare(args) -> None:
     if args.out is not None:
         for path in write_report(rows, args.out, title):
             print(f"wrote {path}")
+
+
+def _loads(text: str) -> list[float]:
+    try:
+        return [float(x) for x in text.split(",")]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{text}' is not a comma-separated list of numbers") from None
+
+
+def _run(args) -> None:
+    from .config import apply_overrides, load_config
+    from .simulation import check_loads, load_curve_results, simulate
+
+    config = apply_overrides(load_config(args.config), [o for group in args.overrides for o in group])
+    if args.loads is None:
+        result = simulate(config)
+        print(format_summary(result.to_dict()))
+        if args.out is not None:
+            for path in _write_result(result, config, args.out):
+                print(f"wrote {path}")
+        return
+    results = load_curve_results(config, check_loads(args.loads))
+    print(format_curve([r.to_dict() for r in results]))
+    if args.out is not None:
+        for path in _write_curve(results, config, args.out):
+            print(f"wrote {path}")
+
+
+def _num(v, spec: str) -> str:
+    return "-" if v is None else format(v, spec)
+
+
+def _title(r: dict) -> str:
+    vcs = f"{r['vcs']} VC" + ("" if r["vcs"] == 1 else "s")
+    return f"{r['topology']}, routing {r['routing']}, {vcs}, seed {r['seed']}"
+
+
+def _cells(r: dict) -> dict[str, str]:
+    """The summary figures of a result dict as text; no accepted load unless it converged."""
+    from .simulation import rate
+
+    ok = r["status"] == "converged"
+    net = r["latency"]["network"] if ok and r["latency"]["network"]["count"] else {}
+    return {
+        "offered": _num(r["offered_load"], ".4g"),
+        "status": r["status"],
+        "accepted": _num(r["accepted_load"], ".4g") if ok else "-",
+        "std": _num(r["accepted_load_std"], ".2g") if ok else "-",
+        "saturated": ("yes" if r["saturated"] else "no") if ok else "-",
+        "latency_mean": _num(net.get("mean"), ".1f"),
+        "latency_p99": _num(net.get("p99"), ".0f"),
+        "packet-hops/s": f"{rate(r['packet_hops'], r['wall_seconds']):.3g}",
+    }
+
+
+def format_summary(r: dict) -> str:
+    """A few lines about one result dict: status, loads, saturation, latency, speed."""
+    c = _cells(r)
+    lines = [
+        _title(r),
+        f"status            {c['status']}" + (f" ({r['message']})" if c["status"] != "converged" else ""),
+        f"offered load      {c['offered']} phits/cycle/node",
+    ]
+    if r["status"] == "converged":
+        lines += [
+            f"accepted load     {c['accepted']} ± {c['std']} phits/cycle/node",
+            f"saturated         {c['saturated']}",
+            f"network latency   mean {c['latency_mean']}, p99 {c['latency_p99']} cycles",
+        ]
+    lines.append(f"speed             {c['packet-hops/s']} packet-hops/s ({r['cycles']} cycles)")
+    return "\n".join(lines)
+
+
+def format_curve(results: list[dict]) -> str:
+    """A table of a load curve, one row per offered load."""
+    cols = list(_cells(results[0]))
+    rows = [cols, *([_cells(r)[c] for c in cols] for r in results)]
+    widths = [max(len(row[i]) for row in rows) for i in range(len(cols))]
+    lines = [_title(results[0])]
+    lines += ["  ".join(v.rjust(w) for v, w in zip(row, widths)) for row in rows]
+    return "\n".join(lines)
+
+
+def _write_result(result, config: dict, out: Path) -> list[Path]:
+    from ._files import atomic_write, atomic_write_text
+
+    paths = [out / "result.json", out / "result.csv"]
+    atomic_write_text(paths[0], json.dumps({"config": config, "result": result.to_dict()}, indent=2) + "\n")
+    atomic_write(paths[1], lambda tmp: result.to_pandas().to_csv(tmp, index=False))
+    return paths
+
+
+def _write_curve(results, config: dict, out: Path) -> list[Path]:
+    from ._files import atomic_write, atomic_write_text
+    from .plots import plot_load_curves
+    from .simulation import curve_frame
+
+    frame = curve_frame(results)
+    paths = [out / "curve.json", out / "curve.csv", out / "curve.png"]
+    doc = {"config": config, "results": [r.to_dict() for r in results]}
+    atomic_write_text(paths[0], json.dumps(doc, indent=2) + "\n")
+    atomic_write(paths[1], lambda tmp: frame.to_csv(tmp, index=False))
+    label = f"{frame['topology'].iloc[0]} {frame['routing'].iloc[0]}"
+    title = f"{label}, {config.get('traffic', {}).get('pattern', 'uniform')} traffic"
+    ideal = {label: float(frame["ideal_throughput"].iloc[0])}
+    atomic_write(paths[2], lambda tmp: plot_load_curves({label: frame}, tmp, title, ideal))
+    return paths
+
+
+def _bench(args) -> None:
+    from .bench import format_row, run_benchmarks, table_header
+
+    print(table_header(), flush=True)
+    run_benchmarks(args.quick, on_row=lambda row: print(format_row(row), flush=True))
 
 
 def main(argv: list[str] | None = None) -> int:

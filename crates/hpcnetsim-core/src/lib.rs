@@ -5,8 +5,15 @@
 //! costs and exports are computed here; routing, switch models and the packet engine
 //! build on the same graph.
 
+pub mod config;
+pub mod engine;
 pub mod error;
+pub mod rng;
+pub mod routing;
+pub mod stats;
 pub mod topology;
+pub mod workload;
 
+pub use config::Config;
 pub use error::{Error, Result};
 pub use topology::{Peer, Topology};

@@ -1,7 +1,8 @@
 //! Python bindings of hpcnetsim: converts arguments in and results out, nothing more.
 
+use hpcnetsim_core::engine::measure;
 use hpcnetsim_core::topology::{paths, Family, Properties};
-use hpcnetsim_core::{Error, Peer, Topology};
+use hpcnetsim_core::{Config, Error, Peer, Topology};
 use pyo3::create_exception;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -212,10 +213,48 @@ impl PyTopology {
     }
 }
 
+fn to_json<T: serde::Serialize>(value: &T) -> String {
+    serde_json::to_string(value).expect("results always serialise")
+}
+
+/// Runs one simulation; `config_json` is a config object, the result a JSON object.
+#[pyfunction]
+fn simulate(py: Python<'_>, config_json: &str) -> PyResult<String> {
+    let cfg = Config::from_json(config_json).map_err(to_py)?;
+    py.detach(|| measure::run(&cfg)).map(|r| to_json(&r)).map_err(to_py)
+}
+
+/// Runs the config at every offered load (in parallel); a JSON array in the order given.
+#[pyfunction]
+fn load_curve(py: Python<'_>, config_json: &str, loads: Vec<f64>) -> PyResult<String> {
+    use rayon::prelude::*;
+    let cfg = Config::from_json(config_json).map_err(to_py)?;
+    let configs = loads
+        .iter()
+        .map(|&load| {
+            let mut c = cfg.clone();
+            c.traffic.load = load;
+            c.validate().map(|_| c)
+        })
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(to_py)?;
+    let results = py.detach(|| configs.par_iter().map(measure::run).collect::<Result<Vec<_>, _>>()).map_err(to_py)?;
+    Ok(to_json(&results))
+}
+
+/// Parses and validates TOML config text; returns the full config (defaults filled) as JSON.
+#[pyfunction]
+fn config_from_toml(text: &str) -> PyResult<String> {
+    Config::from_toml(text).map(|c| to_json(&c)).map_err(to_py)
+}
+
 /// The compiled core of hpcnetsim.
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyTopology>()?;
+    m.add_function(wrap_pyfunction!(simulate, m)?)?;
+    m.add_function(wrap_pyfunction!(load_curve, m)?)?;
+    m.add_function(wrap_pyfunction!(config_from_toml, m)?)?;
     m.add("ConfigError", m.py().get_type::<ConfigError>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())

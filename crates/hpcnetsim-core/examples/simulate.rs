@@ -1,0 +1,9 @@
+//! Runs a TOML config file and prints the result as JSON (development aid).
+fn main() {
+    let path = std::env::args().nth(1).expect("usage: simulate CONFIG.toml");
+    let text = std::fs::read_to_string(&path).expect("readable config");
+    match hpcnetsim_core::Config::from_toml(&text).and_then(|c| hpcnetsim_core::engine::measure::run(&c)) {
+        Ok(r) => println!("{}", serde_json::to_string_pretty(&r).unwrap()),
+        Err(e) => eprintln!("error: {e}"),
+    }
+}

@@ -1,0 +1,378 @@
+//! The simulation config: one value read from TOML (files) or JSON (Python dicts) into
+//! the same structs, then validated. Every field is documented here once; the config
+//! reference in `docs/config.md` follows these comments.
+
+use crate::error::{Error, Result};
+use serde::{Deserialize, Serialize};
+
+/// A whole simulation: network, switch model, routing, traffic and measurement.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Config {
+    /// Topology spec, e.g. `tree:k=8,kp=4,n=4` or `torus:8x8`.
+    pub topology: String,
+    /// Master seed; every random stream derives from it and a component id.
+    #[serde(default = "default_seed")]
+    pub seed: u64,
+    /// Switch and NIC model.
+    #[serde(default)]
+    pub switch: SwitchConfig,
+    /// Routing algorithm and selection policy.
+    #[serde(default)]
+    pub routing: RoutingConfig,
+    /// Independent-source synthetic traffic.
+    #[serde(default)]
+    pub traffic: TrafficConfig,
+    /// Warm-up, convergence and batch schedule.
+    #[serde(default)]
+    pub measurement: MeasurementConfig,
+}
+
+fn default_seed() -> u64 {
+    1
+}
+
+/// Output-port arbitration among the input queues requesting it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Arbitration {
+    /// Uniformly at random among the requesters (the papers' model).
+    Random,
+    /// Round-robin over input queues, starting after the last winner.
+    RoundRobin,
+    /// The packet that entered the network first.
+    OldestFirst,
+}
+
+/// The switch model: input-buffered, virtual cut-through, credit-based flow control.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct SwitchConfig {
+    /// Named preset whose values the other fields override: `insee` (papers 000/002).
+    pub preset: String,
+    /// Capacity of every input FIFO (one per input port per VC), in packets of the largest size.
+    pub queue_packets: u32,
+    /// Virtual channels per link (1 to 8).
+    pub vcs: u32,
+    /// Capacity of the NIC injection queue, in packets; packets generated while it is full are dropped.
+    pub injection_queue_packets: u32,
+    /// Output-port arbitration policy.
+    pub arbitration: Arbitration,
+    /// Cycles for a packet head to cross a switch (routing, arbitration, crossbar).
+    pub switch_delay_cycles: u32,
+    /// Cycles for a phit to cross a link.
+    pub link_delay_cycles: u32,
+    /// Cycles between a packet's tail leaving a queue and the freed room being usable upstream.
+    pub credit_delay_cycles: u32,
+    /// Bytes per phit (16 in paper 000, 4 in paper 002); used to split messages into packets.
+    pub phit_bytes: u32,
+}
+
+impl Default for SwitchConfig {
+    fn default() -> Self {
+        SwitchConfig {
+            preset: "insee".into(),
+            queue_packets: 4,
+            vcs: 1,
+            injection_queue_packets: 8,
+            arbitration: Arbitration::Random,
+            switch_delay_cycles: 1,
+            link_delay_cycles: 1,
+            credit_delay_cycles: 1,
+            phit_bytes: 16,
+        }
+    }
+}
+
+/// Routing algorithms (algorithmic; each family has its own).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Algorithm {
+    /// The family's default: tree-adaptive, dor, direct or hyperx-dor.
+    Auto,
+    /// Trees: minimal adaptive up-phase (any up-port), deterministic down-phase.
+    TreeAdaptive,
+    /// Trees: up-port chosen from the destination (destination mod k), deterministic down-phase.
+    TreeDeterministic,
+    /// Meshes and tori: dimension order; on tori two VC classes with a dateline on every ring.
+    Dor,
+    /// Tori: VC 0 is a DOR escape channel with bubble flow control, the other VCs fully
+    /// adaptive minimal (Duato); paper 002's torus routing.
+    BubbleAdaptive,
+    /// Crossbar: straight to the destination port.
+    Direct,
+    /// HyperX: dimension order, one hop per unaligned dimension.
+    HyperxDor,
+    /// HyperX: minimal adaptive over the unaligned dimensions on VCs 1.., DOR escape on VC 0.
+    HyperxAdaptive,
+}
+
+/// Choice among the legal candidates of a routing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Selection {
+    /// The candidate with the most credits downstream; ties at random (paper 000 §4.1).
+    MostCredits,
+    /// Uniformly at random among the available candidates.
+    Random,
+    /// The first available candidate in the routing's order.
+    First,
+}
+
+/// Routing configuration.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct RoutingConfig {
+    /// Routing algorithm.
+    pub algorithm: Algorithm,
+    /// Selection policy among available candidates.
+    pub selection: Selection,
+}
+
+impl Default for RoutingConfig {
+    fn default() -> Self {
+        RoutingConfig { algorithm: Algorithm::Auto, selection: Selection::MostCredits }
+    }
+}
+
+/// Destination patterns of independent traffic.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum PatternKind {
+    /// Any other terminal with equal probability (never the source).
+    Uniform,
+    /// Destination = source with every address bit inverted (N a power of two).
+    BitComplement,
+    /// Destination = source with its address bits in reverse order (N a power of two).
+    BitReversal,
+    /// Destination = source with the two halves of its address swapped (N an even power of two).
+    Transpose,
+    /// Destination = source rotated left by one bit (N a power of two).
+    PerfectShuffle,
+    /// Destination = source with its first and last address bits swapped (N a power of two).
+    Butterfly,
+    /// Tori and meshes: ⌈k/2⌉ − 1 steps along every dimension; others: N/2 − 1 terminals on.
+    Tornado,
+    /// A random neighbour: ±1 along a random dimension (tori and meshes) or in terminal order.
+    NearestNeighbour,
+    /// A fixed random permutation without fixed points, drawn from the seed.
+    RandomPermutation,
+    /// A fraction `hot_fraction` of packets to the `hot_nodes`, the rest uniform.
+    HotSpot,
+    /// A fraction `hot_fraction` of packets to the first `hot_region_fraction` of the terminals.
+    HotRegion,
+    /// Destination rank drawn from a Zipf law with exponent `zipf_exponent` (rank 1 = nearest
+    /// terminal index after the source).
+    Zipf,
+}
+
+/// How sources decide when to generate packets.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Injection {
+    /// One Bernoulli trial per cycle with probability load / packet size.
+    Bernoulli,
+    /// On/off bursts: back-to-back packets while on (mean `burst_packets`), silent while off,
+    /// with the off periods sized to give the offered load on average.
+    Bursty,
+}
+
+/// Independent-source synthetic traffic.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct TrafficConfig {
+    /// Destination pattern.
+    pub pattern: PatternKind,
+    /// Offered load in phits per cycle per node, in [0, 1].
+    pub load: f64,
+    /// Injection process.
+    pub injection: Injection,
+    /// Packet size in phits (fixed), when `packet_phits_max` is 0.
+    pub packet_phits: u32,
+    /// With a value > 0: sizes uniform in `[packet_phits, packet_phits_max]`.
+    pub packet_phits_max: u32,
+    /// Mean burst length in packets for bursty injection.
+    pub burst_packets: f64,
+    /// Hot-spot destinations.
+    pub hot_nodes: Vec<usize>,
+    /// Fraction of packets sent to the hot nodes or hot region.
+    pub hot_fraction: f64,
+    /// Fraction of the terminals (the lowest indices) forming the hot region.
+    pub hot_region_fraction: f64,
+    /// Zipf exponent (> 0).
+    pub zipf_exponent: f64,
+}
+
+impl Default for TrafficConfig {
+    fn default() -> Self {
+        TrafficConfig {
+            pattern: PatternKind::Uniform,
+            load: 0.1,
+            injection: Injection::Bernoulli,
+            packet_phits: 16,
+            packet_phits_max: 0,
+            burst_packets: 8.0,
+            hot_nodes: Vec::new(),
+            hot_fraction: 0.1,
+            hot_region_fraction: 0.125,
+            zipf_exponent: 1.0,
+        }
+    }
+}
+
+impl TrafficConfig {
+    /// Largest packet size in phits.
+    pub fn max_packet_phits(&self) -> u32 {
+        self.packet_phits.max(self.packet_phits_max)
+    }
+
+    /// Mean packet size in phits.
+    pub fn mean_packet_phits(&self) -> f64 {
+        if self.packet_phits_max > 0 {
+            (self.packet_phits + self.packet_phits_max) as f64 / 2.0
+        } else {
+            self.packet_phits as f64
+        }
+    }
+}
+
+/// The throughput methodology of paper 000 §5.1.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct MeasurementConfig {
+    /// Cycles simulated before anything is measured.
+    pub warmup_cycles: u64,
+    /// Length of the windows in which accepted load is measured during convergence.
+    pub window_cycles: u64,
+    /// Consecutive windows that must agree for the network to count as converged.
+    pub convergence_windows: u32,
+    /// Largest relative spread (max − min over mean) of those windows.
+    pub convergence_tolerance: f64,
+    /// Give up (status `not-converged`) after this many convergence cycles.
+    pub max_convergence_cycles: u64,
+    /// Number of measurement batches.
+    pub batches: u32,
+    /// Length of each batch in cycles.
+    pub batch_cycles: u64,
+    /// Abort with status `deadlock` after this many cycles without any delivery while
+    /// packets are in the network.
+    pub deadlock_cycles: u64,
+}
+
+impl Default for MeasurementConfig {
+    fn default() -> Self {
+        MeasurementConfig {
+            warmup_cycles: 30_000,
+            window_cycles: 1_000,
+            convergence_windows: 4,
+            convergence_tolerance: 0.05,
+            max_convergence_cycles: 200_000,
+            batches: 10,
+            batch_cycles: 5_000,
+            deadlock_cycles: 20_000,
+        }
+    }
+}
+
+impl Config {
+    /// Reads a config from TOML text; errors name the offending key.
+    pub fn from_toml(text: &str) -> Result<Config> {
+        let cfg: Config = toml::from_str(text).map_err(|e| {
+            let msg = e.message().replace('\n', " ");
+            Error::Unsupported(format!("config: {msg}"))
+        })?;
+        cfg.validate()?;
+        Ok(cfg)
+    }
+
+    /// Reads a config from JSON text (what the Python API sends); errors name the key path.
+    pub fn from_json(text: &str) -> Result<Config> {
+        let de = &mut serde_json::Deserializer::from_str(text);
+        let cfg: Config = serde_path_to_error::deserialize(de).map_err(|e| {
+            let path = e.path().to_string();
+            let inner = e.into_inner().to_string();
+            let inner = inner.split(" at line").next().unwrap_or(&inner).to_string();
+            Error::Unsupported(format!("config: {path}: {inner}"))
+        })?;
+        cfg.validate()?;
+        Ok(cfg)
+    }
+
+    /// Checks every value against what the model accepts (the routing is checked against
+    /// the topology when the network is built).
+    pub fn validate(&self) -> Result<()> {
+        let bad = |field: &str, value: &dyn std::fmt::Display, allowed: &str| {
+            Err(Error::invalid("config", field, value, allowed))
+        };
+        if self.switch.preset != "insee" {
+            return bad("switch.preset", &format!("'{}'", self.switch.preset), "insee");
+        }
+        let s = &self.switch;
+        if !(1..=64).contains(&s.queue_packets) {
+            return bad("switch.queue_packets", &s.queue_packets, "an integer between 1 and 64");
+        }
+        if !(1..=8).contains(&s.vcs) {
+            return bad("switch.vcs", &s.vcs, "an integer between 1 and 8");
+        }
+        if !(1..=1024).contains(&s.injection_queue_packets) {
+            return bad("switch.injection_queue_packets", &s.injection_queue_packets, "an integer between 1 and 1024");
+        }
+        if s.switch_delay_cycles + s.link_delay_cycles == 0
+            || s.switch_delay_cycles > 1000
+            || s.link_delay_cycles > 1000
+        {
+            return bad(
+                "switch.link_delay_cycles",
+                &s.link_delay_cycles,
+                "delays between 0 and 1000 with switch_delay_cycles + link_delay_cycles >= 1",
+            );
+        }
+        if s.credit_delay_cycles > 1000 {
+            return bad("switch.credit_delay_cycles", &s.credit_delay_cycles, "an integer between 0 and 1000");
+        }
+        if s.phit_bytes == 0 {
+            return bad("switch.phit_bytes", &s.phit_bytes, "a positive integer");
+        }
+        let t = &self.traffic;
+        if !(0.0..=1.0).contains(&t.load) || t.load.is_nan() {
+            return bad("traffic.load", &t.load, "phits per cycle per node in [0, 1]");
+        }
+        if !(1..=4096).contains(&t.packet_phits) {
+            return bad("traffic.packet_phits", &t.packet_phits, "an integer between 1 and 4096");
+        }
+        if t.packet_phits_max != 0 && !(t.packet_phits..=4096).contains(&t.packet_phits_max) {
+            return bad(
+                "traffic.packet_phits_max",
+                &t.packet_phits_max,
+                "0 (fixed size) or between packet_phits and 4096",
+            );
+        }
+        if !(t.burst_packets >= 1.0) {
+            return bad("traffic.burst_packets", &t.burst_packets, "a mean burst length >= 1");
+        }
+        if !(0.0..=1.0).contains(&t.hot_fraction) {
+            return bad("traffic.hot_fraction", &t.hot_fraction, "a fraction in [0, 1]");
+        }
+        if !(t.hot_region_fraction > 0.0 && t.hot_region_fraction <= 1.0) {
+            return bad("traffic.hot_region_fraction", &t.hot_region_fraction, "a fraction in (0, 1]");
+        }
+        if !(t.zipf_exponent > 0.0) {
+            return bad("traffic.zipf_exponent", &t.zipf_exponent, "a positive number");
+        }
+        let m = &self.measurement;
+        if m.window_cycles == 0 || m.batch_cycles == 0 || m.batches == 0 || m.convergence_windows == 0 {
+            return bad(
+                "measurement",
+                &format!("window_cycles={} batches={} batch_cycles={}", m.window_cycles, m.batches, m.batch_cycles),
+                "positive window_cycles, convergence_windows, batches and batch_cycles",
+            );
+        }
+        if !(m.convergence_tolerance > 0.0) {
+            return bad("measurement.convergence_tolerance", &m.convergence_tolerance, "a positive fraction");
+        }
+        if m.deadlock_cycles == 0 {
+            return bad("measurement.deadlock_cycles", &m.deadlock_cycles, "a positive number of cycles");
+        }
+        Ok(())
+    }
+}

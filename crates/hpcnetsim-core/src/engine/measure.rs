@@ -1,0 +1,139 @@
+//! The throughput and latency methodology of paper 000 §5.1: warm-up, convergence of the
+//! accepted load over consecutive windows, then batches.
+
+use super::Engine;
+use crate::config::Config;
+use crate::error::Result;
+use crate::stats::{Latencies, RunResult, Status};
+use crate::topology::Topology;
+use std::time::Instant;
+
+/// Accepted load (phits per cycle per active source) over `cycles`.
+fn accepted(phits: u64, cycles: u64, sources: usize) -> f64 {
+    if sources == 0 {
+        return 0.0;
+    }
+    phits as f64 / (cycles as f64 * sources as f64)
+}
+
+/// Whether the last `n` windows agree within `tolerance` (spread over mean).
+fn settled(windows: &[f64], n: usize, tolerance: f64) -> bool {
+    if windows.len() < n {
+        return false;
+    }
+    let last = &windows[windows.len() - n..];
+    let max = last.iter().copied().fold(f64::MIN, f64::max);
+    let min = last.iter().copied().fold(f64::MAX, f64::min);
+    let mean = last.iter().sum::<f64>() / n as f64;
+    mean == 0.0 && max == 0.0 || (max - min) <= tolerance * mean
+}
+
+/// Runs one simulation of `cfg` through warm-up, convergence and batches.
+pub fn run(cfg: &Config) -> Result<RunResult> {
+    let start = Instant::now();
+    let topo = Topology::from_spec(&cfg.topology)?;
+    let ideal = 1.0 / topo.max_channel_load();
+    let mut e = Engine::new(cfg, &topo)?;
+    let m = &cfg.measurement;
+    let sources = e.active_sources();
+    let mut status = Status::Converged;
+    let mut message = String::new();
+
+    // Runs `cycles` more cycles; false (with the status set) on a deadlock.
+    let advance = |e: &mut Engine, cycles: u64, status: &mut Status, message: &mut String| -> bool {
+        let end = e.now() + cycles;
+        let mut t = e.now();
+        while t < end {
+            let step = (end - t).min(m.deadlock_cycles);
+            e.run_until(t + step);
+            t += step;
+            if e.in_flight > 0 && e.now().saturating_sub(e.last_delivery) > m.deadlock_cycles {
+                *status = Status::Deadlock;
+                *message = format!(
+                    "deadlock: no packet delivered for {} cycles with {} packets in the network (cycle {})",
+                    m.deadlock_cycles,
+                    e.in_flight,
+                    e.now()
+                );
+                return false;
+            }
+        }
+        true
+    };
+
+    let mut ok = advance(&mut e, m.warmup_cycles, &mut status, &mut message);
+    let mut windows = Vec::new();
+    let mut convergence = 0;
+    while ok && !settled(&windows, m.convergence_windows as usize, m.convergence_tolerance) {
+        if convergence >= m.max_convergence_cycles {
+            status = Status::NotConverged;
+            message = format!(
+                "accepted load did not settle within {} cycles after warm-up (last windows: {:?})",
+                m.max_convergence_cycles,
+                &windows[windows.len().saturating_sub(m.convergence_windows as usize)..]
+            );
+            ok = false;
+            break;
+        }
+        let before = e.counters.delivered_phits;
+        ok = advance(&mut e, m.window_cycles, &mut status, &mut message);
+        windows.push(accepted(e.counters.delivered_phits - before, m.window_cycles, sources));
+        convergence += m.window_cycles;
+    }
+
+    let mut batch_loads = Vec::new();
+    let (mut generated, mut dropped, mut delivered) = (0, 0, 0);
+    if ok {
+        e.recording = true;
+        for _ in 0..m.batches {
+            let (g, d, p, phits) =
+                (e.counters.generated, e.counters.dropped, e.counters.delivered, e.counters.delivered_phits);
+            if !advance(&mut e, m.batch_cycles, &mut status, &mut message) {
+                break;
+            }
+            generated += e.counters.generated - g;
+            dropped += e.counters.dropped - d;
+            delivered += e.counters.delivered - p;
+            batch_loads.push(accepted(e.counters.delivered_phits - phits, m.batch_cycles, sources));
+        }
+    }
+
+    let converged = status == Status::Converged;
+    let n = batch_loads.len().max(1) as f64;
+    let mean = batch_loads.iter().sum::<f64>() / n;
+    let std = (batch_loads.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / n).sqrt();
+    let offered = cfg.traffic.load;
+    let saturated = converged && (mean < 0.95 * offered || dropped as f64 > 0.01 * generated as f64);
+    if converged {
+        message = format!(
+            "converged after {} + {} cycles; accepted {:.4} of offered {:.4}{}",
+            m.warmup_cycles,
+            convergence,
+            mean,
+            offered,
+            if saturated { " (saturated)" } else { "" }
+        );
+    }
+    Ok(RunResult {
+        topology: cfg.topology.clone(),
+        routing: e.routing_name().to_string(),
+        vcs: cfg.switch.vcs,
+        seed: cfg.seed,
+        status,
+        offered_load: offered,
+        accepted_load: converged.then_some(mean),
+        accepted_load_std: converged.then_some(std),
+        batch_accepted_loads: batch_loads,
+        saturated,
+        latency: Latencies { network: e.network_latency.summary(), end_to_end: e.end_to_end_latency.summary() },
+        packets_generated: generated,
+        packets_dropped: dropped,
+        packets_delivered: delivered,
+        cycles: e.now(),
+        packet_hops: e.counters.packet_hops,
+        phit_hops: e.counters.phit_hops,
+        wall_seconds: start.elapsed().as_secs_f64(),
+        ideal_throughput: ideal,
+        message,
+    })
+}

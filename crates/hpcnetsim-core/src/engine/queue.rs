@@ -1,0 +1,105 @@
+//! The event queue: a timing wheel for near events and a heap for far ones (injection
+//! gaps). Events of one cycle are handled in creation order; wake-ups (arbitration) run
+//! after every other event of their cycle, as the phases of a cycle-driven simulator.
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+/// Events ordered by (cycle, creation order).
+pub(crate) struct EventQueue<E> {
+    now: u64,
+    wheel: Vec<Vec<E>>,
+    mask: u64,
+    far: BinaryHeap<Reverse<(u64, u64, usize)>>,
+    far_events: Vec<Option<E>>,
+    far_free: Vec<usize>,
+    far_seq: u64,
+    pending: usize,
+}
+
+impl<E> EventQueue<E> {
+    /// A queue whose wheel spans at least `horizon` cycles.
+    pub(crate) fn new(horizon: u64) -> Self {
+        let size = (horizon + 2).next_power_of_two().max(1024);
+        EventQueue {
+            now: 0,
+            wheel: (0..size).map(|_| Vec::new()).collect(),
+            mask: size - 1,
+            far: BinaryHeap::new(),
+            far_events: Vec::new(),
+            far_free: Vec::new(),
+            far_seq: 0,
+            pending: 0,
+        }
+    }
+
+    /// The cycle being processed.
+    pub(crate) fn now(&self) -> u64 {
+        self.now
+    }
+
+    /// Schedules `event` at `cycle` (>= now).
+    pub(crate) fn push(&mut self, cycle: u64, event: E) {
+        debug_assert!(cycle >= self.now, "event scheduled in the past");
+        self.pending += 1;
+        if cycle - self.now <= self.mask {
+            self.wheel[(cycle & self.mask) as usize].push(event);
+        } else {
+            let slot = match self.far_free.pop() {
+                Some(i) => {
+                    self.far_events[i] = Some(event);
+                    i
+                }
+                None => {
+                    self.far_events.push(Some(event));
+                    self.far_events.len() - 1
+                }
+            };
+            self.far_seq += 1;
+            self.far.push(Reverse((cycle, self.far_seq, slot)));
+        }
+    }
+
+    /// Moves to the next cycle that has events, not beyond `limit`; returns that cycle's
+    /// events (far ones first: they were created earlier) or `None` if there are none
+    /// before `limit`.
+    pub(crate) fn next_cycle(&mut self, limit: u64, out: &mut Vec<E>) -> Option<u64> {
+        out.clear();
+        while self.now < limit {
+            let bucket = (self.now & self.mask) as usize;
+            while let Some(&Reverse((cycle, _, slot))) = self.far.peek() {
+                if cycle != self.now {
+                    break;
+                }
+                self.far.pop();
+                out.push(self.far_events[slot].take().expect("far event present"));
+                self.far_free.push(slot);
+            }
+            out.append(&mut self.wheel[bucket]);
+            if !out.is_empty() {
+                self.pending -= out.len();
+                return Some(self.now);
+            }
+            if self.pending == self.far.len() {
+                // Only far events remain: jump straight to the next one.
+                let next = self.far.peek().map_or(limit, |Reverse((c, _, _))| *c);
+                self.now = next.min(limit);
+            } else {
+                self.now += 1;
+            }
+        }
+        None
+    }
+
+    /// Events pushed for the current cycle while it is being handled.
+    pub(crate) fn take_current(&mut self, out: &mut Vec<E>) {
+        let bucket = (self.now & self.mask) as usize;
+        self.pending -= self.wheel[bucket].len();
+        out.append(&mut self.wheel[bucket]);
+    }
+
+    /// Ends the current cycle.
+    pub(crate) fn advance(&mut self) {
+        self.now += 1;
+    }
+}

@@ -1,0 +1,131 @@
+//! Mesh and torus routings: dimension order with a dateline per ring (two VC classes),
+//! and paper 002's bubble escape channel with fully adaptive minimal routing (Duato).
+
+use super::{Candidate, Request, Routing};
+use crate::topology::torus::Torus;
+
+/// Coordinates of every switch, flattened, plus the facts both routings need.
+struct Grid {
+    dims: Vec<usize>,
+    wrap: bool,
+    terminals_per_switch: usize,
+    coords: Vec<u32>,
+}
+
+impl Grid {
+    fn new(t: &Torus) -> Self {
+        let coords = (0..t.switches()).flat_map(|s| t.coordinates(s)).map(|c| c as u32).collect();
+        Grid { dims: t.dims.clone(), wrap: t.wrap, terminals_per_switch: t.terminals_per_switch, coords }
+    }
+
+    fn at(&self, switch: usize, dim: usize) -> usize {
+        self.coords[switch * self.dims.len() + dim] as usize
+    }
+
+    /// Port of the destination terminal on its switch.
+    fn eject_port(&self, dst: usize) -> usize {
+        2 * self.dims.len() + dst % self.terminals_per_switch
+    }
+
+    /// Minimal directions along `dim` from `cur` towards `dst` (+ is `true`); both when a
+    /// torus offset is exactly half the ring.
+    fn directions(&self, dim: usize, cur: usize, dst: usize) -> (bool, bool) {
+        if !self.wrap {
+            return (dst > cur, dst < cur);
+        }
+        let k = self.dims[dim];
+        let off = (dst + k - cur) % k;
+        (off > 0 && 2 * off <= k, off > 0 && 2 * off >= k)
+    }
+
+    /// First dimension where the packet is not yet aligned, with the DOR direction (ties +).
+    fn dor_step(&self, switch: usize, dst_switch: usize) -> Option<(usize, bool)> {
+        (0..self.dims.len()).find(|&i| self.at(switch, i) != self.at(dst_switch, i)).map(|i| {
+            let (plus, _) = self.directions(i, self.at(switch, i), self.at(dst_switch, i));
+            (i, plus)
+        })
+    }
+}
+
+/// Dimension-order routing. On a torus, VC class 1 (odd VCs) is used from the hop that
+/// crosses a ring's wrap-around link on, class 0 (even VCs) before: the dateline breaks the
+/// ring's cycle. On a mesh every VC is legal.
+pub struct DimensionOrder {
+    grid: Grid,
+    vcs: usize,
+}
+
+impl DimensionOrder {
+    /// DOR on the given mesh or torus.
+    pub fn new(t: &Torus, vcs: usize) -> Self {
+        DimensionOrder { grid: Grid::new(t), vcs }
+    }
+}
+
+impl Routing for DimensionOrder {
+    fn name(&self) -> &'static str {
+        "dor"
+    }
+
+    fn route(&self, req: &Request, out: &mut Vec<Candidate>) {
+        let g = &self.grid;
+        let t = g.terminals_per_switch;
+        let Some((dim, plus)) = g.dor_step(req.switch, req.dst / t) else {
+            out.extend((0..self.vcs).map(|vc| Candidate::new(g.eject_port(req.dst), vc)));
+            return;
+        };
+        let port = Torus::port(dim, plus);
+        if !g.wrap {
+            out.extend((0..self.vcs).map(|vc| Candidate::new(port, vc)));
+            return;
+        }
+        // DOR leaves a dimension's coordinate untouched until its turn: the packet entered
+        // this ring at the source's coordinate.
+        let (k, cur, start) = (g.dims[dim], g.at(req.switch, dim), g.at(req.src / t, dim));
+        let wrapped = if plus { cur < start || cur == k - 1 } else { cur > start || cur == 0 };
+        let class = usize::from(wrapped);
+        out.extend((class..self.vcs).step_by(2).map(|vc| Candidate::new(port, vc)));
+    }
+}
+
+/// Paper 002's torus routing: VC 0 is an escape channel routed in dimension order with
+/// bubble flow control (a packet entering a ring needs room for two packets, so a ring is
+/// never full); VCs 1.. are fully adaptive over every minimal direction.
+pub struct BubbleAdaptive {
+    grid: Grid,
+    vcs: usize,
+}
+
+impl BubbleAdaptive {
+    /// Bubble + adaptive routing on the given torus or mesh.
+    pub fn new(t: &Torus, vcs: usize) -> Self {
+        BubbleAdaptive { grid: Grid::new(t), vcs }
+    }
+}
+
+impl Routing for BubbleAdaptive {
+    fn name(&self) -> &'static str {
+        "bubble-adaptive"
+    }
+
+    fn route(&self, req: &Request, out: &mut Vec<Candidate>) {
+        let g = &self.grid;
+        let dst_switch = req.dst / g.terminals_per_switch;
+        let Some((dim, plus)) = g.dor_step(req.switch, dst_switch) else {
+            out.extend((0..self.vcs).map(|vc| Candidate::new(g.eject_port(req.dst), vc)));
+            return;
+        };
+        for i in 0..g.dims.len() {
+            let (p, m) = g.directions(i, g.at(req.switch, i), g.at(dst_switch, i));
+            for (ok, dir) in [(p, true), (m, false)] {
+                if ok {
+                    out.extend((1..self.vcs).map(|vc| Candidate::new(Torus::port(i, dir), vc)));
+                }
+            }
+        }
+        // Staying on the escape channel of the same ring needs one packet of room; every
+        // other way onto it (injection, turning, leaving an adaptive VC) needs two.
+        let continuing = req.in_vc == 0 && req.in_port == Torus::port(dim, !plus);
+        out.push(Candidate { port: Torus::port(dim, plus) as u16, vc: 0, escape: true, bubble: g.wrap && !continuing });
+    }
+}

@@ -1,0 +1,77 @@
+"""Simulation configs: read from TOML files or Python dicts, changed by dotted overrides.
+
+The schema (tables ``switch``, ``routing``, ``traffic``, ``measurement``) is documented in
+``docs/config.md``; the core validates every value, so errors name the offending field.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from . import _core
+from ._core import ConfigError
+
+
+def load_config(source: str | os.PathLike | dict) -> dict[str, Any]:
+    """A config as a plain dict: a TOML file is parsed and normalised, a dict is deep-copied."""
+    if isinstance(source, dict):
+        return copy.deepcopy(source)
+    if not isinstance(source, (str, os.PathLike)):
+        raise ConfigError(f"config = {source!r} is invalid: a path to a TOML file or a dict")
+    path = Path(source)
+    data = path.read_bytes()
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise ConfigError(f"{path}: not UTF-8 text (byte {e.start})") from None
+    try:
+        return json.loads(_core.config_from_toml(text))
+    except ConfigError as e:
+        raise ConfigError(f"{path}: {e}") from None
+
+
+def parse_value(text: str) -> Any:
+    """A TOML scalar or array (``4``, ``0.5``, ``true``, ``"dor"``, ``[1, 2]``); anything else is a string."""
+    try:
+        return tomllib.loads(f"v = {text}")["v"]
+    except tomllib.TOMLDecodeError:
+        return text
+
+
+def apply_overrides(config: dict[str, Any], overrides: list[str]) -> dict[str, Any]:
+    """A copy of ``config`` with every ``path.to.key=value`` override applied in order."""
+    config = copy.deepcopy(config)
+    for item in overrides:
+        key, sep, value = item.partition("=")
+        parts = key.strip().split(".")
+        if not sep or not all(p.strip() for p in parts):
+            raise ConfigError(f"override '{item}' is invalid: PATH=VALUE such as switch.vcs=4")
+        table = config
+        for i, part in enumerate(parts[:-1]):
+            table = table.setdefault(part.strip(), {})
+            if not isinstance(table, dict):
+                where = ".".join(parts[: i + 1])
+                raise ConfigError(f"override '{item}' is invalid: {where} is not a table")
+        table[parts[-1].strip()] = parse_value(value.strip())
+    return config
+
+
+def to_json(config: dict[str, Any]) -> str:
+    """The config as the JSON text the core reads (numpy scalars and arrays become plain values)."""
+
+    def plain(value):
+        if hasattr(value, "tolist"):
+            return value.tolist()
+        if isinstance(value, (tuple, set)):
+            return list(value)
+        raise TypeError(f"{value!r} is not a number, string, boolean, list or table")
+
+    try:
+        return json.dumps(config, default=plain)
+    except (TypeError, ValueError) as e:
+        raise ConfigError(f"config is invalid: {e}") from None

@@ -1,0 +1,116 @@
+"""Packet-level simulation from Python: one run (``simulate``) or a load curve (``load_curve``)."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from typing import TYPE_CHECKING, Any
+
+from . import _core
+from ._core import ConfigError
+from .config import load_config, to_json
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+ConfigSource = str | os.PathLike | dict
+
+
+def flatten(d: dict[str, Any], prefix: str = "") -> dict[str, Any]:
+    """Nested dicts to one level: ``{"latency": {"network": {"mean": 1}}}`` → ``latency_network_mean``."""
+    out: dict[str, Any] = {}
+    for k, v in d.items():
+        if isinstance(v, dict):
+            out.update(flatten(v, f"{prefix}{k}_"))
+        else:
+            out[f"{prefix}{k}"] = v
+    return out
+
+
+class SimulationResult:
+    """The result of one run; result fields are attributes (``r.accepted_load``, ``r.latency``)."""
+
+    def __init__(self, data: dict[str, Any]):
+        self._data = data
+
+    def __getattr__(self, name: str) -> Any:
+        try:
+            return self.__dict__["_data"][name]
+        except KeyError:
+            raise AttributeError(f"SimulationResult has no field '{name}'") from None
+
+    def __dir__(self):
+        return [*super().__dir__(), *self._data]
+
+    @property
+    def converged(self) -> bool:
+        """Whether the run converged (only then is there an accepted load)."""
+        return self._data.get("status") == "converged"
+
+    @property
+    def packet_hops_per_second(self) -> float:
+        """Simulation speed: packet hops per wall-clock second."""
+        return rate(self._data.get("packet_hops", 0), self._data.get("wall_seconds", 0.0))
+
+    def to_dict(self) -> dict[str, Any]:
+        """The result as a (deep-copied) dict, as the core returned it."""
+        return json.loads(json.dumps(self._data))
+
+    def to_pandas(self) -> pd.DataFrame:
+        """A one-row DataFrame with flattened columns (``latency_network_mean`` ...)."""
+        import pandas
+
+        return pandas.DataFrame([flatten(self._data)])
+
+    def __repr__(self) -> str:
+        d = self._data
+        acc = f"accepted={d['accepted_load']:.4g}" if self.converged else "accepted=-"
+        return (
+            f"SimulationResult({d.get('topology')} {d.get('routing')} vcs={d.get('vcs')}: {d.get('status')}, "
+            f"offered={d.get('offered_load')}, {acc}, saturated={d.get('saturated')})"
+        )
+
+
+def rate(count: float, seconds: float) -> float:
+    """``count / seconds``, NaN when no time was measured."""
+    return count / seconds if seconds and seconds > 0 else math.nan
+
+
+def simulate(config: ConfigSource) -> SimulationResult:
+    """Run one simulation of ``config`` (a dict or the path of a TOML file)."""
+    return SimulationResult(json.loads(_core.simulate(to_json(load_config(config)))))
+
+
+def check_loads(loads) -> list[float]:
+    """The loads as floats in [0, 1]; raises :class:`ConfigError` otherwise."""
+    out = []
+    for x in loads:
+        try:
+            v = float(x)
+        except (TypeError, ValueError):
+            raise ConfigError(f"load = {x!r} is invalid: phits per cycle per node in [0, 1]") from None
+        if not 0.0 <= v <= 1.0:
+            raise ConfigError(f"load = {x!r} is invalid: phits per cycle per node in [0, 1]")
+        out.append(v)
+    if not out:
+        raise ConfigError("loads = [] is invalid: at least one offered load")
+    return out
+
+
+def load_curve_results(config: ConfigSource, loads) -> list[SimulationResult]:
+    """Run ``config`` at every offered load (in parallel in the core); results sorted by offered load."""
+    results = json.loads(_core.load_curve(to_json(load_config(config)), check_loads(loads)))
+    return sorted((SimulationResult(r) for r in results), key=lambda r: r.offered_load)
+
+
+def curve_frame(results: list[SimulationResult]) -> pd.DataFrame:
+    """One row per result, flattened columns as in :meth:`SimulationResult.to_pandas`."""
+    import pandas
+
+    return pandas.DataFrame([flatten(r._data) for r in results])
+
+
+def load_curve(config: ConfigSource, loads) -> pd.DataFrame:
+    """Run ``config`` at every offered load; one row per load, sorted by offered load."""
+    return curve_frame(load_curve_results(config, loads))

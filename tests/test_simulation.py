@@ -1,0 +1,256 @@
+"""Packet-level simulation from Python and the command line: results, load curves, configs, errors."""
+
+import itertools
+import json
+import os
+
+import pytest
+
+import hpcnetsim
+from hpcnetsim import ConfigError
+from hpcnetsim.config import apply_overrides, parse_value
+
+#: A short schedule: tiny networks converge and finish in a fraction of a second.
+SHORT = {
+    "warmup_cycles": 500,
+    "window_cycles": 200,
+    "convergence_tolerance": 0.5,
+    "max_convergence_cycles": 4000,
+    "batches": 2,
+    "batch_cycles": 500,
+}
+
+TORUS_TOML = """\
+topology = "torus:4x4"
+seed = 3
+
+[switch]
+vcs = 2
+
+[routing]
+algorithm = "dor"
+
+[traffic]
+pattern = "uniform"
+load = 0.1
+
+[measurement]
+warmup_cycles = 500
+window_cycles = 200
+convergence_tolerance = 0.5
+max_convergence_cycles = 4000
+batches = 2
+batch_cycles = 500
+"""
+
+SUMMARY_FIELDS = ("status", "offered load", "accepted load", "saturated", "network latency", "packet-hops/s")
+FLAT_COLUMNS = (
+    "topology", "routing", "vcs", "status", "offered_load", "accepted_load", "accepted_load_std", "saturated",
+    "latency_network_mean", "latency_network_p99", "latency_end_to_end_mean", "latency_end_to_end_max",
+    "packet_hops", "phit_hops", "cycles", "wall_seconds", "ideal_throughput",
+)  # fmt: skip
+
+
+def torus(load=0.1, **changes):
+    """The 4x4 torus config (DOR, 2 VCs) at ``load`` with the short schedule."""
+    cfg = {
+        "topology": "torus:4x4",
+        "seed": 3,
+        "switch": {"vcs": 2},
+        "routing": {"algorithm": "dor"},
+        "traffic": {"pattern": "uniform", "load": load},
+        "measurement": dict(SHORT),
+    }
+    for table, values in changes.items():
+        cfg[table].update(values)
+    return cfg
+
+
+@pytest.fixture
+def torus_file(tmp_path):
+    path = tmp_path / "torus.toml"
+    path.write_text(TORUS_TOML)
+    return path
+
+
+def test_simulate_converges_and_accepts_the_offered_load():
+    r = hpcnetsim.simulate(torus(0.1))
+    assert r.status == "converged", r.message
+    assert r.converged and not r.saturated
+    assert r.accepted_load == pytest.approx(0.1, rel=0.15)
+    assert r.topology == "torus:4x4" and r.routing == "dor" and r.vcs == 2 and r.seed == 3
+    assert len(r.batch_accepted_loads) == 2
+    assert r.latency["network"]["count"] > 0
+    assert r.latency["network"]["mean"] <= r.latency["end_to_end"]["mean"]
+    assert r.packets_delivered > 0 and r.packet_hops > 0 and r.phit_hops == 16 * r.packet_hops
+    assert r.cycles >= 500 + 2 * 500
+    assert "converged" in repr(r) and "\n" not in repr(r)
+
+
+def test_simulate_reads_a_toml_file_and_is_reproducible(torus_file):
+    a, b = hpcnetsim.simulate(torus_file), hpcnetsim.simulate(str(torus_file))
+    assert a.accepted_load == b.accepted_load and a.packet_hops == b.packet_hops
+    assert a.to_dict()["latency"] == b.to_dict()["latency"]
+
+
+def test_to_pandas_is_one_row_with_flattened_columns():
+    r = hpcnetsim.simulate(torus(0.1))
+    df = r.to_pandas()
+    assert len(df) == 1
+    for c in FLAT_COLUMNS:
+        assert c in df.columns, c
+    assert "latency" not in df.columns
+    assert df["latency_network_mean"].iloc[0] == r.latency["network"]["mean"]
+    assert set(r.to_dict()) >= {"status", "latency", "message", "packets_dropped", "packets_generated"}
+
+
+def test_load_curve_rows_in_order_and_accepted_load_grows_until_saturation():
+    df = hpcnetsim.load_curve(torus(), [0.5, 0.1, 0.3, 0.9, 0.2])
+    assert list(df["offered_load"]) == [0.1, 0.2, 0.3, 0.5, 0.9]
+    for c in FLAT_COLUMNS:
+        assert c in df.columns, c
+    low = df[df["offered_load"] <= 0.3]
+    assert (low["status"] == "converged").all()
+    assert list(low["accepted_load"]) == pytest.approx(list(low["offered_load"]), rel=0.15)
+    accepted = list(df.loc[df["status"] == "converged", "accepted_load"])
+    assert all(b >= 0.9 * a for a, b in itertools.pairwise(accepted)), accepted
+
+
+def test_load_curve_rejects_bad_loads():
+    for loads in ([], [0.1, 1.5], ["x"]):
+        with pytest.raises(ConfigError):
+            hpcnetsim.load_curve(torus(), loads)
+
+
+def test_bad_dict_config_raises_config_error():
+    with pytest.raises(ConfigError, match="foo"):
+        hpcnetsim.simulate(torus(switch={"foo": 1}))
+    with pytest.raises(ConfigError, match="traffic.load"):
+        hpcnetsim.simulate(torus(1.5))
+
+
+def test_load_config_normalises_a_file(torus_file):
+    cfg = hpcnetsim.load_config(torus_file)
+    assert cfg["switch"]["vcs"] == 2 and cfg["switch"]["queue_packets"] == 4
+    assert set(cfg) == {"topology", "seed", "switch", "routing", "traffic", "measurement"}
+    assert cfg["measurement"]["deadlock_cycles"] == 20000
+
+
+def test_overrides_parse_toml_values_and_create_tables():
+    sets = ["switch.vcs=4", "traffic.load=0.5", "traffic.hot_nodes=[1, 2]"]
+    cfg = apply_overrides({"topology": "torus:4x4"}, sets)
+    assert cfg == {
+        "topology": "torus:4x4",
+        "switch": {"vcs": 4},
+        "traffic": {"load": 0.5, "hot_nodes": [1, 2]},
+    }
+    again = apply_overrides(cfg, ["routing.algorithm=dor", "topology=torus:8x8"])
+    assert again["routing"] == {"algorithm": "dor"} and again["topology"] == "torus:8x8"
+    values = [parse_value(v) for v in ("true", '"a b"', "1e-3", "tree:k=4,n=2")]
+    assert values == [True, "a b", 0.001, "tree:k=4,n=2"]
+    for bad in ("switch.vcs", "=3", "switch..vcs=3", "topology.x=1"):
+        with pytest.raises(ConfigError, match="override"):
+            apply_overrides(cfg, [bad])
+
+
+def test_run_prints_the_summary_and_writes_result_files(cli, torus_file, tmp_path):
+    out = tmp_path / "out"
+    r = cli("run", str(torus_file), "--out", str(out))
+    assert r.returncode == 0, r.stderr
+    for field in SUMMARY_FIELDS:
+        assert field in r.stdout, field
+    assert "converged" in r.stdout
+    doc = json.loads((out / "result.json").read_text())
+    assert doc["result"]["status"] == "converged" and doc["config"]["topology"] == "torus:4x4"
+    lines = (out / "result.csv").read_text().splitlines()
+    assert len(lines) == 2 and "latency_network_mean" in lines[0].split(",")
+    assert sorted(os.listdir(out)) == ["result.csv", "result.json"]
+
+
+def test_run_with_loads_writes_the_curve(cli, torus_file, tmp_path):
+    out = tmp_path / "curve"
+    r = cli("run", str(torus_file), "--loads", "0.3,0.1,0.2", "--out", str(out))
+    assert r.returncode == 0, r.stderr
+    assert sorted(os.listdir(out)) == ["curve.csv", "curve.json", "curve.png"]
+    doc = json.loads((out / "curve.json").read_text())
+    assert [x["offered_load"] for x in doc["results"]] == [0.1, 0.2, 0.3]
+    assert len((out / "curve.csv").read_text().splitlines()) == 4
+    assert (out / "curve.png").stat().st_size > 10_000
+
+
+def test_set_overrides_the_file(cli, torus_file, tmp_path):
+    out = tmp_path / "o"
+    sets = ["--set", "switch.vcs=3", "traffic.load=0.2", "--set", "seed=9"]
+    r = cli("run", str(torus_file), *sets, "--out", str(out))
+    assert r.returncode == 0, r.stderr
+    res = json.loads((out / "result.json").read_text())["result"]
+    assert (res["vcs"], res["offered_load"], res["seed"]) == (3, 0.2, 9)
+
+
+def test_not_converged_is_reported_without_an_accepted_load(cli, torus_file):
+    sets = ["measurement.convergence_tolerance=1e-9", "measurement.max_convergence_cycles=400"]
+    r = cli("run", str(torus_file), "--set", *sets)
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert lines[1].split()[:2] == ["status", "not-converged"]
+    assert not [ln for ln in lines if ln.startswith(("accepted load", "saturated"))], r.stdout
+
+
+BAD_FILES = [
+    ("unknown-key", TORUS_TOML.replace("vcs = 2", "vcs = 2\nfoo = 1"), "foo"),
+    ("load", TORUS_TOML.replace("load = 0.1", "load = 1.5"), "traffic.load"),
+    ("queue", TORUS_TOML.replace("vcs = 2", "vcs = 2\nqueue_packets = 0"), "queue_packets"),
+    ("routing", TORUS_TOML.replace("torus:4x4", "tree:k=4,n=2"), "dor"),
+    ("malformed", TORUS_TOML.replace("[switch]", "[switch"), "torus.toml"),
+    ("missing", None, "torus.toml"),
+]
+
+
+@pytest.mark.parametrize("text,needle", [b[1:] for b in BAD_FILES], ids=[b[0] for b in BAD_FILES])
+def test_bad_config_is_one_line_exit_2_and_no_files(cli, tmp_path, text, needle):
+    path, out = tmp_path / "torus.toml", tmp_path / "out"
+    if text is not None:
+        path.write_text(text)
+    r = cli("run", str(path), "--out", str(out))
+    assert_one_line_error(r, needle)
+    assert not out.exists()
+
+
+BAD_ARGS = [
+    (["--set", "switch.vcs"], "switch.vcs"),
+    (["--set", "=4"], "=4"),
+    (["--set", "switch.foo=1"], "foo"),
+    (["--set", "switch.queue_packets=0"], "queue_packets"),
+    (["--set", "traffic.load=1.5"], "traffic.load"),
+    (["--loads", "0.1,x"], "0.1,x"),
+    (["--loads", "0.1,2"], "load"),
+]
+
+
+@pytest.mark.parametrize("args,needle", BAD_ARGS, ids=[" ".join(a) for a, _ in BAD_ARGS])
+def test_bad_override_is_one_line_and_exit_2(cli, torus_file, tmp_path, args, needle):
+    out = tmp_path / "out"
+    r = cli("run", str(torus_file), *args, "--out", str(out))
+    assert_one_line_error(r, needle)
+    assert not out.exists()
+
+
+def assert_one_line_error(r, needle):
+    assert r.returncode == 2, (r.stdout, r.stderr)
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1, r.stderr
+    assert lines[0].startswith("error:") and needle in lines[0], lines[0]
+    assert "Traceback" not in r.stderr and r.stdout == ""
+
+
+@pytest.mark.bench
+def test_bench_quick_prints_the_table(cli):
+    r = cli("bench", "--quick")
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.strip().splitlines()
+    assert lines[0].startswith("| config | status | cycles | packet_hops")
+    assert len(lines) == 2 + 5
+    for line in lines[2:]:
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        assert cells[1] in ("converged", "not-converged"), line
+        assert int(cells[2]) > 0 and int(cells[3]) > 0 and float(cells[-1]) > 0, line
