@@ -2,6 +2,14 @@
 fn main() {
     let path = std::env::args().nth(1).expect("usage: simulate CONFIG.toml");
     let text = std::fs::read_to_string(&path).expect("readable config");
+    if std::env::var("HPCNETSIM_COUNTERS").is_ok() {
+        let cfg = hpcnetsim_core::Config::from_toml(&text).expect("valid config");
+        let topo = hpcnetsim_core::Topology::from_spec(&cfg.topology).expect("valid topology");
+        let mut e = hpcnetsim_core::engine::Engine::new(&cfg, &topo).expect("valid network");
+        e.run_until(cfg.measurement.warmup_cycles);
+        println!("{:?}", e.counters);
+        return;
+    }
     match hpcnetsim_core::Config::from_toml(&text).and_then(|c| hpcnetsim_core::engine::measure::run(&c)) {
         Ok(r) => println!("{}", serde_json::to_string_pretty(&r).unwrap()),
         Err(e) => eprintln!("error: {e}"),

@@ -88,7 +88,8 @@ impl Default for SwitchConfig {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Algorithm {
-    /// The family's default: tree-adaptive, dor, direct or hyperx-dor.
+    /// The family's default: tree-adaptive; dor on meshes and on tori with two or more VCs,
+    /// bubble-adaptive (plain bubble DOR) on tori with one VC; direct; hyperx-dor.
     Auto,
     /// Trees: minimal adaptive up-phase (any up-port), deterministic down-phase.
     TreeAdaptive,
@@ -279,7 +280,21 @@ impl Config {
     pub fn from_toml(text: &str) -> Result<Config> {
         let cfg: Config = toml::from_str(text).map_err(|e| {
             let msg = e.message().replace('\n', " ");
-            Error::Unsupported(format!("config: {msg}"))
+            let at = e.span().map(|span| {
+                let before = &text[..span.start.min(text.len())];
+                let line = before.matches('\n').count() + 1;
+                // The table the bad key sits in, for messages such as "unknown field".
+                let table = before.lines().rev().find_map(|l| {
+                    let l = l.trim();
+                    (l.starts_with('[') && l.ends_with(']'))
+                        .then(|| l.trim_matches(|c| c == '[' || c == ']').to_string())
+                });
+                match table {
+                    Some(t) => format!("line {line} (in [{t}]): "),
+                    None => format!("line {line}: "),
+                }
+            });
+            Error::Unsupported(format!("config: {}{msg}", at.unwrap_or_default()))
         })?;
         cfg.validate()?;
         Ok(cfg)
@@ -347,16 +362,16 @@ impl Config {
                 "0 (fixed size) or between packet_phits and 4096",
             );
         }
-        if !(t.burst_packets >= 1.0) {
+        if t.burst_packets.is_nan() || t.burst_packets < 1.0 {
             return bad("traffic.burst_packets", &t.burst_packets, "a mean burst length >= 1");
         }
-        if !(0.0..=1.0).contains(&t.hot_fraction) {
+        if !(0.0..=1.0).contains(&t.hot_fraction) || t.hot_fraction.is_nan() {
             return bad("traffic.hot_fraction", &t.hot_fraction, "a fraction in [0, 1]");
         }
         if !(t.hot_region_fraction > 0.0 && t.hot_region_fraction <= 1.0) {
             return bad("traffic.hot_region_fraction", &t.hot_region_fraction, "a fraction in (0, 1]");
         }
-        if !(t.zipf_exponent > 0.0) {
+        if t.zipf_exponent.is_nan() || t.zipf_exponent <= 0.0 {
             return bad("traffic.zipf_exponent", &t.zipf_exponent, "a positive number");
         }
         let m = &self.measurement;
@@ -367,7 +382,7 @@ impl Config {
                 "positive window_cycles, convergence_windows, batches and batch_cycles",
             );
         }
-        if !(m.convergence_tolerance > 0.0) {
+        if m.convergence_tolerance.is_nan() || m.convergence_tolerance <= 0.0 {
             return bad("measurement.convergence_tolerance", &m.convergence_tolerance, "a positive fraction");
         }
         if m.deadlock_cycles == 0 {

@@ -18,6 +18,7 @@ use crate::topology::{Peer, Topology};
 use crate::workload::{Pattern, Source};
 use queue::EventQueue;
 use rand::Rng;
+use rustc_hash::FxHashMap;
 use std::collections::VecDeque;
 
 /// Something that happens at a cycle.
@@ -68,6 +69,14 @@ pub struct Counters {
     pub packet_hops: u64,
     /// Phit hops.
     pub phit_hops: u64,
+    /// Events handled.
+    pub events: u64,
+    /// Arbitrations run at switches.
+    pub arbitrations: u64,
+    /// Waiting packets examined by those arbitrations.
+    pub heads_examined: u64,
+    /// Output evaluations (one per group of packets with identical options).
+    pub evaluations: u64,
 }
 
 /// The simulated network: topology, routing, switch and NIC state, and the event queue.
@@ -94,8 +103,8 @@ pub struct Engine<'a> {
     credits: Vec<u32>,
     /// Round-robin pointer of every output channel (last winning input queue).
     rr_last: Vec<u32>,
-    /// Input queues of each switch whose front packet waits for a grant.
-    waiting: Vec<Vec<u32>>,
+    /// Front packets waiting for a grant at each switch.
+    waiting: Vec<Vec<Waiter>>,
     nic_queue: Vec<VecDeque<u32>>,
     nic_sending: Vec<bool>,
     nic_credits: Vec<u32>,
@@ -120,9 +129,35 @@ pub struct Engine<'a> {
     /// End-to-end latencies (generation to delivery) of recorded packets.
     pub end_to_end_latency: crate::stats::LatencyHistogram,
     active_sources: usize,
-    scratch: Vec<Candidate>,
+    sources_stopped: bool,
     available: Vec<(Candidate, u32)>,
-    requests: Vec<(u32, u32, Candidate, bool)>,
+    /// Requests of one arbitration: (output channel, input queue, candidate, group).
+    requests: Vec<(u32, u32, Candidate, u32)>,
+    groups: Vec<Group>,
+    granted_outputs: Vec<u32>,
+    /// Distinct candidate lists seen so far (port numbers are local to a switch, so one
+    /// list serves every switch), and their ids.
+    classes: Vec<Vec<Candidate>>,
+    class_ids: FxHashMap<Vec<Candidate>, u32>,
+    scratch: Vec<Candidate>,
+}
+
+/// A front packet waiting at a switch: its queue, the id of its candidate list and its size.
+/// Kept compact so arbitration reads nothing else.
+#[derive(Clone, Copy, Debug)]
+struct Waiter {
+    queue: u32,
+    class: u32,
+    size: u32,
+}
+
+/// Packets waiting at one switch with the same candidates and size: their options are
+/// evaluated once per arbitration.
+#[derive(Clone, Debug, Default)]
+struct Group {
+    class: u32,
+    size: u32,
+    choice: routing::Choice,
 }
 
 impl<'a> Engine<'a> {
@@ -179,10 +214,21 @@ impl<'a> Engine<'a> {
             network_latency: Default::default(),
             end_to_end_latency: Default::default(),
             active_sources: 0,
-            scratch: Vec::new(),
+            sources_stopped: false,
             available: Vec::new(),
             requests: Vec::new(),
+            groups: Vec::new(),
+            granted_outputs: Vec::new(),
+            classes: Vec::new(),
+            class_ids: FxHashMap::default(),
+            scratch: Vec::new(),
         };
+        // The destination NIC consumes a phit per cycle: its channel never runs out of room.
+        for (c, peer) in topo.peers().iter().enumerate() {
+            if matches!(peer, Peer::Terminal(_)) {
+                e.credits[c * vcs..(c + 1) * vcs].fill(u32::MAX);
+            }
+        }
         if e.source.is_active() {
             for nic in 0..terminals {
                 if e.pattern.is_active(nic) {
@@ -211,6 +257,42 @@ impl<'a> Engine<'a> {
         self.events.now()
     }
 
+    /// Stops every source: packets already generated still travel, no new one is made.
+    pub fn stop_sources(&mut self) {
+        self.sources_stopped = true;
+    }
+
+    /// Checks that the network is empty and every credit is back: all queues empty, every
+    /// sender's credits equal to the downstream capacity. Returns what is wrong otherwise.
+    pub fn check_idle(&self) -> std::result::Result<(), String> {
+        if self.in_flight != 0 {
+            return Err(format!("{} packets still in flight", self.in_flight));
+        }
+        if let Some(q) = self.fifo.iter().position(|f| !f.is_empty()) {
+            return Err(format!("input queue {q} not empty"));
+        }
+        if let Some(n) = self.nic_queue.iter().position(|f| !f.is_empty()) {
+            return Err(format!("injection queue of NIC {n} not empty"));
+        }
+        for (c, peer) in self.topo.peers().iter().enumerate() {
+            if let Peer::Switch { .. } = peer {
+                for vc in 0..self.vcs {
+                    let credits = self.credits[c * self.vcs + vc];
+                    if credits != self.queue_phits {
+                        return Err(format!(
+                            "channel {c} VC {vc} holds {credits} credits, capacity {}",
+                            self.queue_phits
+                        ));
+                    }
+                }
+            }
+        }
+        if let Some(i) = self.nic_credits.iter().position(|&c| c != self.queue_phits) {
+            return Err(format!("NIC {} VC {} holds {} credits", i / self.vcs, i % self.vcs, self.nic_credits[i]));
+        }
+        Ok(())
+    }
+
     /// Places one packet from `src` to `dst` in `src`'s injection queue at the current
     /// cycle (for zero-load and hand-made experiments).
     pub fn inject(&mut self, src: usize, dst: usize, size: u32) {
@@ -218,7 +300,9 @@ impl<'a> Engine<'a> {
         let p = self.new_packet(Packet { src: src as u32, dst: dst as u32, size, generated: now, injected: 0 });
         self.in_flight += 1;
         self.nic_queue[src].push_back(p);
-        self.wake(self.topo.num_switches() + src, now);
+        // Called between cycles: the wake-up goes through the queue to be seen.
+        let target = (self.topo.num_switches() + src) as u32;
+        self.events.push(now, Event::Wake { target });
     }
 
     fn new_packet(&mut self, p: Packet) -> u32 {
@@ -253,6 +337,7 @@ impl<'a> Engine<'a> {
             // Phase 1: arrivals, departures, credits, generation, deliveries — in creation
             // order, including events created for this same cycle while handling them.
             while !batch.is_empty() {
+                self.counters.events += batch.len() as u64;
                 for ev in batch.drain(..) {
                     self.handle(ev, now);
                 }
@@ -297,9 +382,7 @@ impl<'a> Engine<'a> {
                 );
                 self.fifo[q].push_back(packet);
                 if self.fifo[q].len() == 1 {
-                    let s = self.channel_switch[q / self.vcs] as usize;
-                    self.waiting[s].push(queue);
-                    self.wake(s, now);
+                    self.new_front(q, now);
                 }
             }
             Event::Tail { queue } => self.tail_left(queue as usize, now),
@@ -321,6 +404,9 @@ impl<'a> Engine<'a> {
     }
 
     fn generate(&mut self, nic: usize, now: u64) {
+        if self.sources_stopped {
+            return;
+        }
         let rng = &mut self.nic_rng[nic];
         let size = self.source.size(rng);
         let dst = self.pattern.destination(nic, rng);
@@ -372,42 +458,53 @@ impl<'a> Engine<'a> {
         self.counters.phit_hops += size as u64;
     }
 
-    /// Routing, selection and output arbitration at switch `s`.
+    /// Routing, selection and output arbitration at switch `s`. Packets whose candidate
+    /// lists (and sizes) are identical share one evaluation of the outputs' state.
     fn arbitrate(&mut self, s: usize, now: u64) {
         let mut requests = std::mem::take(&mut self.requests);
+        let mut groups = std::mem::take(&mut self.groups);
         requests.clear();
+        let mut used = 0;
         let base = self.topo.channel(s, 0);
+        self.counters.arbitrations += 1;
+        self.counters.heads_examined += self.waiting[s].len() as u64;
         for i in 0..self.waiting[s].len() {
-            let q = self.waiting[s][i] as usize;
-            let p = self.fifo[q][0];
-            let pk = self.packets[p as usize];
-            let (in_port, in_vc) = (q / self.vcs - base, q % self.vcs);
-            let req = Request { switch: s, in_port, in_vc, src: pk.src as usize, dst: pk.dst as usize };
-            self.scratch.clear();
-            self.routing.route(&req, &mut self.scratch);
-            self.available.clear();
-            for &c in &self.scratch {
-                let out = base + c.port as usize;
-                if self.link_free[out] > now {
-                    continue;
+            let Waiter { queue: q, class, size } = self.waiting[s][i];
+            let g = match groups[..used].iter().position(|g: &Group| g.class == class && g.size == size) {
+                Some(g) => g,
+                None => {
+                    self.counters.evaluations += 1;
+                    self.available.clear();
+                    for &c in &self.classes[class as usize] {
+                        let out = base + c.port as usize;
+                        if self.link_free[out] > now {
+                            continue;
+                        }
+                        let room = self.credits[out * self.vcs + c.vc as usize];
+                        let need = if c.bubble { size + self.max_packet_phits } else { size };
+                        if room >= need {
+                            self.available.push((c, room));
+                        }
+                    }
+                    if used == groups.len() {
+                        groups.push(Group::default());
+                    }
+                    let g = &mut groups[used];
+                    (g.class, g.size) = (class, size);
+                    g.choice.prepare(self.selection, &self.available);
+                    used += 1;
+                    used - 1
                 }
-                let room = match self.topo.peers()[out] {
-                    // The destination NIC consumes a phit per cycle: it never refuses.
-                    Peer::Terminal(_) => u32::MAX,
-                    _ => self.credits[out * self.vcs + c.vc as usize],
-                };
-                let need = if c.bubble { pk.size + self.max_packet_phits } else { pk.size };
-                if room >= need {
-                    self.available.push((c, room));
-                }
-            }
-            let several = self.available.len() > 1;
-            if let Some(c) = routing::select(self.selection, &self.available, &mut self.switch_rng[s]) {
-                requests.push(((base + c.port as usize) as u32, q as u32, c, several));
+            };
+            if let Some(c) = groups[g].choice.pick(&mut self.switch_rng[s]) {
+                requests.push(((base + c.port as usize) as u32, q, c, g as u32));
             }
         }
         // One grant per output port; requests are grouped by port, in arrival order.
         requests.sort_by_key(|r| r.0);
+        let mut granted = std::mem::take(&mut self.granted_outputs);
+        granted.clear();
+        let mut losers_may_retry = false;
         let mut i = 0;
         while i < requests.len() {
             let out = requests[i].0;
@@ -419,18 +516,60 @@ impl<'a> Engine<'a> {
             let (_, q, c, _) = requests[winner];
             self.grant(s, q as usize, c, now);
             self.rr_last[out as usize] = q;
-            // A loser that had other options tries them next cycle, as a cycle-driven
-            // switch would.
-            if requests[i..j].iter().enumerate().any(|(k, r)| k + i != winner && r.3) {
-                self.wake(s, now + 1);
-            }
+            granted.push(out);
+            losers_may_retry |= j - i > 1;
             i = j;
         }
+        // A loser that still has a free option tries it next cycle, as a cycle-driven
+        // switch would; the others wait for a link or credit to come back.
+        if losers_may_retry {
+            let retry = requests.iter().any(|&(out, q, _, g)| {
+                granted.contains(&out)
+                    && self.waiting[s].iter().any(|w| w.queue == q)
+                    && groups[g as usize]
+                        .choice
+                        .available()
+                        .iter()
+                        .any(|c| !granted.contains(&((base + c.port as usize) as u32)))
+            });
+            if retry {
+                self.wake(s, now + 1);
+            }
+        }
+        self.granted_outputs = granted;
         self.requests = requests;
+        self.groups = groups;
+    }
+
+    /// Queue `q` has a new front packet: route it once and make it wait for a grant.
+    fn new_front(&mut self, q: usize, now: u64) {
+        let s = self.channel_switch[q / self.vcs] as usize;
+        let pk = self.packets[self.fifo[q][0] as usize];
+        let base = self.topo.channel(s, 0);
+        let req = Request {
+            switch: s,
+            in_port: q / self.vcs - base,
+            in_vc: q % self.vcs,
+            src: pk.src as usize,
+            dst: pk.dst as usize,
+        };
+        self.scratch.clear();
+        self.routing.route(&req, &mut self.scratch);
+        let class = match self.class_ids.get(&self.scratch) {
+            Some(&id) => id,
+            None => {
+                let id = self.classes.len() as u32;
+                self.classes.push(self.scratch.clone());
+                self.class_ids.insert(self.scratch.clone(), id);
+                id
+            }
+        };
+        self.waiting[s].push(Waiter { queue: q as u32, class, size: pk.size });
+        self.wake(s, now);
     }
 
     /// Index of the winning request among those for one output.
-    fn pick(&mut self, reqs: &[(u32, u32, Candidate, bool)], s: usize) -> usize {
+    fn pick(&mut self, reqs: &[(u32, u32, Candidate, u32)], s: usize) -> usize {
         if reqs.len() == 1 {
             return 0;
         }
@@ -470,7 +609,7 @@ impl<'a> Engine<'a> {
             Peer::Unplugged => unreachable!("routing chose an unplugged port"),
         }
         let w = &mut self.waiting[s];
-        let pos = w.iter().position(|&x| x as usize == q).expect("granted queue was waiting");
+        let pos = w.iter().position(|x| x.queue as usize == q).expect("granted queue was waiting");
         w.swap_remove(pos);
         self.count_hop(size);
         self.events.push(now + size as u64, Event::Tail { queue: q as u32 });
@@ -492,9 +631,7 @@ impl<'a> Engine<'a> {
             Peer::Unplugged => unreachable!("a packet arrived through an unplugged port"),
         }
         if !self.fifo[q].is_empty() {
-            let s = self.channel_switch[q / self.vcs] as usize;
-            self.waiting[s].push(q as u32);
-            self.wake(s, now);
+            self.new_front(q, now);
         }
     }
 

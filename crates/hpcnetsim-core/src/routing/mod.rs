@@ -12,7 +12,7 @@ use crate::topology::{Family, Topology};
 use rand::Rng;
 
 /// One legal next hop.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Candidate {
     /// Output port of the current switch.
     pub port: u16,
@@ -76,6 +76,9 @@ pub fn build(cfg: &Config, topo: &Topology) -> Result<Box<dyn Routing>> {
     let vcs = cfg.switch.vcs as usize;
     let algorithm = match (cfg.routing.algorithm, topo.family()) {
         (Algorithm::Auto, Family::Tree(_)) => Algorithm::TreeAdaptive,
+        // With one VC a torus has no room for a dateline: bubble flow control keeps DOR
+        // deadlock-free on a single (escape) channel.
+        (Algorithm::Auto, Family::Torus(t)) if t.wrap && vcs < 2 => Algorithm::BubbleAdaptive,
         (Algorithm::Auto, Family::Torus(_)) => Algorithm::Dor,
         (Algorithm::Auto, Family::HyperX(_)) => Algorithm::HyperxDor,
         (Algorithm::Auto, Family::Crossbar(_)) => Algorithm::Direct,
@@ -147,34 +150,58 @@ pub fn algorithm_name(a: Algorithm) -> &'static str {
     }
 }
 
-/// Picks one of the available candidates (`credits` = free phits downstream for each):
-/// adaptive candidates before escape ones, then by the policy.
-pub fn select<R: Rng>(policy: Selection, available: &[(Candidate, u32)], rng: &mut R) -> Option<Candidate> {
-    let adaptive = available.iter().any(|(c, _)| !c.escape);
-    let pool = available.iter().filter(|(c, _)| !adaptive || !c.escape);
-    match policy {
-        Selection::First => pool.map(|&(c, _)| c).next(),
-        Selection::Random => {
-            let v: Vec<Candidate> = pool.map(|&(c, _)| c).collect();
-            (!v.is_empty()).then(|| v[rng.random_range(0..v.len())])
-        }
-        Selection::MostCredits => {
-            let mut best: Option<Candidate> = None;
-            let (mut best_credits, mut ties) = (0, 0u32);
-            for &(c, credits) in pool {
-                if best.is_none() || credits > best_credits {
-                    best = Some(c);
-                    best_credits = credits;
-                    ties = 1;
-                } else if credits == best_credits {
-                    // Reservoir sampling keeps every tied candidate equally likely.
-                    ties += 1;
-                    if rng.random_range(0..ties) == 0 {
-                        best = Some(c);
-                    }
-                }
+/// The candidates a selection policy draws from, prepared once for every packet that has
+/// the same options: adaptive candidates before escape ones, and for `most-credits` only
+/// those with the most credits.
+#[derive(Clone, Debug, Default)]
+pub struct Choice {
+    pool: Vec<Candidate>,
+    /// Every available candidate, eligible now or not (a packet that loses arbitration
+    /// may still take one of these next cycle).
+    available: Vec<Candidate>,
+}
+
+impl Choice {
+    /// Prepares the choice among `available` (candidate, free phits downstream) pairs.
+    pub fn prepare(&mut self, policy: Selection, available: &[(Candidate, u32)]) {
+        self.pool.clear();
+        self.available.clear();
+        self.available.extend(available.iter().map(|&(c, _)| c));
+        let adaptive = available.iter().any(|(c, _)| !c.escape);
+        let eligible = available.iter().filter(|(c, _)| !adaptive || !c.escape);
+        match policy {
+            Selection::First => self.pool.extend(eligible.map(|&(c, _)| c).take(1)),
+            Selection::Random => self.pool.extend(eligible.map(|&(c, _)| c)),
+            Selection::MostCredits => {
+                let best = eligible.clone().map(|&(_, credits)| credits).max();
+                self.pool.extend(eligible.filter(|&&(_, credits)| Some(credits) == best).map(|&(c, _)| c));
             }
-            best
         }
     }
+
+    /// The candidates that may be picked.
+    pub fn pool(&self) -> &[Candidate] {
+        &self.pool
+    }
+
+    /// Every available candidate, including those the policy passed over.
+    pub fn available(&self) -> &[Candidate] {
+        &self.available
+    }
+
+    /// Picks one candidate (uniformly among ties), or `None` if nothing is available.
+    pub fn pick<R: Rng>(&self, rng: &mut R) -> Option<Candidate> {
+        match self.pool.len() {
+            0 => None,
+            1 => Some(self.pool[0]),
+            n => Some(self.pool[rng.random_range(0..n)]),
+        }
+    }
+}
+
+/// Picks one of the available candidates by `policy` (see [`Choice`]).
+pub fn select<R: Rng>(policy: Selection, available: &[(Candidate, u32)], rng: &mut R) -> Option<Candidate> {
+    let mut choice = Choice::default();
+    choice.prepare(policy, available);
+    choice.pick(rng)
 }

@@ -120,7 +120,7 @@ impl Pattern {
             _ => {}
         }
         if needs_pow2 {
-            p.fixed = (0..n).map(|s| p.bit_pattern(s)).map(|d| d).collect();
+            p.fixed = (0..n).map(|s| p.bit_pattern(s)).collect();
             for (s, d) in p.fixed.iter_mut().enumerate() {
                 if *d == s {
                     *d = usize::MAX;

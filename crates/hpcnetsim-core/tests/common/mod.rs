@@ -3,6 +3,8 @@
 
 #![allow(dead_code)]
 
+pub mod reference;
+
 use hpcnetsim_core::topology::paths::bfs;
 use hpcnetsim_core::{Peer, Topology};
 
