@@ -71,6 +71,14 @@ def _build_parser() -> argparse.ArgumentParser:
     b = sub.add_parser("bench", help="simulator speed on fixed configs")
     b.add_argument("--quick", action="store_true", help="short schedules: warm-up 1000, one batch of 1000 cycles")
     b.set_defaults(func=_bench)
+
+    from .studies import STUDIES
+
+    st = sub.add_parser("study", help="run a built-in study reproducing a figure or table of the papers")
+    st.add_argument("name", choices=sorted(STUDIES), help="study to run")
+    st.add_argument("--full", action="store_true", help="the paper's measurement schedule (slow)")
+    st.add_argument("--out", type=Path, default=Path("results"), help="output directory (default: results)")
+    st.set_defaults(func=_study)
     return p
 
 
@@ -232,6 +240,18 @@ def _write_curve(results, config: dict, out: Path) -> list[Path]:
     ideal = {label: float(frame["ideal_throughput"].iloc[0])}
     atomic_write(paths[2], lambda tmp: plot_load_curves({label: frame}, tmp, title, ideal))
     return paths
+
+
+def _study(args) -> None:
+    from .studies import STUDIES
+
+    study = STUDIES[args.name]
+    print(study.TITLE, flush=True)
+    for path in study.run(args.out, full=args.full):
+        print(f"wrote {path}")
+    report = args.out / "report.md"
+    if report.exists():
+        print(report.read_text(), end="")
 
 
 def _bench(args) -> None:
