@@ -62,8 +62,9 @@ def plot(rows: list[dict], path: Path, title: str) -> None:
     from ..compare import short_label
 
     trees = list(dict.fromkeys(r["topology"] for r in rows))
-    fig, axes = plt.subplots(1, len(trees), figsize=(4.2 * len(trees), 4.2))
-    for ax, spec in zip(axes if len(trees) > 1 else [axes], trees):
+    fig, axes = plt.subplots(1, len(trees), figsize=(4.2 * len(trees), 4.2), squeeze=False)
+    axes = axes[0]
+    for ax, spec in zip(axes, trees):
         mine = [r for r in rows if r["topology"] == spec]
         for v in sorted({r["vcs"] for r in mine}):
             pts = [r for r in mine if r["vcs"] == v and r["accepted_load"] is not None]
