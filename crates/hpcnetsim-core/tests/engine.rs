@@ -3,17 +3,14 @@
 //! ideal throughput, absence of deadlock under saturation, and bad configs.
 
 mod common;
-use common::topo;
+use common::{sim_config, topo};
 use hpcnetsim_core::config::{Algorithm, Config};
 use hpcnetsim_core::engine::{measure, Engine};
 use hpcnetsim_core::stats::Status;
 use hpcnetsim_core::topology::paths;
 
 fn config(spec: &str, vcs: u32, load: f64) -> Config {
-    let mut c = Config::from_toml(&format!("topology = \"{spec}\"")).unwrap();
-    c.switch.vcs = vcs;
-    c.traffic.load = load;
-    c
+    sim_config(spec, vcs, Algorithm::Auto, load)
 }
 
 /// Short schedule for tests on small networks.

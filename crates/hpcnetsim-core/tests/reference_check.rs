@@ -5,17 +5,9 @@
 
 mod common;
 use common::reference::Reference;
-use common::topo;
+use common::{sim_config as config, topo};
 use hpcnetsim_core::config::{Algorithm, Config};
 use hpcnetsim_core::engine::Engine;
-
-fn config(spec: &str, vcs: u32, algorithm: Algorithm, load: f64) -> Config {
-    let mut c = Config::from_toml(&format!("topology = \"{spec}\"")).unwrap();
-    c.switch.vcs = vcs;
-    c.routing.algorithm = algorithm;
-    c.traffic.load = load;
-    c
-}
 
 #[test]
 fn single_packets_take_the_same_time() {

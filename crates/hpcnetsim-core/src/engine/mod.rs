@@ -594,8 +594,8 @@ impl<'a> Engine<'a> {
         let p = self.fifo[q][0];
         let size = self.packets[p as usize].size;
         let out = self.topo.channel(s, c.port as usize);
+        // The link is free again when the tail leaves: the Tail event wakes this switch then.
         self.link_free[out] = now + size as u64;
-        self.wake(s, now + size as u64);
         match self.topo.peers()[out] {
             Peer::Switch { switch, port } => {
                 let oq = out * self.vcs + c.vc as usize;
@@ -615,8 +615,8 @@ impl<'a> Engine<'a> {
         self.events.push(now + size as u64, Event::Tail { queue: q as u32 });
     }
 
-    /// The front packet's tail has left queue `q`: free its room upstream, and let the next
-    /// packet compete.
+    /// The front packet's tail has left queue `q`: free its room upstream, let the next
+    /// packet compete, and let every waiting packet try the output link it freed.
     fn tail_left(&mut self, q: usize, now: u64) {
         let p = self.fifo[q].pop_front().expect("tail of a queued packet");
         let size = self.packets[p as usize].size;
@@ -630,7 +630,9 @@ impl<'a> Engine<'a> {
             Peer::Terminal(nic) => self.events.push(back, Event::NicCredit { nic, vc: vc as u32, phits: size }),
             Peer::Unplugged => unreachable!("a packet arrived through an unplugged port"),
         }
-        if !self.fifo[q].is_empty() {
+        if self.fifo[q].is_empty() {
+            self.wake(self.channel_switch[q / self.vcs] as usize, now);
+        } else {
             self.new_front(q, now);
         }
     }

@@ -5,12 +5,22 @@
 
 pub mod reference;
 
+use hpcnetsim_core::config::{Algorithm, Config};
 use hpcnetsim_core::topology::paths::bfs;
 use hpcnetsim_core::{Peer, Topology};
 
 /// Builds a spec that the tests know to be valid.
 pub fn topo(spec: &str) -> Topology {
     Topology::from_spec(spec).unwrap_or_else(|e| panic!("{spec}: {e}"))
+}
+
+/// A simulation config with the defaults but for the given network, VCs, routing and load.
+pub fn sim_config(spec: &str, vcs: u32, algorithm: Algorithm, load: f64) -> Config {
+    let mut c = Config::from_toml(&format!("topology = \"{spec}\"")).unwrap();
+    c.switch.vcs = vcs;
+    c.routing.algorithm = algorithm;
+    c.traffic.load = load;
+    c
 }
 
 /// Every minimal switch path from `src` to `dst`, each as the list of channels it uses.
