@@ -163,3 +163,16 @@ fn bad_configs_name_the_field() {
         assert!(!err.contains('\n'), "{err}");
     }
 }
+
+/// A run whose accepted load never settles reports `not-converged` and no throughput.
+#[test]
+fn unsettled_runs_report_no_throughput() {
+    let mut c = quick(config("torus:4x4", 2, 0.5));
+    c.measurement.convergence_tolerance = 1e-9;
+    c.measurement.max_convergence_cycles = 5_000;
+    let r = measure::run(&c).unwrap();
+    assert_eq!(r.status, Status::NotConverged);
+    assert_eq!(r.accepted_load, None);
+    assert!(r.batch_accepted_loads.is_empty());
+    assert!(r.message.contains("did not settle within 5000 cycles"), "{}", r.message);
+}
