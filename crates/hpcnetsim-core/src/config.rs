@@ -89,7 +89,7 @@ impl Default for SwitchConfig {
 #[serde(rename_all = "kebab-case")]
 pub enum Algorithm {
     /// The family's default: tree-adaptive; dor on meshes and on tori with two or more VCs,
-    /// bubble-adaptive (plain bubble DOR) on tori with one VC; direct; hyperx-dor.
+    /// bubble-adaptive (plain bubble DOR) on tori with one VC; direct; hyperx-dor; ts-dor.
     Auto,
     /// Trees: minimal adaptive up-phase (any up-port), deterministic down-phase.
     TreeAdaptive,
@@ -106,6 +106,11 @@ pub enum Algorithm {
     HyperxDor,
     /// HyperX: minimal adaptive over the unaligned dimensions on VCs 1.., DOR escape on VC 0.
     HyperxAdaptive,
+    /// Twin tori: dimension order with four internal-link VCs (paper 003 §2.2).
+    Dort,
+    /// Twin tori: twin-source dimension order, PE0's packets d_0 → d_{n−1} and PE1's
+    /// d_{n−1} → d_0 on separate VC pairs (paper 003 §3.1).
+    TsDor,
 }
 
 /// Choice among the legal candidates of a routing.

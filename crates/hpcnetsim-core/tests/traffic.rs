@@ -118,7 +118,9 @@ fn hot_spot_region_and_zipf_distributions() {
 
 #[test]
 fn injection_processes_offer_the_configured_load() {
-    for (injection, sizes) in [(Injection::Bernoulli, (16, 0)), (Injection::Bursty, (16, 0)), (Injection::Bernoulli, (4, 28))] {
+    for (injection, sizes) in
+        [(Injection::Bernoulli, (16, 0)), (Injection::Bursty, (16, 0)), (Injection::Bernoulli, (4, 28))]
+    {
         let mut c = Config::from_toml("topology = \"torus:4x4\"").unwrap();
         c.traffic.load = 0.3;
         c.traffic.injection = injection;

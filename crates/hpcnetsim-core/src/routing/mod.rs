@@ -5,6 +5,7 @@
 pub mod hyperx;
 pub mod torus;
 pub mod tree;
+pub mod twin;
 
 use crate::config::{Algorithm, Config, Selection};
 use crate::error::{Error, Result};
@@ -82,6 +83,7 @@ pub fn build(cfg: &Config, topo: &Topology) -> Result<Box<dyn Routing>> {
         (Algorithm::Auto, Family::Torus(_)) => Algorithm::Dor,
         (Algorithm::Auto, Family::HyperX(_)) => Algorithm::HyperxDor,
         (Algorithm::Auto, Family::Crossbar(_)) => Algorithm::Direct,
+        (Algorithm::Auto, Family::TwinTorus(_)) => Algorithm::TsDor,
         (a, _) => a,
     };
     let unsuited = |allowed: &str| {
@@ -125,14 +127,13 @@ pub fn build(cfg: &Config, topo: &Topology) -> Result<Box<dyn Routing>> {
                 .collect(),
         }),
         (_, Family::Crossbar(_)) => return Err(unsuited("auto, direct")),
-        (_, Family::TwinTorus(_)) => {
-            return Err(Error::invalid(
-                "config",
-                "routing.algorithm",
-                format!("'{}'", algorithm_name(algorithm)),
-                "no routing is available for twin-torus topologies yet (DORT and TS-DOR are planned)",
-            ))
+        (Algorithm::Dort | Algorithm::TsDor, Family::TwinTorus(t)) => {
+            need_vcs(4, "twin-torus routing (two VC pairs on the internal link)")?;
+            let which =
+                if algorithm == Algorithm::Dort { twin::TwinAlgorithm::Dort } else { twin::TwinAlgorithm::TsDor };
+            Box::new(twin::TwinRouting::new(t, which))
         }
+        (_, Family::TwinTorus(_)) => return Err(unsuited("auto, dort, ts-dor")),
     })
 }
 
@@ -147,6 +148,8 @@ pub fn algorithm_name(a: Algorithm) -> &'static str {
         Algorithm::Direct => "direct",
         Algorithm::HyperxDor => "hyperx-dor",
         Algorithm::HyperxAdaptive => "hyperx-adaptive",
+        Algorithm::Dort => "dort",
+        Algorithm::TsDor => "ts-dor",
     }
 }
 
