@@ -18,7 +18,8 @@ fn pattern(spec: &str, kind: PatternKind, edit: impl Fn(&mut Config)) -> Pattern
 fn bit_permutations() {
     let mut rng = stream(1, Owner::Nic, 0);
     let n = 64;
-    let cases: [(PatternKind, fn(usize) -> usize); 5] = [
+    type Mapping = fn(usize) -> usize;
+    let cases: [(PatternKind, Mapping); 5] = [
         (PatternKind::BitComplement, |s| 63 - s),
         (PatternKind::BitReversal, |s| (0..6).fold(0, |a, i| a | ((s >> i) & 1) << (5 - i))),
         (PatternKind::Transpose, |s| ((s & 7) << 3) | (s >> 3)),

@@ -56,7 +56,7 @@ fn has_cycle(t: &Topology, r: &dyn Routing, collapse: bool) -> bool {
     // Iterative DFS with colours: grey on the stack, black done.
     let mut colour: HashMap<(usize, usize), u8> = HashMap::new();
     for &start in edges.keys() {
-        if colour.get(&start).is_some() {
+        if colour.contains_key(&start) {
             continue;
         }
         let mut stack = vec![(start, 0usize)];
