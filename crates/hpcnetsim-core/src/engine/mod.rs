@@ -7,6 +7,7 @@
 //! cycles later. A packet is granted only if the whole packet fits downstream. Work is
 //! done only when something happens: idle switches and NICs cost nothing.
 
+mod fifos;
 pub mod measure;
 mod queue;
 
@@ -16,6 +17,7 @@ use crate::rng::{stream, Owner, Stream};
 use crate::routing::{self, Candidate, Request, Routing};
 use crate::topology::{Peer, Topology};
 use crate::workload::{Pattern, Source};
+use fifos::Fifos;
 use queue::EventQueue;
 use rand::Rng;
 use rustc_hash::FxHashMap;
@@ -96,7 +98,7 @@ pub struct Engine<'a> {
     /// Switch owning every channel (global port index).
     channel_switch: Vec<u32>,
     /// Input FIFOs, one per channel and VC (the queue at the receiving end of the port).
-    fifo: Vec<VecDeque<u32>>,
+    fifo: Fifos,
     /// Cycle from which each output link is free.
     link_free: Vec<u64>,
     /// Free phits in the downstream queue of each output channel and VC.
@@ -191,7 +193,7 @@ impl<'a> Engine<'a> {
             arbitration: cfg.switch.arbitration,
             selection: cfg.routing.selection,
             channel_switch,
-            fifo: vec![VecDeque::new(); channels * vcs],
+            fifo: Fifos::new(channels * vcs, queue_phits.div_ceil(cfg.traffic.packet_phits) as usize),
             link_free: vec![0; channels],
             credits: vec![queue_phits; channels * vcs],
             rr_last: vec![u32::MAX; channels],
@@ -268,7 +270,7 @@ impl<'a> Engine<'a> {
         if self.in_flight != 0 {
             return Err(format!("{} packets still in flight", self.in_flight));
         }
-        if let Some(q) = self.fifo.iter().position(|f| !f.is_empty()) {
+        if let Some(q) = self.fifo.first_non_empty() {
             return Err(format!("input queue {q} not empty"));
         }
         if let Some(n) = self.nic_queue.iter().position(|f| !f.is_empty()) {
@@ -375,13 +377,13 @@ impl<'a> Engine<'a> {
             Event::Arrive { queue, packet } => {
                 let q = queue as usize;
                 debug_assert!(
-                    self.fifo[q].iter().map(|&p| self.packets[p as usize].size).sum::<u32>()
+                    self.fifo.iter(q).map(|p| self.packets[p as usize].size).sum::<u32>()
                         + self.packets[packet as usize].size
                         <= self.queue_phits,
                     "input queue overflow"
                 );
-                self.fifo[q].push_back(packet);
-                if self.fifo[q].len() == 1 {
+                self.fifo.push(q, packet);
+                if self.fifo.len(q) == 1 {
                     self.new_front(q, now);
                 }
             }
@@ -544,7 +546,7 @@ impl<'a> Engine<'a> {
     /// Queue `q` has a new front packet: route it once and make it wait for a grant.
     fn new_front(&mut self, q: usize, now: u64) {
         let s = self.channel_switch[q / self.vcs] as usize;
-        let pk = self.packets[self.fifo[q][0] as usize];
+        let pk = self.packets[self.fifo.front(q).expect("a front packet") as usize];
         let base = self.topo.channel(s, 0);
         let req = Request {
             switch: s,
@@ -583,7 +585,7 @@ impl<'a> Engine<'a> {
             }
             Arbitration::OldestFirst => (0..reqs.len())
                 .min_by_key(|&k| {
-                    let p = &self.packets[self.fifo[reqs[k].1 as usize][0] as usize];
+                    let p = &self.packets[self.fifo.front(reqs[k].1 as usize).expect("a front packet") as usize];
                     (p.injected, p.generated, reqs[k].1)
                 })
                 .unwrap_or(0),
@@ -591,7 +593,7 @@ impl<'a> Engine<'a> {
     }
 
     fn grant(&mut self, s: usize, q: usize, c: Candidate, now: u64) {
-        let p = self.fifo[q][0];
+        let p = self.fifo.front(q).expect("granted queue has a front packet");
         let size = self.packets[p as usize].size;
         let out = self.topo.channel(s, c.port as usize);
         // The link is free again when the tail leaves: the Tail event wakes this switch then.
@@ -618,7 +620,7 @@ impl<'a> Engine<'a> {
     /// The front packet's tail has left queue `q`: free its room upstream, let the next
     /// packet compete, and let every waiting packet try the output link it freed.
     fn tail_left(&mut self, q: usize, now: u64) {
-        let p = self.fifo[q].pop_front().expect("tail of a queued packet");
+        let p = self.fifo.pop(q).expect("tail of a queued packet");
         let size = self.packets[p as usize].size;
         let vc = q % self.vcs;
         let back = now + self.credit_delay;
@@ -630,7 +632,7 @@ impl<'a> Engine<'a> {
             Peer::Terminal(nic) => self.events.push(back, Event::NicCredit { nic, vc: vc as u32, phits: size }),
             Peer::Unplugged => unreachable!("a packet arrived through an unplugged port"),
         }
-        if self.fifo[q].is_empty() {
+        if self.fifo.len(q) == 0 {
             self.wake(self.channel_switch[q / self.vcs] as usize, now);
         } else {
             self.new_front(q, now);
