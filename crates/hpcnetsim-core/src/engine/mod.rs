@@ -332,8 +332,8 @@ impl<'a> Engine<'a> {
         }
     }
 
-    /// Runs every event before cycle `limit`; returns false if nothing is left to do.
-    pub fn run_until(&mut self, limit: u64) -> bool {
+    /// Runs every event before cycle `limit`.
+    pub fn run_until(&mut self, limit: u64) {
         let mut batch = std::mem::take(&mut self.batch);
         while let Some(now) = self.events.next_cycle(limit, &mut batch) {
             // Phase 1: arrivals, departures, credits, generation, deliveries — in creation
@@ -362,7 +362,6 @@ impl<'a> Engine<'a> {
             self.events.advance();
         }
         self.batch = batch;
-        self.in_flight > 0 || self.source.is_active()
     }
 
     fn handle(&mut self, ev: Event, now: u64) {
