@@ -26,6 +26,126 @@ pub struct Config {
     /// Warm-up, convergence and batch schedule.
     #[serde(default)]
     pub measurement: MeasurementConfig,
+    /// A causal workload (task programs) instead of independent traffic: the run then
+    /// measures the execution time of the programs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub workload: Option<WorkloadConfig>,
+}
+
+/// The application kernels of papers 000 and 002.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Kernel {
+    /// Binary tree, N-to-1 (Reduce, Gather).
+    #[serde(rename = "bt")]
+    Bt,
+    /// Inverse binary tree, 1-to-N (Bcast, Scatter).
+    #[serde(rename = "ibt")]
+    Ibt,
+    /// Barrier: BT then IBT with empty messages.
+    #[serde(rename = "barrier")]
+    Barrier,
+    /// Butterfly (recursive doubling), N a power of two.
+    #[serde(rename = "bu")]
+    Bu,
+    /// 2D wave-front on a square virtual mesh.
+    #[serde(rename = "2w")]
+    W2,
+    /// 3D wave-front on a cubic virtual mesh.
+    #[serde(rename = "3w")]
+    W3,
+    /// Waterfall: `burst_messages` consecutive 2D wave-fronts of message_bytes / burst each.
+    #[serde(rename = "wf")]
+    Wf,
+    /// 2D mesh distribution: send to every neighbour, then wait for all of them.
+    #[serde(rename = "2m")]
+    M2,
+    /// 3D mesh distribution.
+    #[serde(rename = "3m")]
+    M3,
+    /// 2D direction distribution: one direction at a time (X+, X−, Y+, Y−).
+    #[serde(rename = "2d")]
+    D2,
+    /// 3D direction distribution.
+    #[serde(rename = "3d")]
+    D3,
+}
+
+/// How message lengths evolve from stage to stage.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum LengthEvolution {
+    /// The same length at every stage.
+    Constant,
+    /// Doubling at each stage (Gather, Allgather).
+    Doubling,
+    /// Halving at each stage (Scatter).
+    Halving,
+}
+
+/// Placement of tasks on terminals.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum PlacementKind {
+    /// Task i on terminal i (with several tasks per terminal, consecutive tasks together).
+    Linear,
+    /// A random permutation of the terminal slots, drawn from the seed.
+    Random,
+    /// Runs of consecutive terminals with geometric gaps (p = 0.8), paper 001 §4.4.3.
+    Clustered,
+    /// The terminals given in `placement_list`.
+    List,
+}
+
+/// A causal workload: an application kernel run by `tasks` tasks placed on the terminals.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct WorkloadConfig {
+    /// The kernel.
+    pub kernel: Kernel,
+    /// Number of tasks; 0 means one per terminal slot (terminals × tasks_per_terminal).
+    pub tasks: usize,
+    /// Length of the basic message in bytes (the total per task pair for the waterfall).
+    pub message_bytes: u64,
+    /// Length evolution across stages (BT, IBT, BU).
+    pub length_evolution: LengthEvolution,
+    /// Compute cycles before each send of a stage (reductions) or between stages.
+    pub compute_cycles: u64,
+    /// Wave-fronts: add the return sweep (paper 000's variant).
+    pub return_sweep: bool,
+    /// Distributions: a virtual torus instead of a mesh.
+    pub wrap: bool,
+    /// Distributions: include diagonal neighbours (±1 in every dimension).
+    pub diagonals: bool,
+    /// Waterfall: number of consecutive sweeps (paper 000: 40 messages of 1 KB for 40 KB).
+    pub burst_messages: u32,
+    /// Placement of tasks on terminals.
+    pub placement: PlacementKind,
+    /// Terminals of the tasks for `placement = "list"`.
+    pub placement_list: Vec<usize>,
+    /// Tasks sharing one terminal (and its NIC).
+    pub tasks_per_terminal: usize,
+    /// Give up (status `deadlock`) after this many cycles without progress.
+    pub stall_cycles: u64,
+}
+
+impl Default for WorkloadConfig {
+    fn default() -> Self {
+        WorkloadConfig {
+            kernel: Kernel::Bt,
+            tasks: 0,
+            message_bytes: 640,
+            length_evolution: LengthEvolution::Constant,
+            compute_cycles: 0,
+            return_sweep: false,
+            wrap: false,
+            diagonals: false,
+            burst_messages: 40,
+            placement: PlacementKind::Linear,
+            placement_list: Vec::new(),
+            tasks_per_terminal: 1,
+            stall_cycles: 1_000_000,
+        }
+    }
 }
 
 fn default_seed() -> u64 {
@@ -389,6 +509,17 @@ impl Config {
         }
         if m.convergence_tolerance.is_nan() || m.convergence_tolerance <= 0.0 {
             return bad("measurement.convergence_tolerance", &m.convergence_tolerance, "a positive fraction");
+        }
+        if let Some(w) = &self.workload {
+            if w.tasks_per_terminal == 0 || w.tasks_per_terminal > 1024 {
+                return bad("workload.tasks_per_terminal", &w.tasks_per_terminal, "an integer between 1 and 1024");
+            }
+            if w.stall_cycles == 0 {
+                return bad("workload.stall_cycles", &w.stall_cycles, "a positive number of cycles");
+            }
+            if w.burst_messages == 0 {
+                return bad("workload.burst_messages", &w.burst_messages, "a positive number of sweeps");
+            }
         }
         if m.deadlock_cycles == 0 {
             return bad("measurement.deadlock_cycles", &m.deadlock_cycles, "a positive number of cycles");

@@ -224,6 +224,13 @@ fn simulate(py: Python<'_>, config_json: &str) -> PyResult<String> {
     py.detach(|| measure::run(&cfg)).map(|r| to_json(&r)).map_err(to_py)
 }
 
+/// Runs a causal workload (a config with a `[workload]` table) to completion; JSON result.
+#[pyfunction]
+fn execute(py: Python<'_>, config_json: &str) -> PyResult<String> {
+    let cfg = Config::from_json(config_json).map_err(to_py)?;
+    py.detach(|| hpcnetsim_core::engine::execute::execute(&cfg)).map(|r| to_json(&r)).map_err(to_py)
+}
+
 /// Runs the config at every offered load (in parallel); a JSON array in the order given.
 #[pyfunction]
 fn load_curve(py: Python<'_>, config_json: &str, loads: Vec<f64>) -> PyResult<String> {
@@ -254,6 +261,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyTopology>()?;
     m.add_function(wrap_pyfunction!(simulate, m)?)?;
     m.add_function(wrap_pyfunction!(load_curve, m)?)?;
+    m.add_function(wrap_pyfunction!(execute, m)?)?;
     m.add_function(wrap_pyfunction!(config_from_toml, m)?)?;
     m.add("ConfigError", m.py().get_type::<ConfigError>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

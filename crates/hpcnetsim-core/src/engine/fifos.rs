@@ -46,7 +46,8 @@ impl Fifos {
 
     /// The packets of FIFO `q`, front first.
     pub(crate) fn iter(&self, q: usize) -> impl Iterator<Item = u32> + '_ {
-        (0..self.len[q] as usize).map(move |i| self.slots[q * self.capacity + (self.head[q] as usize + i) % self.capacity])
+        (0..self.len[q] as usize)
+            .map(move |i| self.slots[q * self.capacity + (self.head[q] as usize + i) % self.capacity])
     }
 
     /// The first non-empty FIFO, if any.

@@ -30,6 +30,14 @@ fn settled(windows: &[f64], n: usize, tolerance: f64) -> bool {
 
 /// Runs one simulation of `cfg` through warm-up, convergence and batches.
 pub fn run(cfg: &Config) -> Result<RunResult> {
+    if cfg.workload.is_some() {
+        return Err(crate::Error::invalid(
+            "config",
+            "workload",
+            "a [workload] table",
+            "no [workload] for throughput runs: causal workloads run to completion (execute)",
+        ));
+    }
     let start = Instant::now();
     let topo = Topology::from_spec(&cfg.topology)?;
     let ideal = 1.0 / topo.max_channel_load();

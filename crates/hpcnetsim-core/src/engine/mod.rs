@@ -7,21 +7,24 @@
 //! cycles later. A packet is granted only if the whole packet fits downstream. Work is
 //! done only when something happens: idle switches and NICs cost nothing.
 
+pub mod execute;
 mod fifos;
 pub mod measure;
 mod queue;
+mod tasks;
 
 use crate::config::{Arbitration, Config, Selection};
 use crate::error::Result;
 use crate::rng::{stream, Owner, Stream};
 use crate::routing::{self, Candidate, Request, Routing};
 use crate::topology::{Peer, Topology};
-use crate::workload::{Pattern, Source};
+use crate::workload::{kernels, message_packets, placement, Op, Pattern, Source};
 use fifos::Fifos;
 use queue::EventQueue;
 use rand::Rng;
 use rustc_hash::FxHashMap;
 use std::collections::VecDeque;
+use tasks::{Message, Tasks, NO_MESSAGE};
 
 /// Something that happens at a cycle.
 #[derive(Clone, Copy, Debug)]
@@ -42,6 +45,8 @@ enum Event {
     Deliver { packet: u32 },
     /// Arbitration at a switch (target < switches) or injection at a NIC (target − switches).
     Wake { target: u32 },
+    /// A task's compute interval ends (or its program starts).
+    Resume { task: u32 },
 }
 
 /// A packet in flight.
@@ -52,6 +57,8 @@ struct Packet {
     size: u32,
     generated: u64,
     injected: u64,
+    /// The message this packet carries a piece of, or `NO_MESSAGE`.
+    message: u32,
 }
 
 /// Counters read by the measurement driver.
@@ -132,6 +139,8 @@ pub struct Engine<'a> {
     pub end_to_end_latency: crate::stats::LatencyHistogram,
     active_sources: usize,
     sources_stopped: bool,
+    /// The task programs of a causal workload, if any.
+    tasks: Option<Tasks>,
     available: Vec<(Candidate, u32)>,
     /// Requests of one arbitration: (output channel, input queue, candidate, group).
     requests: Vec<(u32, u32, Candidate, u32)>,
@@ -217,6 +226,7 @@ impl<'a> Engine<'a> {
             end_to_end_latency: Default::default(),
             active_sources: 0,
             sources_stopped: false,
+            tasks: None,
             available: Vec::new(),
             requests: Vec::new(),
             groups: Vec::new(),
@@ -231,7 +241,13 @@ impl<'a> Engine<'a> {
                 e.credits[c * vcs..(c + 1) * vcs].fill(u32::MAX);
             }
         }
-        if e.source.is_active() {
+        if let Some(w) = &cfg.workload {
+            let per_terminal = w.tasks_per_terminal;
+            let n = if w.tasks == 0 { terminals * per_terminal } else { w.tasks };
+            let programs = kernels::build(w, n)?;
+            let terminal = placement::place(w.placement, &w.placement_list, n, per_terminal, terminals, cfg.seed)?;
+            e.load_programs(cfg, programs, terminal);
+        } else if e.source.is_active() {
             for nic in 0..terminals {
                 if e.pattern.is_active(nic) {
                     e.active_sources += 1;
@@ -242,6 +258,46 @@ impl<'a> Engine<'a> {
             }
         }
         Ok(e)
+    }
+
+    /// A network running the given task programs, task `i` on terminal `terminal[i]`
+    /// (hand-made workloads and traces; kernels come from the config's `[workload]`).
+    pub fn with_programs(
+        cfg: &Config,
+        topo: &'a Topology,
+        programs: crate::workload::Programs,
+        terminal: Vec<u32>,
+    ) -> Result<Self> {
+        programs.check()?;
+        let n = topo.num_terminals();
+        if terminal.len() != programs.len() || terminal.iter().any(|&t| t as usize >= n) {
+            return Err(crate::Error::invalid(
+                "workload",
+                "placement",
+                format!("{} terminals for {} tasks", terminal.len(), programs.len()),
+                format!("one terminal in 0..{n} per task"),
+            ));
+        }
+        let mut plain = cfg.clone();
+        plain.workload = None;
+        plain.traffic.load = 0.0;
+        let mut e = Engine::new(&plain, topo)?;
+        e.load_programs(cfg, programs, terminal);
+        Ok(e)
+    }
+
+    /// Installs task programs and starts every task at the current cycle; independent
+    /// sources stay silent.
+    fn load_programs(&mut self, cfg: &Config, programs: crate::workload::Programs, terminal: Vec<u32>) {
+        let n = programs.len();
+        let bin = cfg.measurement.window_cycles;
+        let nics = self.topo.num_terminals();
+        self.tasks =
+            Some(Tasks::new(programs.tasks, terminal, nics, cfg.traffic.packet_phits, cfg.switch.phit_bytes, bin));
+        let now = self.now();
+        for task in 0..n {
+            self.events.push(now, Event::Resume { task: task as u32 });
+        }
     }
 
     /// Name of the routing in use.
@@ -299,7 +355,14 @@ impl<'a> Engine<'a> {
     /// cycle (for zero-load and hand-made experiments).
     pub fn inject(&mut self, src: usize, dst: usize, size: u32) {
         let now = self.now();
-        let p = self.new_packet(Packet { src: src as u32, dst: dst as u32, size, generated: now, injected: 0 });
+        let p = self.new_packet(Packet {
+            src: src as u32,
+            dst: dst as u32,
+            size,
+            generated: now,
+            injected: 0,
+            message: NO_MESSAGE,
+        });
         self.in_flight += 1;
         self.nic_queue[src].push_back(p);
         // Called between cycles: the wake-up goes through the queue to be seen.
@@ -401,6 +464,7 @@ impl<'a> Engine<'a> {
             }
             Event::Deliver { packet } => self.deliver(packet, now),
             Event::Wake { target } => self.wake(target as usize, now),
+            Event::Resume { task } => self.advance(task as usize, now),
         }
     }
 
@@ -418,7 +482,14 @@ impl<'a> Engine<'a> {
             self.counters.dropped += 1;
             return;
         }
-        let p = self.new_packet(Packet { src: nic as u32, dst: dst as u32, size, generated: now, injected: 0 });
+        let p = self.new_packet(Packet {
+            src: nic as u32,
+            dst: dst as u32,
+            size,
+            generated: now,
+            injected: 0,
+            message: NO_MESSAGE,
+        });
         self.in_flight += 1;
         self.nic_queue[nic].push_back(p);
         if self.nic_queue[nic].len() == 1 {
@@ -431,6 +502,7 @@ impl<'a> Engine<'a> {
         if self.nic_sending[nic] {
             return;
         }
+        self.refill(nic, now);
         let Some(&p) = self.nic_queue[nic].front() else { return };
         let size = self.packets[p as usize].size;
         let (s, port) = self.topo.terminal_attachment(nic);
@@ -644,10 +716,146 @@ impl<'a> Engine<'a> {
         self.counters.delivered_phits += p.size as u64;
         self.in_flight -= 1;
         self.last_delivery = now;
+        if p.message != NO_MESSAGE {
+            self.message_packet_arrived(p.message, p.size, now);
+        }
         if self.recording {
             self.network_latency.record(now - p.injected);
             self.end_to_end_latency.record(now - p.generated);
         }
         self.free_packets.push(packet);
+    }
+
+    /// Runs task `task` from its current operation until it blocks, computes or ends.
+    fn advance(&mut self, task: usize, now: u64) {
+        let t = task as u32;
+        loop {
+            let Some(tasks) = self.tasks.as_mut() else { return };
+            tasks.last_progress = now;
+            let Some(&op) = tasks.ops[task].get(tasks.pc[task]) else {
+                tasks.finished += 1;
+                if tasks.all_done() {
+                    tasks.done_at = Some(now);
+                }
+                return;
+            };
+            match op {
+                Op::Send { to, bytes } => {
+                    let seq = tasks.next_sent.entry((t, to)).or_insert(0);
+                    let packets = message_packets(bytes, tasks.phit_bytes, tasks.packet_phits).len() as u32;
+                    tasks.messages.push(Message { src: t, dst: to, seq: *seq, packets, arrived: 0, sent_at: now });
+                    *seq += 1;
+                    tasks.undelivered += packets as u64;
+                    let nic = tasks.terminal[task] as usize;
+                    tasks.backlog[nic].push_back(((tasks.messages.len() - 1) as u32, packets));
+                    tasks.pc[task] += 1;
+                    self.wake(self.topo.num_switches() + nic, now);
+                }
+                Op::Recv { from, .. } => {
+                    let seq = *tasks.next_received.get(&(from, t)).unwrap_or(&0);
+                    if !tasks.complete.remove(&(from, t, seq)) {
+                        tasks.waiting[task] = Some((from, seq));
+                        return;
+                    }
+                    tasks.next_received.insert((from, t), seq + 1);
+                    tasks.pc[task] += 1;
+                }
+                Op::Compute { cycles } => {
+                    tasks.pc[task] += 1;
+                    self.events.push(now + cycles, Event::Resume { task: t });
+                    return;
+                }
+            }
+        }
+    }
+
+    /// Moves packets of waiting messages into NIC `nic`'s injection queue while it has room.
+    fn refill(&mut self, nic: usize, now: u64) {
+        let Some(tasks) = self.tasks.as_mut() else { return };
+        let mut created = Vec::new();
+        while self.nic_queue[nic].len() + created.len() < self.injection_queue_packets {
+            let Some(front) = tasks.backlog[nic].front_mut() else { break };
+            let m = tasks.messages[front.0 as usize];
+            front.1 -= 1;
+            let message = front.0;
+            if front.1 == 0 {
+                tasks.backlog[nic].pop_front();
+            }
+            let dst = tasks.terminal[m.dst as usize];
+            created.push(Packet {
+                src: nic as u32,
+                dst,
+                size: tasks.packet_phits,
+                generated: now,
+                injected: 0,
+                message,
+            });
+        }
+        for p in created {
+            let id = self.new_packet(p);
+            self.in_flight += 1;
+            self.nic_queue[nic].push_back(id);
+        }
+    }
+
+    /// A packet of `message` arrived: complete the message when it was the last one.
+    fn message_packet_arrived(&mut self, message: u32, phits: u32, now: u64) {
+        let Some(tasks) = self.tasks.as_mut() else { return };
+        tasks.undelivered -= 1;
+        tasks.record_delivery(now, phits);
+        let m = &mut tasks.messages[message as usize];
+        m.arrived += 1;
+        if m.arrived == m.packets {
+            let m = *m;
+            tasks.message_latency.record(now - m.sent_at);
+            if tasks.waiting[m.dst as usize] == Some((m.src, m.seq)) {
+                tasks.waiting[m.dst as usize] = None;
+                tasks.next_received.insert((m.src, m.dst), m.seq + 1);
+                tasks.pc[m.dst as usize] += 1;
+                self.advance(m.dst as usize, now);
+            } else {
+                tasks.complete.insert((m.src, m.dst, m.seq));
+            }
+        }
+        if let Some(tasks) = self.tasks.as_mut() {
+            if tasks.all_done() && tasks.done_at.is_none() {
+                tasks.done_at = Some(now);
+            }
+        }
+    }
+
+    /// For causal workloads: the execution time once every program has finished and the
+    /// network is empty.
+    pub fn execution_time(&self) -> Option<u64> {
+        self.tasks.as_ref().and_then(|t| t.done_at)
+    }
+
+    /// Number of tasks of the causal workload (0 for independent traffic).
+    pub fn num_tasks(&self) -> usize {
+        self.tasks.as_ref().map_or(0, |t| t.ops.len())
+    }
+
+    /// For causal workloads: what the blocked tasks wait for (at most `limit` lines).
+    pub fn blocked_tasks(&self, limit: usize) -> Vec<String> {
+        self.tasks.as_ref().map(|t| t.blocked(limit)).unwrap_or_default()
+    }
+
+    /// For causal workloads: the last cycle a task advanced or a message packet arrived.
+    pub fn last_progress(&self) -> u64 {
+        self.tasks.as_ref().map_or(0, |t| t.last_progress)
+    }
+
+    /// For causal workloads: messages sent, their latency summary and the consumed load per
+    /// time bin (phits per cycle per terminal).
+    pub fn workload_stats(&self) -> Option<(usize, crate::stats::Summary, u64, Vec<f64>)> {
+        let t = self.tasks.as_ref()?;
+        let n = self.topo.num_terminals() as f64;
+        let bins = t.bins.iter().map(|&p| p as f64 / (t.bin_cycles as f64 * n)).collect();
+        Some((t.messages.len(), t.message_latency.summary(), t.bin_cycles, bins))
+    }
+
+    /// Whether no event is pending (nothing can happen any more).
+    pub fn is_quiet(&self) -> bool {
+        self.events.is_empty() && self.wakes.is_empty()
     }
 }

@@ -33,6 +33,11 @@ impl<E> EventQueue<E> {
         }
     }
 
+    /// Whether no event is scheduled.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.pending == 0
+    }
+
     /// The cycle being processed.
     pub(crate) fn now(&self) -> u64 {
         self.now

@@ -15,8 +15,54 @@ pub enum Status {
     /// Accepted load never settled within `measurement.max_convergence_cycles`: no
     /// throughput is reported.
     NotConverged,
-    /// No packet was delivered for `measurement.deadlock_cycles` while packets were queued.
+    /// No packet was delivered for `measurement.deadlock_cycles` while packets were queued
+    /// (independent traffic), or the programs stopped making progress (causal workloads).
     Deadlock,
+    /// Every program finished and the network emptied (causal workloads).
+    Completed,
+}
+
+/// The result of running a causal workload.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ExecutionResult {
+    /// Topology spec.
+    pub topology: String,
+    /// Routing algorithm used.
+    pub routing: String,
+    /// Virtual channels per link.
+    pub vcs: u32,
+    /// Master seed.
+    pub seed: u64,
+    /// Kernel name as in configs.
+    pub kernel: String,
+    /// Number of tasks.
+    pub tasks: usize,
+    /// `completed` or `deadlock`.
+    pub status: Status,
+    /// Cycle at which every program had finished and the network was empty.
+    pub execution_time_cycles: Option<u64>,
+    /// Messages sent.
+    pub messages: usize,
+    /// From a message's send to the arrival of its last packet, in cycles.
+    pub message_latency: Summary,
+    /// Network latency of the packets, in cycles.
+    pub packet_latency: Summary,
+    /// Packet hops simulated.
+    pub packet_hops: u64,
+    /// Phit hops simulated.
+    pub phit_hops: u64,
+    /// Cycles simulated.
+    pub cycles: u64,
+    /// Wall-clock seconds.
+    pub wall_seconds: f64,
+    /// Width of the time bins of `consumed_load`, in cycles.
+    pub consumed_load_bin_cycles: u64,
+    /// Consumed load (phits delivered per cycle per terminal) in each time bin.
+    pub consumed_load: Vec<f64>,
+    /// For a deadlocked workload, what (up to ten of) the blocked tasks wait for.
+    pub blocked: Vec<String>,
+    /// One line saying what happened.
+    pub message: String,
 }
 
 /// Latency summaries in cycles.

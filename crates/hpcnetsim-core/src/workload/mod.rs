@@ -1,10 +1,14 @@
 //! Workloads talk only to NICs. Independent sources (this module) generate packets with a
 //! destination pattern and an injection process; causal task programs come later.
 
+pub mod kernels;
 pub mod patterns;
+pub mod placement;
+pub mod program;
 pub mod sources;
 
 pub use patterns::Pattern;
+pub use program::{Op, Programs};
 pub use sources::Source;
 
 /// Packet sizes (in phits) carrying a message of `length_bytes`: full packets of

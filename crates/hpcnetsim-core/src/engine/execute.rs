@@ -1,0 +1,70 @@
+//! Runs a causal workload to completion and reports its execution time (paper 000 §4.3),
+//! or which tasks wait for what when the programs can no longer progress.
+
+use super::Engine;
+use crate::config::Config;
+use crate::error::{Error, Result};
+use crate::stats::{ExecutionResult, Status};
+use crate::topology::Topology;
+use std::time::Instant;
+
+/// Cycles simulated between checks for completion and stalls.
+const CHUNK_CYCLES: u64 = 50_000;
+
+/// Runs the workload of `cfg` (which must have a `[workload]` table).
+pub fn execute(cfg: &Config) -> Result<ExecutionResult> {
+    let w =
+        cfg.workload.as_ref().ok_or_else(|| Error::invalid("config", "workload", "missing", "a [workload] table"))?;
+    let topo = Topology::from_spec(&cfg.topology)?;
+    let e = Engine::new(cfg, &topo)?;
+    let kernel = serde_json::to_value(w.kernel).ok().and_then(|v| v.as_str().map(String::from)).unwrap_or_default();
+    Ok(run_to_completion(cfg, e, &kernel, w.stall_cycles))
+}
+
+/// Runs an engine loaded with task programs until they complete or stop progressing.
+pub fn run_to_completion(cfg: &Config, mut e: Engine, kernel: &str, stall_cycles: u64) -> ExecutionResult {
+    let start = Instant::now();
+    e.recording = true;
+    let stalled = loop {
+        let limit = e.now() + CHUNK_CYCLES.min(stall_cycles);
+        e.run_until(limit);
+        if e.execution_time().is_some() {
+            break false;
+        }
+        if e.is_quiet() || e.now().saturating_sub(e.last_progress()) > stall_cycles {
+            break true;
+        }
+    };
+    let (messages, message_latency, bin, consumed) = e.workload_stats().expect("a workload engine");
+    let tasks = e.num_tasks();
+    let blocked = if stalled { e.blocked_tasks(10) } else { Vec::new() };
+    let message = match e.execution_time() {
+        Some(t) => format!("{kernel} on {tasks} tasks completed in {t} cycles ({messages} messages)"),
+        None => format!(
+            "deadlocked workload: no progress since cycle {}; {}",
+            e.last_progress(),
+            if blocked.is_empty() { "packets are stuck in the network".to_string() } else { blocked.join("; ") }
+        ),
+    };
+    ExecutionResult {
+        topology: cfg.topology.clone(),
+        routing: e.routing_name().to_string(),
+        vcs: cfg.switch.vcs,
+        seed: cfg.seed,
+        kernel: kernel.to_string(),
+        tasks,
+        status: if stalled { Status::Deadlock } else { Status::Completed },
+        execution_time_cycles: e.execution_time(),
+        messages,
+        message_latency,
+        packet_latency: e.network_latency.summary(),
+        packet_hops: e.counters.packet_hops,
+        phit_hops: e.counters.phit_hops,
+        cycles: e.now(),
+        wall_seconds: start.elapsed().as_secs_f64(),
+        consumed_load_bin_cycles: bin,
+        consumed_load: consumed,
+        blocked,
+        message,
+    }
+}

@@ -1,0 +1,180 @@
+//! Causal workloads: each kernel produces exactly the messages and causal order of its
+//! definition (paper 002 §3, paper 000 §4.3), placements put tasks where they should, the
+//! execution time on an uncontended crossbar equals the hand computation, and a program
+//! waiting for a message that never comes is reported, not run forever.
+
+mod common;
+use common::{sim_config, topo};
+use hpcnetsim_core::config::{Algorithm, Kernel, PlacementKind, WorkloadConfig};
+use hpcnetsim_core::engine::execute::{execute, run_to_completion};
+use hpcnetsim_core::engine::Engine;
+use hpcnetsim_core::stats::Status;
+use hpcnetsim_core::workload::placement::place;
+use hpcnetsim_core::workload::{kernels, Op, Programs};
+
+fn programs(kernel: Kernel, n: usize, edit: impl Fn(&mut WorkloadConfig)) -> Programs {
+    let mut w = WorkloadConfig { kernel, message_bytes: 100, ..Default::default() };
+    edit(&mut w);
+    kernels::build(&w, n).unwrap()
+}
+
+use Op::{Recv as R, Send as S};
+
+fn s(to: u32) -> Op {
+    S { to, bytes: 100 }
+}
+fn r(from: u32) -> Op {
+    R { from, bytes: 100 }
+}
+
+#[test]
+fn binary_trees_and_barrier() {
+    let p = programs(Kernel::Bt, 8, |_| {});
+    // Stage 1: the odd tasks send; stage 2: tasks 2 and 6; stage 3: task 4; root 0 hears 1, 2, 4.
+    assert_eq!(p.tasks[0], vec![r(1), r(2), r(4)]);
+    assert_eq!(p.tasks[4], vec![r(5), r(6), s(0)]);
+    assert_eq!(p.tasks[6], vec![r(7), s(4)]);
+    assert_eq!(p.tasks[1], vec![s(0)]);
+    assert_eq!(p.messages().len(), 7);
+    let p = programs(Kernel::Ibt, 8, |_| {});
+    assert_eq!(p.tasks[0], vec![s(4), s(2), s(1)]);
+    assert_eq!(p.tasks[4], vec![r(0), s(6), s(5)]);
+    assert_eq!(p.tasks[7], vec![r(6)]);
+    // Non-powers of two: peers that do not exist are skipped.
+    let p = programs(Kernel::Bt, 6, |_| {});
+    assert_eq!(p.tasks[4], vec![r(5), s(0)]);
+    assert_eq!(p.messages().len(), 5);
+    let p = programs(Kernel::Barrier, 4, |_| {});
+    assert_eq!(
+        p.tasks[0],
+        vec![R { from: 1, bytes: 0 }, R { from: 2, bytes: 0 }, S { to: 2, bytes: 0 }, S { to: 1, bytes: 0 }]
+    );
+    // Gather doubles the length at each stage.
+    let p = programs(Kernel::Bt, 8, |w| w.length_evolution = hpcnetsim_core::config::LengthEvolution::Doubling);
+    assert_eq!(p.tasks[0], vec![R { from: 1, bytes: 100 }, R { from: 2, bytes: 200 }, R { from: 4, bytes: 400 }]);
+}
+
+#[test]
+fn butterfly() {
+    let p = programs(Kernel::Bu, 8, |_| {});
+    assert_eq!(p.tasks[5], vec![s(4), r(4), s(7), r(7), s(1), r(1)]);
+    assert_eq!(p.messages().len(), 8 * 3);
+    let mut w = WorkloadConfig { kernel: Kernel::Bu, ..Default::default() };
+    w.message_bytes = 1;
+    assert!(kernels::build(&w, 6).unwrap_err().to_string().contains("power of two"));
+}
+
+#[test]
+fn wave_fronts_and_waterfall() {
+    // 3x3 virtual mesh, task = x + 3y.
+    let p = programs(Kernel::W2, 9, |_| {});
+    assert_eq!(p.tasks[0], vec![s(1), s(3)]);
+    assert_eq!(p.tasks[4], vec![r(3), r(1), s(5), s(7)]);
+    assert_eq!(p.tasks[8], vec![r(7), r(5)]);
+    let p = programs(Kernel::W2, 9, |w| w.return_sweep = true);
+    assert_eq!(p.tasks[8], vec![r(7), r(5), s(7), s(5)]);
+    assert_eq!(p.tasks[0], vec![s(1), s(3), r(1), r(3)]);
+    let p = programs(Kernel::W3, 27, |_| {});
+    assert_eq!(p.tasks[13], vec![r(12), r(10), r(4), s(14), s(16), s(22)]);
+    let p = programs(Kernel::Wf, 4, |w| {
+        w.message_bytes = 40 * 1024;
+        w.burst_messages = 40;
+    });
+    assert_eq!(p.messages().len(), 40 * 4);
+    assert!(p.messages().iter().all(|m| m.2 == 1024));
+    assert!(kernels::build(&WorkloadConfig { kernel: Kernel::W2, ..Default::default() }, 8).is_err());
+}
+
+#[test]
+fn distributions() {
+    let p = programs(Kernel::M2, 9, |_| {});
+    assert_eq!(p.tasks[4], vec![s(5), s(3), s(7), s(1), r(3), r(5), r(1), r(7)]);
+    assert_eq!(p.messages().len(), 24);
+    assert_eq!(programs(Kernel::M2, 9, |w| w.wrap = true).messages().len(), 36);
+    assert_eq!(programs(Kernel::M2, 9, |w| w.diagonals = true).messages().len(), 40);
+    // 3x3x3 mesh: 3 dimensions × 2 links per line × 9 lines, each link used both ways.
+    assert_eq!(programs(Kernel::M3, 27, |_| {}).messages().len(), 2 * 3 * 2 * 9);
+    // Direction distribution: X+, X−, Y+, Y− one at a time.
+    let p = programs(Kernel::D2, 9, |_| {});
+    assert_eq!(p.tasks[4], vec![s(5), r(3), s(3), r(5), s(7), r(1), s(1), r(7)]);
+    assert_eq!(p.tasks[0], vec![s(1), r(1), s(3), r(3)]);
+}
+
+#[test]
+fn placements() {
+    assert_eq!(place(PlacementKind::Linear, &[], 6, 2, 4, 1).unwrap(), vec![0, 0, 1, 1, 2, 2]);
+    let mut random = place(PlacementKind::Random, &[], 8, 1, 8, 1).unwrap();
+    random.sort();
+    assert_eq!(random, (0..8).collect::<Vec<u32>>());
+    let clustered = place(PlacementKind::Clustered, &[], 20, 1, 64, 3).unwrap();
+    assert!(clustered.windows(2).all(|w| w[1] > w[0]));
+    let gaps = clustered.windows(2).filter(|w| w[1] - w[0] > 1).count();
+    assert!(gaps < 12, "geometric strides with p = 0.8 are mostly 1: {clustered:?}");
+    assert!(place(PlacementKind::List, &[3, 3], 2, 1, 4, 1).is_err());
+    assert!(place(PlacementKind::Linear, &[], 9, 2, 4, 1).is_err());
+}
+
+/// BT on an 8-port crossbar with one-packet messages: each stage costs one uncontended
+/// message, 2 links × (1 + 1) cycles + 16 − 1 = 19 cycles, and there are 3 stages. With
+/// 640-byte messages (3 packets of 256 bytes) the last packet leaves 32 cycles later.
+#[test]
+fn execution_time_on_a_crossbar_is_the_hand_computation() {
+    for (bytes, per_stage) in [(100u64, 19u64), (640, 51)] {
+        let mut c = sim_config("crossbar:8", 1, Algorithm::Auto, 0.0);
+        c.workload = Some(WorkloadConfig { kernel: Kernel::Bt, message_bytes: bytes, ..Default::default() });
+        let r = execute(&c).unwrap();
+        assert_eq!(r.status, Status::Completed, "{}", r.message);
+        assert_eq!(r.execution_time_cycles, Some(3 * per_stage), "{bytes} bytes");
+        assert_eq!(r.messages, 7);
+    }
+    // Butterfly: every stage is a perfect exchange, uncontended on a crossbar.
+    let mut c = sim_config("crossbar:8", 1, Algorithm::Auto, 0.0);
+    c.workload = Some(WorkloadConfig { kernel: Kernel::Bu, message_bytes: 0, ..Default::default() });
+    assert_eq!(execute(&c).unwrap().execution_time_cycles, Some(3 * 19));
+}
+
+#[test]
+fn unmatched_and_cyclic_programs() {
+    let t = topo("crossbar:4");
+    let c = sim_config("crossbar:4", 1, Algorithm::Auto, 0.0);
+    // A receive nobody sends: refused before running.
+    let mut missing = Programs::new(2);
+    missing.tasks[0].push(Op::Recv { from: 1, bytes: 10 });
+    assert!(missing.check().is_err());
+    assert!(Engine::with_programs(&c, &t, missing, vec![0, 1]).is_err());
+    // A matched exchange with a compute interval completes: 5 cycles + 19 per message.
+    let mut ok = Programs::new(2);
+    ok.tasks[1].push(Op::Compute { cycles: 5 });
+    ok.message(Some(1), Some(0), 10);
+    let r = run_to_completion(&c, Engine::with_programs(&c, &t, ok, vec![0, 1]).unwrap(), "custom", 10_000);
+    assert_eq!((r.status, r.execution_time_cycles), (Status::Completed, Some(5 + 19)));
+    // Each task waits for the other before sending: the workload deadlocks, and the report
+    // says who waits for what.
+    let mut cycle = Programs::new(2);
+    cycle.tasks[0].extend([Op::Recv { from: 1, bytes: 1 }, Op::Send { to: 1, bytes: 1 }]);
+    cycle.tasks[1].extend([Op::Recv { from: 0, bytes: 1 }, Op::Send { to: 0, bytes: 1 }]);
+    cycle.check().unwrap();
+    let r = run_to_completion(&c, Engine::with_programs(&c, &t, cycle, vec![0, 1]).unwrap(), "custom", 10_000);
+    assert_eq!(r.status, Status::Deadlock);
+    assert_eq!(r.execution_time_cycles, None);
+    assert_eq!(r.blocked, vec!["task 0 waits for message #0 from task 1", "task 1 waits for message #0 from task 0"]);
+    assert!(r.message.contains("deadlocked workload"), "{}", r.message);
+}
+
+#[test]
+fn kernels_run_to_completion_on_every_family() {
+    for (spec, vcs, n) in
+        [("tree:k=4,kp=2,n=3", 2, 64), ("torus:8x8", 2, 64), ("hyperx:4x4,t=4", 2, 64), ("twin-torus:2x2x2x2x2", 4, 64)]
+    {
+        for kernel in [Kernel::Bt, Kernel::Ibt, Kernel::Bu, Kernel::W2, Kernel::M2, Kernel::M3, Kernel::D3, Kernel::Wf]
+        {
+            let mut c = sim_config(spec, vcs, Algorithm::Auto, 0.0);
+            c.workload = Some(WorkloadConfig { kernel, tasks: n, message_bytes: 2048, ..Default::default() });
+            let r = execute(&c).unwrap();
+            assert_eq!(r.status, Status::Completed, "{spec} {kernel:?}: {}", r.message);
+            let want = kernels::build(c.workload.as_ref().unwrap(), n).unwrap().messages().len();
+            assert_eq!(r.messages, want);
+            assert!(r.consumed_load.iter().sum::<f64>() > 0.0);
+        }
+    }
+}
