@@ -5,6 +5,11 @@
 use crate::error::{Error, Result};
 use serde::{Deserialize, Serialize};
 
+/// The name a config file uses for an enum value (`"bubble-adaptive"`, `"2w"`), for messages.
+pub fn config_name<T: Serialize>(value: &T) -> String {
+    serde_json::to_value(value).ok().and_then(|v| v.as_str().map(String::from)).unwrap_or_default()
+}
+
 /// A whole simulation: network, switch model, routing, traffic and measurement.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -68,6 +73,79 @@ pub enum Kernel {
     /// 3D direction distribution.
     #[serde(rename = "3d")]
     D3,
+    /// MPI_Bcast from `root`.
+    #[serde(rename = "bcast")]
+    Bcast,
+    /// MPI_Reduce to `root`.
+    #[serde(rename = "reduce")]
+    Reduce,
+    /// MPI_Allreduce.
+    #[serde(rename = "allreduce")]
+    Allreduce,
+    /// MPI_Allgather (`message_bytes` per task).
+    #[serde(rename = "allgather")]
+    Allgather,
+    /// MPI_Alltoall (`message_bytes` per pair).
+    #[serde(rename = "alltoall")]
+    Alltoall,
+    /// MPI_Gather to `root` (`message_bytes` per task).
+    #[serde(rename = "gather")]
+    Gather,
+    /// MPI_Scatter from `root` (`message_bytes` per task).
+    #[serde(rename = "scatter")]
+    Scatter,
+    /// MPI_Barrier.
+    #[serde(rename = "mpi-barrier")]
+    MpiBarrier,
+    /// The ring allreduce of Baidu's DeepBench (paper 001 §4.1).
+    #[serde(rename = "deepbench-allreduce")]
+    DeepbenchAllreduce,
+}
+
+impl Kernel {
+    /// Whether this kernel is an MPI collective (built by `workload::collectives`).
+    pub fn is_collective(self) -> bool {
+        matches!(
+            self,
+            Kernel::Bcast
+                | Kernel::Reduce
+                | Kernel::Allreduce
+                | Kernel::Allgather
+                | Kernel::Alltoall
+                | Kernel::Gather
+                | Kernel::Scatter
+                | Kernel::MpiBarrier
+                | Kernel::DeepbenchAllreduce
+        )
+    }
+}
+
+/// Algorithms of the MPI collectives.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum CollectiveAlgorithm {
+    /// The default for the operation, task count and size (see docs/engine.md).
+    Auto,
+    /// Binomial tree (Bcast, Reduce, Gather, Scatter).
+    Binomial,
+    /// Pipelined chain in segments of `segment_bytes` (Bcast).
+    Chain,
+    /// Binomial scatter then ring allgather (Bcast, large messages).
+    ScatterAllgather,
+    /// Recursive doubling (Allreduce, Allgather, Barrier).
+    RecursiveDoubling,
+    /// Ring (Allreduce: reduce-scatter + allgather; Allgather).
+    Ring,
+    /// Recursive halving then doubling (Allreduce).
+    Rabenseifner,
+    /// Bruck's algorithm (Allgather, Alltoall).
+    Bruck,
+    /// Pairwise exchange (Alltoall).
+    Pairwise,
+    /// All sends posted, then all receives (Alltoall).
+    Linear,
+    /// Dissemination (Barrier).
+    Dissemination,
 }
 
 /// How message lengths evolve from stage to stage.
@@ -126,6 +204,12 @@ pub struct WorkloadConfig {
     pub tasks_per_terminal: usize,
     /// Give up (status `deadlock`) after this many cycles without progress.
     pub stall_cycles: u64,
+    /// Algorithm of an MPI collective.
+    pub algorithm: CollectiveAlgorithm,
+    /// Segment size of pipelined collectives, in bytes.
+    pub segment_bytes: u64,
+    /// Root task of rooted collectives.
+    pub root: usize,
 }
 
 impl Default for WorkloadConfig {
@@ -144,6 +228,9 @@ impl Default for WorkloadConfig {
             placement_list: Vec::new(),
             tasks_per_terminal: 1,
             stall_cycles: 1_000_000,
+            algorithm: CollectiveAlgorithm::Auto,
+            segment_bytes: 8192,
+            root: 0,
         }
     }
 }
@@ -516,6 +603,9 @@ impl Config {
             }
             if w.stall_cycles == 0 {
                 return bad("workload.stall_cycles", &w.stall_cycles, "a positive number of cycles");
+            }
+            if w.segment_bytes == 0 {
+                return bad("workload.segment_bytes", &w.segment_bytes, "a positive number of bytes");
             }
             if w.burst_messages == 0 {
                 return bad("workload.burst_messages", &w.burst_messages, "a positive number of sweeps");

@@ -17,7 +17,7 @@ pub fn execute(cfg: &Config) -> Result<ExecutionResult> {
         cfg.workload.as_ref().ok_or_else(|| Error::invalid("config", "workload", "missing", "a [workload] table"))?;
     let topo = Topology::from_spec(&cfg.topology)?;
     let e = Engine::new(cfg, &topo)?;
-    let kernel = serde_json::to_value(w.kernel).ok().and_then(|v| v.as_str().map(String::from)).unwrap_or_default();
+    let kernel = crate::config::config_name(&w.kernel);
     Ok(run_to_completion(cfg, e, &kernel, w.stall_cycles))
 }
 

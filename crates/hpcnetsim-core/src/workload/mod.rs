@@ -1,6 +1,7 @@
 //! Workloads talk only to NICs. Independent sources (this module) generate packets with a
 //! destination pattern and an injection process; causal task programs come later.
 
+pub mod collectives;
 pub mod kernels;
 pub mod patterns;
 pub mod placement;

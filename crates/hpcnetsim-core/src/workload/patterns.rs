@@ -31,7 +31,7 @@ impl Pattern {
     pub fn new(cfg: &TrafficConfig, topo: &Topology, seed: u64) -> Result<Pattern> {
         let n = topo.num_terminals();
         let kind = cfg.pattern;
-        let name = serde_json::to_value(kind).ok().and_then(|v| v.as_str().map(String::from)).unwrap_or_default();
+        let name = crate::config::config_name(&kind);
         let power_of_two = n.is_power_of_two();
         let bits = n.trailing_zeros();
         let needs_pow2 = matches!(

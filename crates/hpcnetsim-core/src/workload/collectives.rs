@@ -1,0 +1,278 @@
+//! MPI collective operations as task programs, with the algorithms MPI libraries use
+//! (Open MPI's tuned collectives among them): binomial trees, pipelined chains,
+//! scatter + allgather, recursive doubling and halving, rings, Bruck, pairwise exchange,
+//! dissemination. `bytes` is the collective's buffer per task (the whole vector for
+//! Bcast/Reduce/Allreduce, one task's block for Gather/Scatter/Allgather/Alltoall).
+
+use super::program::Programs;
+use crate::config::{config_name, CollectiveAlgorithm as A, Kernel};
+use crate::error::{Error, Result};
+
+/// Parameters of one collective.
+#[derive(Clone, Copy, Debug)]
+pub struct Collective {
+    /// Which operation (one of the collective kernels).
+    pub kernel: Kernel,
+    /// Algorithm, or `Auto` for the default rule of [`default_algorithm`].
+    pub algorithm: A,
+    /// Buffer size in bytes (see the module documentation).
+    pub bytes: u64,
+    /// Segment size of pipelined algorithms.
+    pub segment_bytes: u64,
+    /// Root task of rooted operations.
+    pub root: usize,
+    /// Compute cycles for each reduction step.
+    pub compute_cycles: u64,
+}
+
+/// The default algorithm for an operation on `n` tasks with `bytes` per task: small
+/// messages favour latency (trees, recursive doubling, Bruck), large ones bandwidth
+/// (pipelines, rings, pairwise exchange).
+pub fn default_algorithm(kernel: Kernel, n: usize, bytes: u64) -> A {
+    let pow2 = n.is_power_of_two();
+    match kernel {
+        Kernel::Bcast if bytes <= 12 * 1024 => A::Binomial,
+        Kernel::Bcast if n <= 8 => A::Chain,
+        Kernel::Bcast => A::ScatterAllgather,
+        Kernel::Allreduce if bytes <= 10 * 1024 => A::RecursiveDoubling,
+        Kernel::Allreduce if pow2 && bytes <= 1 << 20 => A::Rabenseifner,
+        Kernel::Allreduce => A::Ring,
+        Kernel::Allgather if bytes * n as u64 <= 80 * 1024 => {
+            if pow2 {
+                A::RecursiveDoubling
+            } else {
+                A::Bruck
+            }
+        }
+        Kernel::Allgather => A::Ring,
+        Kernel::Alltoall if bytes <= 256 && n >= 8 => A::Bruck,
+        Kernel::Alltoall => A::Pairwise,
+        Kernel::MpiBarrier if pow2 => A::RecursiveDoubling,
+        Kernel::MpiBarrier => A::Dissemination,
+        Kernel::DeepbenchAllreduce => A::Ring,
+        _ => A::Binomial,
+    }
+}
+
+/// The task whose rank relative to `root` is `r`.
+fn abs(r: usize, root: usize, n: usize) -> usize {
+    (r + root) % n
+}
+
+/// Appends the programs of `c` on `n` tasks to `p`.
+pub fn build(p: &mut Programs, c: &Collective, n: usize) -> Result<()> {
+    let algorithm = if c.algorithm == A::Auto { default_algorithm(c.kernel, n, c.bytes) } else { c.algorithm };
+    let unsupported = || {
+        Error::invalid(
+            "config",
+            "workload.algorithm",
+            format!("'{}'", config_name(&algorithm)),
+            format!("an algorithm that implements '{}' (see docs/engine.md)", config_name(&c.kernel)),
+        )
+    };
+    let need_pow2 = |what: &str| -> Result<()> {
+        if n.is_power_of_two() {
+            Ok(())
+        } else {
+            Err(Error::invalid("config", "workload.tasks", n, format!("a power of two for {what}")))
+        }
+    };
+    if c.root >= n {
+        return Err(Error::invalid("config", "workload.root", c.root, format!("a task in 0..{n}")));
+    }
+    let (m, root) = (c.bytes, c.root);
+    match (c.kernel, algorithm) {
+        (Kernel::Bcast, A::Binomial) => binomial_down(p, n, root, |_| m),
+        (Kernel::Bcast, A::Chain) => {
+            let segments = m.div_ceil(c.segment_bytes.max(1)).max(1);
+            // Segment by segment down the chain: each task forwards a segment as soon as it
+            // has it, then waits for the next one.
+            for s in 0..segments {
+                let len = if s + 1 == segments { m - s * c.segment_bytes.min(m) } else { c.segment_bytes };
+                for r in 1..n {
+                    p.message(Some(abs(r - 1, root, n)), Some(abs(r, root, n)), len);
+                }
+            }
+        }
+        (Kernel::Bcast, A::ScatterAllgather) => {
+            let chunk = m.div_ceil(n as u64);
+            binomial_down(p, n, root, |subtree| chunk * subtree as u64);
+            ring(p, n, chunk, 1, |_| {});
+        }
+        (Kernel::Reduce, A::Binomial) => binomial_up(p, n, root, c.compute_cycles, |_| m),
+        (Kernel::Gather, A::Binomial) => binomial_up(p, n, root, 0, |subtree| m * subtree as u64),
+        (Kernel::Scatter, A::Binomial) => binomial_down(p, n, root, |subtree| m * subtree as u64),
+        (Kernel::Allreduce, A::RecursiveDoubling) => recursive_doubling(p, n, |_| m, c.compute_cycles),
+        (Kernel::Allreduce | Kernel::DeepbenchAllreduce, A::Ring) => {
+            // Reduce-scatter then allgather around the ring: 2(N − 1) steps of m/N.
+            let chunk = m.div_ceil(n as u64);
+            let compute = c.compute_cycles;
+            ring(p, n, chunk, 2, |(p, i, step)| {
+                if step < n - 1 {
+                    p.compute(i, compute)
+                }
+            });
+        }
+        (Kernel::Allreduce, A::Rabenseifner) => {
+            need_pow2("Rabenseifner's allreduce")?;
+            let k = n.trailing_zeros();
+            // Recursive halving (reduce-scatter), then recursive doubling (allgather).
+            for s in 0..k {
+                let d = n >> (s + 1);
+                for i in 0..n {
+                    p.send(i, Some(i ^ d), m >> (s + 1));
+                    p.recv(i, Some(i ^ d), m >> (s + 1));
+                    p.compute(i, c.compute_cycles);
+                }
+            }
+            for s in (0..k).rev() {
+                let d = n >> (s + 1);
+                for i in 0..n {
+                    p.send(i, Some(i ^ d), m >> (s + 1));
+                    p.recv(i, Some(i ^ d), m >> (s + 1));
+                }
+            }
+        }
+        (Kernel::Allgather, A::Ring) => ring(p, n, m, 1, |_| {}),
+        (Kernel::Allgather, A::RecursiveDoubling) => {
+            need_pow2("recursive-doubling allgather")?;
+            recursive_doubling(p, n, |stage| m << stage, 0);
+        }
+        (Kernel::Allgather, A::Bruck) => {
+            let mut k = 0;
+            while 1 << k < n {
+                let blocks = (1usize << k).min(n - (1 << k)) as u64;
+                for i in 0..n {
+                    p.send(i, Some((i + n - (1 << k) % n) % n), m * blocks);
+                    p.recv(i, Some((i + (1 << k)) % n), m * blocks);
+                }
+                k += 1;
+            }
+        }
+        (Kernel::Alltoall, A::Pairwise) => {
+            for step in 1..n {
+                for i in 0..n {
+                    p.send(i, Some((i + step) % n), m);
+                    p.recv(i, Some((i + n - step) % n), m);
+                }
+            }
+        }
+        (Kernel::Alltoall, A::Linear) => {
+            for i in 0..n {
+                for step in 1..n {
+                    p.send(i, Some((i + step) % n), m);
+                }
+                for step in 1..n {
+                    p.recv(i, Some((i + n - step) % n), m);
+                }
+            }
+        }
+        (Kernel::Alltoall, A::Bruck) => {
+            let mut k = 0;
+            while 1 << k < n {
+                // Blocks whose index has bit k set travel 2^k further in this round.
+                let blocks = (0..n).filter(|j| j & (1 << k) != 0).count() as u64;
+                for i in 0..n {
+                    p.send(i, Some((i + (1 << k)) % n), m * blocks);
+                    p.recv(i, Some((i + n - (1 << k) % n) % n), m * blocks);
+                }
+                k += 1;
+            }
+        }
+        (Kernel::MpiBarrier, A::RecursiveDoubling) => {
+            need_pow2("the recursive-doubling barrier")?;
+            recursive_doubling(p, n, |_| 0, 0);
+        }
+        (Kernel::MpiBarrier, A::Dissemination) => {
+            let mut k = 0;
+            while 1 << k < n {
+                for i in 0..n {
+                    p.send(i, Some((i + (1 << k)) % n), 0);
+                    p.recv(i, Some((i + n - (1 << k) % n) % n), 0);
+                }
+                k += 1;
+            }
+        }
+        _ => return Err(unsupported()),
+    }
+    Ok(())
+}
+
+/// Binomial tree from `root` down (Bcast, Scatter): in round k, every relative rank below
+/// 2^k that has the data sends to rank + 2^k; `size(subtree)` gives the bytes for a
+/// subtree of that many tasks.
+fn binomial_down(p: &mut Programs, n: usize, root: usize, size: impl Fn(usize) -> u64) {
+    let mut k = 1;
+    while k < n {
+        k <<= 1;
+    }
+    // Farthest children first, as in Open MPI's binomial bcast.
+    let mut step = k >> 1;
+    while step >= 1 {
+        for r in (0..n).step_by(2 * step) {
+            if r + step < n {
+                let subtree = step.min(n - (r + step));
+                p.message(Some(abs(r, root, n)), Some(abs(r + step, root, n)), size(subtree));
+            }
+        }
+        step >>= 1;
+    }
+}
+
+/// Binomial tree up to `root` (Reduce, Gather): the mirror of [`binomial_down`].
+fn binomial_up(p: &mut Programs, n: usize, root: usize, compute: u64, size: impl Fn(usize) -> u64) {
+    let mut step = 1;
+    while step < n {
+        for r in (0..n).step_by(2 * step) {
+            if r + step < n {
+                let subtree = step.min(n - (r + step));
+                p.compute(abs(r + step, root, n), compute);
+                p.message(Some(abs(r + step, root, n)), Some(abs(r, root, n)), size(subtree));
+            }
+        }
+        step <<= 1;
+    }
+}
+
+/// Recursive doubling on any N: the first 2r tasks (r = N − 2^⌊log N⌋) fold pairwise into
+/// the power of two, the 2^⌊log N⌋ remaining exchange with partners at distance 1, 2, 4, …,
+/// then the folded tasks get the result back.
+fn recursive_doubling(p: &mut Programs, n: usize, size: impl Fn(u32) -> u64, compute: u64) {
+    let pow = 1usize << (usize::BITS - 1 - n.leading_zeros());
+    let extra = n - pow;
+    // Fold: even tasks below 2·extra hand their data to the next odd task.
+    for i in (0..2 * extra).step_by(2) {
+        p.message(Some(i), Some(i + 1), size(0));
+    }
+    // The participants and their rank in the power-of-two group.
+    let members: Vec<usize> = (0..n).filter(|&i| i >= 2 * extra || i % 2 == 1).collect();
+    let mut stage = 0;
+    let mut d = 1;
+    while d < pow {
+        for (r, &i) in members.iter().enumerate() {
+            let partner = members[r ^ d];
+            p.compute(i, if stage > 0 { compute } else { 0 });
+            p.send(i, Some(partner), size(stage));
+            p.recv(i, Some(partner), size(stage));
+        }
+        d <<= 1;
+        stage += 1;
+    }
+    for i in (0..2 * extra).step_by(2) {
+        p.message(Some(i + 1), Some(i), size(stage));
+    }
+}
+
+/// `rounds` × (N − 1) ring steps of `chunk` bytes: each task sends to the next and
+/// receives from the previous; `between(p, task, step)` runs before each send.
+fn ring(p: &mut Programs, n: usize, chunk: u64, rounds: usize, between: impl Fn((&mut Programs, usize, usize))) {
+    for step in 0..rounds * (n - 1) {
+        for i in 0..n {
+            if step > 0 {
+                between((p, i, step));
+            }
+            p.send(i, Some((i + 1) % n), chunk);
+            p.recv(i, Some((i + n - 1) % n), chunk);
+        }
+    }
+}

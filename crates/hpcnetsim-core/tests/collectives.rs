@@ -1,0 +1,112 @@
+//! MPI collective algorithms: message counts and bytes per task against each algorithm's
+//! known totals, the default choice, and execution times on a crossbar against hand
+//! computations.
+
+mod common;
+use common::sim_config;
+use hpcnetsim_core::config::{Algorithm, CollectiveAlgorithm as A, Kernel, WorkloadConfig};
+use hpcnetsim_core::engine::execute::execute;
+use hpcnetsim_core::stats::Status;
+use hpcnetsim_core::workload::collectives::default_algorithm;
+use hpcnetsim_core::workload::{kernels, Programs};
+
+fn build(kernel: Kernel, algorithm: A, n: usize, bytes: u64) -> Programs {
+    let w = WorkloadConfig { kernel, algorithm, message_bytes: bytes, segment_bytes: 30, ..Default::default() };
+    kernels::build(&w, n).unwrap_or_else(|e| panic!("{kernel:?} {algorithm:?} on {n}: {e}"))
+}
+
+/// (messages sent, bytes sent) by each task.
+fn per_task(p: &Programs) -> Vec<(usize, u64)> {
+    let mut out = vec![(0, 0); p.len()];
+    for (f, _, b) in p.messages() {
+        out[f].0 += 1;
+        out[f].1 += b;
+    }
+    out
+}
+
+#[test]
+fn message_counts_and_bytes() {
+    // Ring allreduce: 2(N − 1) steps of m/N from every task.
+    assert!(per_task(&build(Kernel::Allreduce, A::Ring, 8, 800)).iter().all(|&t| t == (14, 1400)));
+    assert_eq!(per_task(&build(Kernel::DeepbenchAllreduce, A::Auto, 4, 400)), vec![(6, 600); 4]);
+    // Rabenseifner: m/2 + m/4 + m/8 out and the same back.
+    assert!(per_task(&build(Kernel::Allreduce, A::Rabenseifner, 8, 800)).iter().all(|&t| t == (6, 1400)));
+    // Recursive doubling on 6 tasks: 2 fold messages, 4 × 2 exchanges, 2 unfold messages.
+    assert_eq!(build(Kernel::Allreduce, A::RecursiveDoubling, 6, 8).messages().len(), 2 + 8 + 2);
+    // Allgathers: every task ends up sending (N − 1) blocks.
+    for (alg, n) in [(A::Ring, 6), (A::Bruck, 6), (A::RecursiveDoubling, 8), (A::Bruck, 8)] {
+        let bytes: Vec<u64> = per_task(&build(Kernel::Allgather, alg, n, 10)).iter().map(|t| t.1).collect();
+        assert_eq!(bytes, vec![10 * (n as u64 - 1); n], "{alg:?} on {n}");
+    }
+    // Alltoall: pairwise and linear send N − 1 blocks; Bruck (N/2)·log N blocks.
+    assert_eq!(per_task(&build(Kernel::Alltoall, A::Pairwise, 5, 7)), vec![(4, 28); 5]);
+    assert_eq!(per_task(&build(Kernel::Alltoall, A::Linear, 5, 7)), vec![(4, 28); 5]);
+    assert_eq!(per_task(&build(Kernel::Alltoall, A::Bruck, 8, 7)), vec![(3, 7 * 4 * 3); 8]);
+    // Rooted trees: N − 1 messages; gather/scatter move (N − 1) blocks through the root.
+    let b = build(Kernel::Bcast, A::Binomial, 8, 5);
+    assert_eq!(b.messages().len(), 7);
+    assert_eq!(per_task(&b)[0], (3, 15));
+    assert_eq!(build(Kernel::Gather, A::Binomial, 8, 5).tasks[0].len(), 3);
+    let gathered: u64 =
+        build(Kernel::Gather, A::Binomial, 8, 5).messages().iter().filter(|m| m.1 == 0).map(|m| m.2).sum();
+    assert_eq!(gathered, 35);
+    assert_eq!(per_task(&build(Kernel::Scatter, A::Binomial, 8, 5))[0].1, 35);
+    assert_eq!(build(Kernel::Reduce, A::Binomial, 6, 5).messages().len(), 5);
+    // Chain: 4 segments (30 + 30 + 30 + 10 bytes) down 3 links.
+    let chain = build(Kernel::Bcast, A::Chain, 4, 100);
+    assert_eq!(chain.messages().len(), 12);
+    assert_eq!(chain.tasks[1].len(), 8);
+    // Scatter + allgather: binomial scatter (N − 1) plus a ring of N(N − 1).
+    assert_eq!(build(Kernel::Bcast, A::ScatterAllgather, 8, 800).messages().len(), 7 + 56);
+    // Barriers: dissemination ⌈log N⌉ rounds of N empty messages.
+    let d = build(Kernel::MpiBarrier, A::Dissemination, 5, 99);
+    assert_eq!(d.messages().len(), 15);
+    assert!(d.messages().iter().all(|m| m.2 == 0));
+    assert_eq!(build(Kernel::MpiBarrier, A::RecursiveDoubling, 8, 0).messages().len(), 24);
+}
+
+#[test]
+fn unsupported_combinations_are_errors() {
+    let w = |kernel, algorithm| WorkloadConfig { kernel, algorithm, ..Default::default() };
+    assert!(kernels::build(&w(Kernel::Alltoall, A::Ring), 4).unwrap_err().to_string().contains("workload.algorithm"));
+    assert!(kernels::build(&w(Kernel::Allreduce, A::Rabenseifner), 6)
+        .unwrap_err()
+        .to_string()
+        .contains("power of two"));
+    let mut bad_root = w(Kernel::Bcast, A::Binomial);
+    bad_root.root = 9;
+    assert!(kernels::build(&bad_root, 4).unwrap_err().to_string().contains("workload.root = 9"));
+}
+
+#[test]
+fn default_algorithms() {
+    assert_eq!(default_algorithm(Kernel::Bcast, 64, 1024), A::Binomial);
+    assert_eq!(default_algorithm(Kernel::Bcast, 64, 1 << 20), A::ScatterAllgather);
+    assert_eq!(default_algorithm(Kernel::Allreduce, 64, 8), A::RecursiveDoubling);
+    assert_eq!(default_algorithm(Kernel::Allreduce, 48, 1 << 22), A::Ring);
+    assert_eq!(default_algorithm(Kernel::Alltoall, 64, 64), A::Bruck);
+    assert_eq!(default_algorithm(Kernel::MpiBarrier, 6, 0), A::Dissemination);
+}
+
+fn crossbar_time(kernel: Kernel, algorithm: A, n: usize, bytes: u64, segment: u64) -> u64 {
+    let mut c = sim_config(&format!("crossbar:{n}"), 1, Algorithm::Auto, 0.0);
+    c.workload =
+        Some(WorkloadConfig { kernel, algorithm, message_bytes: bytes, segment_bytes: segment, ..Default::default() });
+    let r = execute(&c).unwrap();
+    assert_eq!(r.status, Status::Completed, "{}", r.message);
+    r.execution_time_cycles.unwrap()
+}
+
+/// One-packet messages cross a crossbar in 2 links × 2 cycles + 16 − 1 = 19 cycles; a NIC
+/// sends one 16-phit packet every 16 cycles.
+#[test]
+fn crossbar_times_match_hand_computations() {
+    // Ring allreduce on 4 tasks, 100-byte chunks: 2(N − 1) = 6 dependent steps.
+    assert_eq!(crossbar_time(Kernel::Allreduce, A::Ring, 4, 400, 8192), 6 * 19);
+    // Pipelined chain, 3 one-packet segments down 3 links: the first segment takes 3 × 19,
+    // each further one adds a packet time at the root.
+    assert_eq!(crossbar_time(Kernel::Bcast, A::Chain, 4, 768, 256), 3 * 19 + 2 * 16);
+    // Dissemination barrier on 8 tasks: 3 rounds of empty (one-packet) messages.
+    assert_eq!(crossbar_time(Kernel::MpiBarrier, A::Dissemination, 8, 0, 8192), 3 * 19);
+}
