@@ -16,10 +16,11 @@ $(BIN)/python:
 install: $(BIN)/python
 	VIRTUAL_ENV=$(abspath $(VENV)) $(BIN)/maturin develop --release --quiet --extras test
 
-## demo: the main job, writing its report under $(OUT)/: paper 000 Fig. 4 (reduced schedule)
-## and the cost and throughput bounds of the same thin-tree family
+## demo: the main job, writing its report under $(OUT)/: paper 000 Fig. 4 (the quick variant of
+## study thin-trees-throughput, local processes, HTML report) and the cost and throughput bounds
+## of the same thin-tree family
 demo: install
-	$(BIN)/hpcnetsim study thin-tree-throughput --out $(OUT)/thin-tree-throughput
+	$(BIN)/hpcnetsim study run thin-trees-throughput --quick --out $(OUT)/thin-trees-throughput
 	$(BIN)/hpcnetsim topo compare --out $(OUT)/thin-tree-compare
 
 ## test: every Rust and Python test

@@ -254,19 +254,3 @@ def test_bench_quick_prints_the_table(cli):
         cells = [c.strip() for c in line.strip("|").split("|")]
         assert cells[1] in ("converged", "not-converged"), line
         assert int(cells[2]) > 0 and int(cells[3]) > 0 and float(cells[-1]) > 0, line
-
-
-def test_thin_tree_throughput_study_on_a_small_tree(tmp_path):
-    """The Fig. 4 study machinery on a 16-node thin-tree: saturates near its ideal bound with 4 VCs."""
-    from hpcnetsim.studies import thin_tree_throughput as study
-
-    rows = study.run_curves(trees=("tree:k=4,kp=2,n=2",), vcs=(1, 4))
-    assert {r["vcs"] for r in rows} == {1, 4}
-    best = {v: max(r["accepted_load"] for r in rows if r["vcs"] == v and r["accepted_load"] is not None) for v in (1, 4)}
-    ideal = rows[0]["ideal_throughput"]
-    assert best[4] > best[1]
-    assert 0.8 * ideal < best[4] <= 1.02 * ideal
-    path = tmp_path / "fig.png"
-    study.plot(rows, path, "test")
-    assert path.stat().st_size > 10_000
-    assert "| tree:k=4,kp=2,n=2 | 4 |" in study.report(rows, full=False)

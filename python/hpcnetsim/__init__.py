@@ -3,6 +3,7 @@
 from ._core import ConfigError, __version__
 from .config import apply_overrides, load_config
 from .simulation import SimulationResult, load_curve, simulate
+from .store import results
 from .topology import Topology, describe
 
 __all__ = [
@@ -14,5 +15,6 @@ __all__ = [
     "describe",
     "load_config",
     "load_curve",
+    "results",
     "simulate",
 ]

@@ -24,7 +24,7 @@ class UsageError(Exception):
 class _Parser(argparse.ArgumentParser):
     """argparse, but errors are one line and raise instead of exiting."""
 
-    def error(self, message: str):  # noqa: D102
+    def error(self, message: str):
         raise UsageError(f"{self.prog}: {message}")
 
 
@@ -72,13 +72,25 @@ def _build_parser() -> argparse.ArgumentParser:
     b.add_argument("--quick", action="store_true", help="short schedules: warm-up 1000, one batch of 1000 cycles")
     b.set_defaults(func=_bench)
 
-    from .studies import STUDIES
+    sw = sub.add_parser("sweep", help="run an experiment file: a base config and sweep axes (docs/experiments.md)")
+    sw.add_argument("file", type=Path, help="experiment file (TOML)")
+    sw.add_argument("--out", type=Path, help="output folder (default: results/NAME, results/NAME-quick with --quick)")
+    _sweep_options(sw)
+    sw.set_defaults(func=_sweep)
 
-    st = sub.add_parser("study", help="run a built-in study reproducing a figure or table of the papers")
-    st.add_argument("name", choices=sorted(STUDIES), help="study to run")
-    st.add_argument("--full", action="store_true", help="the paper's measurement schedule (slow)")
-    st.add_argument("--out", type=Path, default=Path("results"), help="output directory (default: results)")
-    st.set_defaults(func=_study)
+    st = sub.add_parser("study", help="the built-in studies reproducing the papers' figures")
+    ssub = st.add_subparsers(dest="study_command", required=True, parser_class=_Parser)
+    sl = ssub.add_parser("list", help="list the built-in studies")
+    sl.set_defaults(func=_study_list)
+    sr = ssub.add_parser("run", help="run a built-in study and write its HTML report")
+    sr.add_argument("name", help="study name (see: hpcnetsim study list)")
+    sr.add_argument("--out", type=Path, help="output folder (default: results/NAME, results/NAME-quick with --quick)")
+    _sweep_options(sr)
+    sr.set_defaults(func=_study_run)
+
+    rp = sub.add_parser("report", help="write the HTML report of a sweep's output folder")
+    rp.add_argument("dir", type=Path, help="output folder of a sweep or study")
+    rp.set_defaults(func=_report)
     return p
 
 
@@ -242,16 +254,56 @@ def _write_curve(results, config: dict, out: Path) -> list[Path]:
     return paths
 
 
-def _study(args) -> None:
-    from .studies import STUDIES
+def _sweep_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--quick", action="store_true", help="the experiment's [quick] variant")
+    p.add_argument("--jobs", type=int, help="local worker processes (default: all cores)")
+    p.add_argument("--scheduler", metavar="tcp://HOST:PORT", help="run on this Dask scheduler instead")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
 
-    study = STUDIES[args.name]
-    print(study.TITLE, flush=True)
-    for path in study.run(args.out, full=args.full):
-        print(f"wrote {path}")
-    report = args.out / "report.md"
-    if report.exists():
-        print(report.read_text(), end="")
+
+def _run_experiment(args, path: Path, report: bool) -> int:
+    from . import experiment
+    from .sweep import run_sweep
+
+    if args.jobs is not None and args.jobs < 1:
+        raise UsageError(f"--jobs = {args.jobs} is invalid: a positive number of processes")
+    exp = experiment.load(path, quick=args.quick)
+    out = args.out or Path("results") / (exp.name + ("-quick" if args.quick else ""))
+    where = args.scheduler or f"{args.jobs or 'all'} local processes"
+    print(f"{exp.name}: {len(exp.points)} points, output {out}, on {where}", flush=True)
+    summary = run_sweep(exp, out, jobs=args.jobs, scheduler=args.scheduler, progress=not args.no_progress)
+    print(f"{summary.total} points: {summary.stored_before} already stored, {summary.ran} run, "
+          f"{len(summary.failed)} failed; store {out / 'store'}")  # fmt: skip
+    for key, error in summary.failed:
+        print(f"failed {key[:12]}: {error}", file=sys.stderr)
+    if report:
+        from .report import write_report
+
+        print(f"wrote {write_report(out)}")
+    return 1 if summary.failed else 0
+
+
+def _sweep(args) -> int:
+    return _run_experiment(args, args.file, report=False)
+
+
+def _study_list(args) -> None:
+    from .studies import available, title
+
+    for name, path in available().items():
+        print(f"{name}  {title(path)}")
+
+
+def _study_run(args) -> int:
+    from .studies import find
+
+    return _run_experiment(args, find(args.name), report=True)
+
+
+def _report(args) -> None:
+    from .report import write_report
+
+    print(f"wrote {write_report(args.dir)}")
 
 
 def _bench(args) -> None:
@@ -265,7 +317,7 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point of the console script; returns the exit status."""
     try:
         args = _build_parser().parse_args(argv)
-        args.func(args)
+        status = args.func(args)
     except (UsageError, ConfigError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
@@ -275,9 +327,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {e.filename or ''}: {e.strerror or e}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
+        print("interrupted (finished points are kept in the store: run again to resume)", file=sys.stderr)
         return 130
-    return 0
+    return status or 0
 
 
 if __name__ == "__main__":

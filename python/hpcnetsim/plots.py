@@ -7,7 +7,7 @@ from pathlib import Path
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
+import matplotlib.pyplot as plt
 
 
 def plot_cost_throughput(rows: list[dict], path: Path, title: str) -> None:
@@ -62,4 +62,86 @@ def plot_load_curves(frames: dict, path: Path, title: str, ideal: dict[str, floa
     fig.suptitle(title)
     fig.tight_layout()
     fig.savefig(path, format="png", dpi=110)
+    plt.close(fig)
+
+
+def curve_label(col: str, value) -> str:
+    """A legend entry for one curve: ``4 VCs`` for switch.vcs, ``col=value`` otherwise."""
+    if col == "switch.vcs":
+        return f"{value} VC" + ("" if value == 1 else "s")
+    return f"{col}={value}"
+
+
+def plot_panels(frame, panels: str, curves: str | None, metric: str, path: Path, title: str,
+                bounds: dict[str, tuple[float, float]] | None = None) -> None:  # fmt: skip
+    """One panel per value of ``panels``, one curve per value of ``curves``: ``metric`` vs offered load.
+
+    With ``bounds`` (panel → (ideal, Θ)), the ideal throughput is drawn dashed and Θ dotted.
+    """
+    from .compare import short_label
+
+    keys = list(dict.fromkeys(frame[panels]))
+    fig, axes = plt.subplots(1, len(keys), figsize=(4.2 * len(keys), 4.2), squeeze=False)
+    axes = axes[0]
+    for ax, key in zip(axes, keys):
+        mine = frame[frame[panels] == key]
+        groups = mine.groupby(curves, sort=True) if curves else [(None, mine)]
+        for value, pts in groups:
+            pts = pts[pts["status"] == "converged"].sort_values("offered_load")
+            label = curve_label(curves, value) if curves else None
+            ax.plot(pts["offered_load"], pts[metric], marker="o", ms=3, label=label)
+        top = float(mine["traffic.load"].max())
+        if bounds is not None:
+            ideal, theta = bounds[key]
+            ax.plot([0, top], [0, top], color="grey", lw=0.8, ls=":")
+            ax.axhline(ideal, color="k", ls="--", lw=1, label="ideal (channel load)")
+            ax.axhline(theta, color="k", ls=":", lw=1, label=r"$\Theta$ (bisection)")
+            ax.set_ylim(0, max(top, ideal) * 1.1)
+        else:
+            ax.set_ylim(0, None)
+        name = short_label(key) + "-tree" if str(key).startswith("tree:k=8,kp=") else str(key)
+        ax.set_title(name if panels == "topology" else f"{panels}={key}", fontsize=9)
+        ax.set_xlabel("offered load (phits/cycle/node)")
+        ax.set_xlim(0, top * 1.02)
+        ax.grid(alpha=0.3)
+    axes[0].set_ylabel("accepted load (phits/cycle/node)" if bounds else metric.replace("_", " "))
+    axes[0].legend(fontsize=8)
+    fig.suptitle(title, fontsize=10)
+    fig.tight_layout()
+    fig.savefig(path, format="png", dpi=100)
+    plt.close(fig)
+
+
+def plot_heatmap(table, path: Path, title: str) -> None:
+    """A heatmap of a pivot table (rows × columns), with the values written in the cells."""
+    import numpy as np
+
+    fig, ax = plt.subplots(figsize=(1.6 * len(table.columns) + 3, 0.6 * len(table.index) + 1.8))
+    im = ax.imshow(table.to_numpy(dtype=float), cmap="viridis", aspect="auto", vmin=0)
+    ax.set_xticks(range(len(table.columns)), [str(c) for c in table.columns])
+    ax.set_yticks(range(len(table.index)), [str(i) for i in table.index], fontsize=8)
+    ax.set_xlabel(table.columns.name or "")
+    for (i, j), v in np.ndenumerate(table.to_numpy(dtype=float)):
+        ax.text(j, i, "-" if np.isnan(v) else f"{v:.2f}", ha="center", va="center", color="w", fontsize=8)
+    fig.colorbar(im, ax=ax)
+    ax.set_title(title, fontsize=10)
+    fig.tight_layout()
+    fig.savefig(path, format="png", dpi=100)
+    plt.close(fig)
+
+
+def plot_cost_scatter(points: list[tuple[str, float, float]], path: Path, title: str) -> None:
+    """Cost against saturation throughput, one labelled dot per (network, variant)."""
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    for label, cost, throughput in points:
+        ax.scatter(cost, throughput)
+        ax.annotate(label, (cost, throughput), fontsize=7, xytext=(3, 3), textcoords="offset points")
+    ax.set_xscale("log")
+    ax.set_yscale("log")  # the networks' throughputs span orders of magnitude
+    ax.set_xlabel("cost $c_L = S R$ (switch ports)")
+    ax.set_ylabel("saturation throughput (phits/cycle/node)")
+    ax.grid(alpha=0.3)
+    ax.set_title(title, fontsize=10)
+    fig.tight_layout()
+    fig.savefig(path, format="png", dpi=100)
     plt.close(fig)

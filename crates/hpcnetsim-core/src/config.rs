@@ -531,6 +531,8 @@ impl Config {
         let bad = |field: &str, value: &dyn std::fmt::Display, allowed: &str| {
             Err(Error::invalid("config", field, value, allowed))
         };
+        // The spec is parsed (not built) so that a bad topology fails with the config.
+        crate::topology::spec::parse(&self.topology)?;
         if self.switch.preset != "insee" {
             return bad("switch.preset", &format!("'{}'", self.switch.preset), "insee");
         }

@@ -1,0 +1,60 @@
+"""Canonical configs: every field filled in by the core, and the hash that keys results in the store."""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import math
+from typing import Any
+
+from . import _core
+from ._core import ConfigError, __version__
+
+
+def to_toml(config: dict[str, Any]) -> str:
+    """A config dict (top-level fields and one level of tables) as TOML text the core can read."""
+    top = [f"{k} = {_value(v, k)}" for k, v in config.items() if not isinstance(v, dict)]
+    lines = list(top)
+    for name, table in config.items():
+        if isinstance(table, dict):
+            lines.append(f"[{json.dumps(name)}]")
+            for k, v in table.items():
+                if isinstance(v, dict):
+                    raise ConfigError(f"{name}.{k} = {v!r} is invalid: a value, not a table")
+                lines.append(f"{json.dumps(k)} = {_value(v, f'{name}.{k}')}")
+    return "\n".join(lines) + "\n"
+
+
+def _value(v: Any, path: str) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, int):
+        return str(v)
+    if isinstance(v, float):
+        return "nan" if math.isnan(v) else ("inf" if v > 0 else "-inf") if math.isinf(v) else repr(v)
+    if isinstance(v, str):
+        return json.dumps(v)
+    if isinstance(v, (list, tuple)):
+        return "[" + ", ".join(_value(x, path) for x in v) + "]"
+    if hasattr(v, "item"):  # numpy scalars
+        return _value(v.item(), path)
+    raise ConfigError(f"{path} = {v!r} is invalid: a number, string, boolean or list")
+
+
+def canonical_config(config: dict[str, Any]) -> dict[str, Any]:
+    """The config with every default filled in and every value validated by the core."""
+    return json.loads(_core.config_from_toml(to_toml(config)))
+
+
+@functools.cache
+def default_config() -> dict[str, Any]:
+    """The complete default config (with a placeholder topology): the set of valid paths and types."""
+    return json.loads(_core.config_from_toml('topology = "crossbar:2"'))
+
+
+def config_key(config: dict[str, Any], version: str = __version__) -> str:
+    """SHA-256 of the canonical config and the hpcnetsim version: the point's key in the store."""
+    doc = {"config": canonical_config(config), "hpcnetsim": version}
+    text = json.dumps(doc, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+    return hashlib.sha256(text.encode()).hexdigest()

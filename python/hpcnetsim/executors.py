@@ -1,0 +1,74 @@
+"""Executors: run (key, config JSON) tasks and yield (key, result JSON, error) as they complete.
+
+Both run the same task on the same canonical config, so a point's result does not depend on
+the executor (its seed is part of the config).
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+from collections.abc import Iterator
+from concurrent.futures import ProcessPoolExecutor, as_completed
+
+from .worker import run_point
+
+Task = tuple[str, str]
+Outcome = tuple[str, str | None, str | None]
+
+
+def default_jobs() -> int:
+    """Every core this process may use."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
+def run_local(tasks: list[Task], jobs: int | None = None) -> Iterator[Outcome]:
+    """Run the tasks in ``jobs`` worker processes (default: all cores)."""
+    if not tasks:
+        return
+    # spawn, not fork: the parent may already run the core's thread pool, which fork would not copy.
+    pool = ProcessPoolExecutor(max_workers=min(jobs or default_jobs(), len(tasks)),
+                               mp_context=multiprocessing.get_context("spawn"))  # fmt: skip
+    try:
+        futures = {pool.submit(run_point, config): key for key, config in tasks}
+        for f in as_completed(futures):
+            try:
+                result, error = f.result()
+            except Exception as e:  # noqa: BLE001 - e.g. a worker process killed from outside
+                result, error = None, f"{type(e).__name__}: {e}"
+            yield futures[f], result, error
+    finally:
+        pool.shutdown(wait=False, cancel_futures=True)
+
+
+def connect(scheduler: str):
+    """A Dask client of the scheduler at ``scheduler`` (tcp://HOST:PORT); a one-line error if unreachable."""
+    from distributed import Client
+
+    from ._core import ConfigError
+
+    try:
+        # Connect timeout: the Dask setting distributed.comm.timeouts.connect.
+        return Client(scheduler, set_as_default=False)
+    except (OSError, TimeoutError, ValueError, TypeError) as e:
+        raise ConfigError(
+            f"--scheduler = {scheduler!r} is invalid: no Dask scheduler reachable there ({e})"
+        ) from None
+
+
+def run_dask(tasks: list[Task], client) -> Iterator[Outcome]:
+    """Run the tasks on the cluster of the Dask ``client`` (see :func:`connect`)."""
+    from distributed import as_completed as dask_completed
+
+    futures = [client.submit(run_point, config, key=f"hpcnetsim-{key}", pure=False) for key, config in tasks]
+    try:
+        for f in dask_completed(futures, loop=client.loop):
+            if f.status == "error":  # e.g. KilledWorker after repeated worker deaths
+                e = f.exception()
+                result, error = None, f"{type(e).__name__}: {e}"
+            else:
+                result, error = f.result()
+            yield f.key.removeprefix("hpcnetsim-"), result, error
+            f.release()
+    finally:
+        client.cancel([f for f in futures if not f.done()])

@@ -1,0 +1,280 @@
+"""Experiment files: a base config plus sweep axes, expanded into canonical points (docs/experiments.md)."""
+
+from __future__ import annotations
+
+import copy
+import difflib
+import itertools
+import re
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ._core import ConfigError
+from .canonical import canonical_config, config_key, default_config
+from .expressions import evaluate, is_expression
+
+TOP_KEYS = ("name", "title", "description", "base", "sweep", "quick", "report")
+SWEEP_KEYS = ("name", "axes", "points")
+QUICK_KEYS = ("base", "sweeps")
+NAME_RE = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
+
+
+@dataclass
+class Point:
+    """One simulation of an experiment: its group, its axis values, its canonical config and key."""
+
+    index: int
+    group: str
+    values: dict[str, Any]
+    config: dict[str, Any]
+    key: str
+
+
+@dataclass
+class Experiment:
+    """A parsed experiment file (quick variant applied if asked) and its points."""
+
+    name: str
+    title: str
+    description: str
+    quick: bool
+    base: dict[str, Any]
+    points: list[Point]
+    report: dict[str, Any] = field(default_factory=dict)
+    source: dict[str, Any] = field(default_factory=dict)
+    text: str = ""
+
+
+def _type_name(v: Any) -> str:
+    return {bool: "a boolean", int: "an integer", float: "a number", str: "a string", list: "a list"}[type(v)]
+
+
+def valid_paths() -> dict[str, Any]:
+    """Every settable dotted config path → its default value."""
+    out = {}
+    for k, v in default_config().items():
+        if isinstance(v, dict):
+            out.update({f"{k}.{f}": d for f, d in v.items()})
+        else:
+            out[k] = v
+    return out
+
+
+def _check_path(path: str, where: str) -> None:
+    paths = valid_paths()
+    if path not in paths:
+        near = difflib.get_close_matches(path, paths, n=1)
+        hint = f" (did you mean {near[0]}?)" if near else ""
+        raise ConfigError(f"{where}: unknown axis or field '{path}'{hint}: a config path such as switch.vcs or "
+                          f"traffic.load (docs/config.md), or an axis name whose values are tables of them")  # fmt: skip
+
+
+def _check_value(path: str, value: Any, where: str) -> None:
+    default = valid_paths()[path]
+    if is_expression(value) and isinstance(default, (int, float)) and not isinstance(default, bool):
+        return
+    ok = type(value) is type(default) or (type(default) is float and type(value) is int)
+    if not ok:
+        raise ConfigError(
+            f"{where} = {value!r} is invalid: {_type_name(default)}, as {path} in docs/config.md"
+        )
+
+
+def _flatten(table: dict[str, Any], prefix: str = "") -> dict[str, Any]:
+    """``{"switch": {"vcs": 2}}`` and ``{"switch.vcs": 2}`` both → ``{"switch.vcs": 2}``."""
+    out = {}
+    for k, v in table.items():
+        path = f"{prefix}{k}"
+        if isinstance(v, dict):
+            out.update(_flatten(v, path + "."))
+        else:
+            out[path] = v
+    return out
+
+
+def _settings(table: Any, prefix: str, where: str) -> dict[str, Any]:
+    """A table of config settings (a list entry or a table-valued axis value), checked path by path."""
+    if not isinstance(table, dict):
+        raise ConfigError(f"{where} = {table!r} is invalid: a table of config paths and values")
+    flat = _flatten({k: v for k, v in table.items() if k != "label"}, prefix)
+    for path, v in flat.items():
+        _check_path(path, f"{where}.{path}")
+        _check_value(path, v, f"{where}.{path}")
+    return flat
+
+
+def _axes(axes: Any, where: str) -> list[tuple[str, list[dict[str, Any]], list[Any]]]:
+    """Each axis as (name, list of settings, list of labels); a grid is their cartesian product."""
+    if not isinstance(axes, dict):
+        raise ConfigError(f"{where} = {axes!r} is invalid: a table of axes")
+    out = []
+    for name, values in _axis_lists(axes, ""):
+        w = f"{where}.{name}"
+        if not isinstance(values, list):
+            raise ConfigError(f"{w} = {values!r} is invalid: a non-empty list of values")
+        if not values:
+            raise ConfigError(f"{w} = [] is invalid: a non-empty list of values")
+        if all(isinstance(v, dict) for v in values):
+            prefix = (
+                f"{name}." if name in default_config() and isinstance(default_config()[name], dict) else ""
+            )
+            settings = [_settings(v, prefix, f"{w}[{i}]") for i, v in enumerate(values)]
+            labels = [
+                v.get("label", " ".join(f"{k}={x}" for k, x in s.items())) for v, s in zip(values, settings)
+            ]
+        else:
+            _check_path(name, w)
+            for i, v in enumerate(values):
+                _check_value(name, v, f"{w}[{i}]")
+            settings, labels = [{name: v} for v in values], list(values)
+        out.append((name, settings, labels))
+    return out
+
+
+def _axis_lists(table: dict[str, Any], prefix: str):
+    """(dotted name, value) for every axis; bare dotted TOML keys arrive as nested tables."""
+    for k, v in table.items():
+        if isinstance(v, dict) and f"{prefix}{k}" not in valid_paths():
+            yield from _axis_lists(v, f"{prefix}{k}.")
+        else:
+            yield f"{prefix}{k}", v
+
+
+def _unknown(table: dict[str, Any], allowed: tuple[str, ...], where: str) -> None:
+    for k in table:
+        if k not in allowed:
+            raise ConfigError(f"{where}: unknown key '{k}': allowed keys are {', '.join(allowed)}")
+
+
+def _set(config: dict[str, Any], path: str, value: Any) -> None:
+    *tables, leaf = path.split(".")
+    for t in tables:
+        config = config.setdefault(t, {})
+    config[leaf] = value
+
+
+def _merge(base: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
+    out = copy.deepcopy(base)
+    for path, v in _flatten(extra).items():
+        _set(out, path, v)
+    return out
+
+
+def _group_points(group: dict[str, Any], where: str) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+    """(settings, axis values) of every point of one sweep group: explicit list × grid."""
+    _unknown(group, SWEEP_KEYS, where)
+    if "axes" not in group and "points" not in group:
+        raise ConfigError(f"{where}: no 'axes' and no 'points': a grid of axes, a list of points, or both")
+    listed = group.get("points", [{}])
+    if not isinstance(listed, list) or not listed:
+        raise ConfigError(f"{where}.points = {listed!r} is invalid: a non-empty list of tables")
+    entries = [(_settings(p, "", f"{where}.points[{i}]"), {"point": p.get("label", i)} if "points" in group else {})
+               for i, p in enumerate(listed)]  # fmt: skip
+    axes = _axes(group.get("axes", {}), f"{where}.axes")
+    out = []
+    for settings, values in entries:
+        for combo in itertools.product(*(range(len(s)) for _, s, _ in axes)):
+            merged, vals = dict(settings), dict(values)
+            for (name, s, labels), i in zip(axes, combo):
+                merged.update(s[i])
+                vals[name] = labels[i]
+            out.append((merged, vals))
+    return out
+
+
+def _resolve(settings: dict[str, Any], base: dict[str, Any], where: str) -> dict[str, Any]:
+    """The point's full config: base, then its settings, then its expressions evaluated."""
+    config = _merge(base, {k: v for k, v in settings.items() if not is_expression(v)})
+    if "topology" not in config:
+        raise ConfigError(f"{where}: topology = missing: set it in [base] or as an axis")
+    for path, v in settings.items():
+        if is_expression(v):
+            value = evaluate(v, config["topology"], f"{where}.{path}")
+            if isinstance(valid_paths()[path], int) and value != int(value):
+                raise ConfigError(f"{where}.{path} = {v!r} gives {value}: an integer is required")
+            _set(config, path, int(value) if isinstance(valid_paths()[path], int) else float(value))
+    try:
+        return canonical_config(config)
+    except ConfigError as e:
+        raise ConfigError(f"{where}: {str(e).removeprefix('config: ')}") from None
+
+
+def _check_topologies(points: list[Point], where: str) -> None:
+    from .topology import Topology
+
+    for spec in dict.fromkeys(p.config["topology"] for p in points):
+        try:
+            Topology.from_spec(spec)
+        except ConfigError as e:
+            raise ConfigError(f"{where}: topology {e}") from None
+
+
+def parse(doc: dict[str, Any], where: str, quick: bool = False) -> Experiment:
+    """An experiment from the parsed TOML document ``doc``; errors name ``where`` and the field."""
+    _unknown(doc, TOP_KEYS, where)
+    name = doc.get("name")
+    if not isinstance(name, str) or not NAME_RE.match(name):
+        raise ConfigError(f"{where}: name = {name!r} is invalid: lowercase letters, digits, '-' and '_'")
+    base = doc.get("base", {})
+    if not isinstance(base, dict):
+        raise ConfigError(f"{where}: base = {base!r} is invalid: a table (a simulation config)")
+    base = _merge({}, _settings(base, "", f"{where}: base"))
+    groups = doc.get("sweep", [])
+    if isinstance(groups, dict):
+        groups = [groups]
+    if not isinstance(groups, list) or not groups:
+        raise ConfigError(f"{where}: sweep = {groups!r} is invalid: at least one [[sweep]] table")
+    names = [g.get("name", str(i)) if isinstance(g, dict) else str(i) for i, g in enumerate(groups)]
+    variant = _quick(doc.get("quick", {}), base, groups, names, where)  # checked even when not used
+    if quick:
+        base, groups, names = variant
+    points: list[Point] = []
+    seen: set[str] = set()
+    for gname, group in zip(names, groups):
+        w = f"{where}: sweep '{gname}'"
+        if not isinstance(group, dict):
+            raise ConfigError(f"{w} = {group!r} is invalid: a table")
+        for settings, values in _group_points(group, w):
+            config = _resolve(settings, base, w)
+            key = config_key(config)
+            if key not in seen:  # the same configuration twice is one simulation
+                seen.add(key)
+                points.append(Point(len(points), gname, values, config, key))
+    _check_topologies(points, where)
+    report = doc.get("report", {})
+    if not isinstance(report, dict):
+        raise ConfigError(f"{where}: report = {report!r} is invalid: a table")
+    return Experiment(name, str(doc.get("title", name)), str(doc.get("description", "")), quick, base, points,
+                      report, doc)  # fmt: skip
+
+
+def _quick(q: Any, base: dict, groups: list, names: list, where: str):
+    """Apply the ``[quick]`` table: base overrides and a subset of the sweep groups."""
+    if not isinstance(q, dict):
+        raise ConfigError(f"{where}: quick = {q!r} is invalid: a table with base and sweeps")
+    _unknown(q, QUICK_KEYS, f"{where}: quick")
+    base = _merge(base, _settings(q.get("base", {}), "", f"{where}: quick.base"))
+    keep = q.get("sweeps", names)
+    if not isinstance(keep, list) or not keep or any(k not in names for k in keep):
+        raise ConfigError(
+            f"{where}: quick.sweeps = {keep!r} is invalid: a non-empty list of sweep names {names}"
+        )
+    chosen = [(n, g) for n, g in zip(names, groups) if n in keep]
+    return base, [g for _, g in chosen], [n for n, _ in chosen]
+
+
+def load(path: str | Path, quick: bool = False) -> Experiment:
+    """Read and expand an experiment file."""
+    path = Path(path)
+    try:
+        text = path.read_bytes().decode("utf-8")
+        doc = tomllib.loads(text)
+    except UnicodeDecodeError as e:
+        raise ConfigError(f"{path}: not UTF-8 text (byte {e.start})") from None
+    except tomllib.TOMLDecodeError as e:
+        raise ConfigError(f"{path}: invalid TOML: {e}") from None
+    exp = parse(doc, str(path), quick)
+    exp.text = text
+    return exp

@@ -1,0 +1,65 @@
+"""Axis values computed from the point's topology: ``"=min(1, 0.5 * ideal)"``.
+
+Only arithmetic, numbers, the names of :data:`NAMES` and the functions of :data:`FUNCTIONS` are
+allowed, so an experiment file cannot run arbitrary code.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import operator
+from typing import Any
+
+from ._core import ConfigError
+
+#: Names usable in expressions → key of ``Topology.describe()``.
+NAMES = {"ideal": "ideal_throughput", "theta": "bisection_throughput", "terminals": "terminals"}
+FUNCTIONS = {"min": min, "max": max, "round": round, "abs": abs}
+_BINARY = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
+           ast.Pow: operator.pow}  # fmt: skip
+ALLOWED = "arithmetic on numbers, ideal, theta, terminals and min(), max(), round(), abs()"
+
+
+def is_expression(value: Any) -> bool:
+    """Whether an axis value is an expression (a string starting with '=')."""
+    return isinstance(value, str) and value.startswith("=")
+
+
+@functools.cache
+def topology_properties(spec: str) -> dict[str, Any]:
+    from .topology import Topology
+
+    return Topology.from_spec(spec).describe()
+
+
+def evaluate(text: str, topology: str, where: str) -> float | int:
+    """The value of expression ``text`` (with its leading '=') for ``topology``."""
+    try:
+        tree = ast.parse(text[1:].strip(), mode="eval")
+        return _eval(tree.body, topology)
+    except (SyntaxError, ValueError, TypeError, ZeroDivisionError, OverflowError) as e:
+        raise ConfigError(f"{where} = {text!r} is invalid: {ALLOWED} ({e})") from None
+
+
+def _eval(node: ast.AST, topology: str):
+    if (
+        isinstance(node, ast.Constant)
+        and isinstance(node.value, (int, float))
+        and not isinstance(node.value, bool)
+    ):
+        return node.value
+    if isinstance(node, ast.Name) and node.id in NAMES:
+        return topology_properties(topology)[NAMES[node.id]]
+    if isinstance(node, ast.BinOp) and type(node.op) in _BINARY:
+        return _BINARY[type(node.op)](_eval(node.left, topology), _eval(node.right, topology))
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        return -_eval(node.operand, topology)
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id in FUNCTIONS
+        and not node.keywords
+    ):
+        return FUNCTIONS[node.func.id](*(_eval(a, topology) for a in node.args))
+    raise ValueError(f"'{ast.unparse(node)}' is not allowed")

@@ -1,0 +1,179 @@
+"""``hpcnetsim report DIR``: one self-contained HTML page per study (figures as base64 PNG, tables)."""
+
+from __future__ import annotations
+
+import base64
+import html
+import json
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from . import plots, store
+from ._core import ConfigError, __version__
+from ._files import atomic_write_text
+from .expressions import topology_properties
+from .sweep import EXPERIMENT_FILE
+
+FIGURE_KINDS = ("throughput", "latency", "heatmap", "cost")
+NOT_CURVE = {"traffic.load", "seed"}
+
+
+def load(out: str | Path):
+    """The experiment record and a DataFrame with one row per point (missing points marked so)."""
+    import pandas
+
+    out = Path(out)
+    path = out / EXPERIMENT_FILE
+    if not path.is_file():
+        raise ConfigError(f"{out}: no {EXPERIMENT_FILE}: the output folder of hpcnetsim sweep or study run")
+    doc = json.loads(path.read_text())
+    rows = {r["key"]: r for r in store.read_rows(out)} if (out / store.STORE_DIR).is_dir() else {}
+    frame = []
+    for p in doc["points"]:
+        row = rows.get(p["key"]) or {"key": p["key"], "state": "missing", **store.flatten_config(p["config"])}
+        frame.append({"group": p["group"], **row})
+    df = pandas.DataFrame(frame)
+    for col in ("status", "offered_load", "accepted_load", "latency_network_mean", "ideal_throughput"):
+        if col not in df:
+            df[col] = None
+    return doc, df
+
+
+def curve_columns(df) -> list[str]:
+    """Config columns that vary between points, except load and seed: what tells curves apart."""
+    cols = [c for c in df.columns if "." in c or c == "topology"]
+    return [c for c in cols if c not in NOT_CURVE and df[c].astype(str).nunique() > 1]
+
+
+def saturation(df):
+    """One row per curve: highest accepted load, the ideal and Θ bounds, and their ratio."""
+    cols = ["group", "topology", *(c for c in curve_columns(df) if c != "topology")]
+    ok = df[df["status"] == "converged"]
+    out = (
+        ok.groupby(cols, sort=False)
+        .agg(points=("key", "size"), max_accepted=("accepted_load", "max"))
+        .reset_index()
+    )
+    out["ideal"] = [topology_properties(t)["ideal_throughput"] for t in out["topology"]]
+    out["theta"] = [topology_properties(t)["bisection_throughput"] for t in out["topology"]]
+    out["max_over_ideal"] = out["max_accepted"] / out["ideal"]
+    return out
+
+
+def _png(draw) -> str:
+    with tempfile.TemporaryDirectory() as d:
+        path = Path(d) / "f.png"
+        draw(path)
+        return base64.b64encode(path.read_bytes()).decode()
+
+
+def figure(spec: dict[str, Any], df, sat) -> str:
+    """One figure of the report's ``[[report.figures]]`` list, as base64 PNG."""
+    kind = spec.get("kind")
+    if kind not in FIGURE_KINDS:
+        raise ConfigError(f"report.figures.kind = {kind!r} is invalid: one of {', '.join(FIGURE_KINDS)}")
+    if spec.get("sweep"):
+        df, sat = df[df["group"] == spec["sweep"]], sat[sat["group"] == spec["sweep"]]
+    df = df[df["status"] == "converged"]
+    if df.empty:
+        return ""
+    title = spec.get("title", kind)
+    panels, curves = spec.get("panels", "topology"), spec.get("curves")
+    if kind in ("throughput", "latency"):
+        bounds = {t: (topology_properties(t)["ideal_throughput"], topology_properties(t)["bisection_throughput"])
+                  for t in df["topology"]} if kind == "throughput" and panels == "topology" else None  # fmt: skip
+        metric = "accepted_load" if kind == "throughput" else "latency_network_mean"
+        return _png(lambda p: plots.plot_panels(df, panels, curves, metric, p, title, bounds))
+    if kind == "heatmap":
+        table = sat.pivot_table(index=spec.get("y", "topology"), columns=spec.get("x", "switch.vcs"),
+                                values=spec.get("value", "max_over_ideal"), aggfunc="max", sort=False)  # fmt: skip
+        return _png(lambda p: plots.plot_heatmap(table, p, title))
+    pts = [(f"{r['topology']}" + (f" {plots.curve_label(curves, r[curves])}" if curves else ""),
+            topology_properties(r["topology"])["cost_linear"], r["max_accepted"]) for _, r in sat.iterrows()]  # fmt: skip
+    return _png(lambda p: plots.plot_cost_scatter(pts, p, title))
+
+
+def published(doc: dict[str, Any], sat) -> str:
+    """The paper's values and statements beside ours (``[[report.published]]``, ``[[report.claims]]``)."""
+    rep = doc.get("report", {})
+    parts = []
+    if rep.get("published"):
+        rows = []
+        for p in rep["published"]:
+            ours = topology_properties(p["topology"])
+            best = sat.loc[sat["topology"] == p["topology"], "max_accepted"]
+            rows.append({"topology": p["topology"], **{f"{k} (paper)": v for k, v in p.items() if k != "topology"},
+                         "Θ = 2B/N (ours)": ours["bisection_throughput"],
+                         "ideal, channel load (ours)": ours["ideal_throughput"],
+                         "max accepted (ours)": best.max() if len(best) else None})  # fmt: skip
+        parts.append("<h3>Published values</h3>" + _table(rows))
+    if rep.get("claims"):
+        rows = []
+        for c in rep["claims"]:
+            mine = sat[
+                (sat["topology"] == c.get("topology")) & (sat.get("switch.vcs", c.get("vcs")) == c.get("vcs"))
+            ]
+            best = mine["max_accepted"].max()
+            ours = ("not simulated" if mine.empty else f"max accepted {best:.4f} = {best / mine['ideal'].max():.3f} × "
+                    f"ideal (channel load) = {best / mine['theta'].max():.3f} × Θ")  # fmt: skip
+            rows.append({"paper": c["text"], "network": c.get("topology"), "VCs": c.get("vcs"), "ours": ours})
+        parts.append("<h3>The paper's statements and our measurements</h3>" + _table(rows))
+    return "".join(parts)
+
+
+def _table(rows) -> str:
+    import pandas
+
+    frame = rows if isinstance(rows, pandas.DataFrame) else pandas.DataFrame(rows)
+    return frame.to_html(index=False, float_format=lambda v: f"{v:.4g}", na_rep="-", border=0)
+
+
+STYLE = """body{font-family:sans-serif;max-width:1400px;margin:2em auto;padding:0 1em;color:#222}
+table{border-collapse:collapse;font-size:12px;margin:.5em 0 1.5em}td,th{border:1px solid #ccc;padding:2px 6px}
+th{background:#eee}img{max-width:100%}pre{background:#f6f6f6;padding:1em;overflow:auto;font-size:12px}"""
+
+
+def render(doc: dict[str, Any], df) -> str:
+    """The HTML page of one study."""
+    sat = saturation(df)
+    e = html.escape
+    counts = df["state"].value_counts().to_dict()
+    figs = [
+        (spec.get("title", spec.get("kind")), figure(spec, df, sat))
+        for spec in doc.get("report", {}).get("figures", [])
+    ]
+    if not doc.get("report", {}).get("figures"):
+        figs = [("Throughput", figure({"kind": "throughput", "curves": None}, df, sat))]
+    cols = ["group", "key", "state", *curve_columns(df), "traffic.load", "seed", "status", "accepted_load",
+            "accepted_load_std", "latency_network_mean", "latency_network_p99", "error"]  # fmt: skip
+    points = df[[c for c in cols if c in df]].assign(key=df["key"].str[:12])
+    body = [
+        f"<h1>{e(doc['title'])}</h1>",
+        f"<p>{e(doc.get('description', ''))}</p>",
+        (
+            f"<p>Study <b>{e(doc['name'])}</b>{' (quick variant)' if doc.get('quick') else ''}; "
+            f"points: {e(json.dumps(counts))}; hpcnetsim {e(doc.get('hpcnetsim_version', ''))} "
+            f"(report written by hpcnetsim {e(__version__)}).</p>"
+        ),
+        *(f"<h2>{e(t)}</h2><img alt='{e(t)}' src='data:image/png;base64,{b}'>" for t, b in figs if b),
+        "<h2>Saturation throughput</h2>",
+        _table(sat),
+        published(doc, sat),
+        "<h2>Configuration</h2><h3>Base config</h3>",
+        f"<pre>{e(doc.get('base_toml', ''))}</pre>",
+        "<h3>Experiment file</h3>",
+        f"<pre>{e(doc.get('source_text', ''))}</pre>",
+        "<h2>Points</h2>",
+        _table(points),
+    ]
+    return f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{e(doc['title'])}</title>" \
+           f"<style>{STYLE}</style></head><body>{''.join(body)}</body></html>\n"  # fmt: skip
+
+
+def write_report(out: str | Path) -> Path:
+    """Write ``DIR/report.html`` for the study in ``out``; returns its path."""
+    doc, df = load(out)
+    path = Path(out) / "report.html"
+    atomic_write_text(path, render(doc, df))
+    return path

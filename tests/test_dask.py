@@ -1,0 +1,90 @@
+"""The Dask executor on a real LocalCluster (two worker processes on loopback)."""
+
+import os
+import signal
+
+import pytest
+from hpcnetsim import experiment
+from hpcnetsim.sweep import run_sweep
+from sweep_helpers import SLOW, outcomes
+
+distributed = pytest.importorskip("distributed")
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    """A scheduler and two single-threaded worker processes (with nannies that restart them)."""
+    with distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=None,
+        silence_logs=50,
+    ) as c:  # fmt: skip
+        yield c
+
+
+@pytest.fixture(scope="module")
+def slow(tmp_path_factory):
+    """The slow experiment and its results on the local executor."""
+    folder = tmp_path_factory.mktemp("dask")
+    (folder / "slow.toml").write_text(SLOW)
+    exp = experiment.load(folder / "slow.toml")
+    run_sweep(exp, folder / "local", jobs=2, progress=False)
+    return exp, outcomes(folder / "local")
+
+
+def test_dask_results_equal_the_local_executor_bit_for_bit(cluster, slow, tmp_path):
+    exp, local = slow
+    summary = run_sweep(exp, tmp_path, scheduler=cluster.scheduler_address, progress=False)
+    assert (summary.ran, summary.failed) == (8, [])
+    assert outcomes(tmp_path) == local
+
+
+def test_killing_a_worker_mid_sweep_loses_no_finished_point(cluster, slow, tmp_path):
+    exp, local = slow
+    client = distributed.Client(cluster.scheduler_address, set_as_default=False)
+    pids = list(client.run(os.getpid).values())
+    client.close()
+    killed = []
+
+    def kill_once(key, error):
+        if not killed:  # after the first finished point, while others run
+            os.kill(pids[0], signal.SIGKILL)
+            killed.append(key)
+
+    first = run_sweep(exp, tmp_path, scheduler=cluster.scheduler_address, progress=False, on_point=kill_once)
+    assert killed and first.ran == 8
+    with pytest.raises(ProcessLookupError):
+        os.kill(pids[0], 0)  # the worker really died while the sweep went on
+    kept = {k: v for k, v in outcomes_or_failed(tmp_path).items() if v is not None}
+    assert killed[0] in kept and all(local[k] == v for k, v in kept.items())
+    # The re-run computes only what did not finish (the nanny restarts the worker, so usually nothing).
+    again = run_sweep(exp, tmp_path, scheduler=cluster.scheduler_address, progress=False)
+    assert (again.stored_before, again.ran, again.failed) == (len(kept), 8 - len(kept), [])
+    assert outcomes(tmp_path) == local
+
+
+def outcomes_or_failed(out):
+    """Stored results by key; None for points recorded as failed (e.g. on the killed worker)."""
+    import json
+
+    import hpcnetsim
+
+    df = hpcnetsim.results(out)
+    res = {}
+    for key, state, text in zip(df["key"], df["state"], df["result_json"]):
+        res[key] = None
+        if state == "done":
+            res[key] = json.loads(text)
+            res[key].pop("wall_seconds")
+    return res
+
+
+def test_an_unreachable_scheduler_is_one_line_exit_2(cli, tmp_path, monkeypatch):
+    f = tmp_path / "s.toml"
+    f.write_text(SLOW)
+    monkeypatch.setenv("DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT", "1s")
+    r = cli(
+        "sweep", str(f), "--out", str(tmp_path / "o"), "--scheduler", "tcp://127.0.0.1:9", "--no-progress"
+    )
+    assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1, r.stderr
+    assert "--scheduler = 'tcp://127.0.0.1:9' is invalid" in r.stderr
+    assert not (tmp_path / "o" / "store").exists()

@@ -1,0 +1,157 @@
+"""Experiment files: expansion into points, canonical keys, and one-line errors for bad files."""
+
+import copy
+import os
+from pathlib import Path
+
+import pytest
+from hpcnetsim import ConfigError, experiment
+from hpcnetsim.canonical import config_key, default_config
+
+DATA = Path(__file__).parent / "data"
+SMALL = DATA / "small_sweep.toml"
+
+
+def test_grid_and_list_expand_into_points():
+    exp = experiment.load(SMALL)
+    grid = [p for p in exp.points if p.group == "grid"]
+    nets = [p for p in exp.points if p.group == "networks"]
+    assert len(grid) == 3 * 2 and len(nets) == 2 * 2 * 2
+    # "=min(1, 0.6 * ideal)" on the 4x4 torus (ideal 1) is 0.6.
+    assert sorted({p.config["traffic"]["load"] for p in grid}) == [0.1, 0.3, 0.6]
+    assert {p.config["seed"] for p in grid} == {1, 2}
+    xbar = [p for p in nets if p.config["topology"] == "crossbar:8"]
+    assert {p.config["routing"]["algorithm"] for p in xbar} == {"direct"}
+    assert {p.config["switch"]["vcs"] for p in xbar} == {1, 2}
+    assert xbar[0].values["point"] == "xbar"
+    # Every point has the full canonical config: defaults filled in from the base.
+    assert all(p.config["measurement"]["batch_cycles"] == 500 for p in exp.points)
+    assert all(p.config["switch"]["queue_packets"] == 4 for p in exp.points)
+    assert len({p.key for p in exp.points}) == len(exp.points)
+
+
+def test_quick_variant_selects_sweeps_and_overrides_base():
+    exp = experiment.load(SMALL, quick=True)
+    assert {p.group for p in exp.points} == {"grid"} and len(exp.points) == 6
+    assert {p.config["measurement"]["batches"] for p in exp.points} == {1}
+
+
+def test_identical_points_are_one_simulation(tmp_path):
+    f = tmp_path / "dup.toml"
+    f.write_text(
+        'name = "dup"\nbase.topology = "torus:4x4"\n[[sweep]]\naxes.traffic.load = [0.5, 0.5, "=0.5 * ideal"]\n'
+    )
+    assert len(experiment.load(f).points) == 1
+
+
+def _leaves(d, prefix=()):
+    for k, v in d.items():
+        if isinstance(v, dict):
+            yield from _leaves(v, (*prefix, k))
+        else:
+            yield (*prefix, k), v
+
+
+def _changed(name, value):
+    if isinstance(value, bool):
+        return not value
+    if isinstance(value, int):
+        return value + 1
+    if isinstance(value, float):
+        return value / 2 if value else 0.5
+    if isinstance(value, list):
+        return [*value, 1]
+    return {"topology": "torus:4x8", "algorithm": "dor", "selection": "random", "arbitration": "oldest-first",
+            "pattern": "transpose", "injection": "bursty"}[name]  # fmt: skip
+
+
+def test_keys_differ_in_any_field_and_agree_on_identical_configs():
+    base = copy.deepcopy(default_config())
+    base["topology"] = "torus:4x4"
+    base["traffic"]["packet_phits_max"] = 32  # so that packet_phits + 1 stays valid
+    key = config_key(base)
+    assert config_key(copy.deepcopy(base)) == key
+    # Omitted defaults and explicit ones are the same configuration.
+    assert config_key({"topology": "torus:4x4"}) == config_key(
+        {"topology": "torus:4x4", "seed": 1, "switch": {"vcs": 1}}
+    )
+    assert config_key({"topology": "torus:4x4", "traffic": {"load": 1}}) == config_key(
+        {"topology": "torus:4x4", "traffic": {"load": 1.0}}
+    )
+    keys = {key}
+    for path, value in _leaves(base):
+        if path == ("switch", "preset"):
+            continue  # a single preset exists: nothing else to change it to
+        other = copy.deepcopy(base)
+        table = other
+        for p in path[:-1]:
+            table = table[p]
+        table[path[-1]] = _changed(path[-1], value)
+        keys.add(config_key(other))
+        assert len(keys) == 1 + len([k for k in keys if k != key]), path
+    assert len(keys) == len(list(_leaves(base)))  # all leaves but the preset, plus the base
+    assert config_key(base, version="0.0.0") != key
+
+
+BAD = [
+    (
+        'name = "x"\nbase.topology = "torus:4x4"\n[[sweep]]\naxes.switch.vsc = [1, 2]\n',
+        "unknown axis or field 'switch.vsc'",
+    ),
+    (
+        'name = "x"\nbase.topology = "torus:4x4"\n[[sweep]]\naxes.traffic.load = []\n',
+        "traffic.load = [] is invalid",
+    ),
+    (
+        'name = "x"\nbase.topology = "torus:4x4"\n[[sweep]]\naxes.switch.vcs = [1, "two"]\n',
+        "switch.vcs[1] = 'two' is invalid: an integer",
+    ),
+    (
+        'name = "x"\nbase.topology = "torus:4x4"\n[[sweep]]\naxes.switch.vcs = 2\n',
+        "switch.vcs = 2 is invalid: a non-empty list",
+    ),
+    (
+        'name = "x"\nbase.topology = "torus:4x4"\n[[sweep]]\naxes.switch.vcs = [1, 99]\n',
+        "switch.vcs = 99 is invalid",
+    ),
+    (
+        'name = "x"\nbase.topology = "torus:4x4"\n[[sweep]]\naxes.traffic.load = ["=import(os)"]\n',
+        "traffic.load = '=import(os)' is invalid",
+    ),
+    (
+        'name = "x"\nbase.topology = "torus:4x4"\n[[sweep]]\naxes.traffic.load = [0.1]\nbogus = 1\n',
+        "unknown key 'bogus'",
+    ),
+    ('name = "x"\n[[sweep]]\naxes.traffic.load = [0.1]\n', "topology = missing"),
+    ('name = "x"\nbase.topology = "torus:4x0"\n[[sweep]]\naxes.seed = [1]\n', "dimension 1 = 0"),
+    ('name = "x"\nbase.topology = "torus:4x4"\n', "at least one [[sweep]]"),
+    ('name = "X Y"\nbase.topology = "torus:4x4"\n[[sweep]]\naxes.seed = [1]\n', "name = 'X Y' is invalid"),
+    (
+        'name = "x"\nbase.topology = "torus:4x4"\n[[sweep]]\naxes.seed = [1]\n[quick]\nsweeps = ["nope"]\n',
+        "quick.sweeps",
+    ),
+    ('name = "x"\nbase = 3\n', "base = 3 is invalid"),
+    ('name = "x"\n[[sweep]\n', "invalid TOML"),
+]
+
+
+@pytest.mark.parametrize("text,needle", BAD, ids=[n for _, n in BAD])
+def test_bad_experiment_file_is_one_line_exit_2_and_writes_nothing(cli, tmp_path, text, needle):
+    f = tmp_path / "bad.toml"
+    f.write_text(text)
+    out = tmp_path / "out"
+    r = cli("sweep", str(f), "--out", str(out), "--no-progress")
+    assert r.returncode == 2, (r.stdout, r.stderr)
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error:") and "Traceback" not in r.stderr, r.stderr
+    assert needle in lines[0], lines[0]
+    assert str(f) in lines[0]
+    assert not out.exists()
+
+
+def test_api_errors_are_config_errors(tmp_path):
+    f = tmp_path / "bad.toml"
+    f.write_text('name = "x"\nbase.topology = "torus:4x4"\n[[sweep]]\naxes.routing.algo = ["dor"]\n')
+    with pytest.raises(ConfigError, match="did you mean routing.algorithm"):
+        experiment.load(f)
+    assert not [p for p in os.listdir(tmp_path) if p != "bad.toml"]

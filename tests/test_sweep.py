@@ -1,0 +1,185 @@
+"""Sweeps on the local executor: the store, resuming, recorded failures, studies and reports."""
+
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import hpcnetsim
+import pyarrow.parquet as pq
+import pytest
+from hpcnetsim import experiment, store
+from hpcnetsim.sweep import run_sweep
+from sweep_helpers import SLOW, outcomes, wait_for_files
+
+DATA = Path(__file__).parent / "data"
+SMALL = DATA / "small_sweep.toml"
+
+
+@pytest.fixture(scope="module")
+def slow_reference(tmp_path_factory):
+    """The slow experiment run once, uninterrupted, on two local processes."""
+    folder = tmp_path_factory.mktemp("slow")
+    (folder / "slow.toml").write_text(SLOW)
+    exp = experiment.load(folder / "slow.toml")
+    summary = run_sweep(exp, folder / "out", jobs=2, progress=False)
+    assert (summary.total, summary.ran, summary.failed) == (8, 8, [])
+    return folder / "slow.toml", outcomes(folder / "out")
+
+
+def test_sweep_stores_every_point_and_a_rerun_skips_them(tmp_path):
+    exp = experiment.load(SMALL)
+    summary = run_sweep(exp, tmp_path, jobs=2, progress=False)
+    assert (summary.total, summary.stored_before, summary.ran, summary.failed) == (14, 0, 14, [])
+    df = hpcnetsim.results(tmp_path)
+    assert len(df) == 14 and set(df["state"]) == {"done"}
+    assert set(df["key"]) == {p.key for p in exp.points}
+    assert {
+        "switch.vcs",
+        "traffic.load",
+        "accepted_load",
+        "latency_network_mean",
+        "hpcnetsim_version",
+    } <= set(df)
+    again = run_sweep(exp, tmp_path, jobs=2, progress=False)
+    assert (again.stored_before, again.ran) == (14, 0)
+    # A stored point is exactly what one direct simulation of its config gives.
+    point = exp.points[3]
+    direct = hpcnetsim.simulate(point.config).to_dict()
+    direct.pop("wall_seconds")
+    assert outcomes(tmp_path)[point.key] == direct
+    assert not [p for p in (tmp_path / "store").iterdir() if p.name.startswith(".")]
+
+
+def test_a_failing_point_is_recorded_and_the_sweep_goes_on(cli, tmp_path):
+    f = tmp_path / "f.toml"
+    f.write_text(
+        SMALL.read_text().replace("axes.seed = [1, 2]", 'axes.routing.algorithm = ["dor", "direct"]')
+    )
+    r = cli("sweep", str(f), "--out", str(tmp_path / "out"), "--jobs", "2", "--no-progress")
+    assert r.returncode == 1, r.stderr
+    df = hpcnetsim.results(tmp_path / "out")
+    failed = df[df["state"] == "failed"]
+    assert len(failed) == 3 and len(df) == 14
+    assert failed["error"].str.contains("routing.algorithm = 'direct' is invalid").all()
+    assert failed["accepted_load"].isna().all()
+    assert "3 failed" in r.stdout and r.stderr.count("failed ") == 3
+    # Failed points are run again; finished ones are not.
+    r = cli("sweep", str(f), "--out", str(tmp_path / "out"), "--no-progress")
+    assert "11 already stored, 3 run, 3 failed" in r.stdout
+
+
+def test_an_interrupted_local_sweep_keeps_its_points_and_resumes(tmp_path, slow_reference):
+    file, reference = slow_reference
+    out = tmp_path / "out"
+    args = [
+        sys.executable,
+        "-m",
+        "hpcnetsim",
+        "sweep",
+        str(file),
+        "--out",
+        str(out),
+        "--jobs",
+        "1",
+        "--no-progress",
+    ]
+    proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        wait_for_files(out / "store", 2)
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    assert proc.returncode == 130 and "interrupted" in err and "Traceback" not in err, err
+    kept = outcomes(out)
+    assert 2 <= len(kept) < 8
+    assert all(reference[k] == v for k, v in kept.items())
+    before = {p: p.stat().st_mtime_ns for p in (out / "store").glob("*.parquet")}
+    r = subprocess.run(args, check=False, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert f"{len(kept)} already stored, {8 - len(kept)} run, 0 failed" in r.stdout
+    assert all(p.stat().st_mtime_ns == t for p, t in before.items()), "finished points were recomputed"
+    assert outcomes(out) == reference
+
+
+def test_store_files_are_complete_parquet_rows(tmp_path):
+    exp = experiment.load(SMALL, quick=True)
+    run_sweep(exp, tmp_path, jobs=1, progress=False)
+    files = sorted((tmp_path / "store").glob("*.parquet"))
+    assert [f.stem for f in files] == sorted(p.key for p in exp.points)
+    row = pq.read_table(files[0]).to_pylist()[0]
+    assert row["key"] == files[0].stem and row["hpcnetsim_version"] == hpcnetsim.__version__
+    assert store.finished(tmp_path) == {p.key for p in exp.points}
+
+
+def test_builtin_studies_are_listed_and_expand(cli):
+    r = cli("study", "list")
+    assert r.returncode == 0 and r.stdout.startswith("thin-trees-throughput "), r.stdout
+    from hpcnetsim.studies import find
+
+    full = experiment.load(find("thin-trees-throughput"))
+    quick = experiment.load(find("thin-trees-throughput"), quick=True)
+    assert {p.group for p in full.points} == {"paper-000", "paper-002"}
+    assert {p.group for p in quick.points} == {"paper-000"}
+    # 4 trees × 3 VC counts × 8 loads, less the loads the 8:8,4 tree caps at 1 (1.0, 1.1 and 1.3 × ideal).
+    assert len(quick.points) == 4 * 3 * 8 - 3 * 2
+    loads = sorted(
+        {p.config["traffic"]["load"] for p in quick.points if p.config["topology"] == "tree:k=8,kp=4,n=4"}
+    )
+    ideal = hpcnetsim.Topology.from_spec("tree:k=8,kp=4,n=4").describe()["ideal_throughput"]
+    assert loads == [round(f * ideal, 4) for f in (0.2, 0.4, 0.6, 0.8, 0.9, 1.0, 1.1, 1.3)]
+    assert 0.028 < loads[0] < 0.029 and 0.18 < loads[-1] < 0.19
+    assert {p.config["measurement"]["batch_cycles"] for p in quick.points} == {1000}
+    torus = [p.config for p in full.points if p.config["topology"] == "torus:8x8"]
+    assert {(c["routing"]["algorithm"], c["switch"]["vcs"], c["switch"]["phit_bytes"]) for c in torus} == {
+        ("bubble-adaptive", 3, 4)
+    }
+
+
+def test_study_run_writes_a_self_contained_report(cli, tmp_path):
+    env_dir = tmp_path / "studies"
+    env_dir.mkdir()
+    (env_dir / "small.toml").write_text(SMALL.read_text())
+    os.environ["HPCNETSIM_STUDIES"] = str(env_dir)
+    try:
+        r = cli("study", "run", "small", "--quick", "--out", str(tmp_path / "out"), "--no-progress")
+        bad = cli("study", "run", "nope")
+    finally:
+        del os.environ["HPCNETSIM_STUDIES"]
+    assert r.returncode == 0, r.stderr
+    page = (tmp_path / "out" / "report.html").read_text()
+    assert page.count("data:image/png;base64,") >= 1 and "<table" in page
+    assert hpcnetsim.__version__ in page and "torus:4x4" in page and "Saturation throughput" in page
+    assert bad.returncode == 2 and "study = 'nope' is invalid: one of small" in bad.stderr
+    (tmp_path / "out" / "report.html").unlink()
+    r = cli("report", str(tmp_path / "out"))
+    assert r.returncode == 0 and (tmp_path / "out" / "report.html").stat().st_size > 10_000
+    r = cli("report", str(tmp_path / "nowhere"))
+    assert r.returncode == 2 and "no experiment.json" in r.stderr and len(r.stderr.splitlines()) == 1
+
+
+def test_thin_tree_study_format_on_a_small_tree(tmp_path):
+    """The Fig. 4 study's format on a 16-node thin-tree: saturates near its ideal bound with 4 VCs."""
+    from hpcnetsim.report import load, saturation, write_report
+    from hpcnetsim.studies import find
+
+    text = find("thin-trees-throughput").read_text()
+    text = text.replace('"tree:k=8,kp=8,n=4", "tree:k=8,kp=6,n=4", "tree:k=8,kp=4,n=4", "tree:k=8,kp=2,n=4"',
+                        '"tree:k=4,kp=2,n=2"').replace("axes.switch.vcs = [1, 2, 4]", "axes.switch.vcs = [1, 4]")  # fmt: skip
+    assert text.count("tree:k=4,kp=2,n=2") == 1
+    f = tmp_path / "small-trees.toml"
+    f.write_text(text)
+    exp = experiment.load(f, quick=True)
+    assert len(exp.points) == 2 * 8
+    run_sweep(exp, tmp_path / "out", jobs=2, progress=False)
+    sat = saturation(load(tmp_path / "out")[1]).set_index("switch.vcs")
+    ideal = sat.loc[4, "ideal"]
+    assert sat.loc[4, "max_accepted"] > sat.loc[1, "max_accepted"]
+    assert 0.8 * ideal < sat.loc[4, "max_accepted"] <= 1.02 * ideal
+    page = write_report(tmp_path / "out").read_text()
+    assert (
+        page.count("data:image/png;base64,") == 4
+    )  # the paper-002 figure has no points in the quick variant
+    assert "Published values" in page and "does not reach its ideal" in page
