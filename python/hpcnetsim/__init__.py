@@ -2,7 +2,7 @@
 
 from ._core import ConfigError, __version__
 from .config import apply_overrides, load_config
-from .simulation import SimulationResult, load_curve, simulate
+from .simulation import SimulationResult, execute, load_curve, simulate
 from .store import results
 from .topology import Topology, describe
 
@@ -13,6 +13,7 @@ __all__ = [
     "__version__",
     "apply_overrides",
     "describe",
+    "execute",
     "load_config",
     "load_curve",
     "results",

@@ -159,6 +159,17 @@ def _run(args) -> None:
     from .simulation import check_loads, load_curve_results, simulate
 
     config = apply_overrides(load_config(args.config), [o for group in args.overrides for o in group])
+    if config.get("workload") is not None:
+        from .simulation import execute
+
+        if args.loads is not None:
+            raise UsageError("hpcnetsim run: --loads is invalid with a [workload]: a causal workload has no offered load")
+        result = execute(config)
+        print(format_execution(result.to_dict()))
+        if args.out is not None:
+            for path in _write_result(result, config, args.out):
+                print(f"wrote {path}")
+        return
     if args.loads is None:
         result = simulate(config)
         print(format_summary(result.to_dict()))
@@ -215,6 +226,25 @@ def format_summary(r: dict) -> str:
             f"network latency   mean {c['latency_mean']}, p99 {c['latency_p99']} cycles",
         ]
     lines.append(f"speed             {c['packet-hops/s']} packet-hops/s ({r['cycles']} cycles)")
+    return "\n".join(lines)
+
+
+def format_execution(r: dict) -> str:
+    """A few lines about a causal workload's result: status, execution time, messages, speed."""
+    from .simulation import rate
+
+    vcs = f"{r['vcs']} VC" + ("" if r["vcs"] == 1 else "s")
+    lines = [
+        f"{r['topology']}, routing {r['routing']}, {vcs}, seed {r['seed']}: {r['kernel']} on {r['tasks']} tasks",
+        f"status            {r['status']}" + (f" ({r['message']})" if r["status"] != "completed" else ""),
+    ]
+    if r["status"] == "completed":
+        m = r["message_latency"]
+        lines += [
+            f"execution time    {r['execution_time_cycles']} cycles",
+            f"messages          {r['messages']} (latency mean {m['mean']:.1f}, p99 {m['p99']:.0f} cycles)",
+        ]
+    lines.append(f"speed             {rate(r['packet_hops'], r['wall_seconds']):.3g} packet-hops/s ({r['cycles']} cycles)")
     return "\n".join(lines)
 
 

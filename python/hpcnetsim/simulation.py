@@ -82,6 +82,16 @@ def simulate(config: ConfigSource) -> SimulationResult:
     return SimulationResult(json.loads(_core.simulate(to_json(load_config(config)))))
 
 
+def execute(config: ConfigSource) -> SimulationResult:
+    """Run the causal workload of ``config`` (its ``[workload]`` table) to completion.
+
+    The result has ``status`` (``completed`` or ``deadlock``), ``execution_time_cycles``,
+    ``messages``, ``message_latency``, ``consumed_load`` per time bin and, for a deadlocked
+    workload, ``blocked`` (what the waiting tasks wait for).
+    """
+    return SimulationResult(json.loads(_core.execute(to_json(load_config(config)))))
+
+
 def check_loads(loads) -> list[float]:
     """The loads as floats in [0, 1]; raises :class:`ConfigError` otherwise."""
     out = []
