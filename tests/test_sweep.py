@@ -134,7 +134,7 @@ def test_builtin_studies_are_listed_and_expand(cli):
     assert {p.config["measurement"]["batch_cycles"] for p in quick.points} == {1000}
     torus = [p.config for p in full.points if p.config["topology"] == "torus:8x8"]
     assert {(c["routing"]["algorithm"], c["switch"]["vcs"], c["switch"]["phit_bytes"]) for c in torus} == {
-        ("bubble-adaptive", 3, 4)
+        ("bubble-adaptive", 4, 4)
     }
 
 
