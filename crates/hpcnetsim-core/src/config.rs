@@ -470,6 +470,8 @@ pub struct MeasurementConfig {
     /// Abort with status `deadlock` after this many cycles without any delivery while
     /// packets are in the network.
     pub deadlock_cycles: u64,
+    /// Include every channel's utilisation in the result (otherwise only a summary).
+    pub per_link_utilisation: bool,
 }
 
 impl Default for MeasurementConfig {
@@ -483,6 +485,7 @@ impl Default for MeasurementConfig {
             batches: 10,
             batch_cycles: 5_000,
             deadlock_cycles: 20_000,
+            per_link_utilisation: false,
         }
     }
 }

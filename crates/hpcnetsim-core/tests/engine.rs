@@ -176,3 +176,25 @@ fn unsettled_runs_report_no_throughput() {
     assert!(r.batch_accepted_loads.is_empty());
     assert!(r.message.contains("did not settle within 5000 cycles"), "{}", r.message);
 }
+
+/// Link utilisation conserves the traffic: on a torus the switch channels carry, on
+/// average, accepted load × N × mean switch hops / number of switch channels.
+#[test]
+fn link_utilisation_matches_the_carried_traffic() {
+    let t = topo("torus:8x8");
+    let mut c = quick(config("torus:8x8", 2, 0.3));
+    c.measurement.per_link_utilisation = true;
+    let r = measure::run(&c).unwrap();
+    let p = t.describe().unwrap();
+    let hops = p.avg_distance - 2.0;
+    let channels = 2.0 * p.switch_links as f64;
+    let want = r.accepted_load.unwrap() * p.terminals as f64 * hops / channels;
+    let u = &r.link_utilisation;
+    assert!((u.mean - want).abs() < 0.03 * want, "mean utilisation {} vs {want}", u.mean);
+    assert!(u.max <= 1.0 && u.max >= u.p99 && u.p99 >= u.p50);
+    let per = u.per_channel.as_ref().unwrap();
+    assert_eq!(per.len(), t.peers().len());
+    // Without the flag only the summary is reported.
+    c.measurement.per_link_utilisation = false;
+    assert!(measure::run(&c).unwrap().link_utilisation.per_channel.is_none());
+}

@@ -58,6 +58,8 @@ pub fn run_to_completion(cfg: &Config, mut e: Engine, kernel: &str, stall_cycles
         messages,
         message_latency,
         packet_latency: e.network_latency.summary(),
+        link_utilisation: e
+            .link_utilisation(e.execution_time().unwrap_or(e.now()), cfg.measurement.per_link_utilisation),
         packet_hops: e.counters.packet_hops,
         phit_hops: e.counters.phit_hops,
         cycles: e.now(),

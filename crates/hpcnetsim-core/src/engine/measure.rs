@@ -122,6 +122,7 @@ pub fn run(cfg: &Config) -> Result<RunResult> {
             if saturated { " (saturated)" } else { "" }
         );
     }
+    let utilisation = e.link_utilisation(batch_loads.len() as u64 * m.batch_cycles, m.per_link_utilisation);
     Ok(RunResult {
         topology: cfg.topology.clone(),
         routing: e.routing_name().to_string(),
@@ -134,6 +135,7 @@ pub fn run(cfg: &Config) -> Result<RunResult> {
         batch_accepted_loads: batch_loads,
         saturated,
         latency: Latencies { network: e.network_latency.summary(), end_to_end: e.end_to_end_latency.summary() },
+        link_utilisation: utilisation,
         packets_generated: generated,
         packets_dropped: dropped,
         packets_delivered: delivered,

@@ -137,6 +137,8 @@ pub struct Engine<'a> {
     pub network_latency: crate::stats::LatencyHistogram,
     /// End-to-end latencies (generation to delivery) of recorded packets.
     pub end_to_end_latency: crate::stats::LatencyHistogram,
+    /// Phits sent through every channel while recording (per-link utilisation).
+    pub busy_phits: Vec<u64>,
     active_sources: usize,
     sources_stopped: bool,
     /// The task programs of a causal workload, if any.
@@ -224,6 +226,7 @@ impl<'a> Engine<'a> {
             recording: false,
             network_latency: Default::default(),
             end_to_end_latency: Default::default(),
+            busy_phits: vec![0; channels],
             active_sources: 0,
             sources_stopped: false,
             tasks: None,
@@ -669,6 +672,9 @@ impl<'a> Engine<'a> {
         let out = self.topo.channel(s, c.port as usize);
         // The link is free again when the tail leaves: the Tail event wakes this switch then.
         self.link_free[out] = now + size as u64;
+        if self.recording {
+            self.busy_phits[out] += size as u64;
+        }
         match self.topo.peers()[out] {
             Peer::Switch { switch, port } => {
                 let oq = out * self.vcs + c.vc as usize;
@@ -828,6 +834,25 @@ impl<'a> Engine<'a> {
     /// network is empty.
     pub fn execution_time(&self) -> Option<u64> {
         self.tasks.as_ref().and_then(|t| t.done_at)
+    }
+
+    /// Utilisation of the links over `cycles` of recording: a summary over the
+    /// switch-to-switch channels, and every channel's value (indexed like the ports) if asked.
+    pub fn link_utilisation(&self, cycles: u64, per_channel: bool) -> crate::stats::Utilisation {
+        let u = |c: usize| (self.busy_phits[c] as f64 / cycles.max(1) as f64).min(1.0);
+        let mut links: Vec<f64> = (0..self.busy_phits.len())
+            .filter(|&c| matches!(self.topo.peers()[c], Peer::Switch { .. }))
+            .map(u)
+            .collect();
+        links.sort_by(f64::total_cmp);
+        let q = |f: f64| links.get(((links.len() as f64 - 1.0) * f).round() as usize).copied().unwrap_or(0.0);
+        crate::stats::Utilisation {
+            mean: links.iter().sum::<f64>() / links.len().max(1) as f64,
+            p50: q(0.5),
+            p99: q(0.99),
+            max: links.last().copied().unwrap_or(0.0),
+            per_channel: per_channel.then(|| (0..self.busy_phits.len()).map(u).collect()),
+        }
     }
 
     /// Number of tasks of the causal workload (0 for independent traffic).
