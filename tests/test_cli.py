@@ -130,3 +130,14 @@ def test_unwritable_output_leaves_nothing(cli, tmp_path):
     r = cli("topo", "export", "torus:4x4", "--format", "json", "-o", str(target / "sub" / "t.json"))
     assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1, r.stderr
     assert target.read_text() == "x"
+
+
+def test_written_files_get_normal_permissions(cli, tmp_path):
+    import stat
+
+    r = cli("topo", "export", "torus:4x4", "--format", "json", "-o", str(tmp_path / "t.json"))
+    assert r.returncode == 0, r.stderr
+    mode = stat.S_IMODE((tmp_path / "t.json").stat().st_mode)
+    umask = os.umask(0)
+    os.umask(umask)
+    assert mode == 0o666 & ~umask
