@@ -7,6 +7,7 @@
 //! cycles later. A packet is granted only if the whole packet fits downstream. Work is
 //! done only when something happens: idle switches and NICs cost nothing.
 
+mod arbitration;
 pub mod execute;
 mod fifos;
 pub mod measure;
@@ -16,15 +17,14 @@ mod tasks;
 use crate::config::{Arbitration, Config, Selection};
 use crate::error::Result;
 use crate::rng::{stream, Owner, Stream};
-use crate::routing::{self, Candidate, Request, Routing};
+use crate::routing::{self, Candidate, Routing};
 use crate::topology::{Peer, Topology};
-use crate::workload::{kernels, message_packets, placement, Op, Pattern, Source};
+use crate::workload::{kernels, placement, Pattern, Source};
 use fifos::Fifos;
 use queue::EventQueue;
-use rand::Rng;
 use rustc_hash::FxHashMap;
 use std::collections::VecDeque;
-use tasks::{Message, Tasks, NO_MESSAGE};
+use tasks::{Tasks, NO_MESSAGE};
 
 /// Something that happens at a cycle.
 #[derive(Clone, Copy, Debug)]
@@ -263,46 +263,6 @@ impl<'a> Engine<'a> {
         Ok(e)
     }
 
-    /// A network running the given task programs, task `i` on terminal `terminal[i]`
-    /// (hand-made workloads and traces; kernels come from the config's `[workload]`).
-    pub fn with_programs(
-        cfg: &Config,
-        topo: &'a Topology,
-        programs: crate::workload::Programs,
-        terminal: Vec<u32>,
-    ) -> Result<Self> {
-        programs.check()?;
-        let n = topo.num_terminals();
-        if terminal.len() != programs.len() || terminal.iter().any(|&t| t as usize >= n) {
-            return Err(crate::Error::invalid(
-                "workload",
-                "placement",
-                format!("{} terminals for {} tasks", terminal.len(), programs.len()),
-                format!("one terminal in 0..{n} per task"),
-            ));
-        }
-        let mut plain = cfg.clone();
-        plain.workload = None;
-        plain.traffic.load = 0.0;
-        let mut e = Engine::new(&plain, topo)?;
-        e.load_programs(cfg, programs, terminal);
-        Ok(e)
-    }
-
-    /// Installs task programs and starts every task at the current cycle; independent
-    /// sources stay silent.
-    fn load_programs(&mut self, cfg: &Config, programs: crate::workload::Programs, terminal: Vec<u32>) {
-        let n = programs.len();
-        let bin = cfg.measurement.window_cycles;
-        let nics = self.topo.num_terminals();
-        self.tasks =
-            Some(Tasks::new(programs.tasks, terminal, nics, cfg.traffic.packet_phits, cfg.switch.phit_bytes, bin));
-        let now = self.now();
-        for task in 0..n {
-            self.events.push(now, Event::Resume { task: task as u32 });
-        }
-    }
-
     /// Name of the routing in use.
     pub fn routing_name(&self) -> &'static str {
         self.routing.name()
@@ -534,188 +494,6 @@ impl<'a> Engine<'a> {
         self.counters.phit_hops += size as u64;
     }
 
-    /// Routing, selection and output arbitration at switch `s`. Packets whose candidate
-    /// lists (and sizes) are identical share one evaluation of the outputs' state.
-    fn arbitrate(&mut self, s: usize, now: u64) {
-        let mut requests = std::mem::take(&mut self.requests);
-        let mut groups = std::mem::take(&mut self.groups);
-        requests.clear();
-        let mut used = 0;
-        let base = self.topo.channel(s, 0);
-        self.counters.arbitrations += 1;
-        self.counters.heads_examined += self.waiting[s].len() as u64;
-        for i in 0..self.waiting[s].len() {
-            let Waiter { queue: q, class, size } = self.waiting[s][i];
-            let g = match groups[..used].iter().position(|g: &Group| g.class == class && g.size == size) {
-                Some(g) => g,
-                None => {
-                    self.counters.evaluations += 1;
-                    self.available.clear();
-                    for &c in &self.classes[class as usize] {
-                        let out = base + c.port as usize;
-                        if self.link_free[out] > now {
-                            continue;
-                        }
-                        let room = self.credits[out * self.vcs + c.vc as usize];
-                        let need = if c.bubble { size + self.max_packet_phits } else { size };
-                        if room >= need {
-                            self.available.push((c, room));
-                        }
-                    }
-                    if used == groups.len() {
-                        groups.push(Group::default());
-                    }
-                    let g = &mut groups[used];
-                    (g.class, g.size) = (class, size);
-                    g.choice.prepare(self.selection, &self.available);
-                    used += 1;
-                    used - 1
-                }
-            };
-            if let Some(c) = groups[g].choice.pick(&mut self.switch_rng[s]) {
-                requests.push(((base + c.port as usize) as u32, q, c, g as u32));
-            }
-        }
-        // One grant per output port; requests are grouped by port, in arrival order.
-        requests.sort_by_key(|r| r.0);
-        let mut granted = std::mem::take(&mut self.granted_outputs);
-        granted.clear();
-        let mut losers_may_retry = false;
-        let mut i = 0;
-        while i < requests.len() {
-            let out = requests[i].0;
-            let mut j = i;
-            while j < requests.len() && requests[j].0 == out {
-                j += 1;
-            }
-            let winner = i + self.pick(&requests[i..j], s);
-            let (_, q, c, _) = requests[winner];
-            self.grant(s, q as usize, c, now);
-            self.rr_last[out as usize] = q;
-            granted.push(out);
-            losers_may_retry |= j - i > 1;
-            i = j;
-        }
-        // A loser that still has a free option tries it next cycle, as a cycle-driven
-        // switch would; the others wait for a link or credit to come back.
-        if losers_may_retry {
-            let retry = requests.iter().any(|&(out, q, _, g)| {
-                granted.contains(&out)
-                    && self.waiting[s].iter().any(|w| w.queue == q)
-                    && groups[g as usize]
-                        .choice
-                        .available()
-                        .iter()
-                        .any(|c| !granted.contains(&((base + c.port as usize) as u32)))
-            });
-            if retry {
-                self.wake(s, now + 1);
-            }
-        }
-        self.granted_outputs = granted;
-        self.requests = requests;
-        self.groups = groups;
-    }
-
-    /// Queue `q` has a new front packet: route it once and make it wait for a grant.
-    fn new_front(&mut self, q: usize, now: u64) {
-        let s = self.channel_switch[q / self.vcs] as usize;
-        let pk = self.packets[self.fifo.front(q).expect("a front packet") as usize];
-        let base = self.topo.channel(s, 0);
-        let req = Request {
-            switch: s,
-            in_port: q / self.vcs - base,
-            in_vc: q % self.vcs,
-            src: pk.src as usize,
-            dst: pk.dst as usize,
-        };
-        self.scratch.clear();
-        self.routing.route(&req, &mut self.scratch);
-        let class = match self.class_ids.get(&self.scratch) {
-            Some(&id) => id,
-            None => {
-                let id = self.classes.len() as u32;
-                self.classes.push(self.scratch.clone());
-                self.class_ids.insert(self.scratch.clone(), id);
-                id
-            }
-        };
-        self.waiting[s].push(Waiter { queue: q as u32, class, size: pk.size });
-        self.wake(s, now);
-    }
-
-    /// Index of the winning request among those for one output.
-    fn pick(&mut self, reqs: &[(u32, u32, Candidate, u32)], s: usize) -> usize {
-        if reqs.len() == 1 {
-            return 0;
-        }
-        match self.arbitration {
-            Arbitration::Random => self.switch_rng[s].random_range(0..reqs.len()),
-            Arbitration::RoundRobin => {
-                let last = self.rr_last[reqs[0].0 as usize];
-                // The first input queue after the last winner, cyclically.
-                let key = |q: u32| q.wrapping_sub(last.wrapping_add(1));
-                (0..reqs.len()).min_by_key(|&k| key(reqs[k].1)).unwrap_or(0)
-            }
-            Arbitration::OldestFirst => (0..reqs.len())
-                .min_by_key(|&k| {
-                    let p = &self.packets[self.fifo.front(reqs[k].1 as usize).expect("a front packet") as usize];
-                    (p.injected, p.generated, reqs[k].1)
-                })
-                .unwrap_or(0),
-        }
-    }
-
-    fn grant(&mut self, s: usize, q: usize, c: Candidate, now: u64) {
-        let p = self.fifo.front(q).expect("granted queue has a front packet");
-        let size = self.packets[p as usize].size;
-        let out = self.topo.channel(s, c.port as usize);
-        // The link is free again when the tail leaves: the Tail event wakes this switch then.
-        self.link_free[out] = now + size as u64;
-        if self.recording {
-            self.busy_phits[out] += size as u64;
-        }
-        match self.topo.peers()[out] {
-            Peer::Switch { switch, port } => {
-                let oq = out * self.vcs + c.vc as usize;
-                self.credits[oq] -= size;
-                let next = (self.topo.channel(switch as usize, port as usize) * self.vcs + c.vc as usize) as u32;
-                self.events.push(now + self.hop_delay, Event::Arrive { queue: next, packet: p });
-            }
-            Peer::Terminal(_) => {
-                self.events.push(now + self.hop_delay + size as u64 - 1, Event::Deliver { packet: p });
-            }
-            Peer::Unplugged => unreachable!("routing chose an unplugged port"),
-        }
-        let w = &mut self.waiting[s];
-        let pos = w.iter().position(|x| x.queue as usize == q).expect("granted queue was waiting");
-        w.swap_remove(pos);
-        self.count_hop(size);
-        self.events.push(now + size as u64, Event::Tail { queue: q as u32 });
-    }
-
-    /// The front packet's tail has left queue `q`: free its room upstream, let the next
-    /// packet compete, and let every waiting packet try the output link it freed.
-    fn tail_left(&mut self, q: usize, now: u64) {
-        let p = self.fifo.pop(q).expect("tail of a queued packet");
-        let size = self.packets[p as usize].size;
-        let vc = q % self.vcs;
-        let back = now + self.credit_delay;
-        match self.topo.peers()[q / self.vcs] {
-            Peer::Switch { switch, port } => {
-                let upstream = (self.topo.channel(switch as usize, port as usize) * self.vcs + vc) as u32;
-                self.events.push(back, Event::Credit { queue: upstream, phits: size });
-            }
-            Peer::Terminal(nic) => self.events.push(back, Event::NicCredit { nic, vc: vc as u32, phits: size }),
-            Peer::Unplugged => unreachable!("a packet arrived through an unplugged port"),
-        }
-        if self.fifo.len(q) == 0 {
-            self.wake(self.channel_switch[q / self.vcs] as usize, now);
-        } else {
-            self.new_front(q, now);
-        }
-    }
-
     fn deliver(&mut self, packet: u32, now: u64) {
         let p = self.packets[packet as usize];
         self.counters.delivered += 1;
@@ -730,110 +508,6 @@ impl<'a> Engine<'a> {
             self.end_to_end_latency.record(now - p.generated);
         }
         self.free_packets.push(packet);
-    }
-
-    /// Runs task `task` from its current operation until it blocks, computes or ends.
-    fn advance(&mut self, task: usize, now: u64) {
-        let t = task as u32;
-        loop {
-            let Some(tasks) = self.tasks.as_mut() else { return };
-            tasks.last_progress = now;
-            let Some(&op) = tasks.ops[task].get(tasks.pc[task]) else {
-                tasks.finished += 1;
-                if tasks.all_done() {
-                    tasks.done_at = Some(now);
-                }
-                return;
-            };
-            match op {
-                Op::Send { to, bytes } => {
-                    let seq = tasks.next_sent.entry((t, to)).or_insert(0);
-                    let packets = message_packets(bytes, tasks.phit_bytes, tasks.packet_phits).len() as u32;
-                    tasks.messages.push(Message { src: t, dst: to, seq: *seq, packets, arrived: 0, sent_at: now });
-                    *seq += 1;
-                    tasks.undelivered += packets as u64;
-                    let nic = tasks.terminal[task] as usize;
-                    tasks.backlog[nic].push_back(((tasks.messages.len() - 1) as u32, packets));
-                    tasks.pc[task] += 1;
-                    self.wake(self.topo.num_switches() + nic, now);
-                }
-                Op::Recv { from, .. } => {
-                    let seq = *tasks.next_received.get(&(from, t)).unwrap_or(&0);
-                    if !tasks.complete.remove(&(from, t, seq)) {
-                        tasks.waiting[task] = Some((from, seq));
-                        return;
-                    }
-                    tasks.next_received.insert((from, t), seq + 1);
-                    tasks.pc[task] += 1;
-                }
-                Op::Compute { cycles } => {
-                    tasks.pc[task] += 1;
-                    self.events.push(now + cycles, Event::Resume { task: t });
-                    return;
-                }
-            }
-        }
-    }
-
-    /// Moves packets of waiting messages into NIC `nic`'s injection queue while it has room.
-    fn refill(&mut self, nic: usize, now: u64) {
-        let Some(tasks) = self.tasks.as_mut() else { return };
-        let mut created = Vec::new();
-        while self.nic_queue[nic].len() + created.len() < self.injection_queue_packets {
-            let Some(front) = tasks.backlog[nic].front_mut() else { break };
-            let m = tasks.messages[front.0 as usize];
-            front.1 -= 1;
-            let message = front.0;
-            if front.1 == 0 {
-                tasks.backlog[nic].pop_front();
-            }
-            let dst = tasks.terminal[m.dst as usize];
-            created.push(Packet {
-                src: nic as u32,
-                dst,
-                size: tasks.packet_phits,
-                generated: now,
-                injected: 0,
-                message,
-            });
-        }
-        for p in created {
-            let id = self.new_packet(p);
-            self.in_flight += 1;
-            self.nic_queue[nic].push_back(id);
-        }
-    }
-
-    /// A packet of `message` arrived: complete the message when it was the last one.
-    fn message_packet_arrived(&mut self, message: u32, phits: u32, now: u64) {
-        let Some(tasks) = self.tasks.as_mut() else { return };
-        tasks.undelivered -= 1;
-        tasks.record_delivery(now, phits);
-        let m = &mut tasks.messages[message as usize];
-        m.arrived += 1;
-        if m.arrived == m.packets {
-            let m = *m;
-            tasks.message_latency.record(now - m.sent_at);
-            if tasks.waiting[m.dst as usize] == Some((m.src, m.seq)) {
-                tasks.waiting[m.dst as usize] = None;
-                tasks.next_received.insert((m.src, m.dst), m.seq + 1);
-                tasks.pc[m.dst as usize] += 1;
-                self.advance(m.dst as usize, now);
-            } else {
-                tasks.complete.insert((m.src, m.dst, m.seq));
-            }
-        }
-        if let Some(tasks) = self.tasks.as_mut() {
-            if tasks.all_done() && tasks.done_at.is_none() {
-                tasks.done_at = Some(now);
-            }
-        }
-    }
-
-    /// For causal workloads: the execution time once every program has finished and the
-    /// network is empty.
-    pub fn execution_time(&self) -> Option<u64> {
-        self.tasks.as_ref().and_then(|t| t.done_at)
     }
 
     /// Utilisation of the links over `cycles` of recording: a summary over the
@@ -853,30 +527,6 @@ impl<'a> Engine<'a> {
             max: links.last().copied().unwrap_or(0.0),
             per_channel: per_channel.then(|| (0..self.busy_phits.len()).map(u).collect()),
         }
-    }
-
-    /// Number of tasks of the causal workload (0 for independent traffic).
-    pub fn num_tasks(&self) -> usize {
-        self.tasks.as_ref().map_or(0, |t| t.ops.len())
-    }
-
-    /// For causal workloads: what the blocked tasks wait for (at most `limit` lines).
-    pub fn blocked_tasks(&self, limit: usize) -> Vec<String> {
-        self.tasks.as_ref().map(|t| t.blocked(limit)).unwrap_or_default()
-    }
-
-    /// For causal workloads: the last cycle a task advanced or a message packet arrived.
-    pub fn last_progress(&self) -> u64 {
-        self.tasks.as_ref().map_or(0, |t| t.last_progress)
-    }
-
-    /// For causal workloads: messages sent, their latency summary and the consumed load per
-    /// time bin (phits per cycle per terminal).
-    pub fn workload_stats(&self) -> Option<(usize, crate::stats::Summary, u64, Vec<f64>)> {
-        let t = self.tasks.as_ref()?;
-        let n = self.topo.num_terminals() as f64;
-        let bins = t.bins.iter().map(|&p| p as f64 / (t.bin_cycles as f64 * n)).collect();
-        Some((t.messages.len(), t.message_latency.summary(), t.bin_cycles, bins))
     }
 
     /// Whether no event is pending (nothing can happen any more).

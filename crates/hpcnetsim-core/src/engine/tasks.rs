@@ -2,7 +2,11 @@
 //! their awaited message completes; sends queue packets at the task's NIC, which feeds its
 //! injection queue as room appears (no packet is ever dropped).
 
-use crate::workload::Op;
+use super::{Engine, Event, Packet};
+use crate::config::Config;
+use crate::error::Result;
+use crate::topology::Topology;
+use crate::workload::{message_packets, Op, Programs};
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::collections::VecDeque;
 
@@ -108,5 +112,170 @@ impl Tasks {
         }
         self.bins[bin] += phits as u64;
         self.last_progress = now;
+    }
+}
+
+impl<'a> Engine<'a> {
+    /// A network running the given task programs, task `i` on terminal `terminal[i]`
+    /// (hand-made workloads and traces; kernels come from the config's `[workload]`).
+    pub fn with_programs(cfg: &Config, topo: &'a Topology, programs: Programs, terminal: Vec<u32>) -> Result<Self> {
+        programs.check()?;
+        let n = topo.num_terminals();
+        if terminal.len() != programs.len() || terminal.iter().any(|&t| t as usize >= n) {
+            return Err(crate::Error::invalid(
+                "workload",
+                "placement",
+                format!("{} terminals for {} tasks", terminal.len(), programs.len()),
+                format!("one terminal in 0..{n} per task"),
+            ));
+        }
+        let mut plain = cfg.clone();
+        plain.workload = None;
+        plain.traffic.load = 0.0;
+        let mut e = Engine::new(&plain, topo)?;
+        e.load_programs(cfg, programs, terminal);
+        Ok(e)
+    }
+
+    /// Installs task programs and starts every task at the current cycle; independent
+    /// sources stay silent.
+    pub(super) fn load_programs(&mut self, cfg: &Config, programs: crate::workload::Programs, terminal: Vec<u32>) {
+        let n = programs.len();
+        let bin = cfg.measurement.window_cycles;
+        let nics = self.topo.num_terminals();
+        self.tasks =
+            Some(Tasks::new(programs.tasks, terminal, nics, cfg.traffic.packet_phits, cfg.switch.phit_bytes, bin));
+        let now = self.now();
+        for task in 0..n {
+            self.events.push(now, Event::Resume { task: task as u32 });
+        }
+    }
+
+    /// Runs task `task` from its current operation until it blocks, computes or ends.
+    pub(super) fn advance(&mut self, task: usize, now: u64) {
+        let t = task as u32;
+        loop {
+            let Some(tasks) = self.tasks.as_mut() else { return };
+            tasks.last_progress = now;
+            let Some(&op) = tasks.ops[task].get(tasks.pc[task]) else {
+                tasks.finished += 1;
+                if tasks.all_done() {
+                    tasks.done_at = Some(now);
+                }
+                return;
+            };
+            match op {
+                Op::Send { to, bytes } => {
+                    let seq = tasks.next_sent.entry((t, to)).or_insert(0);
+                    let packets = message_packets(bytes, tasks.phit_bytes, tasks.packet_phits).len() as u32;
+                    tasks.messages.push(Message { src: t, dst: to, seq: *seq, packets, arrived: 0, sent_at: now });
+                    *seq += 1;
+                    tasks.undelivered += packets as u64;
+                    let nic = tasks.terminal[task] as usize;
+                    tasks.backlog[nic].push_back(((tasks.messages.len() - 1) as u32, packets));
+                    tasks.pc[task] += 1;
+                    self.wake(self.topo.num_switches() + nic, now);
+                }
+                Op::Recv { from, .. } => {
+                    let seq = *tasks.next_received.get(&(from, t)).unwrap_or(&0);
+                    if !tasks.complete.remove(&(from, t, seq)) {
+                        tasks.waiting[task] = Some((from, seq));
+                        return;
+                    }
+                    tasks.next_received.insert((from, t), seq + 1);
+                    tasks.pc[task] += 1;
+                }
+                Op::Compute { cycles } => {
+                    tasks.pc[task] += 1;
+                    self.events.push(now + cycles, Event::Resume { task: t });
+                    return;
+                }
+            }
+        }
+    }
+
+    /// Moves packets of waiting messages into NIC `nic`'s injection queue while it has room.
+    pub(super) fn refill(&mut self, nic: usize, now: u64) {
+        let Some(tasks) = self.tasks.as_mut() else { return };
+        let mut created = Vec::new();
+        while self.nic_queue[nic].len() + created.len() < self.injection_queue_packets {
+            let Some(front) = tasks.backlog[nic].front_mut() else { break };
+            let m = tasks.messages[front.0 as usize];
+            front.1 -= 1;
+            let message = front.0;
+            if front.1 == 0 {
+                tasks.backlog[nic].pop_front();
+            }
+            let dst = tasks.terminal[m.dst as usize];
+            created.push(Packet {
+                src: nic as u32,
+                dst,
+                size: tasks.packet_phits,
+                generated: now,
+                injected: 0,
+                message,
+            });
+        }
+        for p in created {
+            let id = self.new_packet(p);
+            self.in_flight += 1;
+            self.nic_queue[nic].push_back(id);
+        }
+    }
+
+    /// A packet of `message` arrived: complete the message when it was the last one.
+    pub(super) fn message_packet_arrived(&mut self, message: u32, phits: u32, now: u64) {
+        let Some(tasks) = self.tasks.as_mut() else { return };
+        tasks.undelivered -= 1;
+        tasks.record_delivery(now, phits);
+        let m = &mut tasks.messages[message as usize];
+        m.arrived += 1;
+        if m.arrived == m.packets {
+            let m = *m;
+            tasks.message_latency.record(now - m.sent_at);
+            if tasks.waiting[m.dst as usize] == Some((m.src, m.seq)) {
+                tasks.waiting[m.dst as usize] = None;
+                tasks.next_received.insert((m.src, m.dst), m.seq + 1);
+                tasks.pc[m.dst as usize] += 1;
+                self.advance(m.dst as usize, now);
+            } else {
+                tasks.complete.insert((m.src, m.dst, m.seq));
+            }
+        }
+        if let Some(tasks) = self.tasks.as_mut() {
+            if tasks.all_done() && tasks.done_at.is_none() {
+                tasks.done_at = Some(now);
+            }
+        }
+    }
+
+    /// For causal workloads: the execution time once every program has finished and the
+    /// network is empty.
+    pub fn execution_time(&self) -> Option<u64> {
+        self.tasks.as_ref().and_then(|t| t.done_at)
+    }
+
+    /// Number of tasks of the causal workload (0 for independent traffic).
+    pub fn num_tasks(&self) -> usize {
+        self.tasks.as_ref().map_or(0, |t| t.ops.len())
+    }
+
+    /// For causal workloads: what the blocked tasks wait for (at most `limit` lines).
+    pub fn blocked_tasks(&self, limit: usize) -> Vec<String> {
+        self.tasks.as_ref().map(|t| t.blocked(limit)).unwrap_or_default()
+    }
+
+    /// For causal workloads: the last cycle a task advanced or a message packet arrived.
+    pub fn last_progress(&self) -> u64 {
+        self.tasks.as_ref().map_or(0, |t| t.last_progress)
+    }
+
+    /// For causal workloads: messages sent, their latency summary and the consumed load per
+    /// time bin (phits per cycle per terminal).
+    pub fn workload_stats(&self) -> Option<(usize, crate::stats::Summary, u64, Vec<f64>)> {
+        let t = self.tasks.as_ref()?;
+        let n = self.topo.num_terminals() as f64;
+        let bins = t.bins.iter().map(|&p| p as f64 / (t.bin_cycles as f64 * n)).collect();
+        Some((t.messages.len(), t.message_latency.summary(), t.bin_cycles, bins))
     }
 }

@@ -1,0 +1,202 @@
+//! The `[workload]` table: causal workloads (application kernels and MPI collectives),
+//! their message sizes and the placement of their tasks.
+
+use serde::{Deserialize, Serialize};
+
+/// The application kernels of papers 000 and 002.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Kernel {
+    /// Binary tree, N-to-1 (Reduce, Gather).
+    #[serde(rename = "bt")]
+    Bt,
+    /// Inverse binary tree, 1-to-N (Bcast, Scatter).
+    #[serde(rename = "ibt")]
+    Ibt,
+    /// Barrier: BT then IBT with empty messages.
+    #[serde(rename = "barrier")]
+    Barrier,
+    /// Butterfly (recursive doubling), N a power of two.
+    #[serde(rename = "bu")]
+    Bu,
+    /// 2D wave-front on a square virtual mesh.
+    #[serde(rename = "2w")]
+    W2,
+    /// 3D wave-front on a cubic virtual mesh.
+    #[serde(rename = "3w")]
+    W3,
+    /// Waterfall: `burst_messages` consecutive 2D wave-fronts of message_bytes / burst each.
+    #[serde(rename = "wf")]
+    Wf,
+    /// 2D mesh distribution: send to every neighbour, then wait for all of them.
+    #[serde(rename = "2m")]
+    M2,
+    /// 3D mesh distribution.
+    #[serde(rename = "3m")]
+    M3,
+    /// 2D direction distribution: one direction at a time (X+, X−, Y+, Y−).
+    #[serde(rename = "2d")]
+    D2,
+    /// 3D direction distribution.
+    #[serde(rename = "3d")]
+    D3,
+    /// MPI_Bcast from `root`.
+    #[serde(rename = "bcast")]
+    Bcast,
+    /// MPI_Reduce to `root`.
+    #[serde(rename = "reduce")]
+    Reduce,
+    /// MPI_Allreduce.
+    #[serde(rename = "allreduce")]
+    Allreduce,
+    /// MPI_Allgather (`message_bytes` per task).
+    #[serde(rename = "allgather")]
+    Allgather,
+    /// MPI_Alltoall (`message_bytes` per pair).
+    #[serde(rename = "alltoall")]
+    Alltoall,
+    /// MPI_Gather to `root` (`message_bytes` per task).
+    #[serde(rename = "gather")]
+    Gather,
+    /// MPI_Scatter from `root` (`message_bytes` per task).
+    #[serde(rename = "scatter")]
+    Scatter,
+    /// MPI_Barrier.
+    #[serde(rename = "mpi-barrier")]
+    MpiBarrier,
+    /// The ring allreduce of Baidu's DeepBench (paper 001 §4.1).
+    #[serde(rename = "deepbench-allreduce")]
+    DeepbenchAllreduce,
+}
+
+impl Kernel {
+    /// Whether this kernel is an MPI collective (built by `workload::collectives`).
+    pub fn is_collective(self) -> bool {
+        matches!(
+            self,
+            Kernel::Bcast
+                | Kernel::Reduce
+                | Kernel::Allreduce
+                | Kernel::Allgather
+                | Kernel::Alltoall
+                | Kernel::Gather
+                | Kernel::Scatter
+                | Kernel::MpiBarrier
+                | Kernel::DeepbenchAllreduce
+        )
+    }
+}
+
+/// Algorithms of the MPI collectives.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum CollectiveAlgorithm {
+    /// The default for the operation, task count and size (see docs/engine.md).
+    Auto,
+    /// Binomial tree (Bcast, Reduce, Gather, Scatter).
+    Binomial,
+    /// Pipelined chain in segments of `segment_bytes` (Bcast).
+    Chain,
+    /// Binomial scatter then ring allgather (Bcast, large messages).
+    ScatterAllgather,
+    /// Recursive doubling (Allreduce, Allgather, Barrier).
+    RecursiveDoubling,
+    /// Ring (Allreduce: reduce-scatter + allgather; Allgather).
+    Ring,
+    /// Recursive halving then doubling (Allreduce).
+    Rabenseifner,
+    /// Bruck's algorithm (Allgather, Alltoall).
+    Bruck,
+    /// Pairwise exchange (Alltoall).
+    Pairwise,
+    /// All sends posted, then all receives (Alltoall).
+    Linear,
+    /// Dissemination (Barrier).
+    Dissemination,
+}
+
+/// How message lengths evolve from stage to stage.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum LengthEvolution {
+    /// The same length at every stage.
+    Constant,
+    /// Doubling at each stage (Gather, Allgather).
+    Doubling,
+    /// Halving at each stage (Scatter).
+    Halving,
+}
+
+/// Placement of tasks on terminals.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum PlacementKind {
+    /// Task i on terminal i (with several tasks per terminal, consecutive tasks together).
+    Linear,
+    /// A random permutation of the terminal slots, drawn from the seed.
+    Random,
+    /// Runs of consecutive terminals with geometric gaps (p = 0.8), paper 001 §4.4.3.
+    Clustered,
+    /// The terminals given in `placement_list`.
+    List,
+}
+
+/// A causal workload: an application kernel run by `tasks` tasks placed on the terminals.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct WorkloadConfig {
+    /// The kernel.
+    pub kernel: Kernel,
+    /// Number of tasks; 0 means one per terminal slot (terminals × tasks_per_terminal).
+    pub tasks: usize,
+    /// Length of the basic message in bytes (the total per task pair for the waterfall).
+    pub message_bytes: u64,
+    /// Length evolution across stages (BT, IBT, BU).
+    pub length_evolution: LengthEvolution,
+    /// Compute cycles before each send of a stage (reductions) or between stages.
+    pub compute_cycles: u64,
+    /// Wave-fronts: add the return sweep (paper 000's variant).
+    pub return_sweep: bool,
+    /// Distributions: a virtual torus instead of a mesh.
+    pub wrap: bool,
+    /// Distributions: include diagonal neighbours (±1 in every dimension).
+    pub diagonals: bool,
+    /// Waterfall: number of consecutive sweeps (paper 000: 40 messages of 1 KB for 40 KB).
+    pub burst_messages: u32,
+    /// Placement of tasks on terminals.
+    pub placement: PlacementKind,
+    /// Terminals of the tasks for `placement = "list"`.
+    pub placement_list: Vec<usize>,
+    /// Tasks sharing one terminal (and its NIC).
+    pub tasks_per_terminal: usize,
+    /// Give up (status `deadlock`) after this many cycles without progress.
+    pub stall_cycles: u64,
+    /// Algorithm of an MPI collective.
+    pub algorithm: CollectiveAlgorithm,
+    /// Segment size of pipelined collectives, in bytes.
+    pub segment_bytes: u64,
+    /// Root task of rooted collectives.
+    pub root: usize,
+}
+
+impl Default for WorkloadConfig {
+    fn default() -> Self {
+        WorkloadConfig {
+            kernel: Kernel::Bt,
+            tasks: 0,
+            message_bytes: 640,
+            length_evolution: LengthEvolution::Constant,
+            compute_cycles: 0,
+            return_sweep: false,
+            wrap: false,
+            diagonals: false,
+            burst_messages: 40,
+            placement: PlacementKind::Linear,
+            placement_list: Vec::new(),
+            tasks_per_terminal: 1,
+            stall_cycles: 1_000_000,
+            algorithm: CollectiveAlgorithm::Auto,
+            segment_bytes: 8192,
+            root: 0,
+        }
+    }
+}
