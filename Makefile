@@ -17,11 +17,14 @@ install: $(BIN)/python
 	VIRTUAL_ENV=$(abspath $(VENV)) $(BIN)/maturin develop --release --quiet --extras test
 
 ## demo: the main job, writing its report under $(OUT)/: paper 000 Fig. 4 (the quick variant of
-## study thin-trees-throughput, local processes, HTML report) and the cost and throughput bounds
-## of the same thin-tree family
+## study thin-trees-throughput, local processes, HTML report), the cost and throughput bounds
+## of the same thin-tree family, and the quick variants of the causal-workload studies
+## thin-trees (paper 000 Figs. 5, 6, Tables 4-6) and workloads (paper 002 Figs. 8, 9)
 demo: install
 	$(BIN)/hpcnetsim study run thin-trees-throughput --quick --out $(OUT)/thin-trees-throughput
 	$(BIN)/hpcnetsim topo compare --out $(OUT)/thin-tree-compare
+	$(BIN)/hpcnetsim study run thin-trees --quick --out $(OUT)/thin-trees-quick
+	$(BIN)/hpcnetsim study run workloads --quick --out $(OUT)/workloads-quick
 
 ## test: every Rust and Python test
 test: install rust-test py-test

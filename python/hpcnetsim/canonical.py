@@ -53,6 +53,12 @@ def default_config() -> dict[str, Any]:
     return json.loads(_core.config_from_toml('topology = "crossbar:2"'))
 
 
+@functools.cache
+def settable_config() -> dict[str, Any]:
+    """The default config plus a default ``workload`` table: every path an experiment may set."""
+    return json.loads(_core.config_from_toml('topology = "crossbar:2"\n[workload]\n'))
+
+
 def config_key(config: dict[str, Any], version: str = __version__) -> str:
     """SHA-256 of the canonical config and the hpcnetsim version: the point's key in the store."""
     doc = {"config": canonical_config(config), "hpcnetsim": version}

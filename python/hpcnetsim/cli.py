@@ -306,6 +306,12 @@ def _run_experiment(args, path: Path, report: bool) -> int:
           f"{len(summary.failed)} failed; store {out / 'store'}")  # fmt: skip
     for key, error in summary.failed:
         print(f"failed {key[:12]}: {error}", file=sys.stderr)
+    if summary.skipped:
+        from collections import Counter
+
+        print(f"{len(summary.skipped)} points skipped (the kernel cannot run on their task count):")
+        for reason, count in Counter(reason for _, reason in summary.skipped).items():
+            print(f"skipped {count} × {reason}")
     if report:
         from .report import write_report
 

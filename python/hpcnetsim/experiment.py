@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from ._core import ConfigError
-from .canonical import canonical_config, config_key, default_config
+from .canonical import canonical_config, config_key, settable_config
 from .expressions import evaluate, is_expression
 
 TOP_KEYS = ("name", "title", "description", "base", "sweep", "quick", "report")
@@ -54,7 +54,7 @@ def _type_name(v: Any) -> str:
 def valid_paths() -> dict[str, Any]:
     """Every settable dotted config path → its default value."""
     out = {}
-    for k, v in default_config().items():
+    for k, v in settable_config().items():
         if isinstance(v, dict):
             out.update({f"{k}.{f}": d for f, d in v.items()})
         else:
@@ -118,7 +118,7 @@ def _axes(axes: Any, where: str) -> list[tuple[str, list[dict[str, Any]], list[A
             raise ConfigError(f"{w} = [] is invalid: a non-empty list of values")
         if all(isinstance(v, dict) for v in values):
             prefix = (
-                f"{name}." if name in default_config() and isinstance(default_config()[name], dict) else ""
+                f"{name}." if name in settable_config() and isinstance(settable_config()[name], dict) else ""
             )
             settings = [_settings(v, prefix, f"{w}[{i}]") for i, v in enumerate(values)]
             labels = [

@@ -9,7 +9,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from . import plots, store
+from . import causal_report, plots, store
 from ._core import ConfigError, __version__
 from ._files import atomic_write_text
 from .expressions import topology_properties
@@ -34,7 +34,15 @@ def load(out: str | Path):
         row = rows.get(p["key"]) or {"key": p["key"], "state": "missing", **store.flatten_config(p["config"])}
         frame.append({"group": p["group"], **row})
     df = pandas.DataFrame(frame)
-    for col in ("status", "offered_load", "accepted_load", "latency_network_mean", "ideal_throughput"):
+    cols = (
+        "status",
+        "offered_load",
+        "accepted_load",
+        "latency_network_mean",
+        "ideal_throughput",
+        "traffic.load",
+    )
+    for col in cols:
         if col not in df:
             df[col] = None
     return doc, df
@@ -51,7 +59,7 @@ def saturation(df):
     cols = ["group", "topology", *(c for c in curve_columns(df) if c != "topology")]
     ok = df[df["status"] == "converged"]
     out = (
-        ok.groupby(cols, sort=False)
+        ok.groupby(cols, sort=False, dropna=False)
         .agg(points=("key", "size"), max_accepted=("accepted_load", "max"))
         .reset_index()
     )
@@ -72,7 +80,8 @@ def figure(spec: dict[str, Any], df, sat) -> str:
     """One figure of the report's ``[[report.figures]]`` list, as base64 PNG."""
     kind = spec.get("kind")
     if kind not in FIGURE_KINDS:
-        raise ConfigError(f"report.figures.kind = {kind!r} is invalid: one of {', '.join(FIGURE_KINDS)}")
+        raise ConfigError(f"report.figures.kind = {kind!r} is invalid: one of "
+                          f"{', '.join(FIGURE_KINDS + causal_report.FIGURE_KINDS)}")  # fmt: skip
     if spec.get("sweep"):
         df, sat = df[df["group"] == spec["sweep"]], sat[sat["group"] == spec["sweep"]]
     df = df[df["status"] == "converged"]
@@ -92,6 +101,18 @@ def figure(spec: dict[str, Any], df, sat) -> str:
     pts = [(f"{r['topology']}" + (f" {plots.curve_label(curves, r[curves])}" if curves else ""),
             topology_properties(r["topology"])["cost_linear"], r["max_accepted"]) for _, r in sat.iterrows()]  # fmt: skip
     return _png(lambda p: plots.plot_cost_scatter(pts, p, title))
+
+
+def _figure_html(spec: dict[str, Any], df, sat) -> str:
+    """One figure as HTML: an embedded PNG, and for normalized times the table of its values."""
+    kind = spec.get("kind")
+    if kind == "normalized-time":
+        return causal_report.normalized_time(spec, df, _png, _table)
+    if kind == "evolution":
+        return causal_report.evolution(spec, df, _png)
+    b = figure(spec, df, sat)
+    alt = html.escape(str(spec.get("title", kind)))
+    return f"<img alt='{alt}' src='data:image/png;base64,{b}'>" if b else ""
 
 
 def published(doc: dict[str, Any], sat) -> str:
@@ -139,14 +160,13 @@ def render(doc: dict[str, Any], df) -> str:
     sat = saturation(df)
     e = html.escape
     counts = df["state"].value_counts().to_dict()
-    figs = [
-        (spec.get("title", spec.get("kind")), figure(spec, df, sat))
-        for spec in doc.get("report", {}).get("figures", [])
-    ]
+    figs = [(spec.get("title", spec.get("kind")), _figure_html(spec, df, sat))
+            for spec in doc.get("report", {}).get("figures", [])]  # fmt: skip
     if not doc.get("report", {}).get("figures"):
-        figs = [("Throughput", figure({"kind": "throughput", "curves": None}, df, sat))]
+        figs = [("Throughput", _figure_html({"kind": "throughput", "curves": None}, df, sat))]
     cols = ["group", "key", "state", *curve_columns(df), "traffic.load", "seed", "status", "accepted_load",
-            "accepted_load_std", "latency_network_mean", "latency_network_p99", "error"]  # fmt: skip
+            "accepted_load_std", "latency_network_mean", "latency_network_p99", "execution_time_cycles",
+            "error"]  # fmt: skip
     points = df[[c for c in cols if c in df]].assign(key=df["key"].str[:12])
     body = [
         f"<h1>{e(doc['title'])}</h1>",
@@ -156,10 +176,12 @@ def render(doc: dict[str, Any], df) -> str:
             f"points: {e(json.dumps(counts))}; hpcnetsim {e(doc.get('hpcnetsim_version', ''))} "
             f"(report written by hpcnetsim {e(__version__)}).</p>"
         ),
-        *(f"<h2>{e(t)}</h2><img alt='{e(t)}' src='data:image/png;base64,{b}'>" for t, b in figs if b),
-        "<h2>Saturation throughput</h2>",
-        _table(sat),
+        *(f"<h2>{e(t)}</h2>{b}" for t, b in figs if b),
+        *(("<h2>Saturation throughput</h2>", _table(sat)) if len(sat) else ()),
         published(doc, sat),
+        causal_report.performance(doc, df, _table),
+        causal_report.execution_table(df, _table),
+        causal_report.skipped(df, _table),
         "<h2>Configuration</h2><h3>Base config</h3>",
         f"<pre>{e(doc.get('base_toml', ''))}</pre>",
         "<h3>Experiment file</h3>",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from . import store
@@ -14,6 +14,7 @@ from ._files import atomic_write_text
 from .canonical import to_toml
 from .config import to_json
 from .experiment import Experiment
+from .worker import SKIPPED
 
 EXPERIMENT_FILE = "experiment.json"
 
@@ -26,6 +27,7 @@ class Summary:
     stored_before: int
     ran: int
     failed: list[tuple[str, str]]
+    skipped: list[tuple[str, str]] = field(default_factory=list)
 
 
 def write_experiment(exp: Experiment, out: Path) -> Path:
@@ -72,6 +74,7 @@ def _run(exp: Experiment, out: Path, jobs, client, progress: bool, on_point) -> 
     tasks = [(p.key, to_json(p.config)) for p in todo]
     outcomes = run_dask(tasks, client) if client is not None else run_local(tasks, jobs)
     failed: list[tuple[str, str]] = []
+    skipped: list[tuple[str, str]] = []
     bar = _bar(exp, before, progress)
     try:
         for key, result_json, error in outcomes:
@@ -79,6 +82,8 @@ def _run(exp: Experiment, out: Path, jobs, client, progress: bool, on_point) -> 
             store.write(out, store.record(key, by_key[key].config, result, error))
             if error is not None:
                 failed.append((key, error))
+            elif result.get("status") == SKIPPED:
+                skipped.append((key, result.get("message", "")))
             if bar is not None:
                 bar.set_postfix(failed=len(failed), refresh=False)
                 bar.update()
@@ -88,7 +93,7 @@ def _run(exp: Experiment, out: Path, jobs, client, progress: bool, on_point) -> 
         outcomes.close()  # stops the executor now, not when the generator is collected
         if bar is not None:
             bar.close()
-    return Summary(len(exp.points), before, len(todo), failed)
+    return Summary(len(exp.points), before, len(todo), failed, skipped)
 
 
 def _bar(exp: Experiment, before: int, progress: bool):

@@ -1,13 +1,41 @@
-"""The task every executor runs: one simulation, its failure caught and returned as text."""
+"""The task every executor runs: one simulation, its failure caught and returned as text.
+
+A config with a ``workload`` table is a causal workload (``_core.execute``); any other is an
+independent-traffic run (``_core.simulate``). A workload whose task count its kernel (or the
+network) cannot take is not a failure: its result has ``status = "skipped"`` and the reason.
+"""
 
 from __future__ import annotations
 
+import json
+
 from . import _core
+
+SKIPPED = "skipped"
+
+
+def is_causal(config: dict) -> bool:
+    """Whether ``config`` describes a causal workload (it has a ``workload`` table)."""
+    return isinstance(config.get("workload"), dict)
+
+
+def skipped_result(config: dict, reason: str) -> str:
+    """The result JSON of a point that cannot run: status ``skipped``, the reason as message."""
+    w = config["workload"]
+    return json.dumps({"topology": config["topology"], "seed": config.get("seed"), "kernel": w.get("kernel"),
+                       "tasks": w.get("tasks"), "status": SKIPPED, "message": reason})  # fmt: skip
 
 
 def run_point(config_json: str) -> tuple[str | None, str | None]:
-    """``(result_json, None)`` for a completed simulation, ``(None, error)`` if it raised."""
+    """``(result_json, None)`` for a completed (or skipped) simulation, ``(None, error)`` if it raised."""
+    config = json.loads(config_json)
     try:
+        if is_causal(config):
+            return _core.execute(config_json), None
         return _core.simulate(config_json), None
+    except _core.ConfigError as e:
+        if is_causal(config) and "workload.tasks = " in str(e):
+            return skipped_result(config, str(e).removeprefix("config: ")), None
+        return None, f"{type(e).__name__}: {e}"
     except Exception as e:  # noqa: BLE001 - a point's failure is data, recorded in the store
         return None, f"{type(e).__name__}: {e}"

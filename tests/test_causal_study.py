@@ -1,0 +1,160 @@
+"""Causal workloads through the experiment layer: worker dispatch, metrics, skipped points, reports."""
+
+import json
+import math
+from pathlib import Path
+
+import pandas
+import pytest
+
+import hpcnetsim
+from hpcnetsim import experiment, metrics
+from hpcnetsim.causal_report import performance_frames
+from hpcnetsim.report import load, write_report
+from hpcnetsim.studies import find
+from hpcnetsim.sweep import run_sweep
+from hpcnetsim.worker import run_point
+
+TINY = Path(__file__).parent / "data" / "tiny_causal.toml"
+
+
+def test_the_worker_runs_execute_for_workloads_and_simulate_otherwise():
+    causal = {"topology": "crossbar:8", "workload": {"kernel": "bt", "message_bytes": 100}}
+    result, error = run_point(json.dumps(causal))
+    assert error is None and json.loads(result)["execution_time_cycles"] == 57
+    plain = {
+        "topology": "crossbar:8",
+        "measurement": {"warmup_cycles": 100, "batches": 1, "batch_cycles": 100},
+    }
+    result, error = run_point(json.dumps(plain))
+    assert (
+        error is None
+        and "accepted_load" in json.loads(result)
+        and "execution_time_cycles" not in json.loads(result)
+    )
+
+
+def test_a_kernel_that_cannot_run_on_its_task_count_is_skipped_not_failed():
+    result, error = run_point(json.dumps({"topology": "crossbar:8", "workload": {"kernel": "2m"}}))
+    doc = json.loads(result)
+    assert error is None and doc["status"] == "skipped" and doc["kernel"] == "2m"
+    assert "workload.tasks = 8 is invalid: a square number" in doc["message"]
+    # Any other error of a workload point is a failure.
+    bad = {"topology": "torus:4x4", "routing": {"algorithm": "direct"}, "workload": {"kernel": "bt"}}
+    result, error = run_point(json.dumps(bad))
+    assert result is None and "direct" in error
+
+
+def test_phi_and_cost_efficiency_on_hand_made_numbers():
+    assert metrics.raw_phi({k: 1.0 for k in "abcdefg"}) == pytest.approx(1 / 7)
+    assert metrics.phi({k: 1.0 for k in "abcdefg"}) == pytest.approx(1.0)
+    assert metrics.phi({"a": 2.0, "b": 1.0}) == pytest.approx(2 / 3)
+    assert metrics.phi({"a": 2.0, "b": 1.0}, {"a": 3}) == pytest.approx(4 / 7)  # (3 + 1) / (3·2 + 1)
+    assert metrics.raw_phi({"a": 2.0, "b": 1.0}, {"a": 3}) == pytest.approx(1 / 7)
+    # Paper 000 Table 6(a): the 8:1,2-tree (φ 0.4419, S = 9, R = 9) against the 8:8,2-tree (S = R = 16).
+    assert metrics.cost_efficiency(0.4419, 9, 1.0, 16) == pytest.approx(0.7857, abs=2e-4)
+    assert metrics.cost_efficiency(0.4419, 81, 1.0, 256) == pytest.approx(1.3967, abs=2e-4)
+    assert metrics.cost_efficiency(0.4419, 729, 1.0, 4096) == pytest.approx(2.4831, abs=5e-4)
+    with pytest.raises(ValueError):
+        metrics.phi({})
+
+
+def test_normalized_times_performance_and_costs_of_a_frame():
+    rows = [("ref", "bt", 64, 100), ("ref", "bu", 64, 200), ("ref", "bu", 64, 300),  # two seeds: mean 250
+            ("thin", "bt", 64, 150), ("thin", "bu", 64, 500), ("half", "bt", 64, 100)]  # fmt: skip
+    df = pandas.DataFrame(rows, columns=["topology", metrics.KERNEL, metrics.BYTES, metrics.TIME])
+    norm = metrics.normalized_times(df, "ref").set_index(["topology", metrics.KERNEL])["normalized"]
+    assert norm["ref", "bu"] == 1.0 and norm["thin", "bt"] == 1.5 and norm["thin", "bu"] == 2.0
+    perf = metrics.performance(metrics.normalized_times(df, "ref"), "ref").set_index("topology")
+    assert perf.loc["ref", "phi"] == 1.0 and perf.loc["thin", "phi"] == pytest.approx(2 / 3.5)
+    assert math.isnan(perf.loc["half", "phi"])  # bu missing: no φ
+    costs = {"ref": {"cost_constant": 4, "cost_linear": 16, "cost_quadratic": 64},
+             "thin": {"cost_constant": 2, "cost_linear": 4, "cost_quadratic": 8},
+             "half": {"cost_constant": 1, "cost_linear": 1, "cost_quadratic": 1}}  # fmt: skip
+    eff = metrics.with_costs(perf.reset_index(), "ref", costs).set_index("topology")
+    assert eff.loc["thin", "phi/c_C"] == pytest.approx(2 / 3.5 * 2)
+    assert eff.loc["thin", "phi/c_Q"] == pytest.approx(2 / 3.5 * 8) and eff.loc["ref", "phi/c_L"] == 1.0
+
+
+def test_a_tiny_causal_study_through_the_layer(cli, tmp_path):
+    exp = experiment.load(TINY)
+    summary = run_sweep(exp, tmp_path, jobs=2, progress=False)
+    assert (summary.total, summary.ran, summary.failed, len(summary.skipped)) == (7, 7, [], 1)
+    df = hpcnetsim.results(tmp_path)
+    assert set(df["state"]) == {"done"} and set(df["status"]) == {"completed", "skipped", "converged"}
+    causal = df[df["status"] == "completed"].set_index(["topology", "workload.kernel"])
+    assert causal.loc[("crossbar:8", "bt"), "execution_time_cycles"] > 0
+    assert df.loc[df["status"] == "converged", "accepted_load"].notna().all()
+    # A stored causal point is exactly what one direct execution of its config gives.
+    point = next(
+        p
+        for p in exp.points
+        if p.values.get("workload.kernel") == "bu" and p.values["topology"] == "crossbar:16"
+    )
+    direct = hpcnetsim.execute(point.config).to_dict()
+    stored = json.loads(df.set_index("key").loc[point.key, "result_json"])
+    assert {k: v for k, v in stored.items() if k != "wall_seconds"} == {
+        k: v for k, v in direct.items() if k != "wall_seconds"
+    }
+    ((_title, note, perf),) = performance_frames(*load(tmp_path))
+    assert "workloads: bt, bu." in note  # 2m did not run on the reference (8 tasks is not a square)
+    perf = perf.set_index("topology")
+    times = causal["execution_time_cycles"]
+    expected = 3 / (
+        times["crossbar:16", "bt"] / times["crossbar:8", "bt"]
+        + 2 * times["crossbar:16", "bu"] / times["crossbar:8", "bu"]
+    )
+    assert perf.loc["crossbar:16", "phi"] == pytest.approx(expected) and perf.loc["crossbar:8", "phi"] == 1.0
+    assert perf.loc["crossbar:16", "phi (paper)"] == 0.5 and perf.loc["crossbar:16", "c_C"] == 1
+    page = write_report(tmp_path).read_text()
+    assert page.count("data:image/png;base64,") == 2 and "Saturation throughput" in page
+    assert "Skipped points" in page and "a square number" in page and "Performance of the crossbars" in page
+    assert "Execution time normalized to crossbar:8" in page
+    r = cli("sweep", str(TINY), "--out", str(tmp_path), "--no-progress")
+    assert r.returncode == 0 and "7 already stored, 0 run, 0 failed" in r.stdout, r.stdout + r.stderr
+
+
+def test_the_sweep_command_reports_skipped_points(cli, tmp_path):
+    r = cli("sweep", str(TINY), "--out", str(tmp_path), "--jobs", "1", "--no-progress")
+    assert r.returncode == 0, r.stderr
+    assert "1 points skipped" in r.stdout and "skipped 1 × workload.tasks = 8 is invalid" in r.stdout
+
+
+def test_the_causal_studies_expand_with_their_quick_variants():
+    full, quick = experiment.load(find("thin-trees")), experiment.load(find("thin-trees"), quick=True)
+    # 3 sizes × (8 same-size + 6 same-radix trees) × 7 kernels, less the 8:4,n trees in both sets.
+    assert len(full.points) == 3 * (8 + 6 - 1) * 7
+    assert {p.config["workload"]["tasks"] for p in quick.points} == {64, 512}
+    cfg = next(p.config for p in full.points if p.config["workload"]["kernel"] == "3w")
+    assert cfg["workload"]["return_sweep"] and cfg["workload"]["message_bytes"] == 40960
+    assert (cfg["switch"]["vcs"], cfg["switch"]["phit_bytes"], cfg["routing"]["algorithm"]) == (
+        1,
+        16,
+        "tree-adaptive",
+    )
+    report = full.report
+    assert (
+        len(report["performance"]) == 6
+        and report["performance"][0]["published"]["tree:k=8,kp=1,n=2"]["phi"] == 0.4419
+    )
+    w = experiment.load(find("workloads"))
+    wq = experiment.load(find("workloads"), quick=True)
+    assert len(w.points) == 3 * 6 * 3 and {p.config["workload"]["message_bytes"] for p in wq.points} == {
+        640,
+        3200,
+    }
+    assert {
+        (p.config["topology"], p.config["routing"]["algorithm"], p.config["switch"]["vcs"]) for p in w.points
+    } == {
+        ("crossbar:64", "direct", 4),
+        ("tree:k=2,n=6", "tree-adaptive", 4),
+        ("torus:8x8", "bubble-adaptive", 4),
+    }
+
+
+def test_a_misspelt_workload_axis_is_a_one_line_error(cli, tmp_path):
+    f = tmp_path / "bad.toml"
+    f.write_text(TINY.read_text().replace("axes.workload.kernel", "axes.workload.kernal"))
+    r = cli("sweep", str(f), "--out", str(tmp_path / "out"))
+    assert r.returncode == 2 and len(r.stderr.splitlines()) == 1 and not (tmp_path / "out").exists()
+    assert "unknown axis or field 'workload.kernal' (did you mean workload.kernel?)" in r.stderr
