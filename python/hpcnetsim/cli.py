@@ -159,20 +159,14 @@ def _run(args) -> None:
     from .simulation import check_loads, load_curve_results, simulate
 
     config = apply_overrides(load_config(args.config), [o for group in args.overrides for o in group])
-    if config.get("workload") is not None:
+    causal = config.get("workload") is not None
+    if causal and args.loads is not None:
+        raise UsageError("hpcnetsim run: --loads is invalid with a [workload]: a causal workload has no offered load")
+    if args.loads is None:
         from .simulation import execute
 
-        if args.loads is not None:
-            raise UsageError("hpcnetsim run: --loads is invalid with a [workload]: a causal workload has no offered load")
-        result = execute(config)
-        print(format_execution(result.to_dict()))
-        if args.out is not None:
-            for path in _write_result(result, config, args.out):
-                print(f"wrote {path}")
-        return
-    if args.loads is None:
-        result = simulate(config)
-        print(format_summary(result.to_dict()))
+        result = execute(config) if causal else simulate(config)
+        print((format_execution if causal else format_summary)(result.to_dict()))
         if args.out is not None:
             for path in _write_result(result, config, args.out):
                 print(f"wrote {path}")

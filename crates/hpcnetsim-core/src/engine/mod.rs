@@ -318,19 +318,19 @@ impl<'a> Engine<'a> {
     /// cycle (for zero-load and hand-made experiments).
     pub fn inject(&mut self, src: usize, dst: usize, size: u32) {
         let now = self.now();
-        let p = self.new_packet(Packet {
-            src: src as u32,
-            dst: dst as u32,
-            size,
-            generated: now,
-            injected: 0,
-            message: NO_MESSAGE,
-        });
-        self.in_flight += 1;
-        self.nic_queue[src].push_back(p);
+        self.enqueue(src, dst, size, now);
         // Called between cycles: the wake-up goes through the queue to be seen.
         let target = (self.topo.num_switches() + src) as u32;
         self.events.push(now, Event::Wake { target });
+    }
+
+    /// A new packet of independent traffic at the back of NIC `src`'s injection queue.
+    fn enqueue(&mut self, src: usize, dst: usize, size: u32, now: u64) {
+        let packet =
+            Packet { src: src as u32, dst: dst as u32, size, generated: now, injected: 0, message: NO_MESSAGE };
+        let p = self.new_packet(packet);
+        self.in_flight += 1;
+        self.nic_queue[src].push_back(p);
     }
 
     fn new_packet(&mut self, p: Packet) -> u32 {
@@ -445,16 +445,7 @@ impl<'a> Engine<'a> {
             self.counters.dropped += 1;
             return;
         }
-        let p = self.new_packet(Packet {
-            src: nic as u32,
-            dst: dst as u32,
-            size,
-            generated: now,
-            injected: 0,
-            message: NO_MESSAGE,
-        });
-        self.in_flight += 1;
-        self.nic_queue[nic].push_back(p);
+        self.enqueue(nic, dst, size, now);
         if self.nic_queue[nic].len() == 1 {
             self.wake(self.topo.num_switches() + nic, now);
         }

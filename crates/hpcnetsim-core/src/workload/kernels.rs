@@ -27,19 +27,6 @@ pub fn build(cfg: &WorkloadConfig, n: usize) -> Result<Programs> {
         return Err(Error::invalid("config", "workload.tasks", n, "at least 2 tasks"));
     }
     let mut p = Programs::new(n);
-    if cfg.kernel.is_collective() {
-        let c = super::collectives::Collective {
-            kernel: cfg.kernel,
-            algorithm: cfg.algorithm,
-            bytes: cfg.message_bytes,
-            segment_bytes: cfg.segment_bytes,
-            root: cfg.root,
-            compute_cycles: cfg.compute_cycles,
-        };
-        super::collectives::build(&mut p, &c, n)?;
-        p.check()?;
-        return Ok(p);
-    }
     match cfg.kernel {
         Kernel::Bt => binary_tree(&mut p, cfg, n, |t| length(cfg, t)),
         Kernel::Ibt => inverse_binary_tree(&mut p, cfg, n, |t| length(cfg, t)),
@@ -87,15 +74,6 @@ pub fn build(cfg: &WorkloadConfig, n: usize) -> Result<Programs> {
                 }
             }
         }
-        Kernel::Bcast
-        | Kernel::Reduce
-        | Kernel::Allreduce
-        | Kernel::Allgather
-        | Kernel::Alltoall
-        | Kernel::Gather
-        | Kernel::Scatter
-        | Kernel::MpiBarrier
-        | Kernel::DeepbenchAllreduce => unreachable!("collectives are built above"),
         Kernel::D2 | Kernel::D3 => {
             let g = Grid::new(n, if cfg.kernel == Kernel::D2 { 2 } else { 3 }, cfg.wrap)?;
             for (stage, d) in g.directions(cfg.diagonals).iter().enumerate() {
@@ -108,6 +86,18 @@ pub fn build(cfg: &WorkloadConfig, n: usize) -> Result<Programs> {
                     p.recv(i, g.neighbour(i, &back), cfg.message_bytes);
                 }
             }
+        }
+        // Every other kernel is an MPI collective (`Kernel::is_collective`).
+        collective => {
+            let c = super::collectives::Collective {
+                kernel: collective,
+                algorithm: cfg.algorithm,
+                bytes: cfg.message_bytes,
+                segment_bytes: cfg.segment_bytes,
+                root: cfg.root,
+                compute_cycles: cfg.compute_cycles,
+            };
+            super::collectives::build(&mut p, &c, n)?;
         }
     }
     p.check()?;
