@@ -158,3 +158,22 @@ def test_a_misspelt_workload_axis_is_a_one_line_error(cli, tmp_path):
     r = cli("sweep", str(f), "--out", str(tmp_path / "out"))
     assert r.returncode == 2 and len(r.stderr.splitlines()) == 1 and not (tmp_path / "out").exists()
     assert "unknown axis or field 'workload.kernal' (did you mean workload.kernel?)" in r.stderr
+
+
+def test_the_quick_causal_studies_run_end_to_end(cli, tmp_path):
+    """Both built-in causal studies, quick variants, through the CLI: no failed point, a report,
+    and φ of the 64-node same-size trees ordered by slimming as paper 000 Table 4(a)."""
+    for name in ("workloads", "thin-trees"):
+        out = tmp_path / name
+        r = cli("study", "run", name, "--quick", "--out", str(out), "--no-progress")
+        assert r.returncode == 0, r.stderr
+        assert (out / "report.html").stat().st_size > 50_000
+        df = hpcnetsim.results(out)
+        assert set(df["status"]) <= {"completed", "skipped"} and (df["status"] == "completed").sum() > 30
+    df = hpcnetsim.results(tmp_path / "thin-trees")
+    small = df[(df["status"] == "completed") & (df["workload.tasks"] == 64) & df["topology"].str.endswith(",n=2")]
+    small = small[small["topology"].str.startswith("tree:k=8,")]
+    perf = metrics.performance(metrics.normalized_times(small, "tree:k=8,kp=8,n=2"), "tree:k=8,kp=8,n=2")
+    phi = perf.set_index("topology")["phi"]
+    order = [phi[f"tree:k=8,kp={kp},n=2"] for kp in (1, 2, 4, 8)]
+    assert order == sorted(order) and order[-1] == 1.0, phi
