@@ -1,6 +1,6 @@
 //! Simulator speed in phit-hops per second: the event-driven engine on the benchmark
-//! configurations, and the cycle-by-cycle reference simulator of the tests on the same
-//! configurations as the cycle-driven baseline. Reports figures; never fails on time.
+//! configurations, and the phit-level, cycle-by-cycle reference simulator of the tests on the
+//! same configurations as the cycle-driven baseline. Reports figures; never fails on time.
 
 #[path = "../tests/common/reference.rs"]
 #[allow(dead_code)]

@@ -1,8 +1,15 @@
-//! A deliberately simple, cycle-by-cycle reference simulator of the same switch model:
-//! every cycle it looks at every queue, every output and every NIC, with no events and no
-//! wake-ups. It shares only the routing functions with the engine. Used to check the
-//! event-driven engine (same single-packet latencies, statistically the same behaviour
-//! under load) and as the cycle-driven baseline of the speed comparison.
+//! A deliberately simple, phit-level, cycle-by-cycle reference simulator of the same switch
+//! model: every cycle it looks at every queue, output and NIC, and moves single phits over
+//! the links, with no events and no wake-ups. It shares only the routing functions with the
+//! engine. Used to check the event-driven engine (same single-packet latencies, the same
+//! behaviour under load within statistical tolerance) and as the cycle-driven baseline of
+//! the speed comparison.
+//!
+//! The model it implements: a packet is granted an output if the link is free and the
+//! downstream queue has room for the whole packet (room counted in phits and given back when
+//! the packet's tail leaves, `credit_delay_cycles` later); a granted output sends one phit
+//! per cycle, each arriving `switch + link` delay cycles later; a packet is delivered when
+//! its tail phit reaches the destination NIC.
 
 use hpcnetsim_core::config::{Config, Selection};
 use hpcnetsim_core::rng::{stream, Owner, Stream};
@@ -17,8 +24,34 @@ struct Packet {
     src: usize,
     dst: usize,
     size: u32,
-    generated: u64,
     injected: u64,
+}
+
+/// A packet in an input queue: how many of its phits have arrived and left.
+#[derive(Clone, Copy)]
+struct Entry {
+    packet: usize,
+    arrived: u32,
+    sent: u32,
+}
+
+/// Where a phit goes when it lands.
+#[derive(Clone, Copy, PartialEq)]
+enum Sink {
+    /// An input queue (channel × vcs + vc) of a switch.
+    Queue(usize),
+    /// The destination NIC.
+    Nic,
+}
+
+/// An output (switch port or NIC injection link) sending a packet phit by phit.
+#[derive(Clone, Copy)]
+struct Sending {
+    /// Input queue the packet is read from (`usize::MAX`: the NIC's own queue).
+    from: usize,
+    packet: usize,
+    sink: Sink,
+    sent: u32,
 }
 
 /// Statistics of a reference run.
@@ -29,6 +62,7 @@ pub struct RefStats {
     pub latency_sum: u64,
     pub latencies: Vec<u64>,
     pub generated: u64,
+    pub phit_hops: u64,
 }
 
 /// The reference network.
@@ -46,22 +80,22 @@ pub struct Reference<'a> {
     size: u32,
     rng: Stream,
     packets: Vec<Packet>,
-    /// Input queues (channel × vcs + vc): packets whose head has arrived.
-    fifo: Vec<VecDeque<usize>>,
-    /// Cycle at which the front packet of a queue finishes leaving (None: not granted).
-    leaving_until: Vec<Option<u64>>,
-    out_busy_until: Vec<u64>,
+    fifo: Vec<VecDeque<Entry>>,
+    /// Whether the front packet of a queue has been granted an output.
+    granted: Vec<bool>,
+    /// What each switch output is sending.
+    out: Vec<Option<Sending>>,
     credits: Vec<u32>,
-    /// Heads travelling on links: (arrival cycle, queue or usize::MAX for a NIC, packet).
-    heads: Vec<(u64, usize, usize)>,
-    /// Credits travelling back: (cycle, sender queue or NIC × vcs + vc, is_nic, phits).
+    /// Phits on the wires: (arrival cycle, sink, packet, is head, is tail).
+    wire: Vec<(u64, Sink, usize, bool, bool)>,
+    /// Room given back: (cycle, sender queue or NIC × vcs + vc, to a NIC, phits).
     returns: Vec<(u64, usize, bool, u32)>,
+    /// Queues whose front packet's tail left, and outputs that became free, at a cycle.
+    leaving: Vec<(u64, usize)>,
+    freed: Vec<(u64, usize, bool)>,
     nic_queue: Vec<VecDeque<usize>>,
-    /// Cycle at which the packet a NIC is sending has left it.
-    nic_sending: Vec<Option<u64>>,
+    nic_out: Vec<Option<Sending>>,
     nic_credits: Vec<u32>,
-    /// Packets whose tail reaches their NIC at the given cycle.
-    deliveries: Vec<(u64, usize)>,
     pub stats: RefStats,
     pub recording: bool,
 }
@@ -74,6 +108,7 @@ impl<'a> Reference<'a> {
         let size = cfg.traffic.packet_phits;
         let capacity = cfg.switch.queue_packets * size;
         let channels = topo.peers().len();
+        let n = topo.num_terminals();
         Reference {
             topo,
             routing: routing::build(cfg, topo).unwrap(),
@@ -89,23 +124,24 @@ impl<'a> Reference<'a> {
             rng: stream(cfg.seed ^ 0x5eed, Owner::Setup, 99),
             packets: Vec::new(),
             fifo: vec![VecDeque::new(); channels * vcs],
-            leaving_until: vec![None; channels * vcs],
-            out_busy_until: vec![0; channels],
+            granted: vec![false; channels * vcs],
+            out: vec![None; channels],
             credits: vec![capacity; channels * vcs],
-            heads: Vec::new(),
+            wire: Vec::new(),
             returns: Vec::new(),
-            nic_queue: vec![VecDeque::new(); topo.num_terminals()],
-            nic_sending: vec![None; topo.num_terminals()],
-            nic_credits: vec![capacity; topo.num_terminals() * vcs],
-            deliveries: Vec::new(),
+            leaving: Vec::new(),
+            freed: Vec::new(),
+            nic_queue: vec![VecDeque::new(); n],
+            nic_out: vec![None; n],
+            nic_credits: vec![capacity; n * vcs],
             stats: RefStats::default(),
             recording: false,
         }
     }
 
-    /// Adds one packet to a NIC's injection queue at cycle `t`.
-    pub fn inject(&mut self, src: usize, dst: usize, t: u64) {
-        self.packets.push(Packet { src, dst, size: self.size, generated: t, injected: 0 });
+    /// Adds one packet to a NIC's injection queue.
+    pub fn inject(&mut self, src: usize, dst: usize, _t: u64) {
+        self.packets.push(Packet { src, dst, size: self.size, injected: 0 });
         self.nic_queue[src].push_back(self.packets.len() - 1);
     }
 
@@ -113,80 +149,75 @@ impl<'a> Reference<'a> {
         routing::select(self.selection, available, &mut self.rng)
     }
 
+    /// Takes the items due at `t` out of `v`.
+    fn due<T: Copy>(v: &mut Vec<T>, t: u64, at: impl Fn(&T) -> u64) -> Vec<T> {
+        let mut out = Vec::new();
+        v.retain(|x| {
+            if at(x) == t {
+                out.push(*x);
+                false
+            } else {
+                true
+            }
+        });
+        out
+    }
+
     /// Simulates cycle `t`.
     pub fn step(&mut self, t: u64) {
-        // Phase 1: heads land, credits come back, tails leave, deliveries, generation.
-        let mut landed: Vec<(u64, usize, usize)> = Vec::new();
-        self.heads.retain(|&h| {
-            if h.0 == t {
-                landed.push(h);
-                false
-            } else {
-                true
+        // Phase 1: phits land, room comes back, tails leave, outputs free up, generation.
+        for (_, sink, p, head, tail) in Self::due(&mut self.wire, t, |w| w.0) {
+            match sink {
+                Sink::Queue(q) => {
+                    if head {
+                        self.fifo[q].push_back(Entry { packet: p, arrived: 1, sent: 0 });
+                    } else {
+                        let e = self.fifo[q].iter_mut().rev().find(|e| e.packet == p).expect("packet being received");
+                        e.arrived += 1;
+                    }
+                }
+                Sink::Nic if tail => {
+                    let pk = self.packets[p];
+                    self.stats.delivered += 1;
+                    self.stats.delivered_phits += pk.size as u64;
+                    if self.recording {
+                        self.stats.latency_sum += t - pk.injected;
+                        self.stats.latencies.push(t - pk.injected);
+                    }
+                }
+                Sink::Nic => {}
             }
-        });
-        for (_, q, p) in landed {
-            self.fifo[q].push_back(p);
         }
-        let mut back = Vec::new();
-        self.returns.retain(|&r| {
-            if r.0 == t {
-                back.push(r);
-                false
-            } else {
-                true
-            }
-        });
-        for (_, i, nic, phits) in back {
+        for (_, i, nic, phits) in Self::due(&mut self.returns, t, |r| r.0) {
             if nic {
                 self.nic_credits[i] += phits
             } else {
                 self.credits[i] += phits
             }
         }
-        for q in 0..self.fifo.len() {
-            if self.leaving_until[q] == Some(t) {
-                let p = self.fifo[q].pop_front().unwrap();
-                self.leaving_until[q] = None;
-                let vc = q % self.vcs;
-                match self.topo.peers()[q / self.vcs] {
-                    Peer::Switch { switch, port } => {
-                        let up = self.topo.channel(switch as usize, port as usize) * self.vcs + vc;
-                        self.returns.push((t + self.credit_delay, up, false, self.packets[p].size));
-                    }
-                    Peer::Terminal(n) => self.returns.push((
-                        t + self.credit_delay,
-                        n as usize * self.vcs + vc,
-                        true,
-                        self.packets[p].size,
-                    )),
-                    Peer::Unplugged => unreachable!(),
+        for (_, q) in Self::due(&mut self.leaving, t, |l| l.0) {
+            let e = self.fifo[q].pop_front().expect("a leaving packet");
+            self.granted[q] = false;
+            let vc = q % self.vcs;
+            let size = self.packets[e.packet].size;
+            match self.topo.peers()[q / self.vcs] {
+                Peer::Switch { switch, port } => {
+                    let up = self.topo.channel(switch as usize, port as usize) * self.vcs + vc;
+                    self.returns.push((t + self.credit_delay, up, false, size));
                 }
+                Peer::Terminal(n) => self.returns.push((t + self.credit_delay, n as usize * self.vcs + vc, true, size)),
+                Peer::Unplugged => unreachable!(),
             }
         }
-        let mut done = Vec::new();
-        self.deliveries.retain(|&d| {
-            if d.0 == t {
-                done.push(d.1);
-                false
+        for (_, i, nic) in Self::due(&mut self.freed, t, |f| f.0) {
+            if nic {
+                self.nic_out[i] = None;
+                self.nic_queue[i].pop_front();
             } else {
-                true
-            }
-        });
-        for p in done {
-            let pk = self.packets[p];
-            self.stats.delivered += 1;
-            self.stats.delivered_phits += pk.size as u64;
-            if self.recording {
-                self.stats.latency_sum += t - pk.injected;
-                self.stats.latencies.push(t - pk.injected);
+                self.out[i] = None;
             }
         }
         for n in 0..self.topo.num_terminals() {
-            if self.nic_sending[n] == Some(t) {
-                self.nic_queue[n].pop_front();
-                self.nic_sending[n] = None;
-            }
             if self.gen_probability > 0.0
                 && self.pattern.is_active(n)
                 && self.rng.random_bool(self.gen_probability.min(1.0))
@@ -200,21 +231,21 @@ impl<'a> Reference<'a> {
         }
         // Phase 2: injection at every NIC, allocation at every switch.
         for n in 0..self.topo.num_terminals() {
-            if self.nic_sending[n].is_some() {
+            if self.nic_out[n].is_some() {
                 continue;
             }
             let Some(&p) = self.nic_queue[n].front() else { continue };
             let (s, port) = self.topo.terminal_attachment(n);
+            let size = self.packets[p].size;
             let avail: Vec<(Candidate, u32)> = (0..self.vcs)
-                .filter(|&vc| self.nic_credits[n * self.vcs + vc] >= self.packets[p].size)
+                .filter(|&vc| self.nic_credits[n * self.vcs + vc] >= size)
                 .map(|vc| (Candidate::new(port, vc), self.nic_credits[n * self.vcs + vc]))
                 .collect();
             if let Some(c) = self.pick(&avail) {
-                self.nic_credits[n * self.vcs + c.vc as usize] -= self.packets[p].size;
-                self.nic_sending[n] = Some(t + self.packets[p].size as u64);
+                self.nic_credits[n * self.vcs + c.vc as usize] -= size;
                 self.packets[p].injected = t;
-                let q = self.topo.channel(s, port) * self.vcs + c.vc as usize;
-                self.heads.push((t + self.hop, q, p));
+                let sink = Sink::Queue(self.topo.channel(s, port) * self.vcs + c.vc as usize);
+                self.nic_out[n] = Some(Sending { from: usize::MAX, packet: p, sink, sent: 0 });
             }
         }
         for s in 0..self.topo.num_switches() {
@@ -223,24 +254,24 @@ impl<'a> Reference<'a> {
             for port in 0..self.topo.num_ports(s) {
                 for vc in 0..self.vcs {
                     let q = (base + port) * self.vcs + vc;
-                    if self.leaving_until[q].is_some() {
+                    if self.granted[q] {
                         continue;
                     }
-                    let Some(&p) = self.fifo[q].front() else { continue };
-                    let pk = self.packets[p];
+                    let Some(e) = self.fifo[q].front() else { continue };
+                    let pk = self.packets[e.packet];
                     let mut cands = Vec::new();
-                    let req = Request { switch: s, in_port: port, in_vc: vc, src: pk.src, dst: pk.dst };
-                    self.routing.route(&req, &mut cands);
+                    self.routing
+                        .route(&Request { switch: s, in_port: port, in_vc: vc, src: pk.src, dst: pk.dst }, &mut cands);
                     let avail: Vec<(Candidate, u32)> = cands
                         .into_iter()
                         .filter_map(|c| {
-                            let out = base + c.port as usize;
-                            if self.out_busy_until[out] > t {
+                            let o = base + c.port as usize;
+                            if self.out[o].is_some() {
                                 return None;
                             }
-                            let room = match self.topo.peers()[out] {
+                            let room = match self.topo.peers()[o] {
                                 Peer::Terminal(_) => u32::MAX,
-                                _ => self.credits[out * self.vcs + c.vc as usize],
+                                _ => self.credits[o * self.vcs + c.vc as usize],
                             };
                             let need = if c.bubble { 2 * pk.size } else { pk.size };
                             (room >= need).then_some((c, room))
@@ -254,23 +285,57 @@ impl<'a> Reference<'a> {
             let mut outs: Vec<usize> = requests.iter().map(|r| r.0).collect();
             outs.sort();
             outs.dedup();
-            for out in outs {
-                let group: Vec<&(usize, usize, Candidate)> = requests.iter().filter(|r| r.0 == out).collect();
+            for o in outs {
+                let group: Vec<&(usize, usize, Candidate)> = requests.iter().filter(|r| r.0 == o).collect();
                 let &(_, q, c) = group[self.rng.random_range(0..group.len())];
-                let p = self.fifo[q][0];
-                let size = self.packets[p].size as u64;
-                self.out_busy_until[out] = t + size;
-                self.leaving_until[q] = Some(t + size);
-                match self.topo.peers()[out] {
+                let p = self.fifo[q][0].packet;
+                let sink = match self.topo.peers()[o] {
                     Peer::Switch { switch, port } => {
-                        self.credits[out * self.vcs + c.vc as usize] -= size as u32;
-                        let next = self.topo.channel(switch as usize, port as usize) * self.vcs + c.vc as usize;
-                        self.heads.push((t + self.hop, next, p));
+                        self.credits[o * self.vcs + c.vc as usize] -= self.packets[p].size;
+                        Sink::Queue(self.topo.channel(switch as usize, port as usize) * self.vcs + c.vc as usize)
                     }
-                    Peer::Terminal(_) => self.deliveries.push((t + self.hop + size - 1, p)),
+                    Peer::Terminal(_) => Sink::Nic,
                     Peer::Unplugged => unreachable!(),
+                };
+                self.granted[q] = true;
+                self.out[o] = Some(Sending { from: q, packet: p, sink, sent: 0 });
+            }
+        }
+        // Phase 3: every busy output and NIC sends one phit, if that phit is there.
+        for o in 0..self.out.len() {
+            if let Some(mut snd) = self.out[o] {
+                let e = self.fifo[snd.from].front_mut().expect("the packet being sent");
+                if e.arrived > e.sent {
+                    e.sent += 1;
+                    let size = self.packets[snd.packet].size;
+                    self.send_phit(t, &mut snd, size);
+                    if snd.sent == size {
+                        self.freed.push((t + 1, o, false));
+                        self.leaving.push((t + 1, snd.from));
+                    }
+                    self.out[o] = Some(snd);
                 }
             }
         }
+        for n in 0..self.nic_out.len() {
+            if let Some(mut snd) = self.nic_out[n] {
+                let size = self.packets[snd.packet].size;
+                if snd.sent < size {
+                    self.send_phit(t, &mut snd, size);
+                    if snd.sent == size {
+                        self.freed.push((t + 1, n, true));
+                    }
+                    self.nic_out[n] = Some(snd);
+                }
+            }
+        }
+    }
+
+    /// Puts the next phit of `snd` on the wire.
+    fn send_phit(&mut self, t: u64, snd: &mut Sending, size: u32) {
+        let head = snd.sent == 0;
+        snd.sent += 1;
+        self.wire.push((t + self.hop, snd.sink, snd.packet, head, snd.sent == size));
+        self.stats.phit_hops += 1;
     }
 }
