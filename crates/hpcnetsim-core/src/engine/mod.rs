@@ -147,6 +147,8 @@ pub struct Engine<'a> {
     /// Requests of one arbitration: (output channel, input queue, candidate, group).
     requests: Vec<(u32, u32, Candidate, u32)>,
     groups: Vec<Group>,
+    /// The choice among a NIC's VCs, reused for every injection.
+    nic_choice: routing::Choice,
     granted_outputs: Vec<u32>,
     /// Distinct candidate lists seen so far (port numbers are local to a switch, so one
     /// list serves every switch), and their ids.
@@ -233,6 +235,7 @@ impl<'a> Engine<'a> {
             available: Vec::new(),
             requests: Vec::new(),
             groups: Vec::new(),
+            nic_choice: routing::Choice::default(),
             granted_outputs: Vec::new(),
             classes: Vec::new(),
             class_ids: FxHashMap::default(),
@@ -468,7 +471,8 @@ impl<'a> Engine<'a> {
                 self.available.push((Candidate::new(port, vc), room));
             }
         }
-        let Some(c) = routing::select(self.selection, &self.available, &mut self.nic_rng[nic]) else { return };
+        self.nic_choice.prepare(self.selection, &self.available);
+        let Some(c) = self.nic_choice.pick(&mut self.nic_rng[nic]) else { return };
         let vc = c.vc as usize;
         self.nic_credits[nic * self.vcs + vc] -= size;
         self.nic_sending[nic] = true;

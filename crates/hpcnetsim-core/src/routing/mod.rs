@@ -202,7 +202,8 @@ impl Choice {
     }
 }
 
-/// Picks one of the available candidates by `policy` (see [`Choice`]).
+/// Picks one of the available candidates by `policy` (see [`Choice`]); a one-off
+/// convenience: repeated callers keep a `Choice` and reuse its buffers.
 pub fn select<R: Rng>(policy: Selection, available: &[(Candidate, u32)], rng: &mut R) -> Option<Candidate> {
     let mut choice = Choice::default();
     choice.prepare(policy, available);
