@@ -62,7 +62,7 @@ def _changed(name, value):
     if isinstance(value, list):
         return [*value, 1]
     return {"topology": "torus:4x8", "algorithm": "dor", "selection": "random", "arbitration": "oldest-first",
-            "pattern": "transpose", "injection": "bursty"}[name]  # fmt: skip
+            "pattern": "transpose", "injection": "bursty", "output_allocation": "link"}[name]  # fmt: skip
 
 
 def test_keys_differ_in_any_field_and_agree_on_identical_configs():

@@ -13,12 +13,12 @@ def bt(bytes_=100, **workload):
 
 
 def test_execution_time_of_a_binary_tree_on_a_crossbar():
-    # Three stages of one uncontended one-packet message: 3 x (2 links x 2 cycles + 16 - 1).
+    # Three stages of one uncontended one-packet message: 3 x (2 links x 1 cycle + 16 - 1).
     r = hpcnetsim.execute(bt())
     assert r.status == "completed"
-    assert r.execution_time_cycles == 57
+    assert r.execution_time_cycles == 3 * 17
     assert r.messages == 7
-    assert r.to_pandas().loc[0, "execution_time_cycles"] == 57
+    assert r.to_pandas().loc[0, "execution_time_cycles"] == 3 * 17
 
 
 def test_collectives_and_placements_run():
@@ -42,8 +42,8 @@ def test_run_command_with_a_workload(cli, tmp_path):
     cfg.write_text('topology = "crossbar:8"\n[workload]\nkernel = "bt"\nmessage_bytes = 100\n')
     r = cli("run", str(cfg), "--out", str(tmp_path / "out"))
     assert r.returncode == 0, r.stderr
-    assert "execution time    57 cycles" in r.stdout
+    assert "execution time    51 cycles" in r.stdout
     doc = json.loads((tmp_path / "out" / "result.json").read_text())
-    assert doc["result"]["execution_time_cycles"] == 57
+    assert doc["result"]["execution_time_cycles"] == 3 * 17
     r = cli("run", str(cfg), "--loads", "0.1,0.2")
     assert r.returncode == 2 and r.stderr.count("\n") == 1 and "--loads" in r.stderr

@@ -98,15 +98,16 @@ fn crossbar_time(kernel: Kernel, algorithm: A, n: usize, bytes: u64, segment: u6
     r.execution_time_cycles.unwrap()
 }
 
-/// One-packet messages cross a crossbar in 2 links × 2 cycles + 16 − 1 = 19 cycles; a NIC
-/// sends one 16-phit packet every 16 cycles.
+/// One-packet messages cross a crossbar in 2 links × 1 cycle (INSEE: a phit crosses a
+/// switch, switching plus transmission, in one cycle) + 16 − 1 = 17 cycles; a NIC sends one
+/// 16-phit packet every 16 cycles.
 #[test]
 fn crossbar_times_match_hand_computations() {
     // Ring allreduce on 4 tasks, 100-byte chunks: 2(N − 1) = 6 dependent steps.
-    assert_eq!(crossbar_time(Kernel::Allreduce, A::Ring, 4, 400, 8192), 6 * 19);
-    // Pipelined chain, 3 one-packet segments down 3 links: the first segment takes 3 × 19,
+    assert_eq!(crossbar_time(Kernel::Allreduce, A::Ring, 4, 400, 8192), 6 * 17);
+    // Pipelined chain, 3 one-packet segments down 3 links: the first segment takes 3 × 17,
     // each further one adds a packet time at the root.
-    assert_eq!(crossbar_time(Kernel::Bcast, A::Chain, 4, 768, 256), 3 * 19 + 2 * 16);
+    assert_eq!(crossbar_time(Kernel::Bcast, A::Chain, 4, 768, 256), 3 * 17 + 2 * 16);
     // Dissemination barrier on 8 tasks: 3 rounds of empty (one-packet) messages.
-    assert_eq!(crossbar_time(Kernel::MpiBarrier, A::Dissemination, 8, 0, 8192), 3 * 19);
+    assert_eq!(crossbar_time(Kernel::MpiBarrier, A::Dissemination, 8, 0, 8192), 3 * 17);
 }

@@ -19,7 +19,7 @@ fn walk(t: &Topology, r: &dyn Routing, a: usize, b: usize) -> Vec<(usize, usize)
     let mut path = Vec::new();
     for _ in 0..1000 {
         let mut cands = Vec::new();
-        r.route(&Request { switch: s, in_port, in_vc, src: a, dst: b }, &mut cands);
+        r.route(&Request { switch: s, in_port, in_vc, src: a, dst: b, salt: 0 }, &mut cands);
         assert!(!cands.is_empty(), "no candidate at switch {s} for {a} -> {b}");
         let c = cands[0];
         assert!(cands.iter().all(|x| x.port == c.port), "twin-torus routing is deterministic");
@@ -150,7 +150,8 @@ fn zero_load_latency_follows_the_routes() {
             e.inject(a, b, 16);
             e.run_until(5_000);
             let links = walk(&t, r.as_ref(), a, b).len() as u64 + 1; // + the injection link
-            assert_eq!(e.network_latency.summary().max as u64, links * 2 + 15, "{spec}: {a} -> {b}");
+            let hop = (c.switch.switch_delay_cycles + c.switch.link_delay_cycles) as u64;
+            assert_eq!(e.network_latency.summary().max as u64, links * hop + 15, "{spec}: {a} -> {b}");
         }
     }
 }

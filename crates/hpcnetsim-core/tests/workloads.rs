@@ -115,11 +115,11 @@ fn placements() {
 }
 
 /// BT on an 8-port crossbar with one-packet messages: each stage costs one uncontended
-/// message, 2 links × (1 + 1) cycles + 16 − 1 = 19 cycles, and there are 3 stages. With
-/// 640-byte messages (3 packets of 256 bytes) the last packet leaves 32 cycles later.
+/// message, 2 links × 1 cycle + 16 − 1 = 17 cycles, and there are 3 stages. With 640-byte
+/// messages (3 packets of 256 bytes) the last packet leaves 32 cycles later.
 #[test]
 fn execution_time_on_a_crossbar_is_the_hand_computation() {
-    for (bytes, per_stage) in [(100u64, 19u64), (640, 51)] {
+    for (bytes, per_stage) in [(100u64, 17u64), (640, 49)] {
         let mut c = sim_config("crossbar:8", 1, Algorithm::Auto, 0.0);
         c.workload = Some(WorkloadConfig { kernel: Kernel::Bt, message_bytes: bytes, ..Default::default() });
         let r = execute(&c).unwrap();
@@ -130,7 +130,7 @@ fn execution_time_on_a_crossbar_is_the_hand_computation() {
     // Butterfly: every stage is a perfect exchange, uncontended on a crossbar.
     let mut c = sim_config("crossbar:8", 1, Algorithm::Auto, 0.0);
     c.workload = Some(WorkloadConfig { kernel: Kernel::Bu, message_bytes: 0, ..Default::default() });
-    assert_eq!(execute(&c).unwrap().execution_time_cycles, Some(3 * 19));
+    assert_eq!(execute(&c).unwrap().execution_time_cycles, Some(3 * 17));
 }
 
 #[test]
@@ -142,12 +142,12 @@ fn unmatched_and_cyclic_programs() {
     missing.tasks[0].push(Op::Recv { from: 1, bytes: 10 });
     assert!(missing.check().is_err());
     assert!(Engine::with_programs(&c, &t, missing, vec![0, 1]).is_err());
-    // A matched exchange with a compute interval completes: 5 cycles + 19 per message.
+    // A matched exchange with a compute interval completes: 5 cycles + 17 per message.
     let mut ok = Programs::new(2);
     ok.tasks[1].push(Op::Compute { cycles: 5 });
     ok.message(Some(1), Some(0), 10);
     let r = run_to_completion(&c, Engine::with_programs(&c, &t, ok, vec![0, 1]).unwrap(), "custom", 10_000);
-    assert_eq!((r.status, r.execution_time_cycles), (Status::Completed, Some(5 + 19)));
+    assert_eq!((r.status, r.execution_time_cycles), (Status::Completed, Some(5 + 17)));
     // Each task waits for the other before sending: the workload deadlocks, and the report
     // says who waits for what.
     let mut cycle = Programs::new(2);

@@ -56,6 +56,19 @@ pub enum Arbitration {
     OldestFirst,
 }
 
+/// How a switch hands its output links to packets.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum OutputAllocation {
+    /// INSEE (papers 000/002): each output VC is reserved by one packet until its tail has
+    /// left, whether or not the link is free; the link sends the packets of the reserved VCs
+    /// one after another, taking the VCs round-robin from the one after the last sender.
+    Vc,
+    /// A grant takes the physical output link for the whole packet: a packet is granted
+    /// only when the link is free, and the link serves one packet at a time.
+    Link,
+}
+
 /// The switch model: input-buffered, virtual cut-through, credit-based flow control.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -68,9 +81,18 @@ pub struct SwitchConfig {
     pub vcs: u32,
     /// Capacity of the NIC injection queue, in packets; packets generated while it is full are dropped.
     pub injection_queue_packets: u32,
-    /// Output-port arbitration policy.
+    /// VCs a NIC may inject on (0 = INSEE's rule: one on tori, meshes, twin tori and
+    /// HyperX, whose routers inject from a single injection port; every VC on trees and
+    /// crossbars, whose NICs pick the least occupied VC of their link).
+    pub injection_vcs: u32,
+    /// Output-port arbitration policy (among the input queues requesting one output VC, or
+    /// one output link with `output_allocation = "link"`).
     pub arbitration: Arbitration,
-    /// Cycles for a packet head to cross a switch (routing, arbitration, crossbar).
+    /// Whether output VCs are reserved one by one and share the link (`vc`, INSEE) or a
+    /// grant takes the whole link (`link`).
+    pub output_allocation: OutputAllocation,
+    /// Cycles for a packet head to cross a switch (routing, arbitration, crossbar); INSEE
+    /// counts switching and transmission as one cycle, kept here as the link delay.
     pub switch_delay_cycles: u32,
     /// Cycles for a phit to cross a link.
     pub link_delay_cycles: u32,
@@ -80,6 +102,18 @@ pub struct SwitchConfig {
     pub phit_bytes: u32,
 }
 
+impl SwitchConfig {
+    /// The VCs a NIC injects on in a network of `family` (`injection_vcs`, with 0 resolved).
+    pub fn nic_vcs(&self, family: &crate::topology::Family) -> usize {
+        use crate::topology::Family;
+        match (self.injection_vcs, family) {
+            (0, Family::Tree(_) | Family::Crossbar(_)) => self.vcs as usize,
+            (0, _) => 1,
+            (n, _) => n as usize,
+        }
+    }
+}
+
 impl Default for SwitchConfig {
     fn default() -> Self {
         SwitchConfig {
@@ -87,10 +121,12 @@ impl Default for SwitchConfig {
             queue_packets: 4,
             vcs: 1,
             injection_queue_packets: 8,
+            injection_vcs: 0,
             arbitration: Arbitration::Random,
-            switch_delay_cycles: 1,
+            output_allocation: OutputAllocation::Vc,
+            switch_delay_cycles: 0,
             link_delay_cycles: 1,
-            credit_delay_cycles: 1,
+            credit_delay_cycles: 0,
             phit_bytes: 16,
         }
     }
@@ -129,7 +165,13 @@ pub enum Algorithm {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Selection {
-    /// The candidate with the most credits downstream; ties at random (paper 000 §4.1).
+    /// INSEE (paper 000 §4): among every legal candidate, free or not, the one whose
+    /// downstream queue holds the fewest phits, ties at random; the packet requests it only
+    /// if it can take it now (output free, room for the whole packet), otherwise it chooses
+    /// again next cycle. An escape candidate is requested when the choice cannot be taken.
+    LeastOccupied,
+    /// Among the available candidates (free, with room), the one with the most credits
+    /// downstream; ties at random.
     MostCredits,
     /// Uniformly at random among the available candidates.
     Random,
@@ -143,13 +185,13 @@ pub enum Selection {
 pub struct RoutingConfig {
     /// Routing algorithm.
     pub algorithm: Algorithm,
-    /// Selection policy among available candidates.
+    /// Selection policy among the legal candidates.
     pub selection: Selection,
 }
 
 impl Default for RoutingConfig {
     fn default() -> Self {
-        RoutingConfig { algorithm: Algorithm::Auto, selection: Selection::MostCredits }
+        RoutingConfig { algorithm: Algorithm::Auto, selection: Selection::LeastOccupied }
     }
 }
 
@@ -350,6 +392,9 @@ impl Config {
         }
         if !(1..=8).contains(&s.vcs) {
             return bad("switch.vcs", &s.vcs, "an integer between 1 and 8");
+        }
+        if s.injection_vcs > s.vcs {
+            return bad("switch.injection_vcs", &s.injection_vcs, "0 (INSEE's rule) or between 1 and switch.vcs");
         }
         if !(1..=1024).contains(&s.injection_queue_packets) {
             return bad("switch.injection_queue_packets", &s.injection_queue_packets, "an integer between 1 and 1024");

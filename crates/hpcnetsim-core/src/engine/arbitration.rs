@@ -1,95 +1,150 @@
-//! Routing, selection and output arbitration at a switch, and what a grant sets in motion:
-//! the packet's head travels on, its tail leaves later, and the freed room returns
+//! Routing, selection and output allocation at a switch, and what a transmission sets in
+//! motion: the packet's head travels on, its tail leaves later, and the freed room returns
 //! upstream as credits.
+//!
+//! Two allocation rules (`switch.output_allocation`): `link` grants a free output link to
+//! one packet; `vc` (INSEE) reserves an output VC for one packet whether or not its link is
+//! busy, and the link then sends the reserved VCs' packets one after another, taking the VCs
+//! round-robin from the one after the last sender.
 
-use super::{Engine, Event, Group, Waiter};
-use crate::config::Arbitration;
-use crate::routing::{Candidate, Request};
+use super::{Engine, Event, Group, Waiter, NONE};
+use crate::config::{Arbitration, OutputAllocation, Selection};
+use crate::routing::{Candidate, Offer, Request};
 use crate::topology::Peer;
 use rand::Rng;
 
 impl Engine<'_> {
-    /// Routing, selection and output arbitration at switch `s`. Packets whose candidate
+    /// Routing, selection and output allocation at switch `s`. Packets whose candidate
     /// lists (and sizes) are identical share one evaluation of the outputs' state.
     pub(super) fn arbitrate(&mut self, s: usize, now: u64) {
         let mut requests = std::mem::take(&mut self.requests);
         let mut groups = std::mem::take(&mut self.groups);
+        let mut choices = std::mem::take(&mut self.choices);
         requests.clear();
+        choices.clear();
         let mut used = 0;
         let base = self.topo.channel(s, 0);
         self.counters.arbitrations += 1;
         self.counters.heads_examined += self.waiting[s].len() as u64;
+        // Whether a packet could have taken a candidate it did not request.
+        let mut missed = false;
         for i in 0..self.waiting[s].len() {
             let Waiter { queue: q, class, size } = self.waiting[s][i];
             let g = match groups[..used].iter().position(|g: &Group| g.class == class && g.size == size) {
                 Some(g) => g,
                 None => {
                     self.counters.evaluations += 1;
-                    self.available.clear();
-                    for &c in &self.classes[class as usize] {
-                        let out = base + c.port as usize;
-                        if self.link_free[out] > now {
-                            continue;
-                        }
-                        let room = self.credits[out * self.vcs + c.vc as usize];
-                        let need = if c.bubble { size + self.max_packet_phits } else { size };
-                        if room >= need {
-                            self.available.push((c, room));
-                        }
-                    }
+                    self.offer(base, class, size, now);
                     if used == groups.len() {
                         groups.push(Group::default());
                     }
                     let g = &mut groups[used];
                     (g.class, g.size) = (class, size);
-                    g.choice.prepare(self.selection, &self.available);
+                    g.choice.prepare(self.selection, &self.offers);
                     used += 1;
                     used - 1
                 }
             };
-            if let Some(c) = groups[g].choice.pick(&mut self.switch_rng[s]) {
-                requests.push(((base + c.port as usize) as u32, q, c, g as u32));
+            choices.push((q, g as u32));
+            match groups[g].choice.pick(&mut self.switch_rng[s]) {
+                Some(c) => requests.push((self.output_key(base, c), q, c, g as u32)),
+                None => missed |= !groups[g].choice.available().is_empty(),
             }
         }
-        // One grant per output port; requests are grouped by port, in arrival order.
+        // One grant per output (link or VC); requests are grouped by output, in arrival order.
         requests.sort_by_key(|r| r.0);
         let mut granted = std::mem::take(&mut self.granted_outputs);
         granted.clear();
-        let mut losers_may_retry = false;
+        let mut winners = std::mem::take(&mut self.winners);
+        winners.clear();
         let mut i = 0;
         while i < requests.len() {
-            let out = requests[i].0;
+            let key = requests[i].0;
             let mut j = i;
-            while j < requests.len() && requests[j].0 == out {
+            while j < requests.len() && requests[j].0 == key {
                 j += 1;
             }
-            let winner = i + self.pick(&requests[i..j], s);
+            let winner = i + self.pick(&requests[i..j]);
             let (_, q, c, _) = requests[winner];
-            self.grant(s, q as usize, c, now);
-            self.rr_last[out as usize] = q;
-            granted.push(out);
-            losers_may_retry |= j - i > 1;
+            self.allocate(s, q as usize, c, now);
+            self.rr_last[key as usize] = q;
+            granted.push(key);
+            winners.push(q);
+            missed |= j - i > 1;
             i = j;
         }
-        // A loser that still has a free option tries it next cycle, as a cycle-driven
-        // switch would; the others wait for a link or credit to come back.
-        if losers_may_retry {
-            let retry = requests.iter().any(|&(out, q, _, g)| {
-                granted.contains(&out)
-                    && self.waiting[s].iter().any(|w| w.queue == q)
+        if self.output_allocation == OutputAllocation::Vc {
+            self.start_pending(s, now);
+        }
+        // A packet that lost, or whose choice could not be taken, while another of its
+        // candidates is still takeable chooses again next cycle, as a cycle-driven switch
+        // would; the others wait for an output or credits to come back.
+        if missed {
+            let retry = choices.iter().any(|&(q, g)| {
+                !winners.contains(&q)
                     && groups[g as usize]
                         .choice
                         .available()
                         .iter()
-                        .any(|c| !granted.contains(&((base + c.port as usize) as u32)))
+                        .any(|&c| !granted.contains(&self.output_key(base, c)))
             });
             if retry {
                 self.wake(s, now + 1);
             }
         }
         self.granted_outputs = granted;
+        self.winners = winners;
         self.requests = requests;
         self.groups = groups;
+        self.choices = choices;
+    }
+
+    /// The output a request competes for: the link, or the output VC under `vc` allocation.
+    fn output_key(&self, base: usize, c: Candidate) -> u32 {
+        let out = base + c.port as usize;
+        match self.output_allocation {
+            OutputAllocation::Link => out as u32,
+            OutputAllocation::Vc => (out * self.vcs + c.vc as usize) as u32,
+        }
+    }
+
+    /// Fills `offers` with the candidates of `class` for a packet of `size` phits at switch
+    /// port range `base`: room, downstream occupancy and whether it can be taken now.
+    fn offer(&mut self, base: usize, class: u32, size: u32, now: u64) {
+        self.offers.clear();
+        for k in 0..self.classes[class as usize].len() {
+            let c = self.classes[class as usize][k];
+            let out = base + c.port as usize;
+            let oq = out * self.vcs + c.vc as usize;
+            let room = self.credits[oq];
+            let need = if c.bubble { size + self.max_packet_phits } else { size };
+            let free = match self.output_allocation {
+                OutputAllocation::Link => self.link_free[out] <= now,
+                OutputAllocation::Vc => self.reserved[oq] == NONE,
+            };
+            let occupancy = match (self.selection, self.topo.peers()[out]) {
+                (Selection::LeastOccupied, Peer::Switch { switch, port }) => {
+                    self.occupancy(self.topo.channel(switch as usize, port as usize) * self.vcs + c.vc as usize, now)
+                }
+                _ => 0,
+            };
+            self.offers.push(Offer { candidate: c, room, occupancy, takeable: free && room >= need });
+        }
+    }
+
+    /// Phits present in input queue `q` at `now`: a packet's phits arrive one per cycle
+    /// from its head's arrival and leave one per cycle from the start of its transmission.
+    pub(super) fn occupancy(&self, q: usize, now: u64) -> u32 {
+        let mut total = 0;
+        for (i, p) in self.fifo.iter(q).enumerate() {
+            let size = self.packets[p as usize].size as u64;
+            let (arrived, left) = match self.departing[q] {
+                (a, d) if i == 0 && d != u64::MAX => (a, now.saturating_sub(d).min(size)),
+                _ => (self.packets[p as usize].arrived, 0),
+            };
+            total += ((now + 1 - arrived).min(size) - left) as u32;
+        }
+        total
     }
 
     /// Queue `q` has a new front packet: route it once and make it wait for a grant.
@@ -103,6 +158,7 @@ impl Engine<'_> {
             in_vc: q % self.vcs,
             src: pk.src as usize,
             dst: pk.dst as usize,
+            salt: pk.salt,
         };
         self.scratch.clear();
         self.routing.route(&req, &mut self.scratch);
@@ -120,10 +176,11 @@ impl Engine<'_> {
     }
 
     /// Index of the winning request among those for one output.
-    pub(super) fn pick(&mut self, reqs: &[(u32, u32, Candidate, u32)], s: usize) -> usize {
+    fn pick(&mut self, reqs: &[(u32, u32, Candidate, u32)]) -> usize {
         if reqs.len() == 1 {
             return 0;
         }
+        let s = self.channel_switch[reqs[0].1 as usize / self.vcs] as usize;
         match self.arbitration {
             Arbitration::Random => self.switch_rng[s].random_range(0..reqs.len()),
             Arbitration::RoundRobin => {
@@ -141,20 +198,73 @@ impl Engine<'_> {
         }
     }
 
-    pub(super) fn grant(&mut self, s: usize, q: usize, c: Candidate, now: u64) {
+    /// The front packet of queue `q` at switch `s` wins candidate `c`: the room downstream
+    /// is taken, and the packet is sent (`link`) or holds the output VC until it is (`vc`).
+    fn allocate(&mut self, s: usize, q: usize, c: Candidate, now: u64) {
         let p = self.fifo.front(q).expect("granted queue has a front packet");
         let size = self.packets[p as usize].size;
         let out = self.topo.channel(s, c.port as usize);
+        let oq = out * self.vcs + c.vc as usize;
+        if let Peer::Switch { .. } = self.topo.peers()[out] {
+            self.credits[oq] -= size;
+        }
+        let w = &mut self.waiting[s];
+        let pos = w.iter().position(|x| x.queue as usize == q).expect("granted queue was waiting");
+        w.swap_remove(pos);
+        match self.output_allocation {
+            OutputAllocation::Link => self.transmit(q, out, c.vc as usize, now),
+            OutputAllocation::Vc => {
+                self.reserved[oq] = q as u32;
+                self.holding[q] = oq as u32;
+                if !self.pending[s].contains(&(out as u32)) {
+                    self.pending[s].push(out as u32);
+                }
+            }
+        }
+    }
+
+    /// Starts the next packet on every free output link of switch `s` that has reserved
+    /// VCs waiting: the first such VC from the link's round-robin pointer.
+    fn start_pending(&mut self, s: usize, now: u64) {
+        let mut k = 0;
+        while k < self.pending[s].len() {
+            let out = self.pending[s][k] as usize;
+            let mut started = self.link_free[out] > now;
+            let mut more = false;
+            for i in 0..self.vcs {
+                let vc = (self.next_vc[out] as usize + i) % self.vcs;
+                let q = self.reserved[out * self.vcs + vc];
+                if q == NONE || self.departing[q as usize].1 != u64::MAX {
+                    continue;
+                }
+                if started {
+                    more = true;
+                    break;
+                }
+                self.transmit(q as usize, out, vc, now);
+                started = true;
+            }
+            if more {
+                k += 1;
+            } else {
+                self.pending[s].swap_remove(k);
+            }
+        }
+    }
+
+    /// The front packet of queue `q` starts crossing output channel `out` on VC `vc`.
+    fn transmit(&mut self, q: usize, out: usize, vc: usize, now: u64) {
+        let p = self.fifo.front(q).expect("a packet to send");
+        let size = self.packets[p as usize].size;
         // The link is free again when the tail leaves: the Tail event wakes this switch then.
         self.link_free[out] = now + size as u64;
+        self.departing[q] = (self.packets[p as usize].arrived, now);
         if self.recording {
             self.busy_phits[out] += size as u64;
         }
         match self.topo.peers()[out] {
             Peer::Switch { switch, port } => {
-                let oq = out * self.vcs + c.vc as usize;
-                self.credits[oq] -= size;
-                let next = (self.topo.channel(switch as usize, port as usize) * self.vcs + c.vc as usize) as u32;
+                let next = (self.topo.channel(switch as usize, port as usize) * self.vcs + vc) as u32;
                 self.events.push(now + self.hop_delay, Event::Arrive { queue: next, packet: p });
             }
             Peer::Terminal(_) => {
@@ -162,19 +272,25 @@ impl Engine<'_> {
             }
             Peer::Unplugged => unreachable!("routing chose an unplugged port"),
         }
-        let w = &mut self.waiting[s];
-        let pos = w.iter().position(|x| x.queue as usize == q).expect("granted queue was waiting");
-        w.swap_remove(pos);
         self.count_hop(size);
         self.events.push(now + size as u64, Event::Tail { queue: q as u32 });
     }
 
-    /// The front packet's tail has left queue `q`: free its room upstream, let the next
-    /// packet compete, and let every waiting packet try the output link it freed.
+    /// The front packet's tail has left queue `q`: free its room upstream and the output VC
+    /// it held, let the next packet compete, and let every waiting packet try the output
+    /// link it freed.
     pub(super) fn tail_left(&mut self, q: usize, now: u64) {
         let p = self.fifo.pop(q).expect("tail of a queued packet");
         let size = self.packets[p as usize].size;
         let vc = q % self.vcs;
+        self.departing[q] = (0, u64::MAX);
+        let oq = self.holding[q];
+        if oq != NONE {
+            self.reserved[oq as usize] = NONE;
+            self.holding[q] = NONE;
+            let out = oq as usize / self.vcs;
+            self.next_vc[out] = ((oq as usize % self.vcs + 1) % self.vcs) as u8;
+        }
         let back = now + self.credit_delay;
         match self.topo.peers()[q / self.vcs] {
             Peer::Switch { switch, port } => {

@@ -14,10 +14,10 @@ pub mod measure;
 mod queue;
 mod tasks;
 
-use crate::config::{Arbitration, Config, Selection};
+use crate::config::{Arbitration, Config, OutputAllocation, Selection};
 use crate::error::Result;
 use crate::rng::{stream, Owner, Stream};
-use crate::routing::{self, Candidate, Routing};
+use crate::routing::{self, Candidate, Offer, Routing};
 use crate::topology::{Peer, Topology};
 use crate::workload::{kernels, placement, Pattern, Source};
 use fifos::Fifos;
@@ -59,7 +59,14 @@ struct Packet {
     injected: u64,
     /// The message this packet carries a piece of, or `NO_MESSAGE`.
     message: u32,
+    /// Cycle its head entered the input queue it is in (or the NIC's injection link).
+    arrived: u64,
+    /// Random bits for the routing's tie-breaking (see `routing::Request::salt`).
+    salt: u32,
 }
+
+/// No queue (an unreserved output VC, a queue holding no reservation).
+const NONE: u32 = u32::MAX;
 
 /// Counters read by the measurement driver.
 #[derive(Clone, Debug, Default)]
@@ -98,9 +105,12 @@ pub struct Engine<'a> {
     queue_phits: u32,
     max_packet_phits: u32,
     injection_queue_packets: usize,
+    /// VCs the NICs inject on (the first ones).
+    injection_vcs: usize,
     hop_delay: u64,
     credit_delay: u64,
     arbitration: Arbitration,
+    output_allocation: OutputAllocation,
     selection: Selection,
     /// Switch owning every channel (global port index).
     channel_switch: Vec<u32>,
@@ -110,8 +120,20 @@ pub struct Engine<'a> {
     link_free: Vec<u64>,
     /// Free phits in the downstream queue of each output channel and VC.
     credits: Vec<u32>,
-    /// Round-robin pointer of every output channel (last winning input queue).
+    /// Round-robin pointer of every output (channel, or output VC): the last winning input queue.
     rr_last: Vec<u32>,
+    /// Per output VC (channel × vcs + vc): the input queue whose front packet reserved it
+    /// (`output_allocation = "vc"`), or `NONE`.
+    reserved: Vec<u32>,
+    /// Per input queue: the output VC its front packet reserved, or `NONE`.
+    holding: Vec<u32>,
+    /// Per input queue: (arrival, departure start) of the front packet while it is being
+    /// sent (its head is already in the next queue), for the occupancy of this queue.
+    departing: Vec<(u64, u64)>,
+    /// Per output channel: the VC the link looks at first for its next packet.
+    next_vc: Vec<u8>,
+    /// Per switch: output channels with a reserved VC whose packet has not started.
+    pending: Vec<Vec<u32>>,
     /// Front packets waiting for a grant at each switch.
     waiting: Vec<Vec<Waiter>>,
     nic_queue: Vec<VecDeque<u32>>,
@@ -143,13 +165,18 @@ pub struct Engine<'a> {
     sources_stopped: bool,
     /// The task programs of a causal workload, if any.
     tasks: Option<Tasks>,
-    available: Vec<(Candidate, u32)>,
+    /// The legal candidates of one decision as the selection sees them.
+    offers: Vec<Offer>,
     /// Requests of one arbitration: (output channel, input queue, candidate, group).
     requests: Vec<(u32, u32, Candidate, u32)>,
     groups: Vec<Group>,
     /// The choice among a NIC's VCs, reused for every injection.
     nic_choice: routing::Choice,
     granted_outputs: Vec<u32>,
+    /// Input queues granted in one arbitration.
+    winners: Vec<u32>,
+    /// Every waiting packet of one arbitration and its group: (input queue, group).
+    choices: Vec<(u32, u32)>,
     /// Distinct candidate lists seen so far (port numbers are local to a switch, so one
     /// list serves every switch), and their ids.
     classes: Vec<Vec<Candidate>>,
@@ -201,15 +228,22 @@ impl<'a> Engine<'a> {
             queue_phits,
             max_packet_phits,
             injection_queue_packets: cfg.switch.injection_queue_packets as usize,
+            injection_vcs: cfg.switch.nic_vcs(topo.family()),
             hop_delay: s_delay + l_delay,
             credit_delay,
             arbitration: cfg.switch.arbitration,
+            output_allocation: cfg.switch.output_allocation,
             selection: cfg.routing.selection,
             channel_switch,
             fifo: Fifos::new(channels * vcs, queue_phits.div_ceil(cfg.traffic.packet_phits) as usize),
             link_free: vec![0; channels],
             credits: vec![queue_phits; channels * vcs],
-            rr_last: vec![u32::MAX; channels],
+            rr_last: vec![u32::MAX; channels * vcs],
+            reserved: vec![NONE; channels * vcs],
+            holding: vec![NONE; channels * vcs],
+            departing: vec![(0, u64::MAX); channels * vcs],
+            next_vc: vec![0; channels],
+            pending: vec![Vec::new(); switches],
             waiting: vec![Vec::new(); switches],
             nic_queue: vec![VecDeque::new(); terminals],
             nic_sending: vec![false; terminals],
@@ -232,11 +266,13 @@ impl<'a> Engine<'a> {
             active_sources: 0,
             sources_stopped: false,
             tasks: None,
-            available: Vec::new(),
+            offers: Vec::new(),
             requests: Vec::new(),
             groups: Vec::new(),
             nic_choice: routing::Choice::default(),
             granted_outputs: Vec::new(),
+            winners: Vec::new(),
+            choices: Vec::new(),
             classes: Vec::new(),
             class_ids: FxHashMap::default(),
             scratch: Vec::new(),
@@ -295,6 +331,9 @@ impl<'a> Engine<'a> {
         if let Some(q) = self.fifo.first_non_empty() {
             return Err(format!("input queue {q} not empty"));
         }
+        if let Some(o) = self.reserved.iter().position(|&q| q != NONE) {
+            return Err(format!("output VC {o} still reserved"));
+        }
         if let Some(n) = self.nic_queue.iter().position(|f| !f.is_empty()) {
             return Err(format!("injection queue of NIC {n} not empty"));
         }
@@ -329,8 +368,17 @@ impl<'a> Engine<'a> {
 
     /// A new packet of independent traffic at the back of NIC `src`'s injection queue.
     fn enqueue(&mut self, src: usize, dst: usize, size: u32, now: u64) {
-        let packet =
-            Packet { src: src as u32, dst: dst as u32, size, generated: now, injected: 0, message: NO_MESSAGE };
+        let salt = rand::RngCore::next_u32(&mut self.nic_rng[src]);
+        let packet = Packet {
+            src: src as u32,
+            dst: dst as u32,
+            size,
+            generated: now,
+            injected: 0,
+            message: NO_MESSAGE,
+            arrived: 0,
+            salt,
+        };
         let p = self.new_packet(packet);
         self.in_flight += 1;
         self.nic_queue[src].push_back(p);
@@ -410,6 +458,7 @@ impl<'a> Engine<'a> {
                         <= self.queue_phits,
                     "input queue overflow"
                 );
+                self.packets[packet as usize].arrived = now;
                 self.fifo.push(q, packet);
                 if self.fifo.len(q) == 1 {
                     self.new_front(q, now);
@@ -464,15 +513,21 @@ impl<'a> Engine<'a> {
         let size = self.packets[p as usize].size;
         let (s, port) = self.topo.terminal_attachment(nic);
         let channel = self.topo.channel(s, port);
-        self.available.clear();
-        for vc in 0..self.vcs {
+        self.offers.clear();
+        for vc in 0..self.injection_vcs {
             let room = self.nic_credits[nic * self.vcs + vc];
-            if room >= size {
-                self.available.push((Candidate::new(port, vc), room));
-            }
+            let occupancy = self.occupancy(channel * self.vcs + vc, now);
+            let candidate = Candidate::new(port, vc);
+            self.offers.push(Offer { candidate, room, occupancy, takeable: room >= size });
         }
-        self.nic_choice.prepare(self.selection, &self.available);
-        let Some(c) = self.nic_choice.pick(&mut self.nic_rng[nic]) else { return };
+        self.nic_choice.prepare(self.selection, &self.offers);
+        let Some(c) = self.nic_choice.pick(&mut self.nic_rng[nic]) else {
+            // A least-occupied choice that cannot be taken is made again next cycle.
+            if !self.nic_choice.available().is_empty() {
+                self.wake(self.topo.num_switches() + nic, now + 1);
+            }
+            return;
+        };
         let vc = c.vc as usize;
         self.nic_credits[nic * self.vcs + vc] -= size;
         self.nic_sending[nic] = true;

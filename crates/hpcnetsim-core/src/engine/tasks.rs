@@ -214,6 +214,8 @@ impl<'a> Engine<'a> {
                 generated: now,
                 injected: 0,
                 message,
+                arrived: 0,
+                salt: rand::RngCore::next_u32(&mut self.nic_rng[nic]),
             });
         }
         for p in created {

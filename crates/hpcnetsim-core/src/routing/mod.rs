@@ -45,6 +45,10 @@ pub struct Request {
     pub src: usize,
     /// Destination terminal.
     pub dst: usize,
+    /// Random bits drawn once per packet at its source, so that a routing breaks ties the
+    /// same way at every hop (DOR: bit `d` picks the direction of a half-ring offset in
+    /// dimension `d`, as INSEE draws it per packet).
+    pub salt: u32,
 }
 
 /// An algorithmic routing.
@@ -153,59 +157,88 @@ pub fn algorithm_name(a: Algorithm) -> &'static str {
     }
 }
 
+/// A legal candidate as a selection policy sees it at one cycle.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Offer {
+    /// The candidate.
+    pub candidate: Candidate,
+    /// Free phits downstream (credits).
+    pub room: u32,
+    /// Phits present in the downstream queue now.
+    pub occupancy: u32,
+    /// Whether the packet could take it now (output free, room for the whole packet).
+    pub takeable: bool,
+}
+
 /// The candidates a selection policy draws from, prepared once for every packet that has
-/// the same options: adaptive candidates before escape ones, and for `most-credits` only
-/// those with the most credits.
+/// the same options: adaptive candidates before escape ones; for `most-credits` only the
+/// available ones with the most credits; for `least-occupied` every candidate whose
+/// downstream queue holds the fewest phits, takeable or not.
 #[derive(Clone, Debug, Default)]
 pub struct Choice {
-    pool: Vec<Candidate>,
-    /// Every available candidate, eligible now or not (a packet that loses arbitration
-    /// may still take one of these next cycle).
+    pool: Vec<(Candidate, bool)>,
+    /// The escape candidate requested when a `least-occupied` choice cannot be taken.
+    fallback: Option<Candidate>,
+    /// Every takeable candidate (a packet that loses arbitration or whose choice cannot be
+    /// taken may still take one of these next cycle).
     available: Vec<Candidate>,
 }
 
 impl Choice {
-    /// Prepares the choice among `available` (candidate, free phits downstream) pairs.
-    pub fn prepare(&mut self, policy: Selection, available: &[(Candidate, u32)]) {
+    /// Prepares the choice among the legal candidates `offers`.
+    pub fn prepare(&mut self, policy: Selection, offers: &[Offer]) {
         self.pool.clear();
+        self.fallback = None;
         self.available.clear();
-        self.available.extend(available.iter().map(|&(c, _)| c));
-        let adaptive = available.iter().any(|(c, _)| !c.escape);
-        let eligible = available.iter().filter(|(c, _)| !adaptive || !c.escape);
+        self.available.extend(offers.iter().filter(|o| o.takeable).map(|o| o.candidate));
+        if policy == Selection::LeastOccupied {
+            let adaptive = offers.iter().any(|o| !o.candidate.escape);
+            let legal = offers.iter().filter(|o| !adaptive || !o.candidate.escape);
+            let best = legal.clone().map(|o| o.occupancy).min();
+            self.pool.extend(legal.filter(|o| Some(o.occupancy) == best).map(|o| (o.candidate, o.takeable)));
+            if adaptive {
+                self.fallback = offers.iter().find(|o| o.candidate.escape && o.takeable).map(|o| o.candidate);
+            }
+            return;
+        }
+        let takeable = offers.iter().filter(|o| o.takeable);
+        let adaptive = takeable.clone().any(|o| !o.candidate.escape);
+        let eligible = takeable.filter(|o| !adaptive || !o.candidate.escape);
         match policy {
-            Selection::First => self.pool.extend(eligible.map(|&(c, _)| c).take(1)),
-            Selection::Random => self.pool.extend(eligible.map(|&(c, _)| c)),
-            Selection::MostCredits => {
-                let best = eligible.clone().map(|&(_, credits)| credits).max();
-                self.pool.extend(eligible.filter(|&&(_, credits)| Some(credits) == best).map(|&(c, _)| c));
+            Selection::First => self.pool.extend(eligible.map(|o| (o.candidate, true)).take(1)),
+            Selection::Random => self.pool.extend(eligible.map(|o| (o.candidate, true))),
+            Selection::MostCredits | Selection::LeastOccupied => {
+                let best = eligible.clone().map(|o| o.room).max();
+                self.pool.extend(eligible.filter(|o| Some(o.room) == best).map(|o| (o.candidate, true)));
             }
         }
     }
 
-    /// The candidates that may be picked.
-    pub fn pool(&self) -> &[Candidate] {
-        &self.pool
-    }
-
-    /// Every available candidate, including those the policy passed over.
+    /// Every takeable candidate, including those the policy passed over.
     pub fn available(&self) -> &[Candidate] {
         &self.available
     }
 
-    /// Picks one candidate (uniformly among ties), or `None` if nothing is available.
+    /// Picks the candidate to request (uniformly among ties), or `None` if the choice
+    /// cannot be taken this cycle.
     pub fn pick<R: Rng>(&self, rng: &mut R) -> Option<Candidate> {
-        match self.pool.len() {
-            0 => None,
-            1 => Some(self.pool[0]),
-            n => Some(self.pool[rng.random_range(0..n)]),
+        let (c, takeable) = match self.pool.len() {
+            0 => return None,
+            1 => self.pool[0],
+            n => self.pool[rng.random_range(0..n)],
+        };
+        if takeable {
+            Some(c)
+        } else {
+            self.fallback
         }
     }
 }
 
-/// Picks one of the available candidates by `policy` (see [`Choice`]); a one-off
-/// convenience: repeated callers keep a `Choice` and reuse its buffers.
-pub fn select<R: Rng>(policy: Selection, available: &[(Candidate, u32)], rng: &mut R) -> Option<Candidate> {
+/// Picks one candidate by `policy` (see [`Choice`]); a one-off convenience: repeated
+/// callers keep a `Choice` and reuse its buffers.
+pub fn select<R: Rng>(policy: Selection, offers: &[Offer], rng: &mut R) -> Option<Candidate> {
     let mut choice = Choice::default();
-    choice.prepare(policy, available);
+    choice.prepare(policy, offers);
     choice.pick(rng)
 }

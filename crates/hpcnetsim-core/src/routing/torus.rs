@@ -38,11 +38,12 @@ impl Grid {
         (off > 0 && 2 * off <= k, off > 0 && 2 * off >= k)
     }
 
-    /// First dimension where the packet is not yet aligned, with the DOR direction (ties +).
-    fn dor_step(&self, switch: usize, dst_switch: usize) -> Option<(usize, bool)> {
+    /// First dimension where the packet is not yet aligned, with the DOR direction; a
+    /// half-ring offset goes + when bit `dim` of the packet's salt is set.
+    fn dor_step(&self, switch: usize, dst_switch: usize, salt: u32) -> Option<(usize, bool)> {
         (0..self.dims.len()).find(|&i| self.at(switch, i) != self.at(dst_switch, i)).map(|i| {
-            let (plus, _) = self.directions(i, self.at(switch, i), self.at(dst_switch, i));
-            (i, plus)
+            let (plus, minus) = self.directions(i, self.at(switch, i), self.at(dst_switch, i));
+            (i, if plus && minus { (salt >> (i % 32)) & 1 == 1 } else { plus })
         })
     }
 }
@@ -70,7 +71,7 @@ impl Routing for DimensionOrder {
     fn route(&self, req: &Request, out: &mut Vec<Candidate>) {
         let g = &self.grid;
         let t = g.terminals_per_switch;
-        let Some((dim, plus)) = g.dor_step(req.switch, req.dst / t) else {
+        let Some((dim, plus)) = g.dor_step(req.switch, req.dst / t, req.salt) else {
             out.extend((0..self.vcs).map(|vc| Candidate::new(g.eject_port(req.dst), vc)));
             return;
         };
@@ -111,7 +112,7 @@ impl Routing for BubbleAdaptive {
     fn route(&self, req: &Request, out: &mut Vec<Candidate>) {
         let g = &self.grid;
         let dst_switch = req.dst / g.terminals_per_switch;
-        let Some((dim, plus)) = g.dor_step(req.switch, dst_switch) else {
+        let Some((dim, plus)) = g.dor_step(req.switch, dst_switch, req.salt) else {
             out.extend((0..self.vcs).map(|vc| Candidate::new(g.eject_port(req.dst), vc)));
             return;
         };

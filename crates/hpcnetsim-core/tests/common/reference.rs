@@ -5,15 +5,18 @@
 //! behaviour under load within statistical tolerance) and as the cycle-driven baseline of
 //! the speed comparison.
 //!
-//! The model it implements: a packet is granted an output if the link is free and the
-//! downstream queue has room for the whole packet (room counted in phits and given back when
-//! the packet's tail leaves, `credit_delay_cycles` later); a granted output sends one phit
-//! per cycle, each arriving `switch + link` delay cycles later; a packet is delivered when
-//! its tail phit reaches the destination NIC.
+//! The model it implements: a packet may take an output if the downstream queue has room
+//! for the whole packet (room counted in phits and given back when the packet's tail leaves,
+//! `credit_delay_cycles` later) and, with `output_allocation = "link"`, the link is free, or
+//! with `"vc"` (INSEE) the output VC is not reserved: a reserved VC waits until the link has
+//! sent the packets before it, VCs taken round-robin. The `least-occupied` selection counts
+//! the phits present in each downstream queue. A sending output moves one phit per cycle,
+//! each arriving `switch + link` delay cycles later; a packet is delivered when its tail
+//! phit reaches the destination NIC.
 
-use hpcnetsim_core::config::{Config, Selection};
+use hpcnetsim_core::config::{Config, OutputAllocation, Selection};
 use hpcnetsim_core::rng::{stream, Owner, Stream};
-use hpcnetsim_core::routing::{self, Candidate, Request, Routing};
+use hpcnetsim_core::routing::{self, Candidate, Offer, Request, Routing};
 use hpcnetsim_core::topology::{Peer, Topology};
 use hpcnetsim_core::workload::Pattern;
 use rand::Rng;
@@ -25,6 +28,7 @@ struct Packet {
     dst: usize,
     size: u32,
     injected: u64,
+    salt: u32,
 }
 
 /// A packet in an input queue: how many of its phits have arrived and left.
@@ -51,6 +55,7 @@ struct Sending {
     from: usize,
     packet: usize,
     sink: Sink,
+    vc: usize,
     sent: u32,
 }
 
@@ -71,11 +76,13 @@ pub struct Reference<'a> {
     routing: Box<dyn Routing>,
     pattern: Pattern,
     selection: Selection,
+    allocation: OutputAllocation,
     vcs: usize,
     capacity: u32,
     hop: u64,
     credit_delay: u64,
     injection_queue: usize,
+    injection_vcs: usize,
     gen_probability: f64,
     size: u32,
     rng: Stream,
@@ -85,6 +92,10 @@ pub struct Reference<'a> {
     granted: Vec<bool>,
     /// What each switch output is sending.
     out: Vec<Option<Sending>>,
+    /// The input queue holding each output VC (`vc` allocation).
+    resv: Vec<Option<usize>>,
+    /// The VC each link looks at first for its next packet (`vc` allocation).
+    next_vc: Vec<usize>,
     credits: Vec<u32>,
     /// Phits on the wires: (arrival cycle, sink, packet, is head, is tail).
     wire: Vec<(u64, Sink, usize, bool, bool)>,
@@ -114,11 +125,13 @@ impl<'a> Reference<'a> {
             routing: routing::build(cfg, topo).unwrap(),
             pattern: Pattern::new(&cfg.traffic, topo, cfg.seed).unwrap(),
             selection: cfg.routing.selection,
+            allocation: cfg.switch.output_allocation,
             vcs,
             capacity,
             hop: (cfg.switch.switch_delay_cycles + cfg.switch.link_delay_cycles) as u64,
             credit_delay: cfg.switch.credit_delay_cycles as u64,
             injection_queue: cfg.switch.injection_queue_packets as usize,
+            injection_vcs: cfg.switch.nic_vcs(topo.family()),
             gen_probability: cfg.traffic.load / size as f64,
             size,
             rng: stream(cfg.seed ^ 0x5eed, Owner::Setup, 99),
@@ -126,6 +139,8 @@ impl<'a> Reference<'a> {
             fifo: vec![VecDeque::new(); channels * vcs],
             granted: vec![false; channels * vcs],
             out: vec![None; channels],
+            resv: vec![None; channels * vcs],
+            next_vc: vec![0; channels],
             credits: vec![capacity; channels * vcs],
             wire: Vec::new(),
             returns: Vec::new(),
@@ -141,12 +156,18 @@ impl<'a> Reference<'a> {
 
     /// Adds one packet to a NIC's injection queue.
     pub fn inject(&mut self, src: usize, dst: usize, _t: u64) {
-        self.packets.push(Packet { src, dst, size: self.size, injected: 0 });
+        let salt = self.rng.random();
+        self.packets.push(Packet { src, dst, size: self.size, injected: 0, salt });
         self.nic_queue[src].push_back(self.packets.len() - 1);
     }
 
-    fn pick(&mut self, available: &[(Candidate, u32)]) -> Option<Candidate> {
-        routing::select(self.selection, available, &mut self.rng)
+    fn pick(&mut self, offers: &[Offer]) -> Option<Candidate> {
+        routing::select(self.selection, offers, &mut self.rng)
+    }
+
+    /// Phits present in input queue `q`.
+    fn occupancy(&self, q: usize) -> u32 {
+        self.fifo[q].iter().map(|e| e.arrived - e.sent).sum()
     }
 
     /// Takes the items due at `t` out of `v`.
@@ -188,13 +209,6 @@ impl<'a> Reference<'a> {
                 Sink::Nic => {}
             }
         }
-        for (_, i, nic, phits) in Self::due(&mut self.returns, t, |r| r.0) {
-            if nic {
-                self.nic_credits[i] += phits
-            } else {
-                self.credits[i] += phits
-            }
-        }
         for (_, q) in Self::due(&mut self.leaving, t, |l| l.0) {
             let e = self.fifo[q].pop_front().expect("a leaving packet");
             self.granted[q] = false;
@@ -209,12 +223,22 @@ impl<'a> Reference<'a> {
                 Peer::Unplugged => unreachable!(),
             }
         }
+        // After the tails: with no credit delay, room freed this cycle is usable this cycle.
+        for (_, i, nic, phits) in Self::due(&mut self.returns, t, |r| r.0) {
+            if nic {
+                self.nic_credits[i] += phits
+            } else {
+                self.credits[i] += phits
+            }
+        }
         for (_, i, nic) in Self::due(&mut self.freed, t, |f| f.0) {
             if nic {
                 self.nic_out[i] = None;
                 self.nic_queue[i].pop_front();
             } else {
-                self.out[i] = None;
+                let vc = self.out[i].take().expect("a sending output").vc;
+                self.resv[i * self.vcs + vc] = None;
+                self.next_vc[i] = (vc + 1) % self.vcs;
             }
         }
         for n in 0..self.topo.num_terminals() {
@@ -237,15 +261,19 @@ impl<'a> Reference<'a> {
             let Some(&p) = self.nic_queue[n].front() else { continue };
             let (s, port) = self.topo.terminal_attachment(n);
             let size = self.packets[p].size;
-            let avail: Vec<(Candidate, u32)> = (0..self.vcs)
-                .filter(|&vc| self.nic_credits[n * self.vcs + vc] >= size)
-                .map(|vc| (Candidate::new(port, vc), self.nic_credits[n * self.vcs + vc]))
+            let offers: Vec<Offer> = (0..self.injection_vcs)
+                .map(|vc| {
+                    let room = self.nic_credits[n * self.vcs + vc];
+                    let occupancy = self.occupancy(self.topo.channel(s, port) * self.vcs + vc);
+                    Offer { candidate: Candidate::new(port, vc), room, occupancy, takeable: room >= size }
+                })
                 .collect();
-            if let Some(c) = self.pick(&avail) {
-                self.nic_credits[n * self.vcs + c.vc as usize] -= size;
+            if let Some(c) = self.pick(&offers) {
+                let vc = c.vc as usize;
+                self.nic_credits[n * self.vcs + vc] -= size;
                 self.packets[p].injected = t;
-                let sink = Sink::Queue(self.topo.channel(s, port) * self.vcs + c.vc as usize);
-                self.nic_out[n] = Some(Sending { from: usize::MAX, packet: p, sink, sent: 0 });
+                let sink = Sink::Queue(self.topo.channel(s, port) * self.vcs + vc);
+                self.nic_out[n] = Some(Sending { from: usize::MAX, packet: p, sink, vc, sent: 0 });
             }
         }
         for s in 0..self.topo.num_switches() {
@@ -260,34 +288,49 @@ impl<'a> Reference<'a> {
                     let Some(e) = self.fifo[q].front() else { continue };
                     let pk = self.packets[e.packet];
                     let mut cands = Vec::new();
-                    self.routing
-                        .route(&Request { switch: s, in_port: port, in_vc: vc, src: pk.src, dst: pk.dst }, &mut cands);
-                    let avail: Vec<(Candidate, u32)> = cands
+                    self.routing.route(
+                        &Request { switch: s, in_port: port, in_vc: vc, src: pk.src, dst: pk.dst, salt: pk.salt },
+                        &mut cands,
+                    );
+                    let offers: Vec<Offer> = cands
                         .into_iter()
-                        .filter_map(|c| {
+                        .map(|c| {
                             let o = base + c.port as usize;
-                            if self.out[o].is_some() {
-                                return None;
-                            }
-                            let room = match self.topo.peers()[o] {
-                                Peer::Terminal(_) => u32::MAX,
-                                _ => self.credits[o * self.vcs + c.vc as usize],
+                            let oq = o * self.vcs + c.vc as usize;
+                            let free = match self.allocation {
+                                OutputAllocation::Link => self.out[o].is_none(),
+                                OutputAllocation::Vc => self.resv[oq].is_none(),
+                            };
+                            let (room, occupancy) = match self.topo.peers()[o] {
+                                Peer::Switch { switch, port } => (
+                                    self.credits[oq],
+                                    self.occupancy(
+                                        self.topo.channel(switch as usize, port as usize) * self.vcs + c.vc as usize,
+                                    ),
+                                ),
+                                _ => (u32::MAX, 0),
                             };
                             let need = if c.bubble { 2 * pk.size } else { pk.size };
-                            (room >= need).then_some((c, room))
+                            Offer { candidate: c, room, occupancy, takeable: free && room >= need }
                         })
                         .collect();
-                    if let Some(c) = self.pick(&avail) {
-                        requests.push((base + c.port as usize, q, c));
+                    if let Some(c) = self.pick(&offers) {
+                        let key = match self.allocation {
+                            OutputAllocation::Link => base + c.port as usize,
+                            OutputAllocation::Vc => (base + c.port as usize) * self.vcs + c.vc as usize,
+                        };
+                        requests.push((key, q, c));
                     }
                 }
             }
             let mut outs: Vec<usize> = requests.iter().map(|r| r.0).collect();
             outs.sort();
             outs.dedup();
-            for o in outs {
-                let group: Vec<&(usize, usize, Candidate)> = requests.iter().filter(|r| r.0 == o).collect();
+            for key in outs {
+                let group: Vec<&(usize, usize, Candidate)> = requests.iter().filter(|r| r.0 == key).collect();
                 let &(_, q, c) = group[self.rng.random_range(0..group.len())];
+                let o = base + c.port as usize;
+                let vc = c.vc as usize;
                 let p = self.fifo[q][0].packet;
                 let sink = match self.topo.peers()[o] {
                     Peer::Switch { switch, port } => {
@@ -298,7 +341,32 @@ impl<'a> Reference<'a> {
                     Peer::Unplugged => unreachable!(),
                 };
                 self.granted[q] = true;
-                self.out[o] = Some(Sending { from: q, packet: p, sink, sent: 0 });
+                match self.allocation {
+                    OutputAllocation::Link => self.out[o] = Some(Sending { from: q, packet: p, sink, vc, sent: 0 }),
+                    OutputAllocation::Vc => self.resv[o * self.vcs + vc] = Some(q),
+                }
+            }
+            if self.allocation == OutputAllocation::Vc {
+                // Every free link starts the first reserved VC from its round-robin pointer.
+                for o in base..base + self.topo.num_ports(s) {
+                    if self.out[o].is_some() {
+                        continue;
+                    }
+                    for i in 0..self.vcs {
+                        let vc = (self.next_vc[o] + i) % self.vcs;
+                        if let Some(q) = self.resv[o * self.vcs + vc] {
+                            let p = self.fifo[q][0].packet;
+                            let sink = match self.topo.peers()[o] {
+                                Peer::Switch { switch, port } => {
+                                    Sink::Queue(self.topo.channel(switch as usize, port as usize) * self.vcs + vc)
+                                }
+                                _ => Sink::Nic,
+                            };
+                            self.out[o] = Some(Sending { from: q, packet: p, sink, vc, sent: 0 });
+                            break;
+                        }
+                    }
+                }
             }
         }
         // Phase 3: every busy output and NIC sends one phit, if that phit is there.
