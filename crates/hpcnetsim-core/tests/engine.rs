@@ -156,6 +156,15 @@ fn bad_configs_name_the_field() {
         ("topology = \"torus:6x6\"\n[traffic]\npattern = \"bit-reversal\"", "not a power of two"),
         ("topology = \"torus:4x4\"\n[traffic]\npattern = \"hot-spot\"\nhot_nodes = [99]", "traffic.hot_nodes = 99"),
         ("[traffic]\nload = 0.5", "missing field `topology`"),
+        // Configs that could never give a result.
+        ("topology = \"torus:4x4\"\n[switch]\nqueue_packets = 1", "switch.queue_packets = 1"),
+        (
+            "topology = \"torus:4x4\"\n[switch]\nvcs = 3\nqueue_packets = 1\n[routing]\nalgorithm = \"bubble-adaptive\"",
+            "room for two",
+        ),
+        ("topology = \"torus:4x4\"\n[measurement]\nmax_convergence_cycles = 3999", "at least window_cycles"),
+        ("topology = \"torus:8x8\"\n[measurement]\ndeadlock_cycles = 20", "deadlock_cycles = 20"),
+        ("topology = \"torus:4x4\"\n[switch]\nvcs = 2\ninjection_vcs = 3", "switch.injection_vcs = 3"),
     ];
     for (text, needle) in cases {
         let err = Config::from_toml(text).and_then(|c| measure::run(&c)).unwrap_err().to_string();

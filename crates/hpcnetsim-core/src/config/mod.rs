@@ -105,11 +105,10 @@ pub struct SwitchConfig {
 impl SwitchConfig {
     /// The VCs a NIC injects on in a network of `family` (`injection_vcs`, with 0 resolved).
     pub fn nic_vcs(&self, family: &crate::topology::Family) -> usize {
-        use crate::topology::Family;
-        match (self.injection_vcs, family) {
-            (0, Family::Tree(_) | Family::Crossbar(_)) => self.vcs as usize,
-            (0, _) => 1,
-            (n, _) => n as usize,
+        match self.injection_vcs {
+            0 if family.is_direct() => 1,
+            0 => self.vcs as usize,
+            n => n as usize,
         }
     }
 }
@@ -382,7 +381,7 @@ impl Config {
             Err(Error::invalid("config", field, value, allowed))
         };
         // The spec is parsed (not built) so that a bad topology fails with the config.
-        crate::topology::spec::parse(&self.topology)?;
+        let family = crate::topology::spec::parse(&self.topology)?;
         if self.switch.preset != "insee" {
             return bad("switch.preset", &format!("'{}'", self.switch.preset), "insee");
         }
@@ -466,8 +465,35 @@ impl Config {
                 return bad("workload.burst_messages", &w.burst_messages, "a positive number of sweeps");
             }
         }
-        if m.deadlock_cycles == 0 {
-            return bad("measurement.deadlock_cycles", &m.deadlock_cycles, "a positive number of cycles");
+        // Configs that can never give a result are refused rather than run.
+        let bubble = match (self.routing.algorithm, &family) {
+            (Algorithm::BubbleAdaptive, _) => true,
+            (Algorithm::Auto, crate::topology::Family::Torus(t)) => t.wrap && s.vcs < 2,
+            _ => false,
+        };
+        if bubble && s.queue_packets < 2 {
+            return bad(
+                "switch.queue_packets",
+                &s.queue_packets,
+                "at least 2 with bubble flow control (a packet entering a ring needs room for two)",
+            );
+        }
+        let windows = m.window_cycles.saturating_mul(m.convergence_windows as u64);
+        if m.max_convergence_cycles < windows {
+            return bad(
+                "measurement.max_convergence_cycles",
+                &m.max_convergence_cycles,
+                &format!("at least window_cycles × convergence_windows = {windows}"),
+            );
+        }
+        let hop = (s.switch_delay_cycles + s.link_delay_cycles) as u64;
+        let transit = family.min_diameter_links() as u64 * hop + t.max_packet_phits() as u64;
+        if m.deadlock_cycles < transit {
+            return bad(
+                "measurement.deadlock_cycles",
+                &m.deadlock_cycles,
+                &format!("at least {transit} cycles (one packet's transit over the longest route)"),
+            );
         }
         Ok(())
     }

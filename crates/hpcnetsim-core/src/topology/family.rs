@@ -41,6 +41,26 @@ impl Family {
         }
     }
 
+    /// Whether switches carry terminals and forward traffic alike (tori, meshes, twin tori,
+    /// HyperX), as opposed to trees and crossbars, whose terminals hang from edge switches.
+    pub fn is_direct(&self) -> bool {
+        matches!(self, Family::Torus(_) | Family::TwinTorus(_) | Family::HyperX(_))
+    }
+
+    /// A lower bound on the longest minimal route, in links (terminal links included),
+    /// from the parameters alone: for checks that must not build the graph.
+    pub fn min_diameter_links(&self) -> usize {
+        let rings =
+            |dims: &[usize], wrap: bool| -> usize { dims.iter().map(|&k| if wrap { k / 2 } else { k - 1 }).sum() };
+        2 + match self {
+            Family::Tree(x) => 2 * (x.height() - 1),
+            Family::Torus(t) => rings(&t.dims, t.wrap),
+            Family::TwinTorus(t) => rings(&t.dims, true),
+            Family::HyperX(h) => h.dims.iter().filter(|&&k| k > 1).count(),
+            Family::Crossbar(_) => 0,
+        }
+    }
+
     /// Short family name as used in specs.
     pub fn name(&self) -> &'static str {
         match self {

@@ -27,9 +27,14 @@ pub struct Properties {
     pub bisection_channels: u64,
     /// B_C / (N/2).
     pub bisection_ratio: f64,
-    /// 2·B_C/N capped at 1: the thin-tree paper's Θ, as a fraction of injection bandwidth.
+    /// Uniform-traffic bound from the bisection, as a fraction of injection bandwidth, capped
+    /// at 1. Trees: the thin-tree paper's Θ = 2·B_C/N (its crossing paths climb through the
+    /// cut and come back). Tori, meshes, twin tori, HyperX: the half of the traffic that
+    /// crosses a balanced cut (N/2 · N/2 / (N − 1) of the pairs) shares the B_C channels of
+    /// each direction, B_C·(N − 1)/(⌊N/2⌋·⌈N/2⌉) ≈ 4·B_C/N. Crossbars: 1.
     pub bisection_throughput: f64,
-    /// 1/γ_max capped at 1: exact uniform-traffic bound with minimal paths weighted evenly.
+    /// 1/γ_max capped at 1: exact uniform-traffic bound with minimal paths weighted evenly;
+    /// also the bound of DOR on tori, whose random half-ring ties load every ring alike.
     pub ideal_throughput: f64,
     /// Largest distance between two terminals, in links.
     pub diameter: usize,
@@ -64,6 +69,18 @@ impl Topology {
         }
     }
 
+    /// The uniform-traffic bisection bound (see `Properties::bisection_throughput`).
+    pub fn bisection_throughput(&self, bisection_channels: u64) -> f64 {
+        let n = self.num_terminals() as f64;
+        let b = bisection_channels as f64;
+        let bound = match self.family() {
+            Family::Crossbar(_) => 1.0,
+            Family::Tree(_) => 2.0 * b / n,
+            _ => b * (n - 1.0) / ((n / 2.0).floor() * (n / 2.0).ceil()),
+        };
+        bound.min(1.0)
+    }
+
     /// Computes all properties.
     pub fn describe(&self) -> Result<Properties> {
         let n = self.num_terminals();
@@ -82,7 +99,7 @@ impl Topology {
             radix: self.radix(),
             bisection_channels,
             bisection_ratio,
-            bisection_throughput: bisection_ratio.min(1.0),
+            bisection_throughput: self.bisection_throughput(bisection_channels),
             ideal_throughput: 1.0 / self.max_channel_load(),
             diameter,
             avg_distance,
