@@ -88,6 +88,11 @@ def _build_parser() -> argparse.ArgumentParser:
     _sweep_options(sr)
     sr.set_defaults(func=_study_run)
 
+    stt = ssub.add_parser("tables", help="a study's validation tables as Markdown (docs/validation.md)")
+    stt.add_argument("dir", type=Path, help="output folder of the study")
+    stt.add_argument("--before", type=Path, help="output folder of an earlier run, shown beside ours")
+    stt.set_defaults(func=_study_tables)
+
     rp = sub.add_parser("report", help="write the HTML report of a sweep's output folder")
     rp.add_argument("dir", type=Path, help="output folder of a sweep or study")
     rp.set_defaults(func=_report)
@@ -328,6 +333,12 @@ def _study_run(args) -> int:
     from .studies import find
 
     return _run_experiment(args, find(args.name), report=True)
+
+
+def _study_tables(args) -> None:
+    from .validation import tables
+
+    print(tables(args.dir, args.before), end="")
 
 
 def _report(args) -> None:
