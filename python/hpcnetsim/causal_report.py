@@ -50,10 +50,23 @@ def _reference(spec: dict[str, Any], where: str) -> str:
 
 def normalized_time(spec: dict[str, Any], df, png, table) -> str:
     """Bars of T / T_reference (one panel per value of ``panels``) and their table, as HTML."""
+    found = normalized_frames(spec, df)
+    if found is None:
+        return ""
+    panels, frame = found
+    ref = spec["reference"]
+    title = spec.get("title", "normalized execution time")
+    img = png(lambda p: causal_plots.plot_normalized_bars(panels, p, title, spec.get("cap")))
+    caption = f"<p>Execution time normalized to {html.escape(label(ref))} (T = time / time of {html.escape(ref)}).</p>"
+    return f"<img alt='{html.escape(title)}' src='data:image/png;base64,{img}'>{caption}" + table(frame)
+
+
+def normalized_frames(spec: dict[str, Any], df):
+    """(panels for the bar plot, table) of T / T_reference for a ``normalized-time`` figure, or None."""
     ref = _reference(spec, "report.figures")
     runs = completed(df, spec)
     if runs.empty:
-        return ""
+        return None
     panels_col = spec.get("panels")
     keys = list(dict.fromkeys(runs[panels_col])) if panels_col else [None]
     panels, tables = {}, []
@@ -74,14 +87,9 @@ def normalized_time(spec: dict[str, Any], df, png, table) -> str:
         if key is not None:
             wide.insert(0, panels_col, key)
         tables.append(wide.reset_index())
-    title = spec.get("title", "normalized execution time")
-    img = png(lambda p: causal_plots.plot_normalized_bars(panels, p, title, spec.get("cap")))
     import pandas
 
-    caption = f"<p>Execution time normalized to {html.escape(label(ref))} (T = time / time of {html.escape(ref)}).</p>"
-    return f"<img alt='{html.escape(title)}' src='data:image/png;base64,{img}'>{caption}" + table(
-        pandas.concat(tables, ignore_index=True)
-    )
+    return panels, pandas.concat(tables, ignore_index=True)
 
 
 def evolution(spec: dict[str, Any], df, png) -> str:

@@ -57,6 +57,32 @@ def _performance(out: Path):
     return performance_frames(doc, df)
 
 
+def _normalized(out: Path) -> dict[str, Any]:
+    from .causal_report import normalized_frames
+    from .report import load
+
+    doc, df = load(out)
+    found = {}
+    for spec in doc.get("report", {}).get("figures", []):
+        if spec.get("kind") == "normalized-time":
+            frames = normalized_frames(spec, df)
+            if frames is not None:
+                found[spec.get("title", "normalized execution time")] = frames[1]
+    return found
+
+
+def _stack(frame, before, index: list[str]):
+    """``frame`` (one row per network) with ``before``'s row for the same network below each row."""
+    import pandas
+
+    if before is None:
+        return frame
+    frame = frame.assign(run="ours")
+    old = before.assign(run="before")
+    both = pandas.concat([frame, old[old.columns.intersection(frame.columns)]], ignore_index=True)
+    return both.sort_values([*index, "run"], ascending=[True] * len(index) + [False], kind="stable")
+
+
 def tables(out: str | Path, before: str | Path | None = None) -> str:
     """The Markdown tables of study output ``out``, with ``before``'s values beside ours."""
     out = Path(out)
@@ -74,4 +100,9 @@ def tables(out: str | Path, before: str | Path | None = None) -> str:
     for title, note, frame in _performance(out):
         frame = _with_before(frame, old_frames.get(title), "topology", ["phi"]).drop(columns=["topology"])
         parts.append(f"**{title}**. {note}\n\n" + markdown(frame))
+    old_norm = _normalized(Path(before)) if before else {}
+    for title, frame in _normalized(out).items():
+        index = [c for c in frame.columns if c in ("workload.message_bytes", "network")]
+        frame = _stack(frame, old_norm.get(title), index).drop(columns=["topology"])
+        parts.append(f"**{title}** (execution time / the reference's)\n\n" + markdown(frame))
     return "\n\n".join(parts) + "\n"
