@@ -2,10 +2,12 @@
 //! the same structs, then validated. Every field is documented here once; the config
 //! reference in `docs/config.md` follows these comments.
 
+mod flow;
 mod workload;
 
 use crate::error::{Error, Result};
 use serde::{Deserialize, Serialize};
+pub use flow::{FlowConfig, Measure, Model, PathsKind};
 pub use workload::{CollectiveAlgorithm, Kernel, LengthEvolution, PlacementKind, WorkloadConfig};
 
 /// The name a config file uses for an enum value (`"bubble-adaptive"`, `"2w"`), for messages.
@@ -38,6 +40,12 @@ pub struct Config {
     /// measures the execution time of the programs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub workload: Option<WorkloadConfig>,
+    /// `packet` (the packet engine) or `flow` (the flow-level model, docs/flow.md).
+    #[serde(default, skip_serializing_if = "Model::is_packet")]
+    pub model: Model,
+    /// The flow-level model's paths, link bandwidth and benchmark settings.
+    #[serde(default, skip_serializing_if = "FlowConfig::is_default")]
+    pub flow: FlowConfig,
 }
 
 fn default_seed() -> u64 {
@@ -421,6 +429,7 @@ impl Config {
                 return bad("workload.burst_messages", &w.burst_messages, "a positive number of sweeps");
             }
         }
+        self.flow.validate()?;
         if m.deadlock_cycles == 0 {
             return bad("measurement.deadlock_cycles", &m.deadlock_cycles, "a positive number of cycles");
         }
