@@ -70,9 +70,11 @@ fn naive(capacity: &[f64], flows: &[Vec<(u32, f64)>]) -> Vec<f64> {
         for (f, ch) in flows.iter().enumerate() {
             let full = ch.iter().any(|&(c, _)| {
                 let c = c as usize;
-                let l: f64 = flows.iter().enumerate().map(|(g, h)| {
-                    h.iter().filter(|x| x.0 as usize == c).map(|x| x.1 * rate[g]).sum::<f64>()
-                }).sum();
+                let l: f64 = flows
+                    .iter()
+                    .enumerate()
+                    .map(|(g, h)| h.iter().filter(|x| x.0 as usize == c).map(|x| x.1 * rate[g]).sum::<f64>())
+                    .sum();
                 l >= capacity[c] - 1e-12
             });
             if full {
@@ -242,11 +244,13 @@ fn mpigraph_counts_streams_sharing_a_hyperx_cable() {
 
 #[test]
 fn flow_model_runs_from_a_config_switch() {
-    let c = cfg("torus:4x4", "model = \"flow\"\n[switch]\nvcs = 2\n[traffic]\npattern = \"bit-complement\"\nload = 1.0");
+    let c =
+        cfg("torus:4x4", "model = \"flow\"\n[switch]\nvcs = 2\n[traffic]\npattern = \"bit-complement\"\nload = 1.0");
     let r = flow::run::simulate(&c).unwrap();
     assert_eq!(r.flows.len(), 16);
     assert!(r.accepted_load > 0.0 && r.accepted_load <= 1.0);
-    let low = cfg("torus:4x4", "model = \"flow\"\n[switch]\nvcs = 2\n[traffic]\npattern = \"bit-complement\"\nload = 0.05");
+    let low =
+        cfg("torus:4x4", "model = \"flow\"\n[switch]\nvcs = 2\n[traffic]\npattern = \"bit-complement\"\nload = 0.05");
     let r = flow::run::simulate(&low).unwrap();
     assert!(close(r.accepted_load, 0.05) && !r.saturated, "{}", r.message);
     let bad = cfg("torus:4x4", "model = \"flow\"\n[traffic]\npattern = \"hot-spot\"\nhot_nodes = [1]");

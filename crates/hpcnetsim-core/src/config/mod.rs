@@ -6,8 +6,8 @@ mod flow;
 mod workload;
 
 use crate::error::{Error, Result};
-use serde::{Deserialize, Serialize};
 pub use flow::{FlowConfig, Measure, Model, PathsKind};
+use serde::{Deserialize, Serialize};
 pub use workload::{CollectiveAlgorithm, Kernel, LengthEvolution, PlacementKind, WorkloadConfig};
 
 /// The name a config file uses for an enum value (`"bubble-adaptive"`, `"2w"`), for messages.

@@ -42,10 +42,7 @@ pub fn complete(capacity: &[f64], shares: &Shares, bytes: &[f64], bandwidth: f64
             }
         }
         phases += 1;
-        let dt = active
-            .iter()
-            .map(|&f| remaining[f as usize] / rates[f as usize])
-            .fold(f64::INFINITY, f64::min);
+        let dt = active.iter().map(|&f| remaining[f as usize] / rates[f as usize]).fold(f64::INFINITY, f64::min);
         if !dt.is_finite() {
             // Flows with no rate (a zero-capacity channel) never finish.
             for &f in &active {

@@ -43,7 +43,14 @@ struct Work {
 }
 
 /// Mean per-flow bandwidth (in link bandwidths) of one random bisection of `nodes`.
-fn sample(links: &Links, paths: &dyn PathProvider, nodes: &[usize], s: &EbbSettings, i: u32, w: &mut Work) -> Result<f64> {
+fn sample(
+    links: &Links,
+    paths: &dyn PathProvider,
+    nodes: &[usize],
+    s: &EbbSettings,
+    i: u32,
+    w: &mut Work,
+) -> Result<f64> {
     let mut rng = stream(s.seed, Owner::Flow, i as u64);
     w.order.clear();
     w.order.extend_from_slice(nodes);
@@ -80,10 +87,7 @@ pub fn ebb_samples(links: &Links, paths: &dyn PathProvider, nodes: &[usize], s: 
     if nodes.len() < 2 {
         return Err(Error::invalid("eBB", "nodes", nodes.len(), "at least 2 nodes"));
     }
-    (0..s.samples)
-        .into_par_iter()
-        .map_init(Work::default, |w, i| sample(links, paths, nodes, s, i, w))
-        .collect()
+    (0..s.samples).into_par_iter().map_init(Work::default, |w, i| sample(links, paths, nodes, s, i, w)).collect()
 }
 
 /// The result of an eBB run.

@@ -37,7 +37,12 @@ pub fn nodes(cfg: &Config, topo: &Topology) -> Result<Vec<usize>> {
     let f = &cfg.flow;
     let count = if f.nodes == 0 { n } else { f.nodes };
     if count > n {
-        return Err(Error::invalid("config", "flow.nodes", count, format!("at most the {n} terminals of {}", topo.spec())));
+        return Err(Error::invalid(
+            "config",
+            "flow.nodes",
+            count,
+            format!("at most the {n} terminals of {}", topo.spec()),
+        ));
     }
     let placed = placement::place(f.placement, &f.placement_list, count, 1, n, cfg.seed)
         .map_err(|e| Error::Unsupported(e.to_string().replace("workload.", "flow.")))?;
