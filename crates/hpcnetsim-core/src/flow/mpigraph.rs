@@ -110,10 +110,9 @@ pub fn run(cfg: &Config) -> Result<MpiGraphResult> {
         measure: config_name(&cfg.flow.measure),
         message_bytes: cfg.flow.message_bytes,
         message: format!(
-            "mpiGraph of {n} ranks on {}: {:.4} {} per pair on average, up to {worst} streams per cable",
+            "mpiGraph of {n} ranks on {}: {:.4} of the link bandwidth per pair on average, up to {worst} streams per cable",
             topo.spec(),
-            pair_bandwidth.mean,
-            links.bandwidth_unit()
+            pair_bandwidth.mean / links.bandwidth
         ),
         bandwidth,
         bandwidth_unit: links.bandwidth_unit(),
