@@ -54,11 +54,11 @@ fn rates(toml: &str, perm: &[usize]) -> (Vec<f64>, Vec<f64>) {
     e.run_until(WARMUP);
     let before: Vec<u64> = eject.iter().map(|&c| e.busy_phits[c]).collect();
     e.run_until(WARMUP + WINDOW);
-    let packet: Vec<f64> =
-        perm.iter().enumerate().map(|(_, &d)| (e.busy_phits[eject[d]] - before[d]) as f64 / WINDOW as f64).collect();
+    let packet: Vec<f64> = perm.iter().map(|&d| (e.busy_phits[eject[d]] - before[d]) as f64 / WINDOW as f64).collect();
     let links = Links::from_config(&topo, &cfg);
     let paths = flow::run::provider(&cfg, &topo).unwrap();
-    let flows: Vec<Flow> = perm.iter().enumerate().map(|(i, &d)| Flow { src: i, dst: d, bytes: bytes as f64 }).collect();
+    let flows: Vec<Flow> =
+        perm.iter().enumerate().map(|(i, &d)| Flow { src: i, dst: d, bytes: bytes as f64 }).collect();
     let shares = flow::flow_shares(&topo, &links, paths.as_ref(), &flows).unwrap();
     (packet, flow::max_min(&links.capacity, &shares))
 }

@@ -115,6 +115,34 @@ impl<'a> RoutingPaths<'a> {
     }
 }
 
+impl RoutingPaths<'_> {
+    /// The one path of [`WalkMode::First`], without the bookkeeping of a spreading walk.
+    fn first_path(&self, src: usize, dst: usize, out: &mut PathSet) -> Result<()> {
+        let (mut switch, mut in_port) = self.topo.terminal_attachment(src);
+        let mut in_vc = 0;
+        let mut cands: Vec<Candidate> = Vec::with_capacity(16);
+        let mut channels: Vec<u32> = Vec::with_capacity(8);
+        for _ in 0..self.max_hops {
+            cands.clear();
+            self.routing.route(&Request { switch, in_port, in_vc, src, dst }, &mut cands);
+            let adaptive = cands.iter().any(|c| !c.escape);
+            let Some(c) = cands.iter().find(|c| !adaptive || !c.escape) else {
+                return Err(self.stuck(src, dst, &format!("no candidate at switch {switch}")));
+            };
+            let port = c.port as usize;
+            channels.push(self.topo.channel(switch, port) as u32);
+            match self.next(switch, port, src, dst)? {
+                None => {
+                    out.push_path(&channels, 1.0);
+                    return Ok(());
+                }
+                Some((s2, p2)) => (switch, in_port, in_vc) = (s2, p2, c.vc as usize),
+            }
+        }
+        Err(self.stuck(src, dst, &format!("no delivery within {} hops (a routing loop?)", self.max_hops)))
+    }
+}
+
 impl PathProvider for RoutingPaths<'_> {
     fn name(&self) -> String {
         let how = match self.mode {
@@ -125,6 +153,9 @@ impl PathProvider for RoutingPaths<'_> {
     }
 
     fn paths(&self, src: usize, dst: usize, out: &mut PathSet) -> Result<()> {
+        if self.mode == WalkMode::First {
+            return self.first_path(src, dst, out);
+        }
         let (s0, p0) = self.topo.terminal_attachment(src);
         let mut cands: Vec<Candidate> = Vec::new();
         // The walk front: (switch, in port, in VC, weight), merged per state at every hop.

@@ -123,6 +123,8 @@ pub struct FlowRunResult {
     pub topology: String,
     /// Path source (routing and how it was walked).
     pub routing: String,
+    /// Virtual channels per link (of the routing's config; the flow model has no VCs).
+    pub vcs: u32,
     /// Master seed.
     pub seed: u64,
     /// Traffic pattern.
@@ -145,6 +147,8 @@ pub struct FlowRunResult {
     pub flow_rate: Distribution,
     /// Link loads and sharing.
     pub link_loads: LinkLoads,
+    /// The topology's ideal uniform throughput, for reference.
+    pub ideal_throughput: f64,
     /// Wall-clock seconds.
     pub wall_seconds: f64,
     /// One line saying what happened.
@@ -244,6 +248,7 @@ pub fn simulate(cfg: &Config) -> Result<FlowRunResult> {
         model: "flow".into(),
         topology: topo.spec().to_string(),
         routing: paths.name(),
+        vcs: cfg.switch.vcs,
         seed: cfg.seed,
         pattern: config_name(&cfg.traffic.pattern),
         status: "converged".into(),
@@ -255,6 +260,7 @@ pub fn simulate(cfg: &Config) -> Result<FlowRunResult> {
         flows: flows.iter().zip(&rates).map(|((f, _), &r)| (f.src, f.dst, r)).collect(),
         flow_rate,
         link_loads: LinkLoads::new(&topo, &load, &counts, cfg.measurement.per_link_utilisation),
+        ideal_throughput: (1.0 / topo.max_channel_load()).min(1.0),
         wall_seconds: start.elapsed().as_secs_f64(),
         message,
     })
