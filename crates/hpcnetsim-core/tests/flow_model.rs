@@ -213,7 +213,7 @@ fn ebb_does_not_depend_on_the_thread_count() {
             .num_threads(threads)
             .build()
             .unwrap()
-            .install(|| ebb::ebb_samples(&links, p.as_ref(), &nodes, &s).unwrap())
+            .install(|| ebb::ebb_samples(&t, &links, p.as_ref(), &nodes, &s).unwrap())
     };
     assert_eq!(in_pool(1), in_pool(2));
 }
@@ -258,4 +258,40 @@ fn flow_model_runs_from_a_config_switch() {
     assert!(e.contains("traffic.pattern"), "{e}");
     let _ = PathsKind::Auto;
     let _ = Flow { src: 0, dst: 1, bytes: 1.0 };
+}
+
+/// A path source that forgets the last hop (a table with a hole).
+struct Broken;
+
+impl PathProvider for Broken {
+    fn name(&self) -> String {
+        "broken".into()
+    }
+    fn paths(&self, _src: usize, _dst: usize, out: &mut PathSet) -> hpcnetsim_core::Result<()> {
+        out.push_path(&[0], 1.0);
+        Ok(())
+    }
+}
+
+#[test]
+fn a_path_source_that_misses_the_destination_is_an_error() {
+    let t = Topology::from_spec("hyperx:4x4,t=2").unwrap();
+    let c = cfg("hyperx:4x4,t=2", "");
+    let links = Links::from_config(&t, &c);
+    let e = flow::flow_shares(&t, &links, &Broken, &[Flow { src: 0, dst: 9, bytes: 1.0 }]).unwrap_err();
+    assert!(e.to_string().contains("reaches the destination"), "{e}");
+    let s = ebb::EbbSettings { samples: 4, seed: 1, measure: Measure::Rate, message_bytes: 1.0 };
+    assert!(ebb::ebb_samples(&t, &links, &Broken, &[0, 9], &s).is_err());
+    assert!(ebb::ebb_samples(&t, &links, &Broken, &[0, 0], &s).is_err(), "a node twice");
+}
+
+#[test]
+fn ebb_on_a_node_subset_uses_only_those_nodes() {
+    // Two ranks on one switch of a HyperX: their exchange never leaves the switch.
+    let c = cfg("hyperx:4x4,t=2", "[flow]\nsamples = 10\nnodes = 2");
+    let r = ebb::run(&c).unwrap();
+    assert_eq!((r.nodes, r.ebb), (2, 1.0));
+    let c = cfg("hyperx:4x4,t=2", "[flow]\nsamples = 10\nnodes = 8\nplacement = \"random\"\nmeasure = \"completion\"");
+    let r = ebb::run(&c).unwrap();
+    assert!(r.ebb > 0.0 && r.ebb <= 1.0 && r.measure == "completion");
 }

@@ -8,7 +8,7 @@ use super::completion::complete;
 use super::maxmin::{Shares, Solver};
 use super::paths::{PathProvider, PathSet};
 use super::run::{nodes, provider, Distribution};
-use super::Links;
+use super::{push_paths, Links};
 use crate::config::{config_name, Config, Measure};
 use crate::error::{Error, Result};
 use crate::rng::{stream, Owner};
@@ -44,6 +44,7 @@ struct Work {
 
 /// Mean per-flow bandwidth (in link bandwidths) of one random bisection of `nodes`.
 fn sample(
+    topo: &Topology,
     links: &Links,
     paths: &dyn PathProvider,
     nodes: &[usize],
@@ -60,9 +61,7 @@ fn sample(
     for k in 0..half {
         let (a, b) = (w.order[k], w.order[k + half]);
         for (src, dst) in [(a, b), (b, a)] {
-            w.set.clear();
-            paths.paths(src, dst, &mut w.set)?;
-            w.shares.push_flow(links.injection(src), &mut w.set);
+            push_paths(topo, links, paths, src, dst, &mut w.set, &mut w.shares)?;
         }
     }
     let flows = w.shares.len();
@@ -83,11 +82,27 @@ fn sample(
 }
 
 /// eBB of every sample (mean per-flow bandwidth in link bandwidths), in sample order.
-pub fn ebb_samples(links: &Links, paths: &dyn PathProvider, nodes: &[usize], s: &EbbSettings) -> Result<Vec<f64>> {
+pub fn ebb_samples(
+    topo: &Topology,
+    links: &Links,
+    paths: &dyn PathProvider,
+    nodes: &[usize],
+    s: &EbbSettings,
+) -> Result<Vec<f64>> {
     if nodes.len() < 2 {
         return Err(Error::invalid("eBB", "nodes", nodes.len(), "at least 2 nodes"));
     }
-    (0..s.samples).into_par_iter().map_init(Work::default, |w, i| sample(links, paths, nodes, s, i, w)).collect()
+    let n = topo.num_terminals();
+    if let Some(&bad) = nodes.iter().find(|&&t| t >= n) {
+        return Err(Error::invalid("eBB", "node", bad, format!("terminals in 0..{n}")));
+    }
+    let mut seen = vec![false; n];
+    for &t in nodes {
+        if std::mem::replace(&mut seen[t], true) {
+            return Err(Error::invalid("eBB", "node", t, "each terminal at most once"));
+        }
+    }
+    (0..s.samples).into_par_iter().map_init(Work::default, |w, i| sample(topo, links, paths, nodes, s, i, w)).collect()
 }
 
 /// The result of an eBB run.
@@ -141,7 +156,7 @@ pub fn run(cfg: &Config) -> Result<EbbResult> {
         measure: cfg.flow.measure,
         message_bytes: cfg.flow.message_bytes as f64,
     };
-    let values = ebb_samples(&links, paths.as_ref(), &nodes, &s)?;
+    let values = ebb_samples(&topo, &links, paths.as_ref(), &nodes, &s)?;
     let distribution = Distribution::of(&values);
     let ebb = distribution.mean;
     let wall = start.elapsed().as_secs_f64();

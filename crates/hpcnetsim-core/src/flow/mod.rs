@@ -90,11 +90,49 @@ pub fn flow_shares(topo: &Topology, links: &Links, paths: &dyn PathProvider, flo
     let mut set = PathSet::default();
     for f in flows {
         check_flow(topo, f)?;
-        set.clear();
-        paths.paths(f.src, f.dst, &mut set)?;
-        shares.push_flow(links.injection(f.src), &mut set);
+        push_paths(topo, links, paths, f.src, f.dst, &mut set, &mut shares)?;
     }
     Ok(shares)
+}
+
+/// Asks `paths` for the paths from `src` to `dst` and appends them to `shares` as one flow,
+/// after checking them: channels in range, positive weights, and every path ending at
+/// `dst`'s terminal channel (a provider's mistake is an error, never a panic).
+pub fn push_paths(
+    topo: &Topology,
+    links: &Links,
+    paths: &dyn PathProvider,
+    src: usize,
+    dst: usize,
+    set: &mut PathSet,
+    shares: &mut Shares,
+) -> Result<()> {
+    set.clear();
+    paths.paths(src, dst, set)?;
+    let (s, p) = topo.terminal_attachment(dst);
+    let eject = topo.channel(s, p) as u32;
+    let bad =
+        |why: String| Error::Unsupported(format!("{}: paths {} from {src} to {dst}: {why}", topo.spec(), paths.name()));
+    if set.num_paths() == 0 || !(set.total_weight() > 0.0) {
+        return Err(bad("no path with a positive weight".into()));
+    }
+    let mut at_dst = 0.0;
+    for &(c, w) in set.shares() {
+        if c as usize >= links.port_channels || links.capacity[c as usize] == 0.0 {
+            return Err(bad(format!("channel {c} is not a plugged switch port")));
+        }
+        if !(w > 0.0 && w.is_finite()) {
+            return Err(bad(format!("weight {w} on channel {c} (weights must be positive)")));
+        }
+        if c == eject {
+            at_dst += w;
+        }
+    }
+    if (at_dst - set.total_weight()).abs() > 1e-9 * set.total_weight() {
+        return Err(bad(format!("only {at_dst} of weight {} reaches the destination", set.total_weight())));
+    }
+    shares.push_flow(links.injection(src), set);
+    Ok(())
 }
 
 /// Rejects flows whose terminals are out of range or equal.

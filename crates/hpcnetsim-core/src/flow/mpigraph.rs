@@ -6,7 +6,7 @@ use super::completion::complete;
 use super::maxmin::{Shares, Solver};
 use super::paths::PathSet;
 use super::run::{nodes, provider, Distribution};
-use super::Links;
+use super::{push_paths, Links};
 use crate::config::{config_name, Config, Measure};
 use crate::error::{Error, Result};
 use crate::topology::{Peer, Topology};
@@ -68,9 +68,7 @@ pub fn run(cfg: &Config) -> Result<MpiGraphResult> {
             |(solver, set), s| -> Result<(Vec<f64>, u32)> {
                 let mut shares = Shares::default();
                 for i in 0..n {
-                    set.clear();
-                    paths.paths(ranks[i], ranks[(i + s) % n], set)?;
-                    shares.push_flow(links.injection(ranks[i]), set);
+                    push_paths(&topo, &links, paths.as_ref(), ranks[i], ranks[(i + s) % n], set, &mut shares)?;
                 }
                 let rates = match cfg.flow.measure {
                     Measure::Rate => {

@@ -4,7 +4,7 @@
 
 use super::maxmin::{Shares, Solver};
 use super::paths::{MinimalPaths, PathProvider, PathSet, RoutingPaths, WalkMode};
-use super::{check_flow, Flow, Links};
+use super::{check_flow, push_paths, Flow, Links};
 use crate::config::{config_name, Config, PathsKind, PatternKind};
 use crate::error::{Error, Result};
 use crate::rng::{stream, Owner};
@@ -211,10 +211,8 @@ pub fn simulate(cfg: &Config) -> Result<FlowRunResult> {
     let mut entries = Vec::new();
     for (i, (f, demand)) in flows.iter().enumerate() {
         check_flow(&topo, f)?;
-        set.clear();
-        paths.paths(f.src, f.dst, &mut set)?;
         let mut one = Shares::default();
-        one.push_flow(links.injection(f.src), &mut set);
+        push_paths(&topo, &links, paths.as_ref(), f.src, f.dst, &mut set, &mut one)?;
         entries.clear();
         entries.extend_from_slice(one.of(0));
         entries.push(((links.len() + i) as u32, 1.0));
