@@ -113,7 +113,7 @@ pub fn push_paths(
     let eject = topo.channel(s, p) as u32;
     let bad =
         |why: String| Error::Unsupported(format!("{}: paths {} from {src} to {dst}: {why}", topo.spec(), paths.name()));
-    if set.num_paths() == 0 || !(set.total_weight() > 0.0) {
+    if set.num_paths() == 0 || set.total_weight().is_nan() || set.total_weight() <= 0.0 {
         return Err(bad("no path with a positive weight".into()));
     }
     let mut at_dst = 0.0;
