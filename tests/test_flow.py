@@ -76,3 +76,17 @@ def test_cli_run_with_the_flow_model(cli, tmp_path):
     assert r.returncode == 0, r.stderr
     rows = json.loads((tmp_path / "curve" / "curve.json").read_text())["results"]
     assert [row["accepted_load"] for row in rows][0] == pytest.approx(0.1)
+
+
+def test_a_sweep_runs_at_the_flow_level(cli, tmp_path):
+    exp = tmp_path / "flow.toml"
+    exp.write_text(
+        'name = "flow-sweep"\ntitle = "t"\n[base]\nmodel = "flow"\ntraffic.pattern = "random-permutation"\n'
+        '[[sweep]]\nname = "a"\naxes.topology = ["hyperx:4x4,t=2", "crossbar:8"]\naxes.traffic.load = [0.5, 1.0]\n'
+    )
+    r = cli("sweep", str(exp), "--out", str(tmp_path / "out"), "--jobs", "1", "--no-progress")
+    assert r.returncode == 0, r.stderr
+    df = hpcnetsim.results(tmp_path / "out")
+    assert len(df) == 4 and set(df["model"]) == {"flow"}
+    crossbar = df[df["topology"] == "crossbar:8"]
+    assert sorted(crossbar["accepted_load"]) == pytest.approx([0.5, 1.0])

@@ -287,6 +287,13 @@ fn config_from_toml(text: &str) -> PyResult<String> {
     Config::from_toml(text).map(|c| to_json(&c)).map_err(to_py)
 }
 
+/// The defaults of the fields a default config leaves out (`model`, `[flow]`), as JSON.
+#[pyfunction]
+fn flow_defaults() -> String {
+    let flow = serde_json::to_value(hpcnetsim_core::config::FlowConfig::default()).expect("serialisable");
+    serde_json::json!({ "model": "packet", "flow": flow }).to_string()
+}
+
 /// The compiled core of hpcnetsim.
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -297,6 +304,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(config_from_toml, m)?)?;
     m.add_function(wrap_pyfunction!(flow_ebb, m)?)?;
     m.add_function(wrap_pyfunction!(flow_mpigraph, m)?)?;
+    m.add_function(wrap_pyfunction!(flow_defaults, m)?)?;
     m.add("ConfigError", m.py().get_type::<ConfigError>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
