@@ -90,3 +90,14 @@ def test_a_sweep_runs_at_the_flow_level(cli, tmp_path):
     assert len(df) == 4 and set(df["model"]) == {"flow"}
     crossbar = df[df["topology"] == "crossbar:8"]
     assert sorted(crossbar["accepted_load"]) == pytest.approx([0.5, 1.0])
+
+
+def test_cli_ebb_against_the_node_count(cli, tmp_path):
+    r = cli("flow", "ebb", "hyperx:4x4,t=2", "--nodes", "2,8,32", "--samples", "10", "--out", str(tmp_path))
+    assert r.returncode == 0, r.stderr
+    rows = json.loads((tmp_path / "ebb_curve.json").read_text())["results"]
+    assert [row["nodes"] for row in rows] == [2, 8, 32]
+    assert rows[0]["ebb"] == 1.0  # two nodes on one switch never leave it
+    assert (tmp_path / "ebb_curve.png").stat().st_size > 0
+    r = cli("flow", "ebb", "hyperx:4x4,t=2", "--nodes", "2,99")
+    assert r.returncode == 2 and "flow.nodes" in r.stderr

@@ -388,7 +388,11 @@ def _flow_parsers(sub) -> None:
         f.add_argument("spec", help="topology spec, e.g. hyperx:12x8,t=7")
         f.add_argument("--routing", help="routing algorithm (default: the family's auto)")
         f.add_argument("--paths", choices=("auto", "first", "spread", "minimal"), help="how flows follow the routing")
-        f.add_argument("--nodes", type=int, help="ranks taking part (default: every terminal)")
+        if name == "ebb":
+            f.add_argument("--nodes", type=_node_counts, help="ranks taking part (default: every terminal); "
+                           "several, comma-separated, give eBB against the node count")  # fmt: skip
+        else:
+            f.add_argument("--nodes", type=int, help="ranks taking part (default: every terminal)")
         f.add_argument("--placement", choices=("linear", "random", "clustered"), help="placement of the ranks")
         f.add_argument("--measure", choices=("rate", "completion"), help="steady rate or message size / completion time")
         f.add_argument("--message-bytes", type=int, help="message size (default 1 MiB)")
@@ -405,16 +409,26 @@ def _flow_parsers(sub) -> None:
         f.set_defaults(func=func)
 
 
+def _node_counts(text: str) -> list[int]:
+    try:
+        return [int(x) for x in text.split(",")]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{text}' is not a comma-separated list of node counts") from None
+
+
 def _flow_args_config(args) -> dict:
     from .config import apply_overrides
     from .flow import flow_config
 
+    nodes = args.nodes
+    if isinstance(nodes, list):  # eBB: one count is a plain run, several a curve (set per run)
+        nodes = nodes[0] if len(nodes) == 1 else None
     fields = {
         k: v
         for k, v in {
             "routing": args.routing,
             "paths": args.paths,
-            "nodes": args.nodes,
+            "nodes": nodes,
             "placement": args.placement,
             "measure": args.measure,
             "message_bytes": args.message_bytes,
@@ -432,6 +446,8 @@ def _flow_ebb(args) -> None:
     from .flow import ebb, plot_ebb
 
     config = _flow_args_config(args)
+    if isinstance(args.nodes, list) and len(args.nodes) > 1:
+        return _flow_ebb_curve(args, config)
     r = ebb(config).to_dict()
     if args.json:
         print(json.dumps(r))
@@ -447,6 +463,28 @@ def _flow_ebb(args) -> None:
         paths = [args.out / "ebb.json", args.out / "ebb.png"]
         atomic_write_text(paths[0], json.dumps({"config": config, "result": r}, indent=2) + "\n")
         atomic_write(paths[1], lambda tmp: plot_ebb(r, tmp))
+        for p in paths:
+            print(f"wrote {p}", file=sys.stderr if args.json else sys.stdout)
+
+
+def _flow_ebb_curve(args, config: dict) -> None:
+    from ._files import atomic_write, atomic_write_text
+    from .flow import ebb_curve, plot_ebb_curve
+
+    frame = ebb_curve(config, args.nodes)
+    if args.json:
+        print(frame.to_json(orient="records"))
+    else:
+        print(f"{config['topology']}: eBB against the node count")
+        cols = ["nodes", "ebb", "p5", "p95", "ebb_bandwidth", "wall_seconds"]
+        print(frame[cols].to_string(index=False, float_format=lambda v: f"{v:.4g}"))
+        print(f"bandwidth unit: {frame['bandwidth_unit'].iloc[0]}")
+    if args.out is not None:
+        paths = [args.out / "ebb_curve.json", args.out / "ebb_curve.csv", args.out / "ebb_curve.png"]
+        doc = {"config": config, "results": frame.to_dict(orient="records")}
+        atomic_write_text(paths[0], json.dumps(doc, indent=2) + "\n")
+        atomic_write(paths[1], lambda tmp: frame.to_csv(tmp, index=False))
+        atomic_write(paths[2], lambda tmp: plot_ebb_curve({config["topology"]: frame}, tmp))
         for p in paths:
             print(f"wrote {p}", file=sys.stderr if args.json else sys.stdout)
 

@@ -42,6 +42,46 @@ def mpigraph(config: ConfigSource) -> SimulationResult:
     return SimulationResult(json.loads(_core.flow_mpigraph(to_json(load_config(config)))))
 
 
+def ebb_curve(config: ConfigSource, nodes: list[int]):
+    """eBB for every node count in ``nodes`` (paper 001 Fig. 5c): a DataFrame with one row per
+    count: ``nodes``, ``ebb``, ``p5``, ``p95``, ``ebb_bandwidth``, ``bandwidth_unit``, ``routing``,
+    ``wall_seconds``."""
+    import pandas
+
+    base = load_config(config)
+    rows = []
+    for n in nodes:
+        cfg = {**base, "flow": {**base.get("flow", {}), "nodes": n}}
+        r = ebb(cfg).to_dict()
+        d = r["distribution"]
+        rows.append({"nodes": r["nodes"], "ebb": r["ebb"], "p5": d["p5"], "p95": d["p95"],
+                     "ebb_bandwidth": r["ebb_bandwidth"], "bandwidth_unit": r["bandwidth_unit"],
+                     "routing": r["routing"], "wall_seconds": r["wall_seconds"]})  # fmt: skip
+    return pandas.DataFrame(rows)
+
+
+def plot_ebb_curve(frames: dict, path: Path) -> None:
+    """eBB (with its 5th-95th percentile band) against the node count, one line per label."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6.5, 4))
+    for label, df in frames.items():
+        line = ax.plot(df["nodes"], df["ebb"], marker="o", label=label)[0]
+        ax.fill_between(df["nodes"], df["p5"], df["p95"], color=line.get_color(), alpha=0.2)
+    ax.set_xscale("log", base=2)
+    ax.set_xlabel("nodes")
+    ax.set_ylabel("eBB (fraction of link bandwidth)")
+    ax.set_ylim(0, 1.05)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, format="png", dpi=110)
+    plt.close(fig)
+
+
 def _scale(unit: str) -> tuple[float, str]:
     """Bytes/s shown in GiB/s (as paper 001 does); bytes per cycle as they are."""
     return (1 / GIB, "GiB/s") if unit == "bytes/s" else (1.0, unit)
