@@ -45,7 +45,7 @@ pub fn nodes(cfg: &Config, topo: &Topology) -> Result<Vec<usize>> {
         ));
     }
     let placed = placement::place(f.placement, &f.placement_list, count, 1, n, cfg.seed)
-        .map_err(|e| Error::Unsupported(e.to_string().replace("workload.", "flow.")))?;
+        .map_err(|e| Error::Unsupported(e.to_string().replace("workload.", "flow.").replace(" tasks", " ranks")))?;
     Ok(placed.into_iter().map(|t| t as usize).collect())
 }
 
