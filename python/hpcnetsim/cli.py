@@ -387,7 +387,7 @@ def _flow_parsers(sub) -> None:
         f = fsub.add_parser(name, help=helptext)
         f.add_argument("spec", help="topology spec, e.g. hyperx:12x8,t=7")
         f.add_argument("--routing", help="routing algorithm (default: the family's auto)")
-        f.add_argument("--paths", choices=("auto", "first", "spread", "minimal"), help="how flows follow the routing")
+        f.add_argument("--paths", choices=("auto", "first", "spread", "minimal", "valiant"), help="how flows follow the routing")
         if name == "ebb":
             f.add_argument("--nodes", type=_node_counts, help="ranks taking part (default: every terminal); "
                            "several, comma-separated, give eBB against the node count")  # fmt: skip

@@ -295,3 +295,56 @@ fn ebb_on_a_node_subset_uses_only_those_nodes() {
     let r = ebb::run(&c).unwrap();
     assert!(r.ebb > 0.0 && r.ebb <= 1.0 && r.measure == "completion");
 }
+
+/// Mean number of switch-to-switch channels a flow crosses, over every ordered pair.
+fn mean_switch_hops(t: &Topology, p: &dyn PathProvider) -> f64 {
+    let n = t.num_terminals();
+    let mut total = 0.0;
+    let mut set = PathSet::default();
+    for a in 0..n {
+        for b in (0..n).filter(|&b| b != a) {
+            set.clear();
+            p.paths(a, b, &mut set).unwrap();
+            let inner: f64 = set
+                .shares()
+                .iter()
+                .filter(|(c, _)| matches!(t.peers()[*c as usize], hpcnetsim_core::Peer::Switch { .. }))
+                .map(|x| x.1)
+                .sum();
+            total += inner / set.total_weight();
+        }
+    }
+    total / (n * (n - 1)) as f64
+}
+
+#[test]
+fn valiant_doubles_paths_and_holds_half_bandwidth_on_adversarial_traffic() {
+    let spec = "hyperx:4x4,t=4";
+    let t = Topology::from_spec(spec).unwrap();
+    let minimal = cfg(spec, "");
+    let valiant = cfg(spec, "[flow]\npaths = \"valiant\"");
+    let pm = flow::run::provider(&minimal, &t).unwrap();
+    let pv = flow::run::provider(&valiant, &t).unwrap();
+    // Uniform traffic: Valiant's mean path is twice the mean switch distance (intermediates
+    // include the end switches), minimal's a little less than that distance.
+    let (hm, hv) = (mean_switch_hops(&t, pm.as_ref()), mean_switch_hops(&t, pv.as_ref()));
+    assert!((1.8..2.2).contains(&(hv / hm)), "minimal {hm}, valiant {hv}");
+    // Adversarial: every terminal of switch (x, y) sends to switch (x + 1, y): minimal
+    // routing puts all four flows on one cable, Valiant spreads them.
+    let flows: Vec<Flow> = (0..t.num_terminals())
+        .map(|s| {
+            let (sw, local) = (s / 4, s % 4);
+            let (x, y) = (sw % 4, sw / 4);
+            Flow { src: s, dst: (((x + 1) % 4) + 4 * y) * 4 + local, bytes: 1.0 }
+        })
+        .collect();
+    let links = Links::from_config(&t, &minimal);
+    let mean = |p: &dyn PathProvider| {
+        let r = max_min(&links.capacity, &flow::flow_shares(&t, &links, p, &flows).unwrap());
+        r.iter().sum::<f64>() / r.len() as f64
+    };
+    let (rm, rv) = (mean(pm.as_ref()), mean(pv.as_ref()));
+    eprintln!("mean switch hops: minimal {hm:.3}, valiant {hv:.3}; adversarial rate: minimal {rm:.3}, valiant {rv:.3}");
+    assert!(close(rm, 0.25), "minimal {rm}");
+    assert!((0.4..=0.75).contains(&rv), "valiant {rv}");
+}

@@ -35,6 +35,9 @@ pub enum PathsKind {
     Spread,
     /// Evenly over all minimal paths (ignores the routing).
     Minimal,
+    /// Valiant: evenly over every intermediate switch with terminals, each phase following
+    /// the routing as `auto` does (the average of per-packet random intermediates).
+    Valiant,
 }
 
 /// What a flow's bandwidth is.

@@ -12,6 +12,7 @@ pub mod maxmin;
 pub mod mpigraph;
 pub mod paths;
 pub mod run;
+pub mod valiant;
 
 use crate::config::Config;
 use crate::error::{Error, Result};

@@ -4,6 +4,7 @@
 
 use super::maxmin::{Shares, Solver};
 use super::paths::{MinimalPaths, PathProvider, PathSet, RoutingPaths, WalkMode};
+use super::valiant::ValiantPaths;
 use super::{check_flow, push_paths, Flow, Links};
 use crate::config::{config_name, Config, PathsKind, PatternKind};
 use crate::error::{Error, Result};
@@ -28,7 +29,11 @@ pub fn provider<'a>(cfg: &Config, topo: &'a Topology) -> Result<Box<dyn PathProv
         _ if ADAPTIVE.contains(&routing.name()) => WalkMode::Spread,
         _ => WalkMode::First,
     };
-    Ok(Box::new(RoutingPaths::new(topo, routing, mode)))
+    let walk = Box::new(RoutingPaths::new(topo, routing, mode));
+    if cfg.flow.paths == PathsKind::Valiant {
+        return Ok(Box::new(ValiantPaths::new(topo, walk)));
+    }
+    Ok(walk)
 }
 
 /// The terminals of the benchmark's ranks, rank order (`flow.nodes`, `flow.placement`).
