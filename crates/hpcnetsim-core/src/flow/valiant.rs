@@ -56,22 +56,28 @@ impl<'a> ValiantPaths<'a> {
         Ok(set.shares().iter().filter(|(c, _)| !strip_ejection || *c != eject).map(|&(c, w)| (c, w / total)).collect())
     }
 
-    fn cached(
+    /// Appends phase `i` of `cache` to `out`, computing (and keeping) it with `make` if needed.
+    fn extend(
         &self,
         cache: &Option<Vec<OnceLock<Phase>>>,
         i: usize,
+        out: &mut Phase,
         make: impl FnOnce() -> Result<Phase>,
-    ) -> Result<Phase> {
+    ) -> Result<()> {
         match cache {
             Some(c) => {
-                if let Some(p) = c[i].get() {
-                    return Ok(p.clone());
-                }
-                let p = make()?;
-                Ok(c[i].get_or_init(|| p).clone())
+                let phase = match c[i].get() {
+                    Some(p) => p,
+                    None => {
+                        let p = make()?;
+                        c[i].get_or_init(|| p)
+                    }
+                };
+                out.extend_from_slice(phase);
             }
-            None => make(),
+            None => out.extend(make()?),
         }
+        Ok(())
     }
 }
 
@@ -88,8 +94,7 @@ impl PathProvider for ValiantPaths<'_> {
         let mut shares = Vec::new();
         for (i, &(hub, hub_terminal)) in self.hubs.iter().enumerate() {
             if hub != src_switch {
-                let one = self.cached(&self.to_hub, src * h + i, || self.phase(src, hub_terminal, true))?;
-                shares.extend(one);
+                self.extend(&self.to_hub, src * h + i, &mut shares, || self.phase(src, hub_terminal, true))?;
             }
             if hub == dst_switch {
                 shares.push((eject, 1.0));
@@ -97,8 +102,7 @@ impl PathProvider for ValiantPaths<'_> {
                 shares.extend(self.inner_direct(src, dst)?);
             } else {
                 let n = self.topo.num_terminals();
-                let two = self.cached(&self.from_hub, i * n + dst, || self.phase(hub_terminal, dst, false))?;
-                shares.extend(two);
+                self.extend(&self.from_hub, i * n + dst, &mut shares, || self.phase(hub_terminal, dst, false))?;
             }
         }
         out.push_shares(&shares, h as f64);
