@@ -348,3 +348,24 @@ fn valiant_doubles_paths_and_holds_half_bandwidth_on_adversarial_traffic() {
     assert!(close(rm, 0.25), "minimal {rm}");
     assert!((0.4..=0.75).contains(&rv), "valiant {rv}");
 }
+
+/// Paper 001 Fig. 1 and §1: mpiGraph on the 28 nodes of one rack (four HyperX switches of a
+/// row, seven nodes each). Published: "up to seven traffic streams may share a single cable",
+/// and 0.84 GiB/s per pair on the minimally routed HyperX against 2.26 on the fat-tree, a
+/// ratio of 0.372. Ours: 7 streams, ratio 0.429 (we model fair sharing on ideal links; the
+/// measured HyperX pairs also lose to congestion effects a flow model has not).
+#[test]
+fn paper_001_mpigraph_of_one_rack() {
+    let run = |spec: &str, routing: &str| {
+        let c = cfg(spec, &format!("[routing]\nalgorithm = \"{routing}\"\n[flow]\nnodes = 28\nlink_bandwidth = 4e9"));
+        mpigraph::run(&c).unwrap()
+    };
+    let hyperx = run("hyperx:12x8,t=7", "hyperx-dor");
+    let tree = run("xgft:h=3;m=15,18,18;w=1,18,18", "tree-deterministic");
+    assert_eq!(hyperx.worst_streams_per_cable, 7);
+    let ratio = hyperx.pair_bandwidth.mean / tree.pair_bandwidth.mean;
+    let published = 0.84 / 2.26;
+    eprintln!("HyperX / fat-tree mean pair bandwidth: ours {ratio:.3}, published {published:.3}");
+    assert!((ratio - published).abs() < 0.08, "ratio {ratio}");
+    assert!(close(tree.pair_bandwidth.mean, 4e9), "the fat-tree carries every shift at full rate");
+}
