@@ -101,3 +101,18 @@ def test_cli_ebb_against_the_node_count(cli, tmp_path):
     assert (tmp_path / "ebb_curve.png").stat().st_size > 0
     r = cli("flow", "ebb", "hyperx:4x4,t=2", "--nodes", "2,99")
     assert r.returncode == 2 and "flow.nodes" in r.stderr
+
+
+def test_run_flows_gives_rates_finish_times_and_link_sharing():
+    from hpcnetsim.flow import run_flows
+
+    # Two flows into terminal 2 of a crossbar share its link: 1/2 each until the small one ends.
+    r = run_flows({"topology": "crossbar:4"}, [(0, 2, 1600), (1, 2, 3200), (3, 0, 160)])
+    assert r.rates == pytest.approx([0.5, 0.5, 1.0])
+    assert r.finish == pytest.approx([200, 300, 10])  # 16 bytes per cycle
+    assert r.makespan == pytest.approx(300) and r.time_unit == "cycle"
+    assert max(r.link_loads["flows_per_channel"]) == 2
+    with pytest.raises(hpcnetsim.ConfigError, match="distinct"):
+        run_flows({"topology": "crossbar:4"}, [(1, 1, 10)])
+    with pytest.raises(hpcnetsim.ConfigError, match="triples"):
+        run_flows({"topology": "crossbar:4"}, [(1, 2)])

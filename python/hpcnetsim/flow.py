@@ -10,6 +10,7 @@ from typing import Any
 
 from . import _core
 from .config import load_config, to_json
+from ._core import ConfigError
 from .simulation import ConfigSource, SimulationResult
 
 GIB = 2**30
@@ -80,6 +81,20 @@ def plot_ebb_curve(frames: dict, path: Path) -> None:
     fig.tight_layout()
     fig.savefig(path, format="png", dpi=110)
     plt.close(fig)
+
+
+def run_flows(config: ConfigSource, flows) -> SimulationResult:
+    """Run ``flows`` (``(source, destination, bytes)`` triples) at once until all finish: per flow
+    ``rates`` (max-min fair, fractions of the link bandwidth), ``finish`` times, ``bandwidth``
+    (bytes over finish time); ``makespan``, ``phases`` and ``link_loads`` (every channel's load
+    and number of flows)."""
+    try:
+        triples = [(int(s), int(d), float(b)) for s, d, b in flows]
+    except (TypeError, ValueError):
+        raise ConfigError("flows is invalid: a list of (source, destination, bytes) triples") from None
+    if any(s < 0 or d < 0 for s, d, _ in triples):
+        raise ConfigError("flows is invalid: terminal indices are >= 0")
+    return SimulationResult(json.loads(_core.flow_run(to_json(load_config(config)), triples)))
 
 
 def _scale(unit: str) -> tuple[float, str]:

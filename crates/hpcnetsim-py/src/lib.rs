@@ -287,6 +287,14 @@ fn config_from_toml(text: &str) -> PyResult<String> {
     Config::from_toml(text).map(|c| to_json(&c)).map_err(to_py)
 }
 
+/// Runs `flows` (source, destination, bytes) to completion on the config's network; JSON result.
+#[pyfunction]
+fn flow_run(py: Python<'_>, config_json: &str, flows: Vec<(usize, usize, f64)>) -> PyResult<String> {
+    let cfg = Config::from_json(config_json).map_err(to_py)?;
+    let flows: Vec<flow::Flow> = flows.into_iter().map(|(src, dst, bytes)| flow::Flow { src, dst, bytes }).collect();
+    py.detach(|| flow::run::run_flows(&cfg, &flows)).map(|r| to_json(&r)).map_err(to_py)
+}
+
 /// The defaults of the fields a default config leaves out (`model`, `[flow]`), as JSON.
 #[pyfunction]
 fn flow_defaults() -> String {
@@ -305,6 +313,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(flow_ebb, m)?)?;
     m.add_function(wrap_pyfunction!(flow_mpigraph, m)?)?;
     m.add_function(wrap_pyfunction!(flow_defaults, m)?)?;
+    m.add_function(wrap_pyfunction!(flow_run, m)?)?;
     m.add("ConfigError", m.py().get_type::<ConfigError>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())

@@ -268,3 +268,56 @@ pub fn simulate(cfg: &Config) -> Result<FlowRunResult> {
         message,
     })
 }
+
+/// The result of running given flows to completion.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct FlowsResult {
+    /// Topology spec.
+    pub topology: String,
+    /// Path source.
+    pub routing: String,
+    /// Max-min fair rate of every flow while all run (fractions of the link bandwidth).
+    pub rates: Vec<f64>,
+    /// Finish time of every flow (time unit of the bandwidth: s or cycles).
+    pub finish: Vec<f64>,
+    /// Bytes over finish time of every flow.
+    pub bandwidth: Vec<f64>,
+    /// Unit of `bandwidth`.
+    pub bandwidth_unit: String,
+    /// Time unit of `finish`.
+    pub time_unit: String,
+    /// When the last flow finished.
+    pub makespan: f64,
+    /// Rate recomputations (groups of flows finishing together).
+    pub phases: usize,
+    /// Link loads at the initial rates and the flows sharing each link.
+    pub link_loads: LinkLoads,
+    /// Wall-clock seconds.
+    pub wall_seconds: f64,
+}
+
+/// Runs `flows` (source, destination, bytes) on the network of `cfg` until all finish.
+pub fn run_flows(cfg: &Config, flows: &[Flow]) -> Result<FlowsResult> {
+    let start = Instant::now();
+    let topo = Topology::from_spec(&cfg.topology)?;
+    let links = Links::from_config(&topo, cfg);
+    let paths = provider(cfg, &topo)?;
+    let shares = super::flow_shares(&topo, &links, paths.as_ref(), flows)?;
+    let bytes: Vec<f64> = flows.iter().map(|f| f.bytes).collect();
+    let c = super::complete(&links.capacity, &shares, &bytes, links.bandwidth);
+    let load = shares.channel_loads(&c.initial_rates, links.len());
+    let counts = shares.flows_per_channel(links.len());
+    Ok(FlowsResult {
+        topology: topo.spec().to_string(),
+        routing: paths.name(),
+        bandwidth: bytes.iter().zip(&c.finish).map(|(b, t)| if *t > 0.0 { b / t } else { 0.0 }).collect(),
+        bandwidth_unit: links.bandwidth_unit(),
+        time_unit: links.time_unit.to_string(),
+        makespan: c.finish.iter().copied().fold(0.0, f64::max),
+        phases: c.phases,
+        link_loads: LinkLoads::new(&topo, &load, &counts, true),
+        rates: c.initial_rates,
+        finish: c.finish,
+        wall_seconds: start.elapsed().as_secs_f64(),
+    })
+}
