@@ -2,6 +2,7 @@
 
 from ._core import ConfigError, __version__
 from .config import apply_overrides, load_config
+from .flow import ebb, mpigraph
 from .simulation import SimulationResult, execute, load_curve, simulate
 from .store import results
 from .topology import Topology, describe
@@ -13,9 +14,11 @@ __all__ = [
     "__version__",
     "apply_overrides",
     "describe",
+    "ebb",
     "execute",
     "load_config",
     "load_curve",
+    "mpigraph",
     "results",
     "simulate",
 ]

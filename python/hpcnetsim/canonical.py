@@ -55,8 +55,11 @@ def default_config() -> dict[str, Any]:
 
 @functools.cache
 def settable_config() -> dict[str, Any]:
-    """The default config plus a default ``workload`` table: every path an experiment may set."""
-    return json.loads(_core.config_from_toml('topology = "crossbar:2"\n[workload]\n'))
+    """The default config plus a default ``workload`` table, ``model`` and ``[flow]``: every path an
+    experiment may set."""
+    config = json.loads(_core.config_from_toml('topology = "crossbar:2"\n[workload]\n'))
+    config.update(json.loads(_core.flow_defaults()))
+    return config
 
 
 def config_key(config: dict[str, Any], version: str = __version__) -> str:

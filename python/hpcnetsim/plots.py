@@ -47,7 +47,8 @@ def plot_load_curves(frames: dict, path: Path, title: str, ideal: dict[str, floa
         color = left.plot(ok["offered_load"], ok["accepted_load"], marker="o", label=label)[0].get_color()
         if ideal and label in ideal:
             left.axhline(ideal[label], color=color, ls="--", lw=1, label=f"{label}: ideal")
-        right.plot(ok["offered_load"], ok["latency_network_mean"], marker="o", color=color, label=label)
+        if "latency_network_mean" in ok:  # flow-model curves have no latency
+            right.plot(ok["offered_load"], ok["latency_network_mean"], marker="o", color=color, label=label)
     left.set_xlabel("offered load (phits/cycle/node)")
     left.set_ylabel("accepted load (phits/cycle/node)")
     left.set_title("Throughput")

@@ -8,6 +8,7 @@
 pub mod config;
 pub mod engine;
 pub mod error;
+pub mod flow;
 pub mod rng;
 pub mod routing;
 pub mod stats;

@@ -14,6 +14,8 @@ pub enum Owner {
     Nic = 2,
     /// Set-up draws (random permutations).
     Setup = 3,
+    /// Flow-level benchmarks (one stream per eBB sample).
+    Flow = 4,
 }
 
 /// SplitMix64 finaliser: spreads nearby inputs over the whole 64-bit range.

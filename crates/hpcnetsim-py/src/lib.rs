@@ -1,6 +1,8 @@
 //! Python bindings of hpcnetsim: converts arguments in and results out, nothing more.
 
+use hpcnetsim_core::config::Model;
 use hpcnetsim_core::engine::measure;
+use hpcnetsim_core::flow;
 use hpcnetsim_core::topology::{paths, Family, Properties};
 use hpcnetsim_core::{Config, Error, Peer, Topology};
 use pyo3::create_exception;
@@ -221,13 +223,43 @@ fn to_json<T: serde::Serialize>(value: &T) -> String {
 #[pyfunction]
 fn simulate(py: Python<'_>, config_json: &str) -> PyResult<String> {
     let cfg = Config::from_json(config_json).map_err(to_py)?;
-    py.detach(|| measure::run(&cfg)).map(|r| to_json(&r)).map_err(to_py)
+    py.detach(|| run_one(&cfg)).map_err(to_py)
+}
+
+/// One run by the config's model: the packet engine or the flow-level model.
+fn run_one(cfg: &Config) -> Result<String, Error> {
+    match cfg.model {
+        Model::Flow => flow::run::simulate(cfg).map(|r| to_json(&r)),
+        Model::Packet => measure::run(cfg).map(|r| to_json(&r)),
+    }
+}
+
+/// Effective bisection bandwidth (Netgauge eBB) of the config's `[flow]` settings; JSON result.
+#[pyfunction]
+fn flow_ebb(py: Python<'_>, config_json: &str) -> PyResult<String> {
+    let cfg = Config::from_json(config_json).map_err(to_py)?;
+    py.detach(|| flow::ebb::run(&cfg)).map(|r| to_json(&r)).map_err(to_py)
+}
+
+/// mpiGraph bandwidth matrix of the config's `[flow]` settings; JSON result.
+#[pyfunction]
+fn flow_mpigraph(py: Python<'_>, config_json: &str) -> PyResult<String> {
+    let cfg = Config::from_json(config_json).map_err(to_py)?;
+    py.detach(|| flow::mpigraph::run(&cfg)).map(|r| to_json(&r)).map_err(to_py)
 }
 
 /// Runs a causal workload (a config with a `[workload]` table) to completion; JSON result.
 #[pyfunction]
 fn execute(py: Python<'_>, config_json: &str) -> PyResult<String> {
     let cfg = Config::from_json(config_json).map_err(to_py)?;
+    if cfg.model == Model::Flow {
+        return Err(to_py(Error::invalid(
+            "config",
+            "model",
+            "'flow'",
+            "'packet' for a [workload] (the flow model runs independent traffic, eBB and mpiGraph)",
+        )));
+    }
     py.detach(|| hpcnetsim_core::engine::execute::execute(&cfg)).map(|r| to_json(&r)).map_err(to_py)
 }
 
@@ -245,14 +277,29 @@ fn load_curve(py: Python<'_>, config_json: &str, loads: Vec<f64>) -> PyResult<St
         })
         .collect::<Result<Vec<_>, _>>()
         .map_err(to_py)?;
-    let results = py.detach(|| configs.par_iter().map(measure::run).collect::<Result<Vec<_>, _>>()).map_err(to_py)?;
-    Ok(to_json(&results))
+    let results = py.detach(|| configs.par_iter().map(run_one).collect::<Result<Vec<_>, _>>()).map_err(to_py)?;
+    Ok(format!("[{}]", results.join(",")))
 }
 
 /// Parses and validates TOML config text; returns the full config (defaults filled) as JSON.
 #[pyfunction]
 fn config_from_toml(text: &str) -> PyResult<String> {
     Config::from_toml(text).map(|c| to_json(&c)).map_err(to_py)
+}
+
+/// Runs `flows` (source, destination, bytes) to completion on the config's network; JSON result.
+#[pyfunction]
+fn flow_run(py: Python<'_>, config_json: &str, flows: Vec<(usize, usize, f64)>) -> PyResult<String> {
+    let cfg = Config::from_json(config_json).map_err(to_py)?;
+    let flows: Vec<flow::Flow> = flows.into_iter().map(|(src, dst, bytes)| flow::Flow { src, dst, bytes }).collect();
+    py.detach(|| flow::run::run_flows(&cfg, &flows)).map(|r| to_json(&r)).map_err(to_py)
+}
+
+/// The defaults of the fields a default config leaves out (`model`, `[flow]`), as JSON.
+#[pyfunction]
+fn flow_defaults() -> String {
+    let flow = serde_json::to_value(hpcnetsim_core::config::FlowConfig::default()).expect("serialisable");
+    serde_json::json!({ "model": "packet", "flow": flow }).to_string()
 }
 
 /// The compiled core of hpcnetsim.
@@ -263,6 +310,10 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(load_curve, m)?)?;
     m.add_function(wrap_pyfunction!(execute, m)?)?;
     m.add_function(wrap_pyfunction!(config_from_toml, m)?)?;
+    m.add_function(wrap_pyfunction!(flow_ebb, m)?)?;
+    m.add_function(wrap_pyfunction!(flow_mpigraph, m)?)?;
+    m.add_function(wrap_pyfunction!(flow_defaults, m)?)?;
+    m.add_function(wrap_pyfunction!(flow_run, m)?)?;
     m.add("ConfigError", m.py().get_type::<ConfigError>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())

@@ -2,9 +2,11 @@
 //! the same structs, then validated. Every field is documented here once; the config
 //! reference in `docs/config.md` follows these comments.
 
+mod flow;
 mod workload;
 
 use crate::error::{Error, Result};
+pub use flow::{FlowConfig, Measure, Model, PathsKind};
 use serde::{Deserialize, Serialize};
 pub use workload::{CollectiveAlgorithm, Kernel, LengthEvolution, PlacementKind, WorkloadConfig};
 
@@ -38,6 +40,12 @@ pub struct Config {
     /// measures the execution time of the programs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub workload: Option<WorkloadConfig>,
+    /// `packet` (the packet engine) or `flow` (the flow-level model, docs/flow.md).
+    #[serde(default, skip_serializing_if = "Model::is_packet")]
+    pub model: Model,
+    /// The flow-level model's paths, link bandwidth and benchmark settings.
+    #[serde(default, skip_serializing_if = "FlowConfig::is_default")]
+    pub flow: FlowConfig,
 }
 
 fn default_seed() -> u64 {
@@ -465,6 +473,7 @@ impl Config {
                 return bad("workload.burst_messages", &w.burst_messages, "a positive number of sweeps");
             }
         }
+        self.flow.validate()?;
         // Configs that can never give a result are refused rather than run.
         let bubble = match (self.routing.algorithm, &family) {
             (Algorithm::BubbleAdaptive, _) => true,

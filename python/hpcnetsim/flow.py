@@ -1,0 +1,145 @@
+"""The flow-level model from Python: effective bisection bandwidth (``ebb``), mpiGraph
+(``mpigraph``) and their plots. Runs of independent traffic with ``model = "flow"`` go through
+:func:`hpcnetsim.simulate` like packet runs (see docs/flow.md)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from . import _core
+from .config import load_config, to_json
+from ._core import ConfigError
+from .simulation import ConfigSource, SimulationResult
+
+GIB = 2**30
+
+
+def flow_config(spec: str, **flow: Any) -> dict[str, Any]:
+    """A config dict for ``spec`` with the given ``[flow]`` fields (``routing=``, ``vcs=`` and
+    ``seed=`` go to their own tables)."""
+    config: dict[str, Any] = {"topology": spec}
+    if "seed" in flow:
+        config["seed"] = flow.pop("seed")
+    if "routing" in flow:
+        config["routing"] = {"algorithm": flow.pop("routing")}
+    if "vcs" in flow:
+        config["switch"] = {"vcs": flow.pop("vcs")}
+    if flow:
+        config["flow"] = flow
+    return config
+
+
+def ebb(config: ConfigSource) -> SimulationResult:
+    """Effective bisection bandwidth: ``ebb`` (fraction of the link bandwidth), ``ebb_bandwidth``,
+    the per-sample ``distribution`` and ``sample_values``."""
+    return SimulationResult(json.loads(_core.flow_ebb(to_json(load_config(config)))))
+
+
+def mpigraph(config: ConfigSource) -> SimulationResult:
+    """mpiGraph: the ``bandwidth`` matrix (sender row, receiver column), ``pair_bandwidth``
+    (its mean is the average per pair) and ``worst_streams_per_cable``."""
+    return SimulationResult(json.loads(_core.flow_mpigraph(to_json(load_config(config)))))
+
+
+def ebb_curve(config: ConfigSource, nodes: list[int]):
+    """eBB for every node count in ``nodes`` (paper 001 Fig. 5c): a DataFrame with one row per
+    count: ``nodes``, ``ebb``, ``p5``, ``p95``, ``ebb_bandwidth``, ``bandwidth_unit``, ``routing``,
+    ``wall_seconds``."""
+    import pandas
+
+    base = load_config(config)
+    rows = []
+    for n in nodes:
+        cfg = {**base, "flow": {**base.get("flow", {}), "nodes": n}}
+        r = ebb(cfg).to_dict()
+        d = r["distribution"]
+        rows.append({"nodes": r["nodes"], "ebb": r["ebb"], "p5": d["p5"], "p95": d["p95"],
+                     "ebb_bandwidth": r["ebb_bandwidth"], "bandwidth_unit": r["bandwidth_unit"],
+                     "routing": r["routing"], "wall_seconds": r["wall_seconds"]})  # fmt: skip
+    return pandas.DataFrame(rows)
+
+
+def plot_ebb_curve(frames: dict, path: Path) -> None:
+    """eBB (with its 5th-95th percentile band) against the node count, one line per label."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6.5, 4))
+    for label, df in frames.items():
+        line = ax.plot(df["nodes"], df["ebb"], marker="o", label=label)[0]
+        ax.fill_between(df["nodes"], df["p5"], df["p95"], color=line.get_color(), alpha=0.2)
+    ax.set_xscale("log", base=2)
+    ax.set_xlabel("nodes")
+    ax.set_ylabel("eBB (fraction of link bandwidth)")
+    ax.set_ylim(0, 1.05)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, format="png", dpi=110)
+    plt.close(fig)
+
+
+def run_flows(config: ConfigSource, flows) -> SimulationResult:
+    """Run ``flows`` (``(source, destination, bytes)`` triples) at once until all finish: per flow
+    ``rates`` (max-min fair, fractions of the link bandwidth), ``finish`` times, ``bandwidth``
+    (bytes over finish time); ``makespan``, ``phases`` and ``link_loads`` (every channel's load
+    and number of flows)."""
+    try:
+        triples = [(int(s), int(d), float(b)) for s, d, b in flows]
+    except (TypeError, ValueError):
+        raise ConfigError("flows is invalid: a list of (source, destination, bytes) triples") from None
+    if any(s < 0 or d < 0 for s, d, _ in triples):
+        raise ConfigError("flows is invalid: terminal indices are >= 0")
+    return SimulationResult(json.loads(_core.flow_run(to_json(load_config(config)), triples)))
+
+
+def _scale(unit: str) -> tuple[float, str]:
+    """Bytes/s shown in GiB/s (as paper 001 does); bytes per cycle as they are."""
+    return (1 / GIB, "GiB/s") if unit == "bytes/s" else (1.0, unit)
+
+
+def plot_mpigraph(result: dict, path: Path, title: str | None = None) -> None:
+    """Heatmap of the mpiGraph matrix, senders down, receivers across (paper 001 Fig. 1 style)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    scale, unit = _scale(result["bandwidth_unit"])
+    m = np.array(result["bandwidth"], dtype=float) * scale
+    n = len(m)
+    np.fill_diagonal(m, np.nan)
+    fig, ax = plt.subplots(figsize=(5.2, 4.6))
+    im = ax.imshow(m, cmap="viridis", vmin=0, vmax=np.nanmax(m) if n > 1 else 1, interpolation="nearest")
+    ax.set_xlabel("receiver rank")
+    ax.set_ylabel("sender rank")
+    mean = result["pair_bandwidth"]["mean"] * scale
+    ax.set_title(title or f"{result['topology']}\n{result['routing']}: mean {mean:.3g} {unit} per pair", fontsize=9)
+    fig.colorbar(im, ax=ax, label=f"bandwidth [{unit}]")
+    fig.tight_layout()
+    fig.savefig(path, format="png", dpi=110)
+    plt.close(fig)
+
+
+def plot_ebb(result: dict, path: Path) -> None:
+    """Histogram of the per-bisection bandwidths of an eBB run."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6, 3.8))
+    ax.hist(result["sample_values"], bins=40, color="tab:blue", alpha=0.8)
+    ax.axvline(result["ebb"], color="k", ls="--", label=f"eBB = {result['ebb']:.3f}")
+    ax.set_xlabel("mean bandwidth per flow (fraction of link bandwidth)")
+    ax.set_ylabel("bisections")
+    ax.set_title(f"{result['topology']}, {result['routing']}, {result['nodes']} nodes", fontsize=9)
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, format="png", dpi=110)
+    plt.close(fig)

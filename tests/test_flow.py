@@ -1,0 +1,118 @@
+"""The flow-level model from Python and the command line: eBB, mpiGraph, model = "flow"."""
+
+import json
+
+import pytest
+
+import hpcnetsim
+from hpcnetsim.flow import flow_config
+
+
+def test_ebb_from_python_is_deterministic_and_bounded():
+    cfg = flow_config("hyperx:4x4,t=2", samples=50, seed=3)
+    a, b = hpcnetsim.ebb(cfg), hpcnetsim.ebb(cfg)
+    assert a.sample_values == b.sample_values
+    assert len(a.sample_values) == 50
+    assert 0 < a.distribution["min"] <= a.ebb <= a.distribution["max"] <= 1
+    assert a.ebb_bandwidth == pytest.approx(a.ebb * 16)  # one 16-byte phit per cycle
+    other = hpcnetsim.ebb(flow_config("hyperx:4x4,t=2", samples=50, seed=4))
+    assert other.sample_values != a.sample_values
+
+
+def test_mpigraph_from_python_on_a_crossbar_is_flat():
+    m = hpcnetsim.mpigraph(flow_config("crossbar:6", link_bandwidth=1e9))
+    assert m.bandwidth_unit == "bytes/s"
+    assert all(m.bandwidth[i][j] == (0 if i == j else 1e9) for i in range(6) for j in range(6))
+    assert m.pair_bandwidth["mean"] == 1e9
+
+
+def test_model_switch_moves_a_config_to_the_flow_level():
+    cfg = {"topology": "torus:4x4", "switch": {"vcs": 2}, "traffic": {"pattern": "tornado", "load": 1.0}}
+    flow = hpcnetsim.simulate({**cfg, "model": "flow"})
+    assert flow.model == "flow" and len(flow.flows) == 16
+    assert 0 < flow.accepted_load <= 1
+    with pytest.raises(hpcnetsim.ConfigError, match="model"):
+        hpcnetsim.execute({**cfg, "model": "flow", "workload": {"kernel": "bu"}})
+    with pytest.raises(hpcnetsim.ConfigError, match="flow.measure"):
+        hpcnetsim.ebb({"topology": "torus:4x4", "flow": {"measure": "fastest"}})
+
+
+def test_cli_flow_ebb_and_mpigraph(cli, tmp_path):
+    r = cli("flow", "ebb", "hyperx:4x4,t=2", "--samples", "20", "--json")
+    assert r.returncode == 0, r.stderr
+    d = json.loads(r.stdout)
+    assert d["samples"] == 20 and d["nodes"] == 32
+    r = cli("flow", "mpigraph", "hyperx:4,t=3", "--out", str(tmp_path))
+    assert r.returncode == 0, r.stderr
+    assert "streams per cable up to 3" in r.stdout
+    assert (tmp_path / "mpigraph.png").stat().st_size > 0
+    doc = json.loads((tmp_path / "mpigraph.json").read_text())
+    assert len(doc["result"]["bandwidth"]) == 12
+
+
+@pytest.mark.parametrize(
+    "args, field",
+    [
+        (["flow", "ebb", "hyperx:4x4,t=2", "--nodes", "99"], "flow.nodes"),
+        (["flow", "ebb", "hyperx:4x4,t=2", "--samples", "0"], "flow.samples"),
+        (["flow", "mpigraph", "hyperx:4x4,t=2", "--routing", "dor"], "routing.algorithm"),
+        (["flow", "ebb", "torus:4x4", "--link-bandwidth", "-1"], "flow.link_bandwidth"),
+        (["flow", "ebb", "bogus:1"], "family"),
+    ],
+)
+def test_cli_flow_errors_are_one_line(cli, args, field):
+    r = cli(*args)
+    assert r.returncode == 2
+    assert r.stderr.startswith("error: ") and field in r.stderr and r.stderr.count("\n") == 1, r.stderr
+
+
+def test_cli_run_with_the_flow_model(cli, tmp_path):
+    cfg = tmp_path / "c.toml"
+    cfg.write_text('topology = "hyperx:4x4,t=2"\nmodel = "flow"\n[traffic]\npattern = "random-permutation"\nload = 1.0\n')
+    r = cli("run", str(cfg), "--out", str(tmp_path / "out"))
+    assert r.returncode == 0, r.stderr
+    assert "flow model" in r.stdout and "accepted load" in r.stdout
+    r = cli("run", str(cfg), "--loads", "0.1,0.5", "--out", str(tmp_path / "curve"))
+    assert r.returncode == 0, r.stderr
+    rows = json.loads((tmp_path / "curve" / "curve.json").read_text())["results"]
+    assert [row["accepted_load"] for row in rows][0] == pytest.approx(0.1)
+
+
+def test_a_sweep_runs_at_the_flow_level(cli, tmp_path):
+    exp = tmp_path / "flow.toml"
+    exp.write_text(
+        'name = "flow-sweep"\ntitle = "t"\n[base]\nmodel = "flow"\ntraffic.pattern = "random-permutation"\n'
+        '[[sweep]]\nname = "a"\naxes.topology = ["hyperx:4x4,t=2", "crossbar:8"]\naxes.traffic.load = [0.5, 1.0]\n'
+    )
+    r = cli("sweep", str(exp), "--out", str(tmp_path / "out"), "--jobs", "1", "--no-progress")
+    assert r.returncode == 0, r.stderr
+    df = hpcnetsim.results(tmp_path / "out")
+    assert len(df) == 4 and set(df["model"]) == {"flow"}
+    crossbar = df[df["topology"] == "crossbar:8"]
+    assert sorted(crossbar["accepted_load"]) == pytest.approx([0.5, 1.0])
+
+
+def test_cli_ebb_against_the_node_count(cli, tmp_path):
+    r = cli("flow", "ebb", "hyperx:4x4,t=2", "--nodes", "2,8,32", "--samples", "10", "--out", str(tmp_path))
+    assert r.returncode == 0, r.stderr
+    rows = json.loads((tmp_path / "ebb_curve.json").read_text())["results"]
+    assert [row["nodes"] for row in rows] == [2, 8, 32]
+    assert rows[0]["ebb"] == 1.0  # two nodes on one switch never leave it
+    assert (tmp_path / "ebb_curve.png").stat().st_size > 0
+    r = cli("flow", "ebb", "hyperx:4x4,t=2", "--nodes", "2,99")
+    assert r.returncode == 2 and "flow.nodes" in r.stderr
+
+
+def test_run_flows_gives_rates_finish_times_and_link_sharing():
+    from hpcnetsim.flow import run_flows
+
+    # Two flows into terminal 2 of a crossbar share its link: 1/2 each until the small one ends.
+    r = run_flows({"topology": "crossbar:4"}, [(0, 2, 1600), (1, 2, 3200), (3, 0, 160)])
+    assert r.rates == pytest.approx([0.5, 0.5, 1.0])
+    assert r.finish == pytest.approx([200, 300, 10])  # 16 bytes per cycle
+    assert r.makespan == pytest.approx(300) and r.time_unit == "cycle"
+    assert max(r.link_loads["flows_per_channel"]) == 2
+    with pytest.raises(hpcnetsim.ConfigError, match="distinct"):
+        run_flows({"topology": "crossbar:4"}, [(1, 1, 10)])
+    with pytest.raises(hpcnetsim.ConfigError, match="triples"):
+        run_flows({"topology": "crossbar:4"}, [(1, 2)])
