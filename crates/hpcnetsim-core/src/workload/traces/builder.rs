@@ -259,6 +259,21 @@ impl Builder {
         root: u32,
         comm: u32,
     ) -> Result<()> {
+        self.collective_with(at, rank, kernel, bytes, root, comm, self.scale.algorithm)
+    }
+
+    /// A collective with an explicit algorithm.
+    #[allow(clippy::too_many_arguments)]
+    pub fn collective_with(
+        &mut self,
+        at: &Location,
+        rank: usize,
+        kernel: Kernel,
+        bytes: u64,
+        root: u32,
+        comm: u32,
+        algorithm: CollectiveAlgorithm,
+    ) -> Result<()> {
         let n = self.comm_size(comm);
         let members: Option<Vec<u32>> = self.comms.get(&comm).cloned();
         let me = match &members {
@@ -273,9 +288,7 @@ impl Builder {
         if n < 2 {
             return Ok(());
         }
-        // Open MPI chooses by size and task count; vector variants use the bytes of this
-        // rank, so every rank must resolve `auto` alike: decide on the operation alone.
-        let algorithm = self.scale.algorithm;
+        // Expansions are cached: every rank of a collective takes its part of the same one.
         let key = (kernel, algorithm, bytes, root as usize, n);
         if !self.cache.contains_key(&key) {
             let mut p = Programs::new(n);

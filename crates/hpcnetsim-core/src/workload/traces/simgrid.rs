@@ -4,7 +4,7 @@
 
 use super::builder::{Builder, Scale, WORLD};
 use super::Location;
-use crate::config::Kernel;
+use crate::config::{CollectiveAlgorithm as A, Kernel};
 use crate::error::{Error, Result};
 use std::io::BufRead;
 use std::path::{Path, PathBuf};
@@ -147,8 +147,9 @@ fn action(b: &mut Builder, at: &Location, rank: usize, w: &[&str], last: &mut Op
         "allgather" => b.collective(at, rank, Kernel::Allgather, f(1)? as u64, 0, WORLD)?,
         "gather" => b.collective(at, rank, Kernel::Gather, f(1)? as u64, opt(3, 0.0)? as u32, WORLD)?,
         "scatter" => b.collective(at, rank, Kernel::Scatter, f(2)? as u64, opt(3, 0.0)? as u32, WORLD)?,
-        // Vector variants: the average block (every rank must expand the same structure).
-        "allgatherv" => b.collective(at, rank, Kernel::Allgather, f(1)? as u64, 0, WORLD)?,
+        // Vector variants: this rank's average block, with a fixed algorithm so that every
+        // rank expands the same structure whatever its sizes.
+        "allgatherv" => b.collective_with(at, rank, Kernel::Allgather, f(1)? as u64, 0, WORLD, A::Ring)?,
         "gatherv" => b.collective(at, rank, Kernel::Gather, f(1)? as u64, opt(2 + n as usize, 0.0)? as u32, WORLD)?,
         "scatterv" => {
             let total: f64 = (1..=n as usize).map(f).sum::<Result<f64>>()?;
@@ -156,7 +157,7 @@ fn action(b: &mut Builder, at: &Location, rank: usize, w: &[&str], last: &mut Op
         }
         "alltoallv" => {
             let total: f64 = (2..2 + n as usize).map(f).sum::<Result<f64>>()?;
-            b.collective(at, rank, Kernel::Alltoall, (total / n) as u64, 0, WORLD)?
+            b.collective_with(at, rank, Kernel::Alltoall, (total / n) as u64, 0, WORLD, A::Pairwise)?
         }
         "reducescatter" => {
             let total: f64 = (1..=n as usize).map(f).sum::<Result<f64>>()?;

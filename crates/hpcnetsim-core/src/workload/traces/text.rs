@@ -33,6 +33,7 @@ pub fn collective(name: &str) -> Option<Kernel> {
 
 /// Parses text-format lines from `input` (`name` in messages).
 pub fn parse(name: &str, input: impl BufRead, scale: Scale) -> Result<Builder> {
+    let builder_algorithm = scale.algorithm;
     let mut b: Option<Builder> = None;
     let mut at = Location { file: name.to_string(), ..Default::default() };
     for (i, line) in input.lines().enumerate() {
@@ -71,13 +72,20 @@ pub fn parse(name: &str, input: impl BufRead, scale: Scale) -> Result<Builder> {
         let call = words.get(1).copied().unwrap_or("");
         let mut positional = Vec::new();
         let (mut tag, mut comm, mut req, mut root) = (None, WORLD, None, 0u32);
+        let mut algorithm = builder_algorithm;
         for w in words.iter().skip(2) {
             match w.split_once('=') {
                 Some(("tag", v)) => tag = Some(if v == "any" { ANY_TAG } else { num(&at, "tag", v)? }),
                 Some(("comm", v)) => comm = num(&at, "comm", v)?,
                 Some(("req", v)) => req = Some(num::<u64>(&at, "req", v)?),
                 Some(("root", v)) => root = num(&at, "root", v)?,
-                Some((k, _)) => return Err(at.error(format!("unknown option '{k}'; allowed: tag, comm, req, root"))),
+                Some(("algorithm", v)) => {
+                    algorithm = serde_json::from_value(serde_json::Value::String(v.to_string()))
+                        .map_err(|_| at.error(format!("algorithm '{v}' is unknown (see docs/engine.md)")))?
+                }
+                Some((k, _)) => {
+                    return Err(at.error(format!("unknown option '{k}'; allowed: tag, comm, req, root, algorithm")))
+                }
                 None => positional.push(*w),
             }
         }
@@ -123,7 +131,7 @@ pub fn parse(name: &str, input: impl BufRead, scale: Scale) -> Result<Builder> {
             _ => match collective(call) {
                 Some(kernel) => {
                     let bytes = if kernel == Kernel::MpiBarrier { 0 } else { num(&at, "bytes", arg(0, "bytes")?)? };
-                    builder.collective(&at, rank, kernel, bytes, root, comm)?;
+                    builder.collective_with(&at, rank, kernel, bytes, root, comm, algorithm)?;
                 }
                 None => {
                     return Err(at.error(format!(
