@@ -48,6 +48,11 @@ pub struct Builder {
     /// Per rank: bytes sent by point-to-point calls and by collectives (as expanded).
     pub bytes_sent: Vec<u64>,
     cache: FxHashMap<CollKey, Programs>,
+    /// Point-to-point bytes and messages per (source, destination), as sent and as received
+    /// (receives with a known source only).
+    pub p2p_sent: FxHashMap<(u32, u32), (u64, u64)>,
+    /// See `p2p_sent`.
+    pub p2p_received: FxHashMap<(u32, u32), (u64, u64)>,
     /// Sends and receives per (source, destination, tag, comm), with the last sending record.
     sends: FxHashMap<(u32, u32, i32, u32), (u64, Location)>,
     recvs: FxHashMap<(u32, u32, i32, u32), u64>,
@@ -68,6 +73,8 @@ impl Builder {
             calls: vec![BTreeMap::new(); ranks],
             bytes_sent: vec![0; ranks],
             cache: Default::default(),
+            p2p_sent: Default::default(),
+            p2p_received: Default::default(),
             sends: Default::default(),
             recvs: Default::default(),
             wild: Default::default(),
@@ -168,6 +175,9 @@ impl Builder {
         };
         self.programs.isend(rank, to as usize, bytes, tag, comm, req);
         self.bytes_sent[rank] += bytes;
+        let m = self.p2p_sent.entry((rank as u32, to)).or_insert((0, 0));
+        m.0 += bytes;
+        m.1 += 1;
         let e = self.sends.entry((rank as u32, to, tag, comm)).or_insert((0, at.clone()));
         e.0 += 1;
         e.1 = at.clone();
@@ -202,6 +212,11 @@ impl Builder {
         if handle.is_none() {
             self.programs.wait(rank, req);
             self.free[rank].push(req);
+        }
+        if from != ANY_SOURCE {
+            let m = self.p2p_received.entry((from, rank as u32)).or_insert((0, 0));
+            m.0 += bytes;
+            m.1 += 1;
         }
         if from == ANY_SOURCE || tag == ANY_TAG {
             *self.wild.entry((rank as u32, comm)).or_insert(0) += 1;

@@ -59,6 +59,10 @@ pub struct Summary {
     pub messages: u64,
     /// Bytes of all messages.
     pub bytes: u64,
+    /// Point-to-point traffic as the senders' calls give it (collectives excluded).
+    pub p2p_sent: TrafficMatrix,
+    /// Point-to-point traffic as the receivers' calls give it (receives from a named source).
+    pub p2p_received: TrafficMatrix,
 }
 
 /// Traffic between ranks: bytes and messages per (source, destination) pair.
@@ -71,6 +75,16 @@ pub struct TrafficMatrix {
 }
 
 impl TrafficMatrix {
+    /// A dense matrix of `n` ranks from (source, destination) → (bytes, messages).
+    pub fn from_pairs(n: usize, pairs: &rustc_hash::FxHashMap<(u32, u32), (u64, u64)>) -> Self {
+        let mut m = TrafficMatrix { bytes: vec![vec![0; n]; n], messages: vec![vec![0; n]; n] };
+        for (&(s, d), &(b, c)) in pairs {
+            m.bytes[s as usize][d as usize] += b;
+            m.messages[s as usize][d as usize] += c;
+        }
+        m
+    }
+
     /// The traffic matrix of `programs` (every send, collectives as expanded).
     pub fn of(programs: &Programs) -> Self {
         let n = programs.len();
@@ -162,6 +176,9 @@ pub fn read_text(name: &str, text: &str, scale: Scale) -> Result<Trace> {
 fn finish(b: Builder, format: &str) -> Result<Trace> {
     let calls = b.calls.clone();
     let bytes_sent = b.bytes_sent.clone();
+    let n = b.ranks();
+    let p2p_sent = TrafficMatrix::from_pairs(n, &b.p2p_sent);
+    let p2p_received = TrafficMatrix::from_pairs(n, &b.p2p_received);
     let programs = b.finish()?;
     let msgs = programs.messages();
     let summary = Summary {
@@ -171,6 +188,8 @@ fn finish(b: Builder, format: &str) -> Result<Trace> {
         bytes_sent,
         messages: msgs.len() as u64,
         bytes: msgs.iter().map(|m| m.2).sum(),
+        p2p_sent,
+        p2p_received,
     };
     Ok(Trace { programs, summary })
 }
