@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 import hpcnetsim as h
+import hpcnetsim.trace
 
 DATA = Path(__file__).parent / "data" / "traces"
 
@@ -96,3 +97,52 @@ def test_bad_traces_fail_in_one_line(cli, tmp_path):
     assert r.stderr.count("\n") == 1
     r = cli("trace", "info", str(bad), "--format", "csv")
     assert r.returncode == 2 and "--format = 'csv' is invalid" in r.stderr
+
+
+def _reference_calls(path: Path) -> tuple[list, list]:
+    """Per-rank MPI calls and Isend bytes from sst-macro's listing of the same archive."""
+    import gzip
+    import re
+    from collections import Counter
+
+    calls = [Counter() for _ in range(10)]
+    sent = [0] * 10
+    for line in gzip.open(path, "rt"):
+        m = re.match(r"MPI Rank (\d+)\s+:\s+(MPI_\w+)(\(.*)?$", line.strip())
+        if not m or "finished" in line:
+            continue
+        rank, name = int(m.group(1)), m.group(2)
+        calls[rank][name] += 1
+        if name == "MPI_Isend":
+            sent[rank] += int(m.group(3)[1:].split(",")[0])
+    return calls, sent
+
+
+def test_otf2_archive_calls_and_traffic_match_an_independent_listing():
+    pytest.importorskip("otf2")
+    d = h.trace.info(DATA / "otf2_coverage10" / "traces.otf2")
+    s = d["summary"]
+    assert s["format"] == "otf2" and s["ranks"] == 10
+    ref_calls, ref_sent = _reference_calls(DATA / "otf2_coverage10" / "sst-macro_test_otf2.ref-out.gz")
+    compared = ["MPI_Isend", "MPI_Irecv", "MPI_Bcast", "MPI_Gather", "MPI_Scatter", "MPI_Reduce",
+                "MPI_Allgather", "MPI_Allreduce", "MPI_Alltoall", "MPI_Init"]  # fmt: skip
+    for r in range(10):
+        assert {k: s["calls"][r].get(k, 0) for k in compared} == {k: ref_calls[r][k] for k in compared}, r
+    # Point-to-point bytes per sender (every communicator), and every byte sent is received.
+    assert [sum(row) for row in s["p2p_sent"]["bytes"]] == ref_sent
+    assert s["p2p_sent"] == s["p2p_received"]
+
+
+@pytest.mark.parametrize("spec", ["tree:k=4,kp=4,n=2", "torus:4x4"])
+def test_otf2_archives_replay(spec):
+    pytest.importorskip("otf2")
+    for name in ("otf2_bcast4", "otf2_coverage10"):
+        cfg = {"topology": spec, "workload": {"trace": str(DATA / name / "traces.otf2")}}
+        r = h.execute(cfg)
+        assert r.status == "completed", r.message
+        fast = h.execute({**cfg, "workload": {**cfg["workload"], "cpu_factor": 0}})
+        assert fast.execution_time_cycles < r.execution_time_cycles
+    # The bcast: 4 ranks, 4096 bytes, a binomial tree of 3 messages.
+    assert r.messages > 0
+    b = h.trace.info(DATA / "otf2_bcast4" / "traces.otf2")["traffic"]["messages"]
+    assert sum(map(sum, b)) == 3 and b[0][2] == 1 and b[0][1] == 1 and b[2][3] == 1

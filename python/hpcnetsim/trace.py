@@ -15,7 +15,20 @@ FORMATS = ("auto", "text", "simgrid", "dumpi", "vef", "otf2")
 def info(path: str | os.PathLike, format: str = "auto") -> dict:
     """What a trace contains: ``summary`` (format, ranks, calls per rank, bytes sent per rank,
     messages, bytes) and ``traffic`` (``bytes`` and ``messages`` matrices), without simulating."""
-    return json.loads(_core.trace_info(str(path), format))
+    from .otf2_trace import is_otf2, to_text
+
+    if not is_otf2(path, format):
+        return json.loads(_core.trace_info(str(path), format))
+    import tempfile
+
+    text, calls = to_text(path)
+    with tempfile.TemporaryDirectory() as tmp:
+        converted = Path(tmp) / "otf2.trace"
+        converted.write_text(text)
+        d = json.loads(_core.trace_info(str(converted), "text"))
+    d["summary"]["format"] = "otf2"
+    d["summary"]["calls"] = calls
+    return d
 
 
 def format_info(d: dict) -> str:

@@ -155,12 +155,16 @@ pub fn read(path: &Path, format: TraceFormat, scale: Scale) -> Result<Trace> {
         TraceFormat::Text => text::read(path, scale)?,
         TraceFormat::Simgrid => simgrid::read(path, scale)?,
         TraceFormat::Dumpi => dumpi::read(path, scale)?,
-        TraceFormat::Vef | TraceFormat::Otf2 | TraceFormat::Auto => {
+        TraceFormat::Otf2 => return Err(Error::Unsupported(format!(
+            "{}: OTF2 archives are read by the Python package (hpcnetsim run, hpcnetsim.execute, hpcnetsim trace info)",
+            path.display()
+        ))),
+        TraceFormat::Vef | TraceFormat::Auto => {
             return Err(Error::invalid(
                 "config",
                 "workload.format",
                 format!("'{}'", config_name(&format)),
-                "text, simgrid or dumpi (VEF and OTF2 readers are not available yet; see docs/traces.md)",
+                "text, simgrid, dumpi or otf2 (there is no VEF reader yet; see docs/traces.md)",
             ))
         }
     };
