@@ -91,9 +91,7 @@ def test_bad_traces_fail_in_one_line(cli, tmp_path):
     bad.write_text("ranks 2\n0 send 1 64\n1 recv 0 64\n1 jump 3\n")
     r = cli("trace", "info", str(bad))
     assert r.returncode == 2
-    assert r.stderr.strip() == f"error: {bad}: line 4 (rank 1): unknown call 'jump'; allowed: " + r.stderr.split(
-        "allowed: "
-    )[1].strip()
+    assert r.stderr.startswith(f"error: {bad}: line 4 (rank 1): unknown call 'jump'; allowed: compute, send")
     assert r.stderr.count("\n") == 1
     r = cli("trace", "info", str(bad), "--format", "csv")
     assert r.returncode == 2 and "--format = 'csv' is invalid" in r.stderr

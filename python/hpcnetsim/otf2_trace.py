@@ -87,7 +87,8 @@ def to_text(path: str | os.PathLike, cycle_ns: float = 1.0) -> tuple[str, list[d
             kind = type(ev).__name__
             out = lines[r]
             comm = getattr(ev, "communicator", None)
-            if comm is not None and comm not in comm_ids and comm.group is not None and not comm.group.members:
+            memberless = comm is not None and comm.group is not None and not comm.group.members
+            if memberless and comm not in comm_ids:
                 # MPI_COMM_SELF (and communicators of one rank): a communicator per rank.
                 if r not in self_ids:
                     self_ids[r] = len(comm_lines) + 1

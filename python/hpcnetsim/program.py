@@ -72,15 +72,15 @@ class Program:
 
     def send(self, rank: int, to: int, nbytes: int, tag: int = 0, comm: int = 0) -> Program:
         """``rank`` sends ``nbytes`` to ``to`` (hands the message to the NIC and goes on)."""
-        self._lines.append(
-            f"{self._rank(rank)} send {self._rank(to, 'to')} {self._count(nbytes, 'nbytes')}{self._opts(tag or None, comm)}"
-        )
+        dst, size = self._rank(to, "to"), self._count(nbytes, "nbytes")
+        self._lines.append(f"{self._rank(rank)} send {dst} {size}{self._opts(tag or None, comm)}")
         return self
 
     def recv(self, rank: int, source, nbytes: int, tag=0, comm: int = 0) -> Program:
         """``rank`` waits for a message from ``source`` (or :data:`ANY`) with ``tag`` (or :data:`ANY`)."""
         src = source if source == ANY else self._rank(source, "source")
-        self._lines.append(f"{self._rank(rank)} recv {src} {self._count(nbytes, 'nbytes')}{self._opts(tag or None, comm)}")
+        size = self._count(nbytes, "nbytes")
+        self._lines.append(f"{self._rank(rank)} recv {src} {size}{self._opts(tag or None, comm)}")
         return self
 
     def _request(self, rank: int) -> int:
@@ -90,43 +90,47 @@ class Program:
     def isend(self, rank: int, to: int, nbytes: int, tag: int = 0, comm: int = 0) -> int:
         """Non-blocking send; returns the request to :meth:`wait` on (complete when delivered)."""
         req = self._request(self._rank(rank))
-        self._lines.append(
-            f"{rank} isend {self._rank(to, 'to')} {self._count(nbytes, 'nbytes')}{self._opts(tag or None, comm, req=req)}"
-        )
+        dst, size = self._rank(to, "to"), self._count(nbytes, "nbytes")
+        self._lines.append(f"{rank} isend {dst} {size}{self._opts(tag or None, comm, req=req)}")
         return req
 
     def irecv(self, rank: int, source, nbytes: int, tag=0, comm: int = 0) -> int:
         """Non-blocking receive; returns the request to :meth:`wait` on."""
         req = self._request(self._rank(rank))
         src = source if source == ANY else self._rank(source, "source")
-        self._lines.append(f"{rank} irecv {src} {self._count(nbytes, 'nbytes')}{self._opts(tag or None, comm, req=req)}")
+        size = self._count(nbytes, "nbytes")
+        self._lines.append(f"{rank} irecv {src} {size}{self._opts(tag or None, comm, req=req)}")
         return req
 
     def wait(self, rank: int, *requests: int) -> Program:
         """``rank`` blocks until every request has completed (wait / waitall)."""
         if not requests:
             raise ConfigError("wait: requests = () is invalid: at least one request")
-        self._lines.append(f"{self._rank(rank)} waitall {' '.join(str(self._count(r, 'request')) for r in requests)}")
+        ids = " ".join(str(self._count(r, "request")) for r in requests)
+        self._lines.append(f"{self._rank(rank)} waitall {ids}")
         return self
 
     def wait_any(self, rank: int, *requests: int) -> Program:
         """``rank`` blocks until one of the requests has completed (waitany)."""
         if not requests:
             raise ConfigError("wait_any: requests = () is invalid: at least one request")
-        self._lines.append(f"{self._rank(rank)} waitany {' '.join(str(self._count(r, 'request')) for r in requests)}")
+        ids = " ".join(str(self._count(r, "request")) for r in requests)
+        self._lines.append(f"{self._rank(rank)} waitany {ids}")
         return self
 
     def communicator(self, ranks) -> int:
         """A communicator over the given world ranks (in that order); returns its id."""
         members = [self._rank(r) for r in ranks]
         if len(set(members)) != len(members) or not members:
-            raise ConfigError(f"communicator: ranks = {list(ranks)!r} is invalid: distinct ranks, at least one")
+            raise ConfigError(f"communicator: ranks = {list(ranks)!r} is invalid: distinct ranks, at least 1")
         cid = self._next_comm
         self._next_comm += 1
         self._comms.append(f"comm {cid} {' '.join(map(str, members))}")
         return cid
 
-    def collective(self, op: str, nbytes: int = 0, root: int = 0, comm: int = 0, ranks=None, algorithm=None) -> Program:
+    def collective(
+        self, op: str, nbytes: int = 0, root: int = 0, comm: int = 0, ranks=None, algorithm=None
+    ) -> Program:
         """Every rank (or those of ``ranks``, the members of ``comm``) calls collective ``op``,
         expanded with ``algorithm`` (default: ``workload.algorithm``, see docs/engine.md)."""
         if op not in COLLECTIVES:
