@@ -1,12 +1,13 @@
 //! MPI traces as task programs: readers for the hpcnetsim text format, SimGrid
-//! time-independent traces and SST DUMPI binary traces (docs/traces.md lists each
-//! format's supported subset). Readers go through their files record by record and hand
+//! time-independent traces, SST DUMPI binary traces and VEF traces (docs/traces.md lists
+//! each format's supported subset; OTF2 archives are read in Python). Readers go through their files record by record and hand
 //! the calls to a [`builder::Builder`], which makes the programs.
 
 pub mod builder;
 pub mod dumpi;
 pub mod simgrid;
 pub mod text;
+pub mod vef;
 
 use crate::config::{config_name, TraceFormat, WorkloadConfig};
 use crate::error::{Error, Result};
@@ -155,18 +156,14 @@ pub fn read(path: &Path, format: TraceFormat, scale: Scale) -> Result<Trace> {
         TraceFormat::Text => text::read(path, scale)?,
         TraceFormat::Simgrid => simgrid::read(path, scale)?,
         TraceFormat::Dumpi => dumpi::read(path, scale)?,
-        TraceFormat::Otf2 => return Err(Error::Unsupported(format!(
+        TraceFormat::Otf2 => {
+            return Err(Error::Unsupported(format!(
             "{}: OTF2 archives are read by the Python package (hpcnetsim run, hpcnetsim.execute, hpcnetsim trace info)",
             path.display()
-        ))),
-        TraceFormat::Vef | TraceFormat::Auto => {
-            return Err(Error::invalid(
-                "config",
-                "workload.format",
-                format!("'{}'", config_name(&format)),
-                "text, simgrid, dumpi or otf2 (there is no VEF reader yet; see docs/traces.md)",
-            ))
+        )))
         }
+        TraceFormat::Vef => vef::read(path, scale)?,
+        TraceFormat::Auto => unreachable!("detect resolves auto"),
     };
     finish(builder, &config_name(&format))
 }
