@@ -163,7 +163,8 @@ pub fn read(path: &Path, format: TraceFormat, scale: Scale) -> Result<Trace> {
         )))
         }
         TraceFormat::Vef => vef::read(path, scale)?,
-        TraceFormat::Auto => unreachable!("detect resolves auto"),
+        // `detect` never answers auto; read it as text if it ever did.
+        TraceFormat::Auto => text::read(path, scale)?,
     };
     finish(builder, &config_name(&format))
 }
