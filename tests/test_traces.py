@@ -144,3 +144,40 @@ def test_otf2_archives_replay(spec):
     assert r.messages > 0
     b = h.trace.info(DATA / "otf2_bcast4" / "traces.otf2")["traffic"]["messages"]
     assert sum(map(sum, b)) == 3 and b[0][2] == 1 and b[0][1] == 1 and b[2][3] == 1
+
+
+def _footer_counts(path: Path) -> dict[int, int]:
+    """Per-function counts of the calls a DUMPI file recorded, from its footer (the index at
+    the end of the file gives the footer offset as its seventh word; the footer is a magic
+    word, then 291 call counts and 291 counts of calls not recorded)."""
+    import struct
+
+    b = path.read_bytes()
+    footer = struct.unpack(">Q", b[len(b) - 64 + 48 : len(b) - 64 + 56])[0]
+    assert struct.unpack(">Q", b[footer : footer + 8])[0] == 0xF007FEE7
+    counts = struct.unpack(">582I", b[footer + 8 : footer + 8 + 4 * 582])
+    recorded = [c - i for c, i in zip(counts[:291], counts[291:])]
+    return {i: c for i, c in enumerate(recorded[:282]) if c}
+
+
+def test_amg_dumpi_trace_counts_traffic_and_replay(tmp_path):
+    import tarfile
+
+    with tarfile.open(DATA / "dumpi_amg27" / "df_AMG_n27_dumpi.tar.gz") as tar:
+        tar.extractall(tmp_path, members=[m for m in tar.getmembers() if "/._" not in m.name], filter="data")
+    meta = next((tmp_path / "df_AMG_n27_dumpi").glob("*.meta"))
+    d = h.trace.info(meta)
+    s = d["summary"]
+    assert s["format"] == "dumpi" and s["ranks"] == 27
+    ids = {"MPI_Init": 124, "MPI_Comm_rank": 82, "MPI_Comm_size": 81, "MPI_Isend": 8, "MPI_Irecv": 12,
+           "MPI_Waitall": 18, "MPI_Allreduce": 65, "MPI_Barrier": 52, "MPI_Finalize": 125}  # fmt: skip
+    for r, f in enumerate(sorted(meta.parent.glob("*.bin"))):
+        ours = {ids[k]: v for k, v in s["calls"][r].items()}
+        assert ours == _footer_counts(f), f.name
+    # Every byte an Isend sends, an Irecv of its destination posts for.
+    assert s["p2p_sent"] == s["p2p_received"]
+    assert sum(map(sum, s["p2p_sent"]["messages"])) == sum(c.get("MPI_Isend", 0) for c in s["calls"])
+    r = h.execute({"topology": "tree:k=4,kp=4,n=3", "workload": {"trace": str(meta), "cpu_factor": 0}})
+    assert r.status == "completed", r.message
+    assert r.messages == s["messages"]
+    assert r.replay["traffic"]["bytes"] == d["traffic"]["bytes"]

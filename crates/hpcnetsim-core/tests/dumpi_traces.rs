@@ -19,17 +19,16 @@ fn read(meta: &Path) -> hpcnetsim_core::Result<traces::Trace> {
     traces::read(meta, TraceFormat::Auto, traces::scale(&Default::default()))
 }
 
-/// Per-function call counts from a DUMPI file's footer: the index (last 64 bytes) gives the
-/// footer offset; the footer is a magic word and one 32-bit count per function id.
+/// Per-function counts of the calls a DUMPI file recorded, from its footer: the index (last
+/// 64 bytes) gives the footer offset; the footer is a magic word, 291 call counts, then 291
+/// counts of calls that were not recorded.
 fn footer_counts(file: &Path) -> BTreeMap<u16, u32> {
     let b = std::fs::read(file).unwrap();
     let word = |at: usize| u64::from_be_bytes(b[at..at + 8].try_into().unwrap());
     let footer = word(b.len() - 64 + 6 * 8) as usize;
     assert_eq!(word(footer), 0xf007fee7, "footer magic");
-    (0..282u16)
-        .map(|id| (id, u32::from_be_bytes(b[footer + 8 + 4 * id as usize..][..4].try_into().unwrap())))
-        .filter(|&(_, c)| c > 0)
-        .collect()
+    let count = |i: usize| u32::from_be_bytes(b[footer + 8 + 4 * i..][..4].try_into().unwrap());
+    (0..282u16).map(|id| (id, count(id as usize) - count(291 + id as usize))).filter(|&(_, c)| c > 0).collect()
 }
 
 /// Our counts keyed by function id, through the MPI names of the functions involved.
