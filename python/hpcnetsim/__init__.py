@@ -3,12 +3,15 @@
 from ._core import ConfigError, __version__
 from .config import apply_overrides, load_config
 from .flow import ebb, mpigraph
+from .program import ANY, Program
 from .simulation import SimulationResult, execute, load_curve, simulate
 from .store import results
 from .topology import Topology, describe
 
 __all__ = [
+    "ANY",
     "ConfigError",
+    "Program",
     "SimulationResult",
     "Topology",
     "__version__",

@@ -95,6 +95,14 @@ def _build_parser() -> argparse.ArgumentParser:
 
     _flow_parsers(sub)
 
+    tr = sub.add_parser("trace", help="MPI traces: summary without simulating (docs/traces.md)")
+    trsub = tr.add_subparsers(dest="trace_command", required=True, parser_class=_Parser)
+    ti = trsub.add_parser("info", help="ranks, call counts and volumes of a trace")
+    ti.add_argument("file", type=Path, help="trace file (text, SimGrid index, DUMPI .meta)")
+    ti.add_argument("--format", default="auto", help="auto, text, simgrid, dumpi, vef or otf2 (default auto)")
+    ti.add_argument("--json", action="store_true", help="print one JSON object (summary and traffic matrix)")
+    ti.set_defaults(func=_trace_info)
+
     rp = sub.add_parser("report", help="write the HTML report of a sweep's output folder")
     rp.add_argument("dir", type=Path, help="output folder of a sweep or study")
     rp.set_defaults(func=_report)
@@ -167,6 +175,10 @@ def _run(args) -> None:
 
     config = apply_overrides(load_config(args.config), [o for group in args.overrides for o in group])
     causal = config.get("workload") is not None
+    trace = (config.get("workload") or {}).get("trace")
+    if trace and not Path(trace).is_absolute():
+        # A trace path in a config file is relative to that file.
+        config["workload"]["trace"] = str(Path(args.config).parent / trace)
     if causal and args.loads is not None:
         raise UsageError("hpcnetsim run: --loads is invalid with a [workload]: a causal workload has no offered load")
     if args.loads is None:
@@ -178,6 +190,11 @@ def _run(args) -> None:
         if args.out is not None:
             for path in _write_result(result, config, args.out):
                 print(f"wrote {path}")
+            if result.to_dict().get("replay"):
+                from .trace import write_replay
+
+                for path in write_replay(result.replay, args.out, result.kernel):
+                    print(f"wrote {path}")
         return
     results = load_curve_results(config, check_loads(args.loads))
     print(format_curve([r.to_dict() for r in results]))
@@ -277,8 +294,26 @@ def format_execution(r: dict) -> str:
             f"execution time    {r['execution_time_cycles']} cycles",
             f"messages          {r['messages']} (latency mean {m['mean']:.1f}, p99 {m['p99']:.0f} cycles)",
         ]
+    if r.get("replay"):
+        lines += _replay_lines(r["replay"])
     lines.append(f"speed             {rate(r['packet_hops'], r['wall_seconds']):.3g} packet-hops/s ({r['cycles']} cycles)")
     return "\n".join(lines)
+
+
+def _replay_lines(rp: dict) -> list[str]:
+    """Per-rank summary of a trace or program replay: wait and communication time."""
+    n = len(rp["finish_cycles"])
+    if n == 0:
+        return []
+    wait, comm = rp["wait_cycles"], rp["communication_cycles"]
+    worst = max(range(n), key=lambda i: wait[i])
+    bins = rp["latency_histogram"]
+    hist = ", ".join(f"<{2 ** (k + 1)}: {c}" for k, c in enumerate(bins) if c)
+    return [
+        f"wait time         mean {sum(wait) / n:.1f}, max {wait[worst]} cycles (rank {worst})",
+        f"communication     mean {sum(comm) / n:.1f} cycles per rank (program end minus compute)",
+        f"latency bins      {hist or '-'}",
+    ]
 
 
 def format_curve(results: list[dict]) -> str:
@@ -373,6 +408,15 @@ def _study_tables(args) -> None:
     from .validation import tables
 
     print(tables(args.dir, args.before), end="")
+
+
+def _trace_info(args) -> None:
+    from .trace import FORMATS, format_info, info
+
+    if args.format not in FORMATS:
+        raise UsageError(f"hpcnetsim trace info: --format = {args.format!r} is invalid: one of {', '.join(FORMATS)}")
+    d = info(args.file, args.format)
+    print(json.dumps(d) if args.json else format_info(d))
 
 
 def _report(args) -> None:

@@ -89,7 +89,19 @@ def execute(config: ConfigSource) -> SimulationResult:
     ``messages``, ``message_latency``, ``consumed_load`` per time bin and, for a deadlocked
     workload, ``blocked`` (what the waiting tasks wait for).
     """
-    return SimulationResult(json.loads(_core.execute(to_json(load_config(config)))))
+    cfg = load_config(config)
+    w = cfg.get("workload") or {}
+    from .otf2_trace import is_otf2
+
+    if w.get("trace") and is_otf2(w["trace"], w.get("format", "auto")):
+        # OTF2 archives are read here (the otf2 package) and replayed as a text trace.
+        from .otf2_trace import to_text
+
+        text, _ = to_text(w["trace"], w.get("cycle_ns", 1.0))
+        rest = {**cfg, "workload": {k: v for k, v in w.items() if k not in ("trace", "format")}}
+        name = f"trace {os.path.basename(str(w['trace']))}"
+        return SimulationResult(json.loads(_core.execute_program(to_json(rest), name, text)))
+    return SimulationResult(json.loads(_core.execute(to_json(cfg))))
 
 
 def check_loads(loads) -> list[float]:

@@ -31,6 +31,14 @@ def run_point(config_json: str) -> tuple[str | None, str | None]:
     config = json.loads(config_json)
     try:
         if is_causal(config):
+            from .otf2_trace import is_otf2
+
+            w = config["workload"]
+            if w.get("trace") and is_otf2(w["trace"], w.get("format", "auto")):
+                # OTF2 archives are read in Python (simulation.execute), not by the core.
+                from .simulation import execute
+
+                return json.dumps(execute(config).to_dict()), None
             return _core.execute(config_json), None
         return _core.simulate(config_json), None
     except _core.ConfigError as e:

@@ -263,6 +263,36 @@ fn execute(py: Python<'_>, config_json: &str) -> PyResult<String> {
     py.detach(|| hpcnetsim_core::engine::execute::execute(&cfg)).map(|r| to_json(&r)).map_err(to_py)
 }
 
+/// Replays a program in the hpcnetsim text format (`name` in messages) with the network,
+/// placement and CPU factor of `config_json`; JSON result.
+#[pyfunction]
+fn execute_program(py: Python<'_>, config_json: &str, name: &str, text: &str) -> PyResult<String> {
+    let cfg = Config::from_json(config_json).map_err(to_py)?;
+    let w = cfg.workload.clone().unwrap_or_default();
+    py.detach(|| {
+        let t = hpcnetsim_core::workload::traces::read_text(name, text, hpcnetsim_core::workload::traces::scale(&w))?;
+        hpcnetsim_core::engine::execute::execute_programs(&cfg, t.programs, name)
+    })
+    .map(|r| to_json(&r))
+    .map_err(to_py)
+}
+
+/// Reads a trace without simulating it; JSON summary (ranks, calls, volumes, traffic).
+#[pyfunction]
+fn trace_info(py: Python<'_>, path: &str, format: &str) -> PyResult<String> {
+    use hpcnetsim_core::workload::traces;
+    let w: hpcnetsim_core::config::WorkloadConfig = serde_json::from_value(serde_json::json!({ "format": format }))
+        .map_err(|_| {
+            to_py(Error::invalid("trace", "format", format!("'{format}'"), "auto, text, simgrid, dumpi, vef or otf2"))
+        })?;
+    py.detach(|| {
+        let t = traces::read(std::path::Path::new(path), w.format, traces::scale(&w))?;
+        let traffic = traces::TrafficMatrix::of(&t.programs);
+        Ok(serde_json::json!({ "summary": t.summary, "traffic": traffic }).to_string())
+    })
+    .map_err(to_py)
+}
+
 /// Runs the config at every offered load (in parallel); a JSON array in the order given.
 #[pyfunction]
 fn load_curve(py: Python<'_>, config_json: &str, loads: Vec<f64>) -> PyResult<String> {
@@ -309,6 +339,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(simulate, m)?)?;
     m.add_function(wrap_pyfunction!(load_curve, m)?)?;
     m.add_function(wrap_pyfunction!(execute, m)?)?;
+    m.add_function(wrap_pyfunction!(execute_program, m)?)?;
+    m.add_function(wrap_pyfunction!(trace_info, m)?)?;
     m.add_function(wrap_pyfunction!(config_from_toml, m)?)?;
     m.add_function(wrap_pyfunction!(flow_ebb, m)?)?;
     m.add_function(wrap_pyfunction!(flow_mpigraph, m)?)?;

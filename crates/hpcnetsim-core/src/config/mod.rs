@@ -8,7 +8,7 @@ mod workload;
 use crate::error::{Error, Result};
 pub use flow::{FlowConfig, Measure, Model, PathsKind};
 use serde::{Deserialize, Serialize};
-pub use workload::{CollectiveAlgorithm, Kernel, LengthEvolution, PlacementKind, WorkloadConfig};
+pub use workload::{CollectiveAlgorithm, Kernel, LengthEvolution, PlacementKind, TraceFormat, WorkloadConfig};
 
 /// The name a config file uses for an enum value (`"bubble-adaptive"`, `"2w"`), for messages.
 pub fn config_name<T: Serialize>(value: &T) -> String {
@@ -471,6 +471,15 @@ impl Config {
             }
             if w.burst_messages == 0 {
                 return bad("workload.burst_messages", &w.burst_messages, "a positive number of sweeps");
+            }
+            if !(w.cpu_factor.is_finite() && w.cpu_factor >= 0.0) {
+                return bad("workload.cpu_factor", &w.cpu_factor, "a number ≥ 0 (0 = network-only replay)");
+            }
+            if !(w.cycle_ns.is_finite() && w.cycle_ns > 0.0) {
+                return bad("workload.cycle_ns", &w.cycle_ns, "a positive number of nanoseconds");
+            }
+            if !(w.flops_per_second.is_finite() && w.flops_per_second > 0.0) {
+                return bad("workload.flops_per_second", &w.flops_per_second, "a positive number");
             }
         }
         self.flow.validate()?;

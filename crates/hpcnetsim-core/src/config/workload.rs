@@ -4,7 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 /// The application kernels of papers 000 and 002.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Kernel {
     /// Binary tree, N-to-1 (Reduce, Gather).
     #[serde(rename = "bt")]
@@ -87,7 +87,7 @@ impl Kernel {
 }
 
 /// Algorithms of the MPI collectives.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum CollectiveAlgorithm {
     /// The default for the operation, task count and size (see docs/engine.md).
@@ -140,6 +140,25 @@ pub enum PlacementKind {
     List,
 }
 
+/// Formats of MPI trace files (see docs/traces.md).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TraceFormat {
+    /// From the file name: `.meta` DUMPI, `.otf2` OTF2, `.vef` VEF, SimGrid's index or
+    /// `rank action` lines, else the hpcnetsim text format.
+    Auto,
+    /// The hpcnetsim text format.
+    Text,
+    /// SimGrid time-independent traces.
+    Simgrid,
+    /// SST DUMPI binary traces (the `.meta` file).
+    Dumpi,
+    /// VEF traces (paper 003).
+    Vef,
+    /// OTF2 archives (the `.otf2` anchor file).
+    Otf2,
+}
+
 /// A causal workload: an application kernel run by `tasks` tasks placed on the terminals.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -176,6 +195,17 @@ pub struct WorkloadConfig {
     pub segment_bytes: u64,
     /// Root task of rooted collectives.
     pub root: usize,
+    /// An MPI trace to replay instead of the kernel (path, relative to the working directory).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub trace: Option<String>,
+    /// Format of `trace`.
+    pub format: TraceFormat,
+    /// Scale of the traced compute intervals (0 = network-only replay).
+    pub cpu_factor: f64,
+    /// Length of a network cycle in nanoseconds (converts traced seconds to cycles).
+    pub cycle_ns: f64,
+    /// Compute speed for traces that count flops (SimGrid), in flops per second.
+    pub flops_per_second: f64,
 }
 
 impl Default for WorkloadConfig {
@@ -197,6 +227,11 @@ impl Default for WorkloadConfig {
             algorithm: CollectiveAlgorithm::Auto,
             segment_bytes: 8192,
             root: 0,
+            trace: None,
+            format: TraceFormat::Auto,
+            cpu_factor: 1.0,
+            cycle_ns: 1.0,
+            flops_per_second: 1e9,
         }
     }
 }

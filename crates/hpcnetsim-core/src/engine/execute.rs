@@ -15,10 +15,51 @@ const CHUNK_CYCLES: u64 = 50_000;
 pub fn execute(cfg: &Config) -> Result<ExecutionResult> {
     let w =
         cfg.workload.as_ref().ok_or_else(|| Error::invalid("config", "workload", "missing", "a [workload] table"))?;
+    if let Some(path) = &w.trace {
+        let trace =
+            crate::workload::traces::read(std::path::Path::new(path), w.format, crate::workload::traces::scale(w))?;
+        let name = std::path::Path::new(path).file_name().map_or(path.clone(), |n| n.to_string_lossy().into_owned());
+        return execute_programs(cfg, trace.programs, &format!("trace {name}"));
+    }
     let topo = Topology::from_spec(&cfg.topology)?;
     let e = Engine::new(cfg, &topo)?;
     let kernel = crate::config::config_name(&w.kernel);
-    Ok(run_to_completion(cfg, e, &kernel, w.stall_cycles))
+    let mut r = run_to_completion(cfg, e, &kernel, w.stall_cycles);
+    // Kernel results keep their fields; per-rank statistics are for replays.
+    r.replay = None;
+    Ok(r)
+}
+
+/// Runs task programs (a trace or a user program) with the placement of `cfg`'s
+/// `[workload]` table; the result includes the per-rank statistics and traffic matrix.
+pub fn execute_programs(cfg: &Config, programs: crate::workload::Programs, name: &str) -> Result<ExecutionResult> {
+    let w = cfg.workload.clone().unwrap_or_default();
+    let topo = Topology::from_spec(&cfg.topology)?;
+    let n = programs.len();
+    let terminals = topo.num_terminals();
+    if n > terminals * w.tasks_per_terminal {
+        return Err(Error::invalid(
+            "config",
+            "workload.tasks_per_terminal",
+            w.tasks_per_terminal,
+            format!("enough slots for {n} ranks on {terminals} terminals of {}", cfg.topology),
+        ));
+    }
+    let terminal = crate::workload::placement::place(
+        w.placement,
+        &w.placement_list,
+        n,
+        w.tasks_per_terminal,
+        terminals,
+        cfg.seed,
+    )?;
+    let traffic = crate::workload::traces::TrafficMatrix::of(&programs);
+    let e = Engine::with_programs(cfg, &topo, programs, terminal)?;
+    let mut r = run_to_completion(cfg, e, name, w.stall_cycles);
+    if let Some(rp) = r.replay.as_mut() {
+        rp.traffic = traffic;
+    }
+    Ok(r)
 }
 
 /// Runs an engine loaded with task programs until they complete or stop progressing.
@@ -38,6 +79,7 @@ pub fn run_to_completion(cfg: &Config, mut e: Engine, kernel: &str, stall_cycles
     let (messages, message_latency, bin, consumed) = e.workload_stats().expect("a workload engine");
     let tasks = e.num_tasks();
     let blocked = if stalled { e.blocked_tasks(10) } else { Vec::new() };
+    let replay = e.replay_stats();
     let message = match e.execution_time() {
         Some(t) => format!("{kernel} on {tasks} tasks completed in {t} cycles ({messages} messages)"),
         None => format!(
@@ -68,5 +110,6 @@ pub fn run_to_completion(cfg: &Config, mut e: Engine, kernel: &str, stall_cycles
         consumed_load: consumed,
         blocked,
         message,
+        replay,
     }
 }

@@ -10,6 +10,7 @@
 mod arbitration;
 pub mod execute;
 mod fifos;
+mod matching;
 pub mod measure;
 mod queue;
 mod tasks;

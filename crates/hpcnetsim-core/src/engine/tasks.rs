@@ -2,10 +2,12 @@
 //! their awaited message completes; sends queue packets at the task's NIC, which feeds its
 //! injection queue as room appears (no packet is ever dropped).
 
+use super::matching::{Envelope, Matching, Posted, Req};
 use super::{Engine, Event, Packet};
 use crate::config::Config;
 use crate::error::Result;
 use crate::topology::Topology;
+use crate::workload::program::NO_REQUEST;
 use crate::workload::{message_packets, Op, Programs};
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::collections::VecDeque;
@@ -54,12 +56,25 @@ pub(crate) struct Tasks {
     /// Phits delivered per time bin (temporal evolution of the consumed load).
     pub(crate) bin_cycles: u64,
     pub(crate) bins: Vec<u64>,
+    /// Matching of the tagged operations (`Isend`, `Irecv`, `Wait`, `WaitAny`).
+    pub(crate) mpi: Matching,
+    /// Per task: cycle since which it is blocked in a receive or wait, if it is.
+    pub(crate) blocked_since: Vec<Option<u64>>,
+    /// Per task: cycles spent blocked in receives and waits.
+    pub(crate) wait_cycles: Vec<u64>,
+    /// Per task: cycles of compute.
+    pub(crate) compute_cycles: Vec<u64>,
+    /// Per task: cycle its program ended.
+    pub(crate) finish_cycle: Vec<u64>,
+    /// Messages per power-of-two latency bin.
+    pub(crate) latency_log2: Vec<u64>,
 }
 
 impl Tasks {
     /// Programs placed on terminals (`terminal[i]` for task `i`).
     pub(crate) fn new(
         ops: Vec<Vec<Op>>,
+        sets: Vec<Vec<u32>>,
         terminal: Vec<u32>,
         nics: usize,
         packet_phits: u32,
@@ -86,6 +101,12 @@ impl Tasks {
             message_latency: Default::default(),
             bin_cycles,
             bins: Vec::new(),
+            mpi: Matching::new(n, sets),
+            blocked_since: vec![None; n],
+            wait_cycles: vec![0; n],
+            compute_cycles: vec![0; n],
+            finish_cycle: vec![0; n],
+            latency_log2: Vec::new(),
         }
     }
 
@@ -96,12 +117,15 @@ impl Tasks {
 
     /// One line per blocked task (at most `limit`), saying what it waits for.
     pub(crate) fn blocked(&self, limit: usize) -> Vec<String> {
-        self.waiting
+        let mut out: Vec<String> = self
+            .waiting
             .iter()
             .enumerate()
             .filter_map(|(t, w)| w.map(|(src, seq)| format!("task {t} waits for message #{seq} from task {src}")))
             .take(limit)
-            .collect()
+            .collect();
+        out.extend(self.mpi.unmatched(limit.saturating_sub(out.len())));
+        out
     }
 
     /// Records `phits` delivered at `now` in the temporal-evolution bins.
@@ -111,7 +135,7 @@ impl Tasks {
             self.bins.resize(bin + 1, 0);
         }
         self.bins[bin] += phits as u64;
-        self.last_progress = now;
+        self.last_progress = self.last_progress.max(now);
     }
 }
 
@@ -143,8 +167,15 @@ impl<'a> Engine<'a> {
         let n = programs.len();
         let bin = cfg.measurement.window_cycles;
         let nics = self.topo.num_terminals();
-        self.tasks =
-            Some(Tasks::new(programs.tasks, terminal, nics, cfg.traffic.packet_phits, cfg.switch.phit_bytes, bin));
+        self.tasks = Some(Tasks::new(
+            programs.tasks,
+            programs.sets,
+            terminal,
+            nics,
+            cfg.traffic.packet_phits,
+            cfg.switch.phit_bytes,
+            bin,
+        ));
         let now = self.now();
         for task in 0..n {
             self.events.push(now, Event::Resume { task: task as u32 });
@@ -156,8 +187,12 @@ impl<'a> Engine<'a> {
         let t = task as u32;
         loop {
             let Some(tasks) = self.tasks.as_mut() else { return };
-            tasks.last_progress = now;
+            tasks.last_progress = tasks.last_progress.max(now);
+            if let Some(since) = tasks.blocked_since[task].take() {
+                tasks.wait_cycles[task] += now - since;
+            }
             let Some(&op) = tasks.ops[task].get(tasks.pc[task]) else {
+                tasks.finish_cycle[task] = now;
                 tasks.finished += 1;
                 if tasks.all_done() {
                     tasks.done_at = Some(now);
@@ -180,6 +215,7 @@ impl<'a> Engine<'a> {
                     let seq = *tasks.next_received.get(&(from, t)).unwrap_or(&0);
                     if !tasks.complete.remove(&(from, t, seq)) {
                         tasks.waiting[task] = Some((from, seq));
+                        tasks.blocked_since[task] = Some(now);
                         return;
                     }
                     tasks.next_received.insert((from, t), seq + 1);
@@ -187,8 +223,55 @@ impl<'a> Engine<'a> {
                 }
                 Op::Compute { cycles } => {
                     tasks.pc[task] += 1;
+                    tasks.compute_cycles[task] += cycles;
+                    // A task computing is progress until its interval ends (traced compute
+                    // can be far longer than `stall_cycles`).
+                    tasks.last_progress = tasks.last_progress.max(now + cycles);
                     self.events.push(now + cycles, Event::Resume { task: t });
                     return;
+                }
+                Op::Isend { to, bytes, tag, comm, req } => {
+                    let packets = message_packets(bytes, tasks.phit_bytes, tasks.packet_phits).len() as u32;
+                    let id = tasks.messages.len() as u32;
+                    tasks.messages.push(Message { src: t, dst: to, seq: 0, packets, arrived: 0, sent_at: now });
+                    tasks.mpi.open(task, req);
+                    let env = Envelope { tag, comm, send_req: req, recv_req: NO_REQUEST, delivered: false };
+                    tasks.mpi.send(id, t, to, env);
+                    tasks.undelivered += packets as u64;
+                    let nic = tasks.terminal[task] as usize;
+                    tasks.backlog[nic].push_back((id, packets));
+                    tasks.pc[task] += 1;
+                    self.wake(self.topo.num_switches() + nic, now);
+                }
+                Op::Irecv { from, tag, comm, req, .. } => {
+                    tasks.mpi.post(task, Posted { from, tag, comm, req });
+                    tasks.pc[task] += 1;
+                }
+                Op::Wait { req } => {
+                    if tasks.mpi.state(task, req) == Req::Pending {
+                        tasks.mpi.in_wait[task] = true;
+                        tasks.blocked_since[task] = Some(now);
+                        return;
+                    }
+                    // A completed request is freed; waiting on a free one returns at once
+                    // (MPI_REQUEST_NULL).
+                    if let Some(r) = tasks.mpi.reqs[task].get_mut(req as usize) {
+                        *r = Req::Free;
+                    }
+                    tasks.pc[task] += 1;
+                }
+                Op::WaitAny { set } => {
+                    let m = &mut tasks.mpi;
+                    let reqs = &m.sets[set as usize];
+                    let state = |r: u32| m.reqs[task].get(r as usize).copied().unwrap_or(Req::Free);
+                    if let Some(&r) = reqs.iter().find(|&&r| state(r) == Req::Done) {
+                        m.reqs[task][r as usize] = Req::Free;
+                    } else if reqs.iter().any(|&r| state(r) == Req::Pending) {
+                        m.in_wait[task] = true;
+                        tasks.blocked_since[task] = Some(now);
+                        return;
+                    }
+                    tasks.pc[task] += 1;
                 }
             }
         }
@@ -235,7 +318,23 @@ impl<'a> Engine<'a> {
         if m.arrived == m.packets {
             let m = *m;
             tasks.message_latency.record(now - m.sent_at);
-            if tasks.waiting[m.dst as usize] == Some((m.src, m.seq)) {
+            let bin = (u64::BITS - (now - m.sent_at).max(1).leading_zeros() - 1) as usize;
+            if tasks.latency_log2.len() <= bin {
+                tasks.latency_log2.resize(bin + 1, 0);
+            }
+            tasks.latency_log2[bin] += 1;
+            if let Some(Some(env)) = tasks.mpi.envelopes.get_mut(message as usize) {
+                env.delivered = true;
+                let env = *env;
+                // The sender's request first, then the receiver's (if already matched).
+                if tasks.mpi.complete(m.src as usize, env.send_req) {
+                    self.advance(m.src as usize, now);
+                }
+                let tasks = self.tasks.as_mut().expect("tasks");
+                if env.recv_req != NO_REQUEST && tasks.mpi.complete(m.dst as usize, env.recv_req) {
+                    self.advance(m.dst as usize, now);
+                }
+            } else if tasks.waiting[m.dst as usize] == Some((m.src, m.seq)) {
                 tasks.waiting[m.dst as usize] = None;
                 tasks.next_received.insert((m.src, m.dst), m.seq + 1);
                 tasks.pc[m.dst as usize] += 1;
@@ -260,6 +359,25 @@ impl<'a> Engine<'a> {
     /// Number of tasks of the causal workload (0 for independent traffic).
     pub fn num_tasks(&self) -> usize {
         self.tasks.as_ref().map_or(0, |t| t.ops.len())
+    }
+
+    /// For causal workloads: per-task compute, wait and finish cycles and the latency
+    /// distribution (traffic is added by the caller, which has the programs).
+    pub fn replay_stats(&self) -> Option<crate::workload::traces::Replay> {
+        let t = self.tasks.as_ref()?;
+        Some(crate::workload::traces::Replay {
+            compute_cycles: t.compute_cycles.clone(),
+            wait_cycles: t.wait_cycles.clone(),
+            communication_cycles: t
+                .finish_cycle
+                .iter()
+                .zip(&t.compute_cycles)
+                .map(|(f, c)| f.saturating_sub(*c))
+                .collect(),
+            finish_cycles: t.finish_cycle.clone(),
+            latency_histogram: t.latency_log2.clone(),
+            traffic: Default::default(),
+        })
     }
 
     /// For causal workloads: what the blocked tasks wait for (at most `limit` lines).

@@ -65,6 +65,10 @@ pub struct ExecutionResult {
     pub blocked: Vec<String>,
     /// One line saying what happened.
     pub message: String,
+    /// Per-rank timings, latency distribution and traffic matrix of trace and program
+    /// replays.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub replay: Option<crate::workload::traces::Replay>,
 }
 
 /// Utilisation of the links (busy fraction of the measured cycles, one phit per cycle = 1).

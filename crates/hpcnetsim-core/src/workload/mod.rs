@@ -7,6 +7,7 @@ pub mod patterns;
 pub mod placement;
 pub mod program;
 pub mod sources;
+pub mod traces;
 
 pub use patterns::Pattern;
 pub use program::{Op, Programs};

@@ -1,0 +1,361 @@
+//! Turns the MPI calls read from a trace into task programs, one rank at a time: request
+//! handles become request ids, communicator ranks become world ranks, collectives are
+//! expanded with `workload::collectives`, compute intervals are scaled by the CPU factor,
+//! and every call is counted for the trace summary.
+
+use super::Location;
+use crate::config::{CollectiveAlgorithm, Kernel};
+use crate::error::{Error, Result};
+use crate::workload::collectives::{self, Collective};
+use crate::workload::program::{Op, Programs, ANY_SOURCE, ANY_TAG, NO_REQUEST};
+use rustc_hash::FxHashMap;
+use std::collections::BTreeMap;
+
+/// Communicator context of collectives and of the world communicator's point-to-point.
+pub const WORLD: u32 = 0;
+
+/// How traced quantities become program operations.
+#[derive(Clone, Copy, Debug)]
+pub struct Scale {
+    /// Network cycles per traced second.
+    pub cycles_per_second: f64,
+    /// Cycles per traced flop (SimGrid).
+    pub cycles_per_flop: f64,
+    /// CPU factor applied to every compute interval (0: network-only replay).
+    pub cpu_factor: f64,
+    /// Algorithm of the expanded collectives.
+    pub algorithm: CollectiveAlgorithm,
+    /// Segment size of pipelined collectives.
+    pub segment_bytes: u64,
+}
+
+/// Key of a cached collective expansion: operation, algorithm, bytes, root, size.
+type CollKey = (Kernel, CollectiveAlgorithm, u64, usize, usize);
+
+/// Per-rank program builder shared by the trace readers.
+pub struct Builder {
+    /// The programs built so far.
+    pub programs: Programs,
+    scale: Scale,
+    /// Members (world ranks) of every communicator other than the world.
+    comms: FxHashMap<u32, Vec<u32>>,
+    /// Per rank: trace request handle → request id.
+    handles: Vec<FxHashMap<u64, u32>>,
+    free: Vec<Vec<u32>>,
+    next: Vec<u32>,
+    /// Per rank: calls by name.
+    pub calls: Vec<BTreeMap<String, u64>>,
+    /// Per rank: bytes sent by point-to-point calls and by collectives (as expanded).
+    pub bytes_sent: Vec<u64>,
+    cache: FxHashMap<CollKey, Programs>,
+    /// Point-to-point bytes and messages per (source, destination), as sent and as received
+    /// (receives with a known source only).
+    pub p2p_sent: FxHashMap<(u32, u32), (u64, u64)>,
+    /// See `p2p_sent`.
+    pub p2p_received: FxHashMap<(u32, u32), (u64, u64)>,
+    /// Sends and receives per (source, destination, tag, comm), with the last sending record.
+    sends: FxHashMap<(u32, u32, i32, u32), (u64, Location)>,
+    recvs: FxHashMap<(u32, u32, i32, u32), u64>,
+    /// Wildcard receives per (destination, comm).
+    wild: FxHashMap<(u32, u32), u64>,
+}
+
+impl Builder {
+    /// A builder for `ranks` ranks.
+    pub fn new(ranks: usize, scale: Scale) -> Self {
+        Builder {
+            programs: Programs::new(ranks),
+            scale,
+            comms: Default::default(),
+            handles: vec![Default::default(); ranks],
+            free: vec![Vec::new(); ranks],
+            next: vec![0; ranks],
+            calls: vec![BTreeMap::new(); ranks],
+            bytes_sent: vec![0; ranks],
+            cache: Default::default(),
+            p2p_sent: Default::default(),
+            p2p_received: Default::default(),
+            sends: Default::default(),
+            recvs: Default::default(),
+            wild: Default::default(),
+        }
+    }
+
+    /// Number of ranks.
+    pub fn ranks(&self) -> usize {
+        self.programs.len()
+    }
+
+    /// Counts one call named `name` at `rank`.
+    pub fn count(&mut self, rank: usize, name: &str) {
+        *self.calls[rank].entry(name.to_string()).or_insert(0) += 1;
+    }
+
+    /// Defines communicator `id` with its members in communicator-rank order.
+    pub fn define_comm(&mut self, at: &Location, id: u32, members: Vec<u32>) -> Result<()> {
+        if let Some(&bad) = members.iter().find(|&&r| r as usize >= self.ranks()) {
+            return Err(at.error(format!("communicator {id} names rank {bad}; the trace has {} ranks", self.ranks())));
+        }
+        self.comms.insert(id, members);
+        Ok(())
+    }
+
+    /// Whether communicator `id` is known.
+    pub fn has_comm(&self, id: u32) -> bool {
+        id == WORLD || self.comms.contains_key(&id)
+    }
+
+    /// Size of communicator `comm`.
+    pub fn comm_size(&self, comm: u32) -> usize {
+        self.comms.get(&comm).map_or(self.ranks(), |m| m.len())
+    }
+
+    /// World rank of rank `r` of communicator `comm`.
+    fn world(&self, at: &Location, comm: u32, r: u32) -> Result<u32> {
+        let n = self.comm_size(comm);
+        if r as usize >= n {
+            return Err(at.error(format!("rank {r} is outside communicator {comm} of {n} ranks")));
+        }
+        Ok(self.comms.get(&comm).map_or(r, |m| m[r as usize]))
+    }
+
+    /// A compute interval of `cycles` network cycles (before the CPU factor).
+    pub fn compute_cycles(&mut self, rank: usize, cycles: f64) {
+        let c = (cycles * self.scale.cpu_factor).round();
+        if c >= 1.0 {
+            self.programs.tasks[rank].push(Op::Compute { cycles: c as u64 });
+        }
+    }
+
+    /// A compute interval of `seconds` traced seconds.
+    pub fn compute_seconds(&mut self, rank: usize, seconds: f64) {
+        self.compute_cycles(rank, seconds.max(0.0) * self.scale.cycles_per_second);
+    }
+
+    /// A compute interval of `flops` traced flops.
+    pub fn compute_flops(&mut self, rank: usize, flops: f64) {
+        self.compute_cycles(rank, flops.max(0.0) * self.scale.cycles_per_flop);
+    }
+
+    fn new_request(&mut self, rank: usize) -> u32 {
+        self.free[rank].pop().unwrap_or_else(|| {
+            self.next[rank] += 1;
+            self.next[rank] - 1
+        })
+    }
+
+    /// A request id for trace handle `handle` (a handle posted again replaces the old one).
+    fn open(&mut self, rank: usize, handle: u64) -> u32 {
+        let id = self.new_request(rank);
+        if let Some(old) = self.handles[rank].insert(handle, id) {
+            self.free[rank].push(old);
+        }
+        id
+    }
+
+    /// A send of `bytes` to `dst` (a rank of `comm`); `handle` for a non-blocking send.
+    #[allow(clippy::too_many_arguments)]
+    pub fn send(
+        &mut self,
+        at: &Location,
+        rank: usize,
+        dst: u32,
+        bytes: u64,
+        tag: i32,
+        comm: u32,
+        handle: Option<u64>,
+    ) -> Result<()> {
+        if tag < 0 {
+            return Err(at.error(format!("tag {tag} of a send; tags are ≥ 0")));
+        }
+        let to = self.world(at, comm, dst)?;
+        let req = match handle {
+            Some(h) => self.open(rank, h),
+            None => NO_REQUEST,
+        };
+        self.programs.isend(rank, to as usize, bytes, tag, comm, req);
+        self.bytes_sent[rank] += bytes;
+        let m = self.p2p_sent.entry((rank as u32, to)).or_insert((0, 0));
+        m.0 += bytes;
+        m.1 += 1;
+        let e = self.sends.entry((rank as u32, to, tag, comm)).or_insert((0, at.clone()));
+        e.0 += 1;
+        e.1 = at.clone();
+        Ok(())
+    }
+
+    /// A receive from `src` (a rank of `comm`, or `None` for any source) with `tag` (or
+    /// `ANY_TAG`); blocking unless a `handle` is given.
+    #[allow(clippy::too_many_arguments)]
+    pub fn recv(
+        &mut self,
+        at: &Location,
+        rank: usize,
+        src: Option<u32>,
+        bytes: u64,
+        tag: i32,
+        comm: u32,
+        handle: Option<u64>,
+    ) -> Result<()> {
+        if tag < ANY_TAG {
+            return Err(at.error(format!("tag {tag} of a receive; tags are ≥ 0 or any")));
+        }
+        let from = match src {
+            Some(s) => self.world(at, comm, s)?,
+            None => ANY_SOURCE,
+        };
+        let req = match handle {
+            Some(h) => self.open(rank, h),
+            None => self.new_request(rank),
+        };
+        self.programs.irecv(rank, from, bytes, tag, comm, req);
+        if handle.is_none() {
+            self.programs.wait(rank, req);
+            self.free[rank].push(req);
+        }
+        if from != ANY_SOURCE {
+            let m = self.p2p_received.entry((from, rank as u32)).or_insert((0, 0));
+            m.0 += bytes;
+            m.1 += 1;
+        }
+        if from == ANY_SOURCE || tag == ANY_TAG {
+            *self.wild.entry((rank as u32, comm)).or_insert(0) += 1;
+        } else {
+            *self.recvs.entry((from, rank as u32, tag, comm)).or_insert(0) += 1;
+        }
+        Ok(())
+    }
+
+    /// A wait on trace handle `handle` (an unknown handle is a null request: no wait).
+    pub fn wait(&mut self, rank: usize, handle: u64) {
+        if let Some(id) = self.handles[rank].remove(&handle) {
+            self.programs.wait(rank, id);
+            self.free[rank].push(id);
+        }
+    }
+
+    /// Waits on every handle of `handles` (waitall: completing in any order, as a sequence
+    /// of waits completes at the same cycle).
+    pub fn wait_all(&mut self, rank: usize, handles: &[u64]) {
+        for &h in handles {
+            self.wait(rank, h);
+        }
+    }
+
+    /// Waits on every outstanding request of `rank` (SimGrid's waitall).
+    pub fn wait_outstanding(&mut self, rank: usize) {
+        let mut open: Vec<(u64, u32)> = self.handles[rank].iter().map(|(&h, &id)| (h, id)).collect();
+        open.sort_unstable_by_key(|&(_, id)| id);
+        for (h, _) in open {
+            self.wait(rank, h);
+        }
+    }
+
+    /// Waits for any one of `handles`; with `done` (the handle the trace says completed)
+    /// that one is released, else the first completed in the replay.
+    pub fn wait_any(&mut self, rank: usize, handles: &[u64], done: Option<u64>) {
+        let ids: Vec<u32> = handles.iter().filter_map(|h| self.handles[rank].get(h).copied()).collect();
+        if ids.is_empty() {
+            return;
+        }
+        match done {
+            Some(h) => self.wait(rank, h),
+            None => self.programs.wait_any(rank, ids),
+        }
+    }
+
+    /// A collective `kernel` on `comm` with `bytes` per rank (see workload::collectives).
+    pub fn collective(
+        &mut self,
+        at: &Location,
+        rank: usize,
+        kernel: Kernel,
+        bytes: u64,
+        root: u32,
+        comm: u32,
+    ) -> Result<()> {
+        self.collective_with(at, rank, kernel, bytes, root, comm, self.scale.algorithm)
+    }
+
+    /// A collective with an explicit algorithm.
+    #[allow(clippy::too_many_arguments)]
+    pub fn collective_with(
+        &mut self,
+        at: &Location,
+        rank: usize,
+        kernel: Kernel,
+        bytes: u64,
+        root: u32,
+        comm: u32,
+        algorithm: CollectiveAlgorithm,
+    ) -> Result<()> {
+        let n = self.comm_size(comm);
+        let members: Option<Vec<u32>> = self.comms.get(&comm).cloned();
+        let me = match &members {
+            Some(m) => m.iter().position(|&r| r as usize == rank).ok_or_else(|| {
+                at.error(format!("rank {rank} calls a collective on communicator {comm} it is not part of"))
+            })?,
+            None => rank,
+        };
+        if root as usize >= n {
+            return Err(at.error(format!("root {root} of a collective on {n} ranks")));
+        }
+        if n < 2 {
+            return Ok(());
+        }
+        // Expansions are cached: every rank of a collective takes its part of the same one.
+        let key = (kernel, algorithm, bytes, root as usize, n);
+        if !self.cache.contains_key(&key) {
+            let mut p = Programs::new(n);
+            let c = Collective {
+                kernel,
+                algorithm,
+                bytes,
+                segment_bytes: self.scale.segment_bytes,
+                root: root as usize,
+                compute_cycles: 0,
+            };
+            collectives::build(&mut p, &c, n).map_err(|e| at.error(e.to_string()))?;
+            self.cache.insert(key, p);
+        }
+        let ops = self.cache[&key].tasks[me].clone();
+        let map = |t: u32| members.as_ref().map_or(t, |m| m[t as usize]);
+        for op in ops {
+            let op = match op {
+                Op::Send { to, bytes } => {
+                    self.bytes_sent[rank] += bytes;
+                    Op::Send { to: map(to), bytes }
+                }
+                Op::Recv { from, bytes } => Op::Recv { from: map(from), bytes },
+                other => other,
+            };
+            self.programs.tasks[rank].push(op);
+        }
+        Ok(())
+    }
+
+    /// Checks that every point-to-point message can be received (a send with no possible
+    /// receive names its last record) and returns the programs.
+    pub fn finish(self) -> Result<Programs> {
+        let mut keys: Vec<_> = self.sends.iter().collect();
+        keys.sort_unstable_by_key(|(k, _)| **k);
+        let mut per_dst: FxHashMap<(u32, u32), u64> = Default::default();
+        for ((src, dst, tag, comm), (count, at)) in &keys {
+            let exact = self.recvs.get(&(*src, *dst, *tag, *comm)).copied().unwrap_or(0);
+            let extra = count.saturating_sub(exact);
+            if extra > 0 {
+                let w = per_dst.entry((*dst, *comm)).or_insert(0);
+                *w += extra;
+                if *w > self.wild.get(&(*dst, *comm)).copied().unwrap_or(0) {
+                    return Err(at.error(format!(
+                        "message from rank {src} to rank {dst} tag {tag} is never received ({count} sends, {exact} matching receives)"
+                    )));
+                }
+            }
+        }
+        if self.programs.tasks.iter().all(|t| t.is_empty()) {
+            return Err(Error::Unsupported("trace: no MPI call to replay".into()));
+        }
+        Ok(self.programs)
+    }
+}

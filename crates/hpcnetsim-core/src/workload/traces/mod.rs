@@ -1,0 +1,204 @@
+//! MPI traces as task programs: readers for the hpcnetsim text format, SimGrid
+//! time-independent traces, SST DUMPI binary traces and VEF traces (docs/traces.md lists
+//! each format's supported subset; OTF2 archives are read in Python). Readers go through their files record by record and hand
+//! the calls to a [`builder::Builder`], which makes the programs.
+
+pub mod builder;
+pub mod dumpi;
+pub mod simgrid;
+pub mod text;
+pub mod vef;
+
+use crate::config::{config_name, TraceFormat, WorkloadConfig};
+use crate::error::{Error, Result};
+use crate::workload::program::Programs;
+use builder::{Builder, Scale};
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// Where a record is: file, record (line or record number) and rank, for error messages.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Location {
+    /// File name.
+    pub file: String,
+    /// "line 12" or "record 34".
+    pub record: String,
+    /// Rank of the record, if known.
+    pub rank: Option<usize>,
+}
+
+impl Location {
+    /// A one-line error at this location.
+    pub fn error(&self, what: impl std::fmt::Display) -> Error {
+        let rank = self.rank.map(|r| format!(" (rank {r})")).unwrap_or_default();
+        Error::Unsupported(format!("{}: {}{rank}: {what}", self.file, self.record))
+    }
+}
+
+/// A trace read into task programs, with its summary.
+#[derive(Clone, Debug)]
+pub struct Trace {
+    /// One program per rank.
+    pub programs: Programs,
+    /// The summary (ranks, calls, volumes).
+    pub summary: Summary,
+}
+
+/// What a trace contains, without simulating it.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Summary {
+    /// Format read.
+    pub format: String,
+    /// Number of ranks.
+    pub ranks: usize,
+    /// Per rank: MPI calls by name.
+    pub calls: Vec<BTreeMap<String, u64>>,
+    /// Per rank: bytes sent (point-to-point and collectives as expanded).
+    pub bytes_sent: Vec<u64>,
+    /// Messages (point-to-point and expanded collectives).
+    pub messages: u64,
+    /// Bytes of all messages.
+    pub bytes: u64,
+    /// Point-to-point traffic as the senders' calls give it (collectives excluded).
+    pub p2p_sent: TrafficMatrix,
+    /// Point-to-point traffic as the receivers' calls give it (receives from a named source).
+    pub p2p_received: TrafficMatrix,
+}
+
+/// Traffic between ranks: bytes and messages per (source, destination) pair.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct TrafficMatrix {
+    /// `bytes[s][d]`: bytes sent from rank s to rank d.
+    pub bytes: Vec<Vec<u64>>,
+    /// `messages[s][d]`: messages sent from rank s to rank d.
+    pub messages: Vec<Vec<u64>>,
+}
+
+impl TrafficMatrix {
+    /// A dense matrix of `n` ranks from (source, destination) → (bytes, messages).
+    pub fn from_pairs(n: usize, pairs: &rustc_hash::FxHashMap<(u32, u32), (u64, u64)>) -> Self {
+        let mut m = TrafficMatrix { bytes: vec![vec![0; n]; n], messages: vec![vec![0; n]; n] };
+        for (&(s, d), &(b, c)) in pairs {
+            m.bytes[s as usize][d as usize] += b;
+            m.messages[s as usize][d as usize] += c;
+        }
+        m
+    }
+
+    /// The traffic matrix of `programs` (every send, collectives as expanded).
+    pub fn of(programs: &Programs) -> Self {
+        let n = programs.len();
+        let mut m = TrafficMatrix { bytes: vec![vec![0; n]; n], messages: vec![vec![0; n]; n] };
+        for (s, d, b) in programs.messages() {
+            m.bytes[s][d] += b;
+            m.messages[s][d] += 1;
+        }
+        m
+    }
+}
+
+/// Per-rank timings and traffic of a replay (trace or user program).
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Replay {
+    /// Per rank: cycles of compute.
+    pub compute_cycles: Vec<u64>,
+    /// Per rank: cycles blocked in receives and waits.
+    pub wait_cycles: Vec<u64>,
+    /// Per rank: cycles in communication (program end minus compute).
+    pub communication_cycles: Vec<u64>,
+    /// Per rank: cycle at which its program ended.
+    pub finish_cycles: Vec<u64>,
+    /// Message latency distribution: `latency_histogram[k]` counts messages whose latency
+    /// lies in [2^k, 2^(k+1)) cycles (k = 0 also holds 0).
+    pub latency_histogram: Vec<u64>,
+    /// Bytes and messages per rank pair.
+    pub traffic: TrafficMatrix,
+}
+
+/// The format of `path` when `format` is `auto`: by extension, else by content.
+pub fn detect(path: &Path, format: TraceFormat) -> TraceFormat {
+    if format != TraceFormat::Auto {
+        return format;
+    }
+    let name = path.file_name().map(|n| n.to_string_lossy().to_lowercase()).unwrap_or_default();
+    if name.ends_with(".meta") {
+        return TraceFormat::Dumpi;
+    }
+    if name.ends_with(".otf2") {
+        return TraceFormat::Otf2;
+    }
+    if name.ends_with(".vef") {
+        return TraceFormat::Vef;
+    }
+    if name.ends_with(".index") || simgrid::looks_like(path) {
+        return TraceFormat::Simgrid;
+    }
+    TraceFormat::Text
+}
+
+/// The conversion parameters of a workload config.
+pub fn scale(w: &WorkloadConfig) -> Scale {
+    let cycles_per_second = 1e9 / w.cycle_ns;
+    Scale {
+        cycles_per_second,
+        cycles_per_flop: cycles_per_second / w.flops_per_second,
+        cpu_factor: w.cpu_factor,
+        algorithm: w.algorithm,
+        segment_bytes: w.segment_bytes,
+    }
+}
+
+/// Reads the trace at `path` in `format` (or detected) into task programs.
+pub fn read(path: &Path, format: TraceFormat, scale: Scale) -> Result<Trace> {
+    let format = detect(path, format);
+    let builder = match format {
+        TraceFormat::Text => text::read(path, scale)?,
+        TraceFormat::Simgrid => simgrid::read(path, scale)?,
+        TraceFormat::Dumpi => dumpi::read(path, scale)?,
+        TraceFormat::Otf2 => {
+            return Err(Error::Unsupported(format!(
+            "{}: OTF2 archives are read by the Python package (hpcnetsim run, hpcnetsim.execute, hpcnetsim trace info)",
+            path.display()
+        )))
+        }
+        TraceFormat::Vef => vef::read(path, scale)?,
+        // `detect` never answers auto; read it as text if it ever did.
+        TraceFormat::Auto => text::read(path, scale)?,
+    };
+    finish(builder, &config_name(&format))
+}
+
+/// Reads a trace in the hpcnetsim text format from a string (`name` in messages).
+pub fn read_text(name: &str, text: &str, scale: Scale) -> Result<Trace> {
+    let builder = text::parse(name, std::io::Cursor::new(text), scale)?;
+    finish(builder, "text")
+}
+
+fn finish(b: Builder, format: &str) -> Result<Trace> {
+    let calls = b.calls.clone();
+    let bytes_sent = b.bytes_sent.clone();
+    let n = b.ranks();
+    let p2p_sent = TrafficMatrix::from_pairs(n, &b.p2p_sent);
+    let p2p_received = TrafficMatrix::from_pairs(n, &b.p2p_received);
+    let programs = b.finish()?;
+    let msgs = programs.messages();
+    let summary = Summary {
+        format: format.to_string(),
+        ranks: programs.len(),
+        calls,
+        bytes_sent,
+        messages: msgs.len() as u64,
+        bytes: msgs.iter().map(|m| m.2).sum(),
+        p2p_sent,
+        p2p_received,
+    };
+    Ok(Trace { programs, summary })
+}
+
+/// Opens `path` for reading, with the file named in the error.
+pub(crate) fn open(path: &Path) -> Result<std::io::BufReader<std::fs::File>> {
+    std::fs::File::open(path)
+        .map(|f| std::io::BufReader::with_capacity(1 << 16, f))
+        .map_err(|e| Error::Unsupported(format!("{}: cannot read: {e}", path.display())))
+}

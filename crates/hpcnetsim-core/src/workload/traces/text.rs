@@ -1,0 +1,200 @@
+//! The hpcnetsim text format: one MPI call per line, `RANK CALL ARGS [key=value …]`,
+//! after a `ranks N` header (docs/traces.md has the grammar). Lines of different ranks
+//! may interleave; each rank's lines run in file order. Compute intervals are in cycles.
+
+use super::builder::{Builder, Scale, WORLD};
+use super::Location;
+use crate::config::Kernel;
+use crate::error::Result;
+use crate::workload::program::{Op, Programs, ANY_SOURCE, ANY_TAG};
+use std::fmt::Write as _;
+use std::io::BufRead;
+use std::path::Path;
+
+/// Reads a text-format trace file.
+pub fn read(path: &Path, scale: Scale) -> Result<Builder> {
+    parse(&path.display().to_string(), super::open(path)?, scale)
+}
+
+/// The collective calls of the format and the operation each expands to.
+pub fn collective(name: &str) -> Option<Kernel> {
+    Some(match name {
+        "barrier" => Kernel::MpiBarrier,
+        "bcast" => Kernel::Bcast,
+        "reduce" => Kernel::Reduce,
+        "allreduce" => Kernel::Allreduce,
+        "allgather" => Kernel::Allgather,
+        "alltoall" => Kernel::Alltoall,
+        "gather" => Kernel::Gather,
+        "scatter" => Kernel::Scatter,
+        _ => return None,
+    })
+}
+
+/// Parses text-format lines from `input` (`name` in messages).
+pub fn parse(name: &str, input: impl BufRead, scale: Scale) -> Result<Builder> {
+    let builder_algorithm = scale.algorithm;
+    let mut b: Option<Builder> = None;
+    let mut at = Location { file: name.to_string(), ..Default::default() };
+    for (i, line) in input.lines().enumerate() {
+        at.record = format!("line {}", i + 1);
+        at.rank = None;
+        let line = line.map_err(|e| at.error(format!("cannot read: {e}")))?;
+        let line = line.split('#').next().unwrap_or("").trim();
+        if line.is_empty() {
+            continue;
+        }
+        let words: Vec<&str> = line.split_whitespace().collect();
+        let Some(builder) = b.as_mut() else {
+            match words.as_slice() {
+                ["ranks", n] => match n.parse::<usize>() {
+                    Ok(n) if n >= 1 => b = Some(Builder::new(n, scale)),
+                    _ => return Err(at.error(format!("ranks = '{n}'; a positive number of ranks"))),
+                },
+                _ => return Err(at.error("the first line must be 'ranks N'")),
+            }
+            continue;
+        };
+        if words[0] == "comm" {
+            let id = words.get(1).and_then(|w| w.parse::<u32>().ok()).filter(|&c| c != WORLD);
+            let members: std::result::Result<Vec<u32>, _> = words[2..].iter().map(|w| w.parse::<u32>()).collect();
+            match (id, members) {
+                (Some(id), Ok(m)) if !m.is_empty() => builder.define_comm(&at, id, m)?,
+                _ => return Err(at.error("expected 'comm ID RANK…' with ID ≥ 1 and world ranks")),
+            }
+            continue;
+        }
+        let rank = match words[0].parse::<usize>() {
+            Ok(r) if r < builder.ranks() => r,
+            _ => return Err(at.error(format!("rank '{}' is not a rank in 0..{}", words[0], builder.ranks()))),
+        };
+        at.rank = Some(rank);
+        let call = words.get(1).copied().unwrap_or("");
+        let mut positional = Vec::new();
+        let (mut tag, mut comm, mut req, mut root) = (None, WORLD, None, 0u32);
+        let mut algorithm = builder_algorithm;
+        for w in words.iter().skip(2) {
+            match w.split_once('=') {
+                Some(("tag", v)) => tag = Some(if v == "any" { ANY_TAG } else { num(&at, "tag", v)? }),
+                Some(("comm", v)) => comm = num(&at, "comm", v)?,
+                Some(("req", v)) => req = Some(num::<u64>(&at, "req", v)?),
+                Some(("root", v)) => root = num(&at, "root", v)?,
+                Some(("algorithm", v)) => {
+                    algorithm = serde_json::from_value(serde_json::Value::String(v.to_string()))
+                        .map_err(|_| at.error(format!("algorithm '{v}' is unknown (see docs/engine.md)")))?
+                }
+                Some((k, _)) => {
+                    return Err(at.error(format!("unknown option '{k}'; allowed: tag, comm, req, root, algorithm")))
+                }
+                None => positional.push(*w),
+            }
+        }
+        if !builder.has_comm(comm) {
+            return Err(at.error(format!("communicator {comm} is not defined (add a 'comm {comm} …' line first)")));
+        }
+        let arg = |k: usize, what: &str| -> Result<&str> {
+            positional.get(k).copied().ok_or_else(|| at.error(format!("{call}: missing {what}")))
+        };
+        let need_req = || req.ok_or_else(|| at.error(format!("{call}: missing req=ID")));
+        builder.count(rank, call);
+        match call {
+            "compute" => {
+                let c: f64 = num(&at, "cycles", arg(0, "cycles")?)?;
+                if !(c.is_finite() && c >= 0.0) {
+                    return Err(at.error(format!("compute {c}: cycles are ≥ 0")));
+                }
+                builder.compute_cycles(rank, c);
+            }
+            "send" | "isend" => {
+                let dst = num(&at, "destination", arg(0, "destination")?)?;
+                let bytes = num(&at, "bytes", arg(1, "bytes")?)?;
+                let h = if call == "isend" { Some(need_req()?) } else { None };
+                builder.send(&at, rank, dst, bytes, tag.unwrap_or(0), comm, h)?;
+            }
+            "recv" | "irecv" => {
+                let s = arg(0, "source")?;
+                let src = if s == "any" { None } else { Some(num(&at, "source", s)?) };
+                let bytes = num(&at, "bytes", arg(1, "bytes")?)?;
+                let h = if call == "irecv" { Some(need_req()?) } else { None };
+                builder.recv(&at, rank, src, bytes, tag.unwrap_or(0), comm, h)?;
+            }
+            "wait" | "waitall" | "waitany" => {
+                let hs: Vec<u64> = positional.iter().map(|w| num(&at, "request", w)).collect::<Result<_>>()?;
+                if hs.is_empty() {
+                    return Err(at.error(format!("{call}: missing request ids")));
+                }
+                match call {
+                    "waitany" => builder.wait_any(rank, &hs, None),
+                    _ => builder.wait_all(rank, &hs),
+                }
+            }
+            _ => match collective(call) {
+                Some(kernel) => {
+                    let bytes = if kernel == Kernel::MpiBarrier { 0 } else { num(&at, "bytes", arg(0, "bytes")?)? };
+                    builder.collective_with(&at, rank, kernel, bytes, root, comm, algorithm)?;
+                }
+                None => {
+                    return Err(at.error(format!(
+                        "unknown call '{call}'; allowed: compute, send, isend, recv, irecv, wait, waitall, waitany, barrier, bcast, reduce, allreduce, allgather, alltoall, gather, scatter"
+                    )))
+                }
+            },
+        }
+    }
+    b.ok_or_else(|| {
+        Location { file: name.to_string(), record: "line 1".into(), rank: None }
+            .error("empty trace: expected 'ranks N'")
+    })
+}
+
+fn num<T: std::str::FromStr>(at: &Location, what: &str, v: &str) -> Result<T> {
+    v.parse().map_err(|_| at.error(format!("{what} = '{v}' is not a valid number")))
+}
+
+/// Writes programs in the text format (untagged kernel messages become tag-0 messages
+/// of the world communicator, which match in the same order).
+pub fn write(p: &Programs) -> String {
+    let mut out = format!("# hpcnetsim text trace\nranks {}\n", p.len());
+    let mut comms: Vec<u32> = p
+        .tasks
+        .iter()
+        .flatten()
+        .filter_map(|op| match *op {
+            Op::Isend { comm, .. } | Op::Irecv { comm, .. } if comm != WORLD => Some(comm),
+            _ => None,
+        })
+        .collect();
+    comms.sort_unstable();
+    comms.dedup();
+    let all: Vec<String> = (0..p.len()).map(|r| r.to_string()).collect();
+    for c in comms {
+        let _ = writeln!(out, "comm {c} {}", all.join(" "));
+    }
+    let tag = |t: i32| if t == ANY_TAG { "any".to_string() } else { t.to_string() };
+    for (r, ops) in p.tasks.iter().enumerate() {
+        for op in ops {
+            let _ = match *op {
+                Op::Send { to, bytes } => writeln!(out, "{r} send {to} {bytes}"),
+                Op::Recv { from, bytes } => writeln!(out, "{r} recv {from} {bytes}"),
+                Op::Compute { cycles } => writeln!(out, "{r} compute {cycles}"),
+                Op::Isend { to, bytes, tag: t, comm, req } => {
+                    if req == crate::workload::program::NO_REQUEST {
+                        writeln!(out, "{r} send {to} {bytes} tag={t} comm={comm}")
+                    } else {
+                        writeln!(out, "{r} isend {to} {bytes} tag={t} comm={comm} req={req}")
+                    }
+                }
+                Op::Irecv { from, bytes, tag: t, comm, req } => {
+                    let from = if from == ANY_SOURCE { "any".to_string() } else { from.to_string() };
+                    writeln!(out, "{r} irecv {from} {bytes} tag={} comm={comm} req={req}", tag(t))
+                }
+                Op::Wait { req } => writeln!(out, "{r} wait {req}"),
+                Op::WaitAny { set } => {
+                    let ids: Vec<String> = p.sets[set as usize].iter().map(|x| x.to_string()).collect();
+                    writeln!(out, "{r} waitany {}", ids.join(" "))
+                }
+            };
+        }
+    }
+    out
+}

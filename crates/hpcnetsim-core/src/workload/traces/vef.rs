@@ -1,0 +1,199 @@
+//! VEF traces (paper 003; Andújar et al., the VEF-TraceLIB format): a header `VEF tasks
+//! messages comms global-collectives local-collectives only-send-flag`, communicator lines
+//! `Ci task…`, point-to-point lines `ID src dst bytes dep time IDdep` and collective lines
+//! `Gi comm op task send_bytes recv_bytes dep time IDdep`. A message or collective starts
+//! `time` ns after its dependency: none (then `time` is absolute), the sending (1) or the
+//! reception (2) of message IDdep, or the end of collective G IDdep (3).
+//!
+//! As task programs: every message is a tagged send (tag = its ID) and a receive posted at
+//! its destination when the line is read; a reception dependency waits for that receive; the
+//! time becomes a compute interval before the send. Each rank runs its lines in file order
+//! (VEF's dependencies allow a rank's independent messages to overlap; here they do not).
+
+use super::builder::{Builder, Scale, WORLD};
+use super::Location;
+use crate::config::{CollectiveAlgorithm as A, Kernel};
+use crate::error::Result;
+use rustc_hash::FxHashMap;
+use std::io::BufRead;
+use std::path::Path;
+
+/// Parsed header: tasks, point-to-point messages, communicators.
+struct Header {
+    tasks: usize,
+    messages: u64,
+    comms: usize,
+}
+
+fn num<T: std::str::FromStr>(at: &Location, what: &str, v: Option<&&str>) -> Result<T> {
+    let v = v.ok_or_else(|| at.error(format!("missing {what} (truncated line?)")))?;
+    v.parse().map_err(|_| at.error(format!("{what} = '{v}' is not a valid number")))
+}
+
+/// Reads a VEF trace.
+pub fn read(path: &Path, scale: Scale) -> Result<Builder> {
+    let file = path.display().to_string();
+    // Pass 1: the root of every rooted collective (the task whose sizes say so).
+    let mut roots: FxHashMap<u64, u32> = FxHashMap::default();
+    for_each_line(path, |at, w, _| {
+        if let Some(id) = w[0].strip_prefix('G') {
+            let id: u64 = num(at, "collective id", Some(&id))?;
+            let (op, task): (u32, u32) = (num(at, "op", w.get(2))?, num(at, "task", w.get(3))?);
+            let (send, recv): (u64, u64) = (num(at, "send size", w.get(4))?, num(at, "recv size", w.get(5))?);
+            let is_root = match op {
+                0 | 4 => send > 0 && (op == 4 || recv == 0),
+                1 | 3 => recv > 0,
+                _ => false,
+            };
+            if is_root {
+                roots.insert(id, task);
+            }
+        }
+        Ok(())
+    })?;
+    // Pass 2: the programs.
+    let mut b: Option<Builder> = None;
+    let mut header: Option<Header> = None;
+    let mut messages = 0u64;
+    let mut clock: Vec<f64> = Vec::new();
+    let mut comms: FxHashMap<u32, Vec<u32>> = FxHashMap::default();
+    for_each_line(path, |at, w, line_no| {
+        if header.is_none() {
+            if w[0] != "VEF" || w.len() < 6 {
+                return Err(at.error("the first line must be 'VEF tasks messages comms global local flag'"));
+            }
+            let h = Header {
+                tasks: num(at, "tasks", w.get(1))?,
+                messages: num(at, "messages", w.get(2))?,
+                comms: num(at, "comms", w.get(3))?,
+            };
+            if h.tasks == 0 {
+                return Err(at.error("a trace of 0 tasks"));
+            }
+            b = Some(Builder::new(h.tasks, scale));
+            clock = vec![0.0; h.tasks];
+            header = Some(h);
+            return Ok(());
+        }
+        let (h, b) = (header.as_ref().expect("header"), b.as_mut().expect("builder"));
+        let mut at = at.clone();
+        if let Some(c) = w[0].strip_prefix('C') {
+            let id: u32 = num(&at, "communicator id", Some(&c))?;
+            let members: Vec<u32> = w[1..].iter().map(|x| num(&at, "task", Some(x))).collect::<Result<_>>()?;
+            if id == 0 && members.len() != h.tasks {
+                return Err(at.error(format!(
+                    "rank count mismatch: communicator C0 has {} tasks, the header {}",
+                    members.len(),
+                    h.tasks
+                )));
+            }
+            if id as usize >= h.comms {
+                return Err(at.error(format!("communicator C{id}; the header declares {}", h.comms)));
+            }
+            if id != 0 {
+                b.define_comm(&at, id, members.clone())?;
+            }
+            comms.insert(id, members);
+            return Ok(());
+        }
+        let _ = line_no;
+        let collective = w[0].starts_with('G');
+        let (rank, dep, time, dep_id) = if collective {
+            (num::<usize>(&at, "task", w.get(3))?, w.get(6), w.get(7), w.get(8))
+        } else {
+            (num::<usize>(&at, "source", w.get(1))?, w.get(4), w.get(5), w.get(6))
+        };
+        if rank >= h.tasks {
+            return Err(at.error(format!("task {rank} is not among the {} tasks of the header", h.tasks)));
+        }
+        at.rank = Some(rank);
+        let dep: u32 = num(&at, "dependency type", dep)?;
+        let time: f64 = num(&at, "time", time)?;
+        let dep_id = dep_id.ok_or_else(|| at.error("missing dependency id (truncated line?)"))?;
+        let ns = |x: f64| x.max(0.0) * 1e-9;
+        match dep {
+            // Independent: `time` is absolute, counted from the rank's last absolute time.
+            0 => {
+                b.compute_seconds(rank, ns(time - clock[rank]));
+                clock[rank] = clock[rank].max(time);
+            }
+            1 | 3 => b.compute_seconds(rank, ns(time)),
+            2 => {
+                let d: u64 = num(&at, "dependency message", Some(dep_id))?;
+                b.wait(rank, d);
+                b.compute_seconds(rank, ns(time));
+            }
+            _ => return Err(at.error(format!("dependency type {dep}; allowed 0, 1, 2, 3"))),
+        }
+        b.count(rank, if collective { "collective" } else { "send" });
+        if !collective {
+            let id: u64 = num(&at, "message id", w.first())?;
+            let dst: usize = num(&at, "destination", w.get(2))?;
+            let bytes: u64 = num(&at, "size", w.get(3))?;
+            if dst >= h.tasks {
+                return Err(at.error(format!("destination {dst} is not among the {} tasks", h.tasks)));
+            }
+            let tag = i32::try_from(id).map_err(|_| at.error(format!("message id {id} is too large")))?;
+            // The receive is posted at the destination now (matched by the message's ID).
+            b.count(dst, "recv");
+            b.recv(&at, dst, Some(rank as u32), bytes, tag, WORLD, Some(id))?;
+            b.send(&at, rank, dst as u32, bytes, tag, WORLD, None)?;
+            messages += 1;
+            return Ok(());
+        }
+        let id: u64 = num(&at, "collective id", Some(&&w[0][1..]))?;
+        let comm: u32 = num(&at, "communicator", w.get(1))?;
+        let op: u32 = num(&at, "op", w.get(2))?;
+        let (send, recv): (u64, u64) = (num(&at, "send size", w.get(4))?, num(&at, "recv size", w.get(5))?);
+        let members = comms.get(&comm).ok_or_else(|| at.error(format!("communicator C{comm} is not defined")))?;
+        let n = members.len() as u64;
+        let root_world = roots.get(&id).copied().unwrap_or(members[0]);
+        let root = members.iter().position(|&m| m == root_world).unwrap_or(0) as u32;
+        let (kernel, bytes, algorithm) = match op {
+            0 => (Kernel::Bcast, send.max(recv), None),
+            1 => (Kernel::Reduce, send.max(recv), None),
+            2 => (Kernel::Allreduce, send, None),
+            3 => (Kernel::Gather, send, Some(A::Binomial)),
+            4 => (Kernel::Scatter, recv, Some(A::Binomial)),
+            5 => (Kernel::Allgather, send, Some(A::Ring)),
+            6 => (Kernel::MpiBarrier, 0, None),
+            7 if recv == 1 => (Kernel::Alltoall, send / n.max(1), Some(A::Pairwise)),
+            7 => (Kernel::Alltoall, send, None),
+            _ => return Err(at.error(format!("collective op {op}; allowed 0-7"))),
+        };
+        let algorithm = match (algorithm, scale.algorithm) {
+            (Some(a), A::Auto) => a,
+            (_, a) => a,
+        };
+        b.collective_with(&at, rank, kernel, bytes, root, comm, algorithm)?;
+        Ok(())
+    })?;
+    let (h, mut b) = match (header, b) {
+        (Some(h), Some(b)) => (h, b),
+        _ => return Err(Location { file, record: "line 1".into(), rank: None }.error("empty trace: no VEF header")),
+    };
+    if messages != h.messages {
+        return Err(Location { file, record: "end of file".into(), rank: None }.error(format!(
+            "the header announces {} point-to-point messages, the file has {messages} (truncated?)",
+            h.messages
+        )));
+    }
+    for r in 0..h.tasks {
+        b.wait_outstanding(r);
+    }
+    Ok(b)
+}
+
+/// Calls `f(location, words, line number)` for every non-empty line of `path`.
+fn for_each_line(path: &Path, mut f: impl FnMut(&Location, &[&str], usize) -> Result<()>) -> Result<()> {
+    let mut at = Location { file: path.display().to_string(), ..Default::default() };
+    for (i, line) in super::open(path)?.lines().enumerate() {
+        at.record = format!("line {}", i + 1);
+        let line = line.map_err(|e| at.error(format!("cannot read: {e}")))?;
+        let w: Vec<&str> = line.split_whitespace().collect();
+        if !w.is_empty() {
+            f(&at, &w, i + 1)?;
+        }
+    }
+    Ok(())
+}

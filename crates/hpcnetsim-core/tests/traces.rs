@@ -1,0 +1,255 @@
+//! Trace replay: the tagged operations follow MPI's matching and completion rules, a
+//! kernel written in the text format replays in exactly the kernel's execution time, the
+//! CPU factor scales compute exactly, the sample traces give the call counts and traffic
+//! matrices their files contain (counted here independently), and bad traces fail with
+//! one line naming the file, the record and the rank.
+
+mod common;
+use common::topo;
+use hpcnetsim_core::config::{Config, Kernel, WorkloadConfig};
+use hpcnetsim_core::engine::execute::{execute, execute_programs};
+use hpcnetsim_core::stats::{ExecutionResult, Status};
+use hpcnetsim_core::workload::kernels;
+use hpcnetsim_core::workload::traces::{self, text, TrafficMatrix};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+fn config(spec: &str, edit: impl Fn(&mut WorkloadConfig)) -> Config {
+    let mut c = Config::from_toml(&format!("topology = \"{spec}\"\n[workload]\n")).unwrap();
+    edit(c.workload.as_mut().unwrap());
+    c
+}
+
+fn replay_text(cfg: &Config, trace: &str) -> ExecutionResult {
+    let w = cfg.workload.as_ref().unwrap();
+    let t = traces::read_text("test.trace", trace, traces::scale(w)).unwrap();
+    execute_programs(cfg, t.programs, "text").unwrap()
+}
+
+fn data(rel: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/data/traces").join(rel)
+}
+
+#[test]
+fn kernels_written_as_text_replay_in_the_same_time() {
+    for spec in ["tree:k=4,kp=4,n=2", "torus:4x4"] {
+        for (kernel, bytes, compute) in [
+            (Kernel::Bt, 640, 50),
+            (Kernel::Bu, 200, 30),
+            (Kernel::W2, 640, 0),
+            (Kernel::Allreduce, 4096, 20),
+            (Kernel::Alltoall, 300, 0),
+        ] {
+            let cfg = config(spec, |w| {
+                w.kernel = kernel;
+                w.message_bytes = bytes;
+                w.compute_cycles = compute;
+            });
+            let direct = execute(&cfg).unwrap();
+            assert_eq!(direct.status, Status::Completed);
+            let programs = kernels::build(cfg.workload.as_ref().unwrap(), 16).unwrap();
+            let written = text::write(&programs);
+            let replayed = replay_text(&cfg, &written);
+            assert_eq!(
+                replayed.execution_time_cycles, direct.execution_time_cycles,
+                "{spec} {kernel:?}: replay of the written kernel"
+            );
+            assert_eq!(replayed.messages, direct.messages);
+            let r = replayed.replay.unwrap();
+            assert_eq!(r.traffic, TrafficMatrix::of(&programs));
+            assert_eq!(r.latency_histogram.iter().sum::<u64>(), direct.messages as u64);
+        }
+    }
+}
+
+#[test]
+fn cpu_factor_scales_compute_exactly() {
+    let trace = "ranks 2\n0 compute 1000\n0 send 1 64\n1 recv 0 64\n1 compute 333\n";
+    let at = |f: f64| replay_text(&config("crossbar:4", |w| w.cpu_factor = f), trace).execution_time_cycles.unwrap();
+    let network_only = replay_text(&config("crossbar:4", |_| {}), "ranks 2\n0 send 1 64\n1 recv 0 64\n")
+        .execution_time_cycles
+        .unwrap();
+    assert_eq!(at(0.0), network_only);
+    assert_eq!(at(1.0), network_only + 1000 + 333);
+    assert_eq!(at(2.0), network_only + 2000 + 666);
+    // Rounded to the nearest cycle: 1000 × 0.25 = 250, 333 × 0.25 = 83.25 → 83.
+    assert_eq!(at(0.25), network_only + 250 + 83);
+    let r = replay_text(&config("crossbar:4", |w| w.cpu_factor = 2.0), trace).replay.unwrap();
+    assert_eq!(r.compute_cycles, vec![2000, 666]);
+    // Rank 1 waits for the message during rank 0's compute and the flight.
+    assert_eq!(r.wait_cycles[1], network_only + 2000);
+}
+
+#[test]
+fn nonblocking_operations_complete_on_delivery() {
+    let cfg = config("crossbar:4", |_| {});
+    let one = replay_text(&cfg, "ranks 2\n0 send 1 640\n1 recv 0 640\n").execution_time_cycles.unwrap();
+    // Both ranks post their receive first, then send, then wait for both: a symmetric
+    // exchange takes one message time, not two.
+    let exchange = "ranks 2\n0 irecv 1 640 req=1\n0 isend 1 640 req=2\n0 waitall 1 2\n\
+                    1 irecv 0 640 req=1\n1 isend 0 640 req=2\n1 waitall 2 1\n";
+    assert_eq!(replay_text(&cfg, exchange).execution_time_cycles.unwrap(), one);
+    // A wait on a send returns when the message has arrived: the compute after it starts then.
+    let r = replay_text(&cfg, "ranks 2\n0 isend 1 640 req=7\n0 wait 7\n0 compute 100\n1 recv 0 640\n");
+    assert_eq!(r.execution_time_cycles.unwrap(), one + 100);
+    assert_eq!(r.replay.unwrap().wait_cycles[0], one);
+}
+
+#[test]
+fn matching_follows_tags_sources_and_posting_order() {
+    let cfg = config("crossbar:4", |_| {});
+    // Rank 0 receives tag 2 first although tag 1 was sent first; rank 2 takes any source.
+    let trace = "ranks 3\n\
+        1 send 0 64 tag=1\n1 compute 500\n1 send 0 64 tag=2\n\
+        0 recv 1 64 tag=2\n0 compute 1\n0 recv 1 64 tag=1\n\
+        2 recv any 64 tag=any\n2 recv any 64 tag=9\n\
+        0 send 2 64 tag=9\n1 send 2 64\n";
+    let r = replay_text(&cfg, trace);
+    assert_eq!(r.status, Status::Completed, "{}", r.message);
+    // Rank 0 could only proceed after the tag-2 message (sent after 500 cycles of compute).
+    assert!(r.replay.unwrap().finish_cycles[0] > 500);
+    // Waitany returns on the first completed request.
+    let trace = "ranks 3\n0 irecv 1 64 req=1\n0 irecv 2 64 req=2\n0 waitany 1 2\n0 send 2 0 tag=5\n0 wait 1 2\n\
+                 1 compute 5000\n1 send 0 64\n2 send 0 64\n2 recv 0 0 tag=5\n";
+    let r = replay_text(&cfg, trace);
+    assert_eq!(r.status, Status::Completed, "{}", r.message);
+    let rp = r.replay.unwrap();
+    assert!(rp.finish_cycles[2] < 5000, "rank 2 is released before rank 1's message: {:?}", rp.finish_cycles);
+}
+
+/// Call counts and traffic of SimGrid files, counted directly from their lines.
+fn simgrid_expectations(dir: &Path) -> (Vec<BTreeMap<String, u64>>, Vec<Vec<u64>>) {
+    let index = std::fs::read_to_string(dir.join("trace.index")).unwrap();
+    let files: Vec<&str> = index.lines().map(|l| l.trim().trim_start_matches('@')).filter(|l| !l.is_empty()).collect();
+    let n = files.len();
+    let mut calls = vec![BTreeMap::new(); n];
+    let mut bytes = vec![vec![0u64; n]; n];
+    for f in files {
+        for line in std::fs::read_to_string(dir.join(f)).unwrap().lines() {
+            let w: Vec<&str> = line.split_whitespace().collect();
+            let rank: usize = w[0].parse().unwrap();
+            *calls[rank].entry(w[1].to_string()).or_insert(0) += 1;
+            if w[1] == "send" || w[1] == "isend" {
+                bytes[rank][w[2].parse::<usize>().unwrap()] += w[4].parse::<f64>().unwrap() as u64;
+            }
+        }
+    }
+    (calls, bytes)
+}
+
+#[test]
+fn simgrid_samples_replay_on_a_fat_tree_and_a_torus() {
+    for case in ["simple", "concurrent", "nonblocking"] {
+        let dir = data(&format!("simgrid_taz_p2p/{case}"));
+        let (calls, bytes) = simgrid_expectations(&dir);
+        for spec in ["tree:k=2,kp=2,n=2", "torus:2x2"] {
+            let mut cfg = config(spec, |w| w.trace = Some(dir.join("trace.index").display().to_string()));
+            // Messages of 2 GB: large phits keep the packet count small.
+            cfg.switch.phit_bytes = 1 << 20;
+            let t = traces::read(
+                &dir.join("trace.index"),
+                hpcnetsim_core::config::TraceFormat::Auto,
+                traces::scale(cfg.workload.as_ref().unwrap()),
+            )
+            .unwrap();
+            assert_eq!(t.summary.format, "simgrid");
+            assert_eq!(t.summary.calls, calls, "{case}: call counts");
+            let r = execute(&cfg).unwrap();
+            assert_eq!(r.status, Status::Completed, "{case} on {spec}: {}", r.message);
+            assert_eq!(r.replay.unwrap().traffic.bytes, bytes, "{case}: traffic matrix");
+        }
+    }
+}
+
+fn error_of(trace: &str) -> String {
+    let w = WorkloadConfig::default();
+    traces::read_text("bad.trace", trace, traces::scale(&w)).expect_err("an error").to_string()
+}
+
+#[test]
+fn bad_traces_name_file_record_and_rank() {
+    let e = error_of("ranks 2\n0 send 1 64\n1 frobnicate 3\n");
+    assert!(e.starts_with("bad.trace: line 3 (rank 1): unknown call 'frobnicate'"), "{e}");
+    // A truncated last line.
+    let e = error_of("ranks 2\n0 send 1 64\n1 recv 0");
+    assert!(e.starts_with("bad.trace: line 3 (rank 1): recv: missing bytes"), "{e}");
+    let e = error_of("ranks 2\n0 send 2 64\n");
+    assert!(e.contains("line 2 (rank 0)") && e.contains("rank 2 is outside"), "{e}");
+    // A message nobody receives names its (last) send.
+    let e = error_of("ranks 2\n0 send 1 64 tag=3\n0 send 1 64 tag=4\n1 recv 0 64 tag=3\n");
+    assert!(e.starts_with("bad.trace: line 3 (rank 0): message from rank 0 to rank 1 tag 4 is never received"), "{e}");
+    assert!(!e.contains('\n'));
+}
+
+#[test]
+fn an_unmatched_receive_is_reported_not_run_forever() {
+    let cfg = config("crossbar:4", |w| w.stall_cycles = 1000);
+    let r = replay_text(&cfg, "ranks 2\n0 send 1 64 tag=1\n1 recv 0 64 tag=1\n1 recv 0 64 tag=7\n");
+    assert_eq!(r.status, Status::Deadlock);
+    assert!(r.blocked.iter().any(|b| b == "task 1: receive from task 0 tag 7 comm 0 never matched"), "{:?}", r.blocked);
+}
+
+#[test]
+fn topologies_used_here_exist() {
+    for spec in ["tree:k=4,kp=4,n=2", "torus:4x4", "tree:k=2,kp=2,n=2", "torus:2x2", "crossbar:4"] {
+        topo(spec);
+    }
+}
+
+const VEF: &str = "VEF 3 3 1 1 3 FALSE
+C0 0 1 2
+0 0 1 640 0 0 -1
+1 1 2 640 2 500 0
+2 2 0 640 2 300 1
+G0 0 0 0 4096 0 2 0 2
+G0 0 0 1 0 4096 3 0 G0
+G0 0 0 2 0 4096 1 0 2
+";
+
+fn vef_file(name: &str, text: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("hpcnetsim-vef-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+#[test]
+fn vef_dependencies_replay_like_the_equivalent_program() {
+    let path = vef_file("ring.vef", VEF);
+    let cfg = config("torus:2x2", |w| w.trace = Some(path.display().to_string()));
+    let r = execute(&cfg).unwrap();
+    assert_eq!(r.status, Status::Completed, "{}", r.message);
+    // The same causality written by hand: each message leaves `time` ns (= cycles here)
+    // after the reception it depends on; the bcast starts at the root after message 2.
+    let text = "ranks 3\n0 send 1 640 tag=0\n1 recv 0 640 tag=0\n1 compute 500\n1 send 2 640 tag=1\n\
+                2 recv 1 640 tag=1\n2 compute 300\n2 send 0 640 tag=2\n0 recv 2 640 tag=2\n\
+                0 bcast 4096\n1 bcast 4096\n2 bcast 4096\n";
+    let by_hand = replay_text(&config("torus:2x2", |_| {}), text);
+    assert_eq!(r.execution_time_cycles, by_hand.execution_time_cycles);
+    let t = traces::read(&path, hpcnetsim_core::config::TraceFormat::Auto, traces::scale(&WorkloadConfig::default()))
+        .unwrap();
+    assert_eq!(t.summary.format, "vef");
+    assert_eq!(t.summary.p2p_sent.bytes[1][2], 640);
+    assert_eq!(t.summary.calls[0]["send"], 1);
+    assert_eq!(t.summary.calls[0]["collective"], 1);
+}
+
+#[test]
+fn bad_vef_traces_name_file_line_and_rank() {
+    let err = |name: &str, text: &str| {
+        let p = vef_file(name, text);
+        traces::read(&p, hpcnetsim_core::config::TraceFormat::Vef, traces::scale(&WorkloadConfig::default()))
+            .expect_err("an error")
+            .to_string()
+    };
+    // Truncated: the header announces more messages than the file has.
+    let e = err("short.vef", &VEF.replace("VEF 3 3", "VEF 3 4"));
+    assert!(e.contains("short.vef: end of file") && e.contains("announces 4 point-to-point messages"), "{e}");
+    let e = err("cut.vef", "VEF 3 1 1 0 0 FALSE\nC0 0 1 2\n0 0 1 640 0");
+    assert!(e.contains("cut.vef: line 3 (rank 0): missing time"), "{e}");
+    let e = err("ranks.vef", "VEF 3 1 1 0 0 FALSE\nC0 0 1\n");
+    assert!(e.contains("ranks.vef: line 2: rank count mismatch"), "{e}");
+    let e = err("op.vef", "VEF 2 0 1 1 2 FALSE\nC0 0 1\nG0 0 9 1 0 0 0 0 -1\n");
+    assert!(e.contains("op.vef: line 3 (rank 1): collective op 9"), "{e}");
+}

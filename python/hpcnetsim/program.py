@@ -1,0 +1,192 @@
+"""User-written communication programs: build task programs in Python and run them like any
+causal workload.
+
+>>> p = hpcnetsim.Program(4)
+>>> for r in range(4):
+...     p.compute(r, 1000)
+...     p.send(r, (r + 1) % 4, 4096)
+...     p.recv(r, (r - 1) % 4, 4096)
+>>> p.allreduce(8192, algorithm="ring")
+>>> result = p.run({"topology": "torus:2x2"})
+
+A program is kept in the hpcnetsim text format (docs/traces.md), which :meth:`Program.text`
+returns and :meth:`Program.save` writes, so the same program also replays from a file with
+``workload.trace``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from . import _core
+from ._core import ConfigError
+from .config import load_config, to_json
+from .simulation import SimulationResult
+
+ANY = "any"
+"""Wildcard for a receive's source or tag (MPI_ANY_SOURCE, MPI_ANY_TAG)."""
+
+COLLECTIVES = ("barrier", "bcast", "reduce", "allreduce", "allgather", "alltoall", "gather", "scatter")
+
+
+class Program:
+    """Task programs of ``ranks`` ranks, one list of operations per rank."""
+
+    def __init__(self, ranks: int):
+        if not isinstance(ranks, int) or isinstance(ranks, bool) or ranks < 1:
+            raise ConfigError(f"ranks = {ranks!r} is invalid: a positive number of ranks")
+        self.ranks = ranks
+        self._comms: list[str] = []
+        self._lines: list[str] = []
+        self._next_comm = 1
+        self._next_req = [0] * ranks
+
+    def _rank(self, r, what: str = "rank") -> int:
+        if not isinstance(r, int) or isinstance(r, bool) or not 0 <= r < self.ranks:
+            raise ConfigError(f"{what} = {r!r} is invalid: a rank in 0..{self.ranks - 1}")
+        return r
+
+    @staticmethod
+    def _count(v, what: str) -> int:
+        if not isinstance(v, int) or isinstance(v, bool) or v < 0:
+            raise ConfigError(f"{what} = {v!r} is invalid: an integer ≥ 0")
+        return v
+
+    def _opts(self, tag=None, comm: int = 0, **kw) -> str:
+        parts = []
+        if tag is not None:
+            if tag != ANY:
+                self._count(tag, "tag")
+            parts.append(f"tag={tag}")
+        if comm:
+            parts.append(f"comm={comm}")
+        parts += [f"{k}={v}" for k, v in kw.items() if v is not None]
+        return (" " + " ".join(parts)) if parts else ""
+
+    def compute(self, rank: int, cycles: int) -> Program:
+        """``rank`` computes for ``cycles`` network cycles (scaled by ``workload.cpu_factor``)."""
+        self._lines.append(f"{self._rank(rank)} compute {self._count(cycles, 'cycles')}")
+        return self
+
+    def send(self, rank: int, to: int, nbytes: int, tag: int = 0, comm: int = 0) -> Program:
+        """``rank`` sends ``nbytes`` to ``to`` (hands the message to the NIC and goes on)."""
+        dst, size = self._rank(to, "to"), self._count(nbytes, "nbytes")
+        self._lines.append(f"{self._rank(rank)} send {dst} {size}{self._opts(tag or None, comm)}")
+        return self
+
+    def recv(self, rank: int, source, nbytes: int, tag=0, comm: int = 0) -> Program:
+        """``rank`` waits for a message from ``source`` (or :data:`ANY`) with ``tag`` (or :data:`ANY`)."""
+        src = source if source == ANY else self._rank(source, "source")
+        size = self._count(nbytes, "nbytes")
+        self._lines.append(f"{self._rank(rank)} recv {src} {size}{self._opts(tag or None, comm)}")
+        return self
+
+    def _request(self, rank: int) -> int:
+        self._next_req[rank] += 1
+        return self._next_req[rank]
+
+    def isend(self, rank: int, to: int, nbytes: int, tag: int = 0, comm: int = 0) -> int:
+        """Non-blocking send; returns the request to :meth:`wait` on (complete when delivered)."""
+        req = self._request(self._rank(rank))
+        dst, size = self._rank(to, "to"), self._count(nbytes, "nbytes")
+        self._lines.append(f"{rank} isend {dst} {size}{self._opts(tag or None, comm, req=req)}")
+        return req
+
+    def irecv(self, rank: int, source, nbytes: int, tag=0, comm: int = 0) -> int:
+        """Non-blocking receive; returns the request to :meth:`wait` on."""
+        req = self._request(self._rank(rank))
+        src = source if source == ANY else self._rank(source, "source")
+        size = self._count(nbytes, "nbytes")
+        self._lines.append(f"{rank} irecv {src} {size}{self._opts(tag or None, comm, req=req)}")
+        return req
+
+    def wait(self, rank: int, *requests: int) -> Program:
+        """``rank`` blocks until every request has completed (wait / waitall)."""
+        if not requests:
+            raise ConfigError("wait: requests = () is invalid: at least one request")
+        ids = " ".join(str(self._count(r, "request")) for r in requests)
+        self._lines.append(f"{self._rank(rank)} waitall {ids}")
+        return self
+
+    def wait_any(self, rank: int, *requests: int) -> Program:
+        """``rank`` blocks until one of the requests has completed (waitany)."""
+        if not requests:
+            raise ConfigError("wait_any: requests = () is invalid: at least one request")
+        ids = " ".join(str(self._count(r, "request")) for r in requests)
+        self._lines.append(f"{self._rank(rank)} waitany {ids}")
+        return self
+
+    def communicator(self, ranks) -> int:
+        """A communicator over the given world ranks (in that order); returns its id."""
+        members = [self._rank(r) for r in ranks]
+        if len(set(members)) != len(members) or not members:
+            raise ConfigError(f"communicator: ranks = {list(ranks)!r} is invalid: distinct ranks, at least 1")
+        cid = self._next_comm
+        self._next_comm += 1
+        self._comms.append(f"comm {cid} {' '.join(map(str, members))}")
+        return cid
+
+    def collective(
+        self, op: str, nbytes: int = 0, root: int = 0, comm: int = 0, ranks=None, algorithm=None
+    ) -> Program:
+        """Every rank (or those of ``ranks``, the members of ``comm``) calls collective ``op``,
+        expanded with ``algorithm`` (default: ``workload.algorithm``, see docs/engine.md)."""
+        if op not in COLLECTIVES:
+            raise ConfigError(f"collective = {op!r} is invalid: one of {', '.join(COLLECTIVES)}")
+        who = range(self.ranks) if ranks is None else ranks
+        size = "" if op == "barrier" else f" {self._count(nbytes, 'nbytes')}"
+        opts = self._opts(None, comm, root=root or None, algorithm=algorithm)
+        for r in who:
+            self._lines.append(f"{self._rank(r)} {op}{size}{opts}")
+        return self
+
+    def barrier(self, comm: int = 0, ranks=None) -> Program:
+        """MPI_Barrier."""
+        return self.collective("barrier", comm=comm, ranks=ranks)
+
+    def bcast(self, nbytes: int, root: int = 0, **kw) -> Program:
+        """MPI_Bcast of ``nbytes`` from ``root``."""
+        return self.collective("bcast", nbytes, root, **kw)
+
+    def reduce(self, nbytes: int, root: int = 0, **kw) -> Program:
+        """MPI_Reduce of ``nbytes`` to ``root``."""
+        return self.collective("reduce", nbytes, root, **kw)
+
+    def allreduce(self, nbytes: int, **kw) -> Program:
+        """MPI_Allreduce of ``nbytes``."""
+        return self.collective("allreduce", nbytes, **kw)
+
+    def allgather(self, nbytes: int, **kw) -> Program:
+        """MPI_Allgather, ``nbytes`` per rank."""
+        return self.collective("allgather", nbytes, **kw)
+
+    def alltoall(self, nbytes: int, **kw) -> Program:
+        """MPI_Alltoall, ``nbytes`` per rank pair."""
+        return self.collective("alltoall", nbytes, **kw)
+
+    def text(self) -> str:
+        """The program in the hpcnetsim text format."""
+        return "\n".join([f"ranks {self.ranks}", *self._comms, *self._lines]) + "\n"
+
+    def save(self, path: str | os.PathLike) -> Path:
+        """Writes :meth:`text` to ``path``; returns the path."""
+        from ._files import atomic_write_text
+
+        atomic_write_text(Path(path), self.text())
+        return Path(path)
+
+    def run(self, config, algorithm: str | None = None) -> SimulationResult:
+        """Runs the program on the network of ``config`` (dict or TOML path; its ``[workload]``
+        table, if any, gives placement, ``cpu_factor`` and the collective ``algorithm``)."""
+        cfg = load_config(config)
+        w = dict(cfg.get("workload") or {})
+        w.pop("trace", None)
+        if algorithm is not None:
+            w["algorithm"] = algorithm
+        cfg["workload"] = w
+        return SimulationResult(json.loads(_core.execute_program(to_json(cfg), "program", self.text())))
+
+    def __repr__(self) -> str:
+        return f"Program({self.ranks} ranks, {len(self._lines)} calls)"

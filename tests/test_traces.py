@@ -1,0 +1,183 @@
+"""Trace replay and user programs from Python and the command line: a Program runs like any
+workload, replays its own text, `hpcnetsim run` accepts a trace and writes the per-rank table
+and traffic matrix, `hpcnetsim trace info` summarises without simulating, bad traces fail in
+one line."""
+
+import csv
+import json
+from pathlib import Path
+
+import pytest
+
+import hpcnetsim as h
+import hpcnetsim.trace
+
+DATA = Path(__file__).parent / "data" / "traces"
+
+
+def ring_program(n: int = 4) -> h.Program:
+    p = h.Program(n)
+    for r in range(n):
+        p.compute(r, 500)
+        p.send(r, (r + 1) % n, 2048)
+        p.recv(r, (r - 1) % n, 2048)
+    p.allreduce(4096, algorithm="ring")
+    req = p.irecv(0, h.ANY, 64, tag=h.ANY)
+    p.send(3, 0, 64, tag=4)
+    p.wait(0, req)
+    return p
+
+
+def test_program_runs_and_matches_its_saved_text(tmp_path):
+    p = ring_program()
+    r = p.run({"topology": "torus:2x2"})
+    assert r.status == "completed", r.message
+    # Ring: 4 messages; ring allreduce: 2 (N - 1) steps of 4 messages; one tagged message.
+    assert r.messages == 4 + 2 * 3 * 4 + 1
+    traffic = r.replay["traffic"]["messages"]
+    assert traffic[3][0] == 1 + 1 + 6  # ring send, tagged send, 6 allreduce steps
+    assert sum(map(sum, traffic)) == r.messages
+    path = p.save(tmp_path / "ring.trace")
+    cfg = {"topology": "torus:2x2", "workload": {"trace": str(path)}}
+    again = h.execute(cfg)
+    assert again.execution_time_cycles == r.execution_time_cycles
+    # Network-only replay takes less time, exactly the compute less when nothing else waits.
+    fast = p.run({"topology": "torus:2x2", "workload": {"cpu_factor": 0}})
+    assert fast.execution_time_cycles < r.execution_time_cycles
+
+
+def test_program_rejects_bad_calls():
+    p = h.Program(2)
+    with pytest.raises(h.ConfigError, match="to = 2 is invalid: a rank in 0..1"):
+        p.send(0, 2, 10)
+    with pytest.raises(h.ConfigError, match="collective = 'scan' is invalid"):
+        p.collective("scan", 10)
+    # A receive nobody sends to is reported with its rank and tag, not waited for forever.
+    p.recv(1, 0, 10, tag=3)
+    r = p.run({"topology": "crossbar:2", "workload": {"stall_cycles": 100}})
+    assert r.status == "deadlock"
+    assert r.blocked == ["task 1: receive from task 0 tag 3 comm 0 never matched"]
+
+
+def test_run_trace_writes_ranks_and_traffic(cli, tmp_path):
+    trace = DATA / "simgrid_taz_p2p" / "nonblocking" / "trace.index"
+    cfg = tmp_path / "c.toml"
+    cfg.write_text(f'topology = "torus:2x2"\n[switch]\nphit_bytes = 1048576\n[workload]\ntrace = "{trace}"\n')
+    r = cli("run", str(cfg), "--out", str(tmp_path / "out"))
+    assert r.returncode == 0, r.stderr
+    assert "execution time" in r.stdout and "wait time" in r.stdout
+    rows = list(csv.DictReader(open(tmp_path / "out" / "ranks.csv")))
+    assert [int(x["rank"]) for x in rows] == [0, 1, 2, 3]
+    matrix = list(csv.reader(open(tmp_path / "out" / "traffic_bytes.csv")))
+    # Ranks 0 <-> 2 and 1 <-> 3 exchange 2e9 bytes each way.
+    assert int(matrix[1 + 0][1 + 2]) == 2_000_000_000 and int(matrix[1 + 1][1 + 3]) == 2_000_000_000
+    assert (tmp_path / "out" / "traffic.png").stat().st_size > 0
+
+
+def test_trace_info_without_simulating(cli, tmp_path):
+    trace = DATA / "simgrid_taz_p2p" / "concurrent" / "trace.index"
+    r = cli("trace", "info", str(trace), "--json")
+    assert r.returncode == 0, r.stderr
+    d = json.loads(r.stdout)
+    assert d["summary"]["ranks"] == 4
+    assert d["summary"]["calls"][0] == {"compute": 2, "finalize": 1, "init": 1, "send": 2}
+    assert d["traffic"]["messages"][0][2] == 2
+    r = cli("trace", "info", str(trace))
+    assert "ranks             4" in r.stdout
+
+
+def test_bad_traces_fail_in_one_line(cli, tmp_path):
+    bad = tmp_path / "bad.trace"
+    bad.write_text("ranks 2\n0 send 1 64\n1 recv 0 64\n1 jump 3\n")
+    r = cli("trace", "info", str(bad))
+    assert r.returncode == 2
+    assert r.stderr.startswith(f"error: {bad}: line 4 (rank 1): unknown call 'jump'; allowed: compute, send")
+    assert r.stderr.count("\n") == 1
+    r = cli("trace", "info", str(bad), "--format", "csv")
+    assert r.returncode == 2 and "--format = 'csv' is invalid" in r.stderr
+
+
+def _reference_calls(path: Path) -> tuple[list, list]:
+    """Per-rank MPI calls and Isend bytes from sst-macro's listing of the same archive."""
+    import gzip
+    import re
+    from collections import Counter
+
+    calls = [Counter() for _ in range(10)]
+    sent = [0] * 10
+    for line in gzip.open(path, "rt"):
+        m = re.match(r"MPI Rank (\d+)\s+:\s+(MPI_\w+)(\(.*)?$", line.strip())
+        if not m or "finished" in line:
+            continue
+        rank, name = int(m.group(1)), m.group(2)
+        calls[rank][name] += 1
+        if name == "MPI_Isend":
+            sent[rank] += int(m.group(3)[1:].split(",")[0])
+    return calls, sent
+
+
+def test_otf2_archive_calls_and_traffic_match_an_independent_listing():
+    pytest.importorskip("otf2")
+    d = h.trace.info(DATA / "otf2_coverage10" / "traces.otf2")
+    s = d["summary"]
+    assert s["format"] == "otf2" and s["ranks"] == 10
+    ref_calls, ref_sent = _reference_calls(DATA / "otf2_coverage10" / "sst-macro_test_otf2.ref-out.gz")
+    compared = ["MPI_Isend", "MPI_Irecv", "MPI_Bcast", "MPI_Gather", "MPI_Scatter", "MPI_Reduce",
+                "MPI_Allgather", "MPI_Allreduce", "MPI_Alltoall", "MPI_Init"]  # fmt: skip
+    for r in range(10):
+        assert {k: s["calls"][r].get(k, 0) for k in compared} == {k: ref_calls[r][k] for k in compared}, r
+    # Point-to-point bytes per sender (every communicator), and every byte sent is received.
+    assert [sum(row) for row in s["p2p_sent"]["bytes"]] == ref_sent
+    assert s["p2p_sent"] == s["p2p_received"]
+
+
+@pytest.mark.parametrize("spec", ["tree:k=4,kp=4,n=2", "torus:4x4"])
+def test_otf2_archives_replay(spec):
+    pytest.importorskip("otf2")
+    for name in ("otf2_bcast4", "otf2_coverage10"):
+        cfg = {"topology": spec, "workload": {"trace": str(DATA / name / "traces.otf2")}}
+        r = h.execute(cfg)
+        assert r.status == "completed", r.message
+        fast = h.execute({**cfg, "workload": {**cfg["workload"], "cpu_factor": 0}})
+        assert fast.execution_time_cycles < r.execution_time_cycles
+    # The bcast: 4 ranks, 4096 bytes, a binomial tree of 3 messages.
+    assert r.messages > 0
+    b = h.trace.info(DATA / "otf2_bcast4" / "traces.otf2")["traffic"]["messages"]
+    assert sum(map(sum, b)) == 3 and b[0][2] == 1 and b[0][1] == 1 and b[2][3] == 1
+
+
+def _footer_counts(path: Path) -> dict[int, int]:
+    """Per-function counts of the calls a DUMPI file recorded, from its footer (the index at
+    the end of the file gives the footer offset as its seventh word; the footer is a magic
+    word, then 291 call counts and 291 counts of calls not recorded)."""
+    import struct
+
+    b = path.read_bytes()
+    footer = struct.unpack(">Q", b[len(b) - 64 + 48 : len(b) - 64 + 56])[0]
+    assert struct.unpack(">Q", b[footer : footer + 8])[0] == 0xF007FEE7
+    counts = struct.unpack(">582I", b[footer + 8 : footer + 8 + 4 * 582])
+    recorded = [c - i for c, i in zip(counts[:291], counts[291:])]
+    return {i: c for i, c in enumerate(recorded[:282]) if c}
+
+
+def test_amg_dumpi_trace_counts_traffic_and_replay(tmp_path):
+    import tarfile
+
+    with tarfile.open(DATA / "dumpi_amg27" / "df_AMG_n27_dumpi.tar.gz") as tar:
+        tar.extractall(tmp_path, members=[m for m in tar.getmembers() if "/._" not in m.name], filter="data")
+    meta = next((tmp_path / "df_AMG_n27_dumpi").glob("*.meta"))
+    d = h.trace.info(meta)
+    s = d["summary"]
+    assert s["format"] == "dumpi" and s["ranks"] == 27
+    ids = {"MPI_Init": 124, "MPI_Comm_rank": 82, "MPI_Comm_size": 81, "MPI_Isend": 8, "MPI_Irecv": 12,
+           "MPI_Waitall": 18, "MPI_Allreduce": 65, "MPI_Barrier": 52, "MPI_Finalize": 125}  # fmt: skip
+    for r, f in enumerate(sorted(meta.parent.glob("*.bin"))):
+        ours = {ids[k]: v for k, v in s["calls"][r].items()}
+        assert ours == _footer_counts(f), f.name
+    # Every byte an Isend sends, an Irecv of its destination posts for.
+    assert s["p2p_sent"] == s["p2p_received"]
+    assert sum(map(sum, s["p2p_sent"]["messages"])) == sum(c.get("MPI_Isend", 0) for c in s["calls"])
+    r = h.execute({"topology": "tree:k=4,kp=4,n=3", "workload": {"trace": str(meta), "cpu_factor": 0}})
+    assert r.status == "completed", r.message
+    assert r.messages == s["messages"]
+    assert r.replay["traffic"]["bytes"] == d["traffic"]["bytes"]
