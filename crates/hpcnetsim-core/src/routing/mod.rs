@@ -2,6 +2,7 @@
 //! which (output port, VC) pairs are legal? Algorithmic routings compute the candidates
 //! from family coordinates; a separate selection policy picks among the available ones.
 
+pub mod deadlock;
 pub mod hyperx;
 pub mod torus;
 pub mod tree;
