@@ -4,6 +4,7 @@
 
 pub mod deadlock;
 pub mod hyperx;
+pub mod tables;
 pub mod torus;
 pub mod tree;
 pub mod twin;

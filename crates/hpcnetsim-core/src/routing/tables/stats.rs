@@ -1,0 +1,121 @@
+//! What a set of tables does to the network: path lengths, routes per link, lanes used,
+//! unreachable pairs, and the exact uniform-traffic throughput bound under these routes.
+
+use super::Tables;
+use crate::topology::{Peer, Topology};
+use serde::Serialize;
+
+/// How many unreachable pairs are listed by name (all are counted).
+pub const LISTED_UNREACHABLE: usize = 20;
+
+/// Summary of one routing, as `hpcnetsim route` prints it.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct RouteStats {
+    /// Topology spec.
+    pub spec: String,
+    /// Engine that computed the tables.
+    pub engine: String,
+    /// LID mask control (2^lmc addresses per terminal).
+    pub lmc: u8,
+    /// Virtual lanes the paths use.
+    pub vls_used: usize,
+    /// Routed (source, destination address) paths between distinct terminals.
+    pub paths: usize,
+    /// Ordered terminal pairs with no route on some address.
+    pub unreachable_pairs: usize,
+    /// The first unreachable pairs, `(source, destination)`.
+    pub unreachable_examples: Vec<(usize, usize)>,
+    /// Shortest path, in switch-to-switch links.
+    pub min_hops: usize,
+    /// Longest path, in switch-to-switch links.
+    pub max_hops: usize,
+    /// Mean path length, in switch-to-switch links.
+    pub mean_hops: f64,
+    /// Largest number of paths crossing one switch-to-switch channel (one direction).
+    pub max_routes_per_link: usize,
+    /// Mean number of paths per switch-to-switch channel.
+    pub mean_routes_per_link: f64,
+    /// Uniform-traffic throughput bound under these tables (addresses used equally),
+    /// as a fraction of injection bandwidth: 1 / max(1, largest channel load).
+    pub routed_throughput: f64,
+}
+
+/// Routes per channel (paths crossing it) and the load per channel under uniform traffic
+/// (every terminal injecting 1, spread evenly over the others and over its addresses).
+pub fn channel_usage(topo: &Topology, t: &Tables) -> (Vec<usize>, Vec<f64>) {
+    let mut routes = vec![0usize; topo.peers().len()];
+    let n = topo.num_terminals();
+    let share = 1.0 / ((n.max(2) - 1) * t.offsets()) as f64;
+    let mut load = vec![0.0; topo.peers().len()];
+    for s in (0..topo.num_switches()).filter(|&s| topo.terminals_at()[s] > 0) {
+        let here = topo.terminals_at()[s] as usize;
+        for lid in 0..t.lids() {
+            let dst = lid >> t.lmc;
+            // Sources on this switch other than the destination itself.
+            let sources = here - usize::from(topo.terminal_attachment(dst).0 == s);
+            if sources == 0 {
+                continue;
+            }
+            if let Some(p) = t.switch_path(topo, s, lid) {
+                for c in p {
+                    routes[c] += sources;
+                    load[c] += sources as f64 * share;
+                }
+            }
+        }
+    }
+    (routes, load)
+}
+
+/// Computes the summary of `t` on `topo`.
+pub fn summarise(topo: &Topology, t: &Tables) -> RouteStats {
+    let n = topo.num_terminals();
+    let (mut paths, mut hops_sum, mut min_hops, mut max_hops) = (0usize, 0usize, usize::MAX, 0usize);
+    let mut unreachable = 0;
+    let mut examples = Vec::new();
+    for src in 0..n {
+        let (s, _) = topo.terminal_attachment(src);
+        for dst in (0..n).filter(|&d| d != src) {
+            let mut ok = true;
+            for off in 0..t.offsets() {
+                match t.switch_path(topo, s, t.lid(dst, off)) {
+                    Some(p) => {
+                        paths += 1;
+                        hops_sum += p.len();
+                        min_hops = min_hops.min(p.len());
+                        max_hops = max_hops.max(p.len());
+                    }
+                    None => ok = false,
+                }
+            }
+            if !ok {
+                unreachable += 1;
+                if examples.len() < LISTED_UNREACHABLE {
+                    examples.push((src, dst));
+                }
+            }
+        }
+    }
+    let (routes, load) = channel_usage(topo, t);
+    let links: Vec<usize> = (0..routes.len()).filter(|&c| matches!(topo.peers()[c], Peer::Switch { .. })).collect();
+    let max_load = links.iter().map(|&c| load[c]).fold(1.0, f64::max);
+    RouteStats {
+        spec: topo.spec().to_string(),
+        engine: t.engine.clone(),
+        lmc: t.lmc,
+        vls_used: t.vls,
+        paths,
+        unreachable_pairs: unreachable,
+        unreachable_examples: examples,
+        min_hops: if paths == 0 { 0 } else { min_hops },
+        max_hops,
+        mean_hops: if paths == 0 { 0.0 } else { hops_sum as f64 / paths as f64 },
+        max_routes_per_link: links.iter().map(|&c| routes[c]).max().unwrap_or(0),
+        mean_routes_per_link: if links.is_empty() {
+            0.0
+        } else {
+            links.iter().map(|&c| routes[c]).sum::<usize>() as f64 / links.len() as f64
+        },
+        routed_throughput: 1.0 / max_load,
+    }
+}
