@@ -2,6 +2,7 @@
 
 from ._core import ConfigError, __version__
 from .config import apply_overrides, load_config
+from .routing import route
 from .simulation import SimulationResult, execute, load_curve, simulate
 from .store import results
 from .topology import Topology, describe
@@ -17,5 +18,6 @@ __all__ = [
     "load_config",
     "load_curve",
     "results",
+    "route",
     "simulate",
 ]

@@ -255,6 +255,43 @@ fn config_from_toml(text: &str) -> PyResult<String> {
     Config::from_toml(text).map(|c| to_json(&c)).map_err(to_py)
 }
 
+/// Computes (or, with `tables_text`, loads) forwarding tables for `spec` and reports on
+/// them as JSON; with `dump` the report carries the tables as text under `"dump"`.
+#[pyfunction]
+#[pyo3(signature = (spec, engine, lmc=0, vls=8, roots=Vec::new(), check_deadlock=false, dump=false, tables_text=None, tables_name="tables"))]
+#[allow(clippy::too_many_arguments)]
+fn route(
+    py: Python<'_>,
+    spec: &str,
+    engine: &str,
+    lmc: u8,
+    vls: usize,
+    roots: Vec<usize>,
+    check_deadlock: bool,
+    dump: bool,
+    tables_text: Option<&str>,
+    tables_name: &str,
+) -> PyResult<String> {
+    use hpcnetsim_core::routing::tables::{self, stats, EngineOptions};
+    py.detach(|| {
+        let topo = Topology::from_spec(spec)?;
+        let t = match tables_text {
+            Some(text) => tables::dump::load(text, tables_name, &topo)?,
+            None => tables::compute(engine, &topo, &EngineOptions { lmc, max_vls: vls, roots, ..Default::default() })?,
+        };
+        #[derive(serde::Serialize)]
+        struct WithDump {
+            #[serde(flatten)]
+            report: stats::RouteReport,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            dump: Option<String>,
+        }
+        let report = stats::report(&topo, &t, check_deadlock)?;
+        Ok(to_json(&WithDump { report, dump: dump.then(|| tables::dump::dump(&topo, &t)) }))
+    })
+    .map_err(to_py)
+}
+
 /// The compiled core of hpcnetsim.
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -263,6 +300,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(load_curve, m)?)?;
     m.add_function(wrap_pyfunction!(execute, m)?)?;
     m.add_function(wrap_pyfunction!(config_from_toml, m)?)?;
+    m.add_function(wrap_pyfunction!(route, m)?)?;
     m.add("ConfigError", m.py().get_type::<ConfigError>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())

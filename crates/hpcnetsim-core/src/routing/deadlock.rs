@@ -23,8 +23,9 @@ pub struct Hop {
     pub vc: u8,
 }
 
-/// The verdict of the analysis.
+/// The verdict of the analysis (JSON: `"acyclic"` or `{"cycle": [hops]}`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Verdict {
     /// No cycle: the routing is deadlock-free.
     Acyclic,

@@ -119,3 +119,27 @@ pub fn summarise(topo: &Topology, t: &Tables) -> RouteStats {
         routed_throughput: 1.0 / max_load,
     }
 }
+
+/// Everything `hpcnetsim route` reports: the summary, the all-minimal-paths bound beside
+/// the routed one, and (when asked) the deadlock verdict.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct RouteReport {
+    /// Path and link statistics.
+    #[serde(flatten)]
+    pub stats: RouteStats,
+    /// Uniform-traffic bound with every minimal path weighted evenly (`topo describe`).
+    pub ideal_throughput: f64,
+    /// Deadlock verdict of the tables with their lanes, when checked.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub deadlock: Option<super::super::deadlock::Verdict>,
+}
+
+/// Summarises `t`, adding the ideal bound and, with `check_deadlock`, the verdict.
+pub fn report(topo: &Topology, t: &Tables, check_deadlock: bool) -> crate::Result<RouteReport> {
+    let ideal_throughput = 1.0 / topo.max_channel_load();
+    Ok(RouteReport {
+        stats: summarise(topo, t),
+        ideal_throughput,
+        deadlock: check_deadlock.then(|| t.deadlock_verdict(topo)),
+    })
+}

@@ -1,0 +1,54 @@
+"""`hpcnetsim route` and `hpcnetsim.route`: engines, dumps read back, deadlock verdicts, faults
+and the one-line errors."""
+
+import json
+
+import pytest
+
+import hpcnetsim
+from hpcnetsim.cli import main
+
+
+def test_route_api_reports_engines():
+    r = hpcnetsim.route("hyperx:4x4,t=2", "dfsssp", check_deadlock=True)
+    assert r["deadlock"] == "acyclic"
+    assert r["vls_used"] >= 1 and r["unreachable_pairs"] == 0
+    assert r["paths"] == 32 * 31
+    assert 0 < r["routed_throughput"] <= r["ideal_throughput"] + 1e-12
+    m = hpcnetsim.route("torus:5x5", "minhop", check_deadlock=True)
+    assert set(m["deadlock"]) == {"cycle"} and len(m["deadlock"]["cycle"]) >= 2
+
+
+def test_route_cli_dump_and_load(tmp_path, capsys):
+    out = tmp_path / "lft.txt"
+    assert main(["route", "tree:k=4,n=2", "--routing", "ftree", "--dump", str(out), "--json"]) == 0
+    first = json.loads(capsys.readouterr().out)
+    assert out.read_text().startswith("# hpcnetsim forwarding tables")
+    assert main(["route", "tree:k=4,n=2", "--load", str(out), "--json", "--check-deadlock"]) == 0
+    back = json.loads(capsys.readouterr().out)
+    assert back["engine"] == "loaded" and back["deadlock"] == "acyclic"
+    for k in ("max_routes_per_link", "mean_hops", "paths", "routed_throughput"):
+        assert back[k] == first[k]
+
+
+@pytest.mark.parametrize(
+    "argv, words",
+    [
+        (["route", "torus:4x4", "--routing", "parx"], ["parx", "HyperX"]),
+        (["route", "torus:5x5", "--routing", "dfsssp", "--vls", "1"], ["vls = 1", "virtual lanes"]),
+        (["route", "torus:4x4", "--routing", "bogus"], ["engine", "minhop"]),
+        (["route", "torus:4x4", "--lmc", "9"], ["lmc"]),
+    ],
+)
+def test_route_errors_are_one_line(argv, words, capsys):
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error:") and err.count("\n") == 1
+    assert all(w in err for w in words), err
+
+
+def test_malformed_dump_names_the_line(tmp_path, capsys):
+    bad = tmp_path / "bad.txt"
+    bad.write_text("# lmc: 0\nUnicast lids [0x1-0x10] of switch 0:\n0x0001 zz\n")
+    assert main(["route", "torus:4x4", "--load", str(bad)]) == 2
+    assert f"{bad}:3" in capsys.readouterr().err
