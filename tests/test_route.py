@@ -52,3 +52,13 @@ def test_malformed_dump_names_the_line(tmp_path, capsys):
     bad.write_text("# lmc: 0\nUnicast lids [0x1-0x10] of switch 0:\n0x0001 zz\n")
     assert main(["route", "torus:4x4", "--load", str(bad)]) == 2
     assert f"{bad}:3" in capsys.readouterr().err
+
+
+def test_faults_in_the_spec_are_routed_around_and_cut_pairs_listed(capsys):
+    r = hpcnetsim.route("hyperx:4x4,t=2|faults:random=5,seed=3", "dfsssp", check_deadlock=True)
+    assert r["deadlock"] == "acyclic" and r["unreachable_pairs"] == 0
+    assert main(["route", "torus:4|faults:switches=1", "--routing", "updn"]) == 0
+    out = capsys.readouterr().out
+    assert "unreachable_pairs     6" in out and "0->1" in out
+    assert main(["route", "torus:4|faults:switches=9"]) == 2
+    assert "faults.switches" in capsys.readouterr().err

@@ -9,8 +9,15 @@ use hpcnetsim_core::routing::tables::{self, dump, stats, EngineOptions, Tables};
 use hpcnetsim_core::{Peer, Topology};
 use std::collections::HashSet;
 
-const FAMILIES: [&str; 7] =
-    ["tree:k=4,n=3", "xgft:h=2;m=4,3;w=1,2", "torus:4x3,t=2", "mesh:3x3", "hyperx:4x4,t=2", "twin-torus:2x2x3", "crossbar:6"];
+const FAMILIES: [&str; 7] = [
+    "tree:k=4,n=3",
+    "xgft:h=2;m=4,3;w=1,2",
+    "torus:4x3,t=2",
+    "mesh:3x3",
+    "hyperx:4x4,t=2",
+    "twin-torus:2x2x3",
+    "crossbar:6",
+];
 
 fn compute(engine: &str, t: &Topology) -> Tables {
     tables::compute(engine, t, &EngineOptions::default()).unwrap_or_else(|e| panic!("{engine} on {}: {e}", t.spec()))
@@ -144,7 +151,11 @@ fn route_statistics_count_paths_and_links() {
     // A 4-ary 2-tree under ftree carries 4 destinations x 3 remote sources... per up-link:
     // every leaf up-link carries the 3 remote leaves' traffic towards 4 destinations / 4 links.
     let links = 2 * t.switch_links();
-    let total: usize = (0..n).flat_map(|a| (0..n).map(move |b| (a, b))).filter(|(a, b)| a != b).map(|(a, b)| tb.path(&t, a, b, 0).unwrap().len() - 1).sum();
+    let total: usize = (0..n)
+        .flat_map(|a| (0..n).map(move |b| (a, b)))
+        .filter(|(a, b)| a != b)
+        .map(|(a, b)| tb.path(&t, a, b, 0).unwrap().len() - 1)
+        .sum();
     assert!((s.mean_routes_per_link - total as f64 / links as f64).abs() < 1e-9);
     assert!(s.routed_throughput > 0.0 && s.routed_throughput <= 1.0);
     // ftree on a full fat-tree reaches the ideal uniform bound.
@@ -172,4 +183,71 @@ fn bad_inputs_are_reported() {
     assert!(e.contains(&format!("lft.txt:{line}")), "{e}");
     let e = err(dump::load("Unicast lids [0x1-0x2] of switch 0:\n", "lft.txt", &t));
     assert!(e.contains("lft.txt:1") && e.contains("lmc"), "{e}");
+}
+
+#[test]
+fn faults_are_routed_around_and_reported() {
+    // Random link faults: every engine still gives valid paths, the layered ones stay acyclic.
+    for spec in [
+        "hyperx:4x4,t=2|faults:random=6,seed=2",
+        "tree:k=4,n=3|faults:fraction=0.1,seed=5",
+        "torus:4x4|faults:random=3",
+    ] {
+        let t = topo(spec);
+        assert!(t.faulty_links() > 0, "{spec}");
+        for engine in ["minhop", "sssp", "dfsssp", "updn"] {
+            let tb = compute(engine, &t);
+            if stats::summarise(&t, &tb).unreachable_pairs == 0 {
+                assert_valid(&t, &tb);
+            }
+            if engine != "minhop" && engine != "sssp" {
+                assert!(tb.deadlock_verdict(&t).is_acyclic(), "{engine} on {spec}");
+            }
+        }
+    }
+    let t = topo("tree:k=4,n=3|faults:fraction=0.1,seed=5");
+    let f = compute("ftree", &t);
+    assert_eq!(stats::summarise(&t, &f).unreachable_pairs, 0);
+    assert_valid(&t, &f);
+    assert!(f.deadlock_verdict(&t).is_acyclic());
+    let t = topo("hyperx:4x4,t=2|faults:random=4,seed=9");
+    let p = compute("parx", &t);
+    assert_valid(&t, &p);
+    assert!(p.deadlock_verdict(&t).is_acyclic());
+    // Same seed, same faults; another seed, other faults.
+    let links = |s: &str| topo(s).link_list();
+    assert_eq!(links("torus:6x6|faults:random=5,seed=4"), links("torus:6x6|faults:random=5,seed=4"));
+    assert_ne!(links("torus:6x6|faults:random=5,seed=4"), links("torus:6x6|faults:random=5,seed=7"));
+    assert_eq!(topo("torus:6x6|faults:random=5").switch_links(), topo("torus:6x6").switch_links() - 5);
+}
+
+#[test]
+fn a_disconnecting_fault_set_reports_the_pairs() {
+    // Cutting both links of switch 1 of a 4-switch ring isolates its terminal.
+    let t = topo("torus:4,t=1|faults:switches=1");
+    for engine in ["minhop", "sssp", "dfsssp", "updn"] {
+        let tb = compute(engine, &t);
+        let s = stats::summarise(&t, &tb);
+        // Terminal 1 can neither send nor receive: 3 + 3 ordered pairs.
+        assert_eq!(s.unreachable_pairs, 6, "{engine}");
+        assert!(s.unreachable_examples.contains(&(0, 1)) && s.unreachable_examples.contains(&(1, 0)));
+        assert!(matches!(tb.path(&t, 0, 1, 0), Err(tables::PathError::Unreachable { .. })));
+        tb.path(&t, 0, 2, 0).unwrap();
+    }
+    // The same disconnection by naming links.
+    let t = topo("mesh:3|faults:links=1.0");
+    let s = stats::summarise(&t, &compute("dfsssp", &t));
+    assert!(s.unreachable_pairs > 0);
+    // Faults that do not exist are errors naming the field.
+    for (spec, field) in [
+        ("torus:4x4|faults:links=0.99", "faults.links"),
+        ("torus:4x4|faults:switches=77", "faults.switches"),
+        ("torus:4x4|faults:random=100", "faults.random"),
+        ("torus:4x4|faults:fraction=2", "faults.fraction"),
+        ("torus:4x4|faults:bogus=1", "faults"),
+        ("torus:4x4|oops", "suffix"),
+    ] {
+        let e = Topology::from_spec(spec).unwrap_err().to_string();
+        assert!(e.contains(field), "{spec}: {e}");
+    }
 }

@@ -340,7 +340,7 @@ impl Config {
             Err(Error::invalid("config", field, value, allowed))
         };
         // The spec is parsed (not built) so that a bad topology fails with the config.
-        crate::topology::spec::parse(&self.topology)?;
+        crate::topology::check_spec(&self.topology)?;
         if self.switch.preset != "insee" {
             return bad("switch.preset", &format!("'{}'", self.switch.preset), "insee");
         }

@@ -145,12 +145,21 @@ impl Cdg {
     }
 }
 
+/// A walk state: switch, input port, input VC, and the (channel, VC) held on arrival.
+type State = (usize, usize, usize, Option<(usize, usize)>);
+
 /// Builds the dependency graph of an algorithmic routing by exploring, for every ordered
 /// pair of terminals, every (switch, input port, VC) state reachable through any candidate
 /// the routing offers. With `collapse`, every VC is merged into one (the control showing
 /// what the VCs buy). With `escape_only`, where a routing offers escape candidates only
 /// those are followed (Duato: the escape sub-network alone must be acyclic).
-pub fn routing_cdg(topo: &Topology, routing: &dyn Routing, vcs: usize, collapse: bool, escape_only: bool) -> Result<Cdg> {
+pub fn routing_cdg(
+    topo: &Topology,
+    routing: &dyn Routing,
+    vcs: usize,
+    collapse: bool,
+    escape_only: bool,
+) -> Result<Cdg> {
     let mut cdg = Cdg::new(topo, if collapse { 1 } else { vcs });
     let n = topo.num_terminals();
     let mut cands = Vec::new();
@@ -163,8 +172,7 @@ pub fn routing_cdg(topo: &Topology, routing: &dyn Routing, vcs: usize, collapse:
             seen.clear();
             let (s0, p0) = topo.terminal_attachment(src);
             // State: (switch, input port, input VC, channel held on arrival).
-            let mut todo: Vec<(usize, usize, usize, Option<(usize, usize)>)> =
-                (0..vcs.max(1)).map(|v| (s0, p0, v, None)).collect();
+            let mut todo: Vec<State> = (0..vcs.max(1)).map(|v| (s0, p0, v, None)).collect();
             while let Some((s, in_port, in_vc, held)) = todo.pop() {
                 cands.clear();
                 routing.route(&Request { switch: s, in_port, in_vc, src, dst }, &mut cands);

@@ -77,6 +77,14 @@ impl Routing for Direct {
 /// Builds the configured routing for a topology, checking it suits the family and the VCs.
 pub fn build(cfg: &Config, topo: &Topology) -> Result<Box<dyn Routing>> {
     let vcs = cfg.switch.vcs as usize;
+    if topo.faulty_links() > 0 {
+        return Err(Error::invalid(
+            "config",
+            "routing.algorithm",
+            format!("'{}' on the faulty network {}", algorithm_name(cfg.routing.algorithm), topo.spec()),
+            "table routing (algorithmic routings assume every link works; see docs/routing.md)",
+        ));
+    }
     let algorithm = match (cfg.routing.algorithm, topo.family()) {
         (Algorithm::Auto, Family::Tree(_)) => Algorithm::TreeAdaptive,
         // With one VC a torus has no room for a dateline: bubble flow control keeps DOR

@@ -48,6 +48,7 @@ impl Topology {
     /// links carry exactly 1), from the family's closed form when it has one.
     pub fn max_channel_load(&self) -> f64 {
         let switch_max = match self.family() {
+            _ if self.faulty_links() > 0 => paths::max_switch_channel_load(self),
             Family::Tree(x) => x.max_switch_channel_load(),
             _ => paths::max_switch_channel_load(self),
         };
@@ -58,6 +59,7 @@ impl Topology {
     /// family has them.
     pub fn distances(&self) -> Result<(usize, f64)> {
         match self.family() {
+            _ if self.faulty_links() > 0 => paths::distances(self),
             Family::Tree(x) => Ok(x.distances()),
             Family::Torus(t) => Ok(t.distances()),
             _ => paths::distances(self),

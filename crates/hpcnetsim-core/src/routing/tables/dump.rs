@@ -86,7 +86,12 @@ pub fn load(text: &str, file: &str, topo: &Topology) -> Result<Tables> {
         if let Some(rest) = line.strip_prefix('#') {
             if let Some(v) = rest.trim().strip_prefix("lmc:") {
                 let l = parse_int(v).filter(|&l| l <= MAX_LMC as usize).ok_or_else(|| {
-                    Error::invalid(at(i), "lmc", format!("'{}'", v.trim()), format!("an integer between 0 and {MAX_LMC}"))
+                    Error::invalid(
+                        at(i),
+                        "lmc",
+                        format!("'{}'", v.trim()),
+                        format!("an integer between 0 and {MAX_LMC}"),
+                    )
                 })?;
                 lmc = Some(l as u8);
                 let mut tables = Tables::new("loaded", topo, l as u8);
@@ -118,7 +123,12 @@ pub fn load(text: &str, file: &str, topo: &Topology) -> Result<Tables> {
         } else if let Some(rest) = line.strip_prefix("VLs of terminal") {
             let (src, lanes) = rest.split_once(':').unwrap_or((rest, ""));
             let src = parse_int(src).filter(|&s| s < topo.num_terminals()).ok_or_else(|| {
-                Error::invalid(at(i), "terminal", format!("'{}'", src.trim()), format!("below {}", topo.num_terminals()))
+                Error::invalid(
+                    at(i),
+                    "terminal",
+                    format!("'{}'", src.trim()),
+                    format!("below {}", topo.num_terminals()),
+                )
             })?;
             let lanes: Vec<usize> = lanes.split_whitespace().map(parse_int).collect::<Option<_>>().unwrap_or_default();
             if lanes.len() != lids || lanes.iter().any(|&v| v >= MAX_VLS) {
@@ -138,7 +148,12 @@ pub fn load(text: &str, file: &str, topo: &Topology) -> Result<Tables> {
             }
         } else {
             let Some(s) = switch else {
-                return Err(Error::invalid(at(i), "line", format!("'{line}'"), "an entry inside a 'Unicast lids' block"));
+                return Err(Error::invalid(
+                    at(i),
+                    "line",
+                    format!("'{line}'"),
+                    "an entry inside a 'Unicast lids' block",
+                ));
             };
             let mut words = line.split_whitespace();
             let lid = words.next().and_then(parse_int);

@@ -111,6 +111,12 @@ impl Tables {
         self.lft[s * lids + lid] = port as u16;
     }
 
+    /// Removes the entry of switch `s` for `lid`.
+    pub fn clear_port(&mut self, s: usize, lid: usize) {
+        let lids = self.lids();
+        self.lft[s * lids + lid] = NO_PORT;
+    }
+
     /// Lane of the path from terminal `src` to virtual destination `lid`.
     pub fn vl(&self, src: usize, lid: usize) -> usize {
         if self.vl.is_empty() {
@@ -148,7 +154,13 @@ impl Tables {
 
     /// The switch channels (and lanes) from terminal `src` to terminal `dst` through LID
     /// offset `offset`: injection link excluded, ejection link included.
-    pub fn path(&self, topo: &Topology, src: usize, dst: usize, offset: usize) -> std::result::Result<Vec<Hop>, PathError> {
+    pub fn path(
+        &self,
+        topo: &Topology,
+        src: usize,
+        dst: usize,
+        offset: usize,
+    ) -> std::result::Result<Vec<Hop>, PathError> {
         let lid = self.lid(dst, offset);
         let vc = self.vl(src, lid) as u8;
         let (mut s, _) = topo.terminal_attachment(src);

@@ -193,7 +193,7 @@ pub fn normalise_demands(demands: &[(usize, usize, f64)]) -> Vec<(usize, usize, 
 pub fn parx(topo: &Topology, demands: &[(usize, usize, f64)]) -> Result<Tables> {
     let dims = parx_dims(topo)?;
     let n = topo.num_terminals();
-    if let Some(d) = demands.iter().find(|d| d.0 >= n || d.1 >= n || !(d.2 >= 0.0)) {
+    if let Some(d) = demands.iter().find(|d| d.0 >= n || d.1 >= n || d.2.is_nan() || d.2 < 0.0) {
         return Err(Error::invalid(
             "routing",
             "demand",
