@@ -14,7 +14,7 @@ from pathlib import Path
 from ._core import ConfigError
 from .topology import DESCRIBE_KEYS, Topology
 
-EXPORT_FORMATS = ("graphml", "dot", "json")
+EXPORT_FORMATS = ("graphml", "dot", "json", "ibnet")
 
 
 class UsageError(Exception):

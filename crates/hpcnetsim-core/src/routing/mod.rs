@@ -144,6 +144,7 @@ pub fn build(cfg: &Config, topo: &Topology) -> Result<Box<dyn Routing>> {
             Box::new(twin::TwinRouting::new(t, which))
         }
         (_, Family::TwinTorus(_)) => return Err(unsuited("auto, dort, ts-dor")),
+        (_, Family::Fabric(_)) => return Err(unsuited("table (imported fabrics have no coordinates)")),
     })
 }
 

@@ -27,6 +27,8 @@ pub enum Family {
     HyperX(HyperX),
     /// A single switch.
     Crossbar(Crossbar),
+    /// A fabric read from a file (ibnetdiscover output or an edge list).
+    Fabric(Box<super::import::Fabric>),
 }
 
 impl Family {
@@ -38,6 +40,7 @@ impl Family {
             Family::TwinTorus(f) => f.build(spec, self.clone()),
             Family::HyperX(f) => f.build(spec, self.clone()),
             Family::Crossbar(f) => f.build(spec, self.clone()),
+            Family::Fabric(f) => f.build(spec, self.clone()),
         }
     }
 
@@ -51,6 +54,7 @@ impl Family {
             Family::TwinTorus(_) => "twin-torus",
             Family::HyperX(_) => "hyperx",
             Family::Crossbar(_) => "crossbar",
+            Family::Fabric(_) => "fabric",
         }
     }
 
@@ -73,6 +77,8 @@ impl Family {
             Family::TwinTorus(t) => t.bisection_channels(),
             Family::HyperX(h) => h.bisection_channels(),
             Family::Crossbar(c) => (c.ports / 2) as u64,
+            // Not computed for arbitrary graphs: the terminal cut below is an upper bound.
+            Family::Fabric(_) => u64::MAX,
         };
         family_cut.min(terminal_cut)
     }
@@ -85,6 +91,7 @@ impl Family {
             Family::TwinTorus(t) => 2 * t.nodes(),
             Family::HyperX(h) => h.switches() * h.terminals_per_switch,
             Family::Crossbar(c) => c.ports,
+            Family::Fabric(f) => f.terminals.len(),
         }
     }
 
@@ -100,6 +107,7 @@ impl Family {
             Family::TwinTorus(t) => t.coordinates(s),
             Family::HyperX(h) => h.coordinates(s),
             Family::Crossbar(_) => vec![0],
+            Family::Fabric(_) => vec![s],
         }
     }
 
