@@ -251,3 +251,14 @@ fn a_disconnecting_fault_set_reports_the_pairs() {
         assert!(e.contains(field), "{spec}: {e}");
     }
 }
+
+#[test]
+fn tables_are_reproducible() {
+    for (spec, engine) in
+        [("torus:5x4", "dfsssp"), ("hyperx:4x4,t=2", "parx"), ("tree:k=3,n=3|faults:random=4", "ftree")]
+    {
+        let t = topo(spec);
+        let runs: Vec<Tables> = (0..3).map(|_| compute(engine, &t)).collect();
+        assert!(runs.windows(2).all(|w| w[0] == w[1]), "{spec} {engine}");
+    }
+}

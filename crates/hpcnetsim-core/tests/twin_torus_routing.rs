@@ -19,7 +19,7 @@ fn walk(t: &Topology, r: &dyn Routing, a: usize, b: usize) -> Vec<(usize, usize)
     let mut path = Vec::new();
     for _ in 0..1000 {
         let mut cands = Vec::new();
-        r.route(&Request { switch: s, in_port, in_vc, src: a, dst: b }, &mut cands);
+        r.route(&Request { switch: s, in_port, in_vc, src: a, dst: b, offset: 0 }, &mut cands);
         assert!(!cands.is_empty(), "no candidate at switch {s} for {a} -> {b}");
         let c = cands[0];
         assert!(cands.iter().all(|x| x.port == c.port), "twin-torus routing is deterministic");

@@ -103,6 +103,7 @@ impl Engine<'_> {
             in_vc: q % self.vcs,
             src: pk.src as usize,
             dst: pk.dst as usize,
+            offset: pk.offset,
         };
         self.scratch.clear();
         self.routing.route(&req, &mut self.scratch);

@@ -59,6 +59,8 @@ struct Packet {
     injected: u64,
     /// The message this packet carries a piece of, or `NO_MESSAGE`.
     message: u32,
+    /// LID offset (virtual destination) chosen by the sender; table routing only.
+    offset: u8,
 }
 
 /// Counters read by the measurement driver.
@@ -271,6 +273,11 @@ impl<'a> Engine<'a> {
         self.routing.name()
     }
 
+    /// Uniform throughput bound under the routing's actual paths (table routing only).
+    pub fn routed_throughput(&self) -> Option<f64> {
+        self.routing.throughput_bound()
+    }
+
     /// Number of terminals that generate traffic.
     pub fn active_sources(&self) -> usize {
         self.active_sources
@@ -329,14 +336,22 @@ impl<'a> Engine<'a> {
 
     /// A new packet of independent traffic at the back of NIC `src`'s injection queue.
     fn enqueue(&mut self, src: usize, dst: usize, size: u32, now: u64) {
-        let packet =
-            Packet { src: src as u32, dst: dst as u32, size, generated: now, injected: 0, message: NO_MESSAGE };
+        let packet = Packet {
+            src: src as u32,
+            dst: dst as u32,
+            size,
+            generated: now,
+            injected: 0,
+            message: NO_MESSAGE,
+            offset: 0,
+        };
         let p = self.new_packet(packet);
         self.in_flight += 1;
         self.nic_queue[src].push_back(p);
     }
 
-    fn new_packet(&mut self, p: Packet) -> u32 {
+    fn new_packet(&mut self, mut p: Packet) -> u32 {
+        p.offset = self.routing.address_offset(p.src as usize, p.dst as usize, p.size);
         match self.free_packets.pop() {
             Some(i) => {
                 self.packets[i as usize] = p;
@@ -465,9 +480,11 @@ impl<'a> Engine<'a> {
         let (s, port) = self.topo.terminal_attachment(nic);
         let channel = self.topo.channel(s, port);
         self.available.clear();
+        let pk = &self.packets[p as usize];
+        let only = self.routing.injection_vc(nic, pk.dst as usize, pk.offset);
         for vc in 0..self.vcs {
             let room = self.nic_credits[nic * self.vcs + vc];
-            if room >= size {
+            if room >= size && only.is_none_or(|v| v == vc) {
                 self.available.push((Candidate::new(port, vc), room));
             }
         }

@@ -214,6 +214,7 @@ impl<'a> Engine<'a> {
                 generated: now,
                 injected: 0,
                 message,
+                offset: 0,
             });
         }
         for p in created {

@@ -164,18 +164,22 @@ pub fn routing_cdg(
     let n = topo.num_terminals();
     let mut cands = Vec::new();
     let mut seen: HashSet<(u32, u16, u8)> = HashSet::new();
+    let offsets = routing.offsets();
     for src in 0..n {
-        for dst in 0..n {
+        for (dst, offset) in (0..n).flat_map(|d| (0..offsets).map(move |o| (d, o as u8))) {
             if src == dst {
                 continue;
             }
             seen.clear();
             let (s0, p0) = topo.terminal_attachment(src);
             // State: (switch, input port, input VC, channel held on arrival).
-            let mut todo: Vec<State> = (0..vcs.max(1)).map(|v| (s0, p0, v, None)).collect();
+            let mut todo: Vec<State> = match routing.injection_vc(src, dst, offset) {
+                Some(v) => vec![(s0, p0, v, None)],
+                None => (0..vcs.max(1)).map(|v| (s0, p0, v, None)).collect(),
+            };
             while let Some((s, in_port, in_vc, held)) = todo.pop() {
                 cands.clear();
-                routing.route(&Request { switch: s, in_port, in_vc, src, dst }, &mut cands);
+                routing.route(&Request { switch: s, in_port, in_vc, src, dst, offset }, &mut cands);
                 if escape_only && cands.iter().any(|c| c.escape) {
                     cands.retain(|c| c.escape);
                 }

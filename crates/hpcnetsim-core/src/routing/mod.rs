@@ -4,6 +4,7 @@
 
 pub mod deadlock;
 pub mod hyperx;
+pub mod table_lookup;
 pub mod tables;
 pub mod torus;
 pub mod tree;
@@ -47,6 +48,8 @@ pub struct Request {
     pub src: usize,
     /// Destination terminal.
     pub dst: usize,
+    /// LID offset (virtual destination) the sender chose; 0 for algorithmic routings.
+    pub offset: u8,
 }
 
 /// An algorithmic routing.
@@ -55,6 +58,24 @@ pub trait Routing: Send + Sync {
     fn name(&self) -> &'static str;
     /// Appends the legal candidates for `req` to `out`.
     fn route(&self, req: &Request, out: &mut Vec<Candidate>);
+    /// Virtual destinations per terminal (table routing with LMC; 1 otherwise).
+    fn offsets(&self) -> usize {
+        1
+    }
+    /// The LID offset a sender uses for its next packet to `dst` (table routing).
+    fn address_offset(&self, _src: usize, _dst: usize, _size_phits: u32) -> u8 {
+        0
+    }
+    /// Uniform-traffic throughput bound under this routing's actual paths, when known
+    /// (table routing), beside the topology's all-minimal-paths bound.
+    fn throughput_bound(&self) -> Option<f64> {
+        None
+    }
+    /// The only VC a packet may be injected on (table routing: its path's lane), or
+    /// `None` when the NIC may choose.
+    fn injection_vc(&self, _src: usize, _dst: usize, _offset: u8) -> Option<usize> {
+        None
+    }
 }
 
 /// Routes every packet straight to its destination's port (a crossbar, or the last hop
@@ -77,6 +98,9 @@ impl Routing for Direct {
 /// Builds the configured routing for a topology, checking it suits the family and the VCs.
 pub fn build(cfg: &Config, topo: &Topology) -> Result<Box<dyn Routing>> {
     let vcs = cfg.switch.vcs as usize;
+    if cfg.routing.algorithm == Algorithm::Table {
+        return Ok(Box::new(table_lookup::TableRouting::new(cfg, topo)?));
+    }
     if topo.faulty_links() > 0 {
         return Err(Error::invalid(
             "config",
@@ -161,6 +185,7 @@ pub fn algorithm_name(a: Algorithm) -> &'static str {
         Algorithm::HyperxAdaptive => "hyperx-adaptive",
         Algorithm::Dort => "dort",
         Algorithm::TsDor => "ts-dor",
+        Algorithm::Table => "table",
     }
 }
 

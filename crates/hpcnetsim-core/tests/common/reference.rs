@@ -260,8 +260,10 @@ impl<'a> Reference<'a> {
                     let Some(e) = self.fifo[q].front() else { continue };
                     let pk = self.packets[e.packet];
                     let mut cands = Vec::new();
-                    self.routing
-                        .route(&Request { switch: s, in_port: port, in_vc: vc, src: pk.src, dst: pk.dst }, &mut cands);
+                    self.routing.route(
+                        &Request { switch: s, in_port: port, in_vc: vc, src: pk.src, dst: pk.dst, offset: 0 },
+                        &mut cands,
+                    );
                     let avail: Vec<(Candidate, u32)> = cands
                         .into_iter()
                         .filter_map(|c| {

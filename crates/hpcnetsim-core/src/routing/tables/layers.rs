@@ -75,8 +75,11 @@ fn break_cycles(topo: &Topology, groups: &[(usize, usize, Vec<usize>)], layer: &
             }
         }
     }
+    // Sorted, so that the cycles found (and the layers) do not depend on hashing.
+    let mut edges: Vec<(u32, u32)> = users.keys().copied().collect();
+    edges.sort_unstable();
     let mut cdg = Cdg::new(topo, 1);
-    for &(a, b) in users.keys() {
+    for (a, b) in edges {
         cdg.add_edge((a as usize, 0), (b as usize, 0));
     }
     let mut moved = 0;

@@ -43,9 +43,20 @@ pub struct RouteStats {
 /// Routes per channel (paths crossing it) and the load per channel under uniform traffic
 /// (every terminal injecting 1, spread evenly over the others and over its addresses).
 pub fn channel_usage(topo: &Topology, t: &Tables) -> (Vec<usize>, Vec<f64>) {
+    let even = 1.0 / t.offsets() as f64;
+    channel_usage_split(topo, t, &|_, _, _| even)
+}
+
+/// [`channel_usage`] with the traffic of every (source switch, destination, offset) split
+/// as `split` says (fractions of each pair's traffic, summing to 1 over the offsets).
+pub fn channel_usage_split(
+    topo: &Topology,
+    t: &Tables,
+    split: &dyn Fn(usize, usize, usize) -> f64,
+) -> (Vec<usize>, Vec<f64>) {
     let mut routes = vec![0usize; topo.peers().len()];
     let n = topo.num_terminals();
-    let share = 1.0 / ((n.max(2) - 1) * t.offsets()) as f64;
+    let per_pair = 1.0 / (n.max(2) - 1) as f64;
     let mut load = vec![0.0; topo.peers().len()];
     for s in (0..topo.num_switches()).filter(|&s| topo.terminals_at()[s] > 0) {
         let here = topo.terminals_at()[s] as usize;
@@ -59,12 +70,21 @@ pub fn channel_usage(topo: &Topology, t: &Tables) -> (Vec<usize>, Vec<f64>) {
             if let Some(p) = t.switch_path(topo, s, lid) {
                 for c in p {
                     routes[c] += sources;
-                    load[c] += sources as f64 * share;
+                    load[c] += sources as f64 * per_pair * split(s, dst, lid & (t.offsets() - 1));
                 }
             }
         }
     }
     (routes, load)
+}
+
+/// Uniform-traffic throughput bound (fraction of injection bandwidth) from channel loads.
+pub fn throughput_bound(topo: &Topology, load: &[f64]) -> f64 {
+    let max = (0..load.len())
+        .filter(|&c| matches!(topo.peers()[c], Peer::Switch { .. }))
+        .map(|c| load[c])
+        .fold(1.0, f64::max);
+    1.0 / max
 }
 
 /// Computes the summary of `t` on `topo`.
