@@ -62,3 +62,26 @@ def test_faults_in_the_spec_are_routed_around_and_cut_pairs_listed(capsys):
     assert "unreachable_pairs     6" in out and "0->1" in out
     assert main(["route", "torus:4|faults:switches=9"]) == 2
     assert "faults.switches" in capsys.readouterr().err
+
+
+def test_parx_demand_file_and_its_errors(tmp_path, capsys):
+    prof = tmp_path / "profile.txt"
+    prof.write_text("# src dst bytes\n0 6 1000000\n1 7 5e6\n")
+    r = hpcnetsim.route("hyperx:4x4,t=2", "parx", demands=prof, check_deadlock=True)
+    assert r["lmc"] == 2 and r["deadlock"] == "acyclic"
+    prof.write_text("0 6 1000\n0 x 3\n")
+    assert main(["route", "hyperx:4x4,t=2", "--routing", "parx", "--demands", str(prof)]) == 2
+    assert f"{prof}:2" in capsys.readouterr().err
+
+
+def test_table_routing_simulates_and_reports_the_routed_bound(tmp_path):
+    cfg = {
+        "topology": "hyperx:4x4,t=2|faults:random=3,seed=2",
+        "switch": {"vcs": 4},
+        "routing": {"algorithm": "table", "engine": "dfsssp", "lmc": 1},
+        "traffic": {"load": 0.2},
+        "measurement": {"warmup_cycles": 500, "batches": 1, "batch_cycles": 500},
+    }
+    r = hpcnetsim.simulate(cfg).to_dict()
+    assert r["routing"] == "table" and r["status"] == "converged"
+    assert 0 < r["routed_throughput"] <= r["ideal_throughput"] + 1e-12

@@ -64,6 +64,7 @@ def _build_parser() -> argparse.ArgumentParser:
     ro.add_argument("--lmc", type=int, default=0, help="LID mask control: 2^LMC addresses per terminal (parx: 2)")
     ro.add_argument("--vls", type=int, default=8, help="virtual lanes the layering may use (1-8, default 8)")
     ro.add_argument("--root", type=int, action="append", default=[], help="Up*/Down* root switch (repeatable)")
+    ro.add_argument("--demands", type=Path, help="PARX communication demands: SOURCE DESTINATION BYTES lines")
     ro.add_argument("--check-deadlock", action="store_true", help="channel dependency analysis of the tables")
     ro.add_argument("--dump", type=Path, help="write the tables to this file (LFT dump format)")
     ro.add_argument("--load", type=Path, help="read the tables from this dump instead of computing them")
@@ -147,7 +148,7 @@ def _route(args) -> None:
 
     rep = route(
         args.spec, args.routing, lmc=args.lmc, vls=args.vls, roots=args.root,
-        check_deadlock=args.check_deadlock, dump=args.dump is not None, tables=args.load,
+        check_deadlock=args.check_deadlock, dump=args.dump is not None, tables=args.load, demands=args.demands,
     )  # fmt: skip
     text = rep.pop("dump", None)
     if args.dump is not None:

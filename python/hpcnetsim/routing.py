@@ -23,9 +23,11 @@ def route(
     check_deadlock: bool = False,
     dump: bool = False,
     tables: str | Path | None = None,
+    demands: str | Path | list | None = None,
 ) -> dict:
     """Routes `spec` with `engine` (or loads the table dump file `tables`) and returns the
-    report as a dict; with `dump=True` the tables' text is under ``"dump"``."""
+    report as a dict; with `dump=True` the tables' text is under ``"dump"``. `demands`
+    (PARX): a file of ``SOURCE DESTINATION BYTES`` lines or a list of such triples."""
     text, name = None, "tables"
     if tables is not None:
         try:
@@ -35,6 +37,35 @@ def route(
     for field, value, low, high in (("lmc", lmc, 0, 7), ("vls", vls, 1, 8)):
         if not isinstance(value, int) or not low <= value <= high:
             raise ConfigError(f"route: {field} = {value!r} is invalid: an integer between {low} and {high}")
+    triples = _demands(demands)
     return json.loads(
-        _core.route(spec, engine, lmc, vls, list(roots or []), check_deadlock, dump, text, name)
+        _core.route(spec, engine, lmc, vls, list(roots or []), check_deadlock, dump, text, name, triples)
     )
+
+
+def _demands(demands) -> list[tuple[int, int, float]]:
+    """Communication demands as (source, destination, bytes) triples, from a list or a file."""
+    if demands is None:
+        return []
+    if not isinstance(demands, (str, Path)):
+        return [(int(s), int(d), float(b)) for s, d, b in demands]
+    try:
+        lines = Path(demands).read_text().splitlines()
+    except OSError as e:
+        raise ConfigError(f"{demands}: cannot read the demand file: {e.strerror or e}") from None
+    out = []
+    for i, line in enumerate(lines, 1):
+        words = line.split("#", 1)[0].split()
+        if not words:
+            continue
+        try:
+            s, d, b = int(words[0]), int(words[1]), float(words[2])
+            if len(words) != 3 or s < 0 or d < 0 or not b >= 0:
+                raise ValueError
+        except (ValueError, IndexError):
+            raise ConfigError(
+                f"{demands}:{i}: line = {line.strip()!r} is invalid: SOURCE DESTINATION BYTES "
+                "(terminal indices and a byte count >= 0)"
+            ) from None
+        out.append((s, d, b))
+    return out

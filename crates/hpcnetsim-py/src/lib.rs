@@ -258,7 +258,7 @@ fn config_from_toml(text: &str) -> PyResult<String> {
 /// Computes (or, with `tables_text`, loads) forwarding tables for `spec` and reports on
 /// them as JSON; with `dump` the report carries the tables as text under `"dump"`.
 #[pyfunction]
-#[pyo3(signature = (spec, engine, lmc=0, vls=8, roots=Vec::new(), check_deadlock=false, dump=false, tables_text=None, tables_name="tables"))]
+#[pyo3(signature = (spec, engine, lmc=0, vls=8, roots=Vec::new(), check_deadlock=false, dump=false, tables_text=None, tables_name="tables", demands=Vec::new()))]
 #[allow(clippy::too_many_arguments)]
 fn route(
     py: Python<'_>,
@@ -271,13 +271,14 @@ fn route(
     dump: bool,
     tables_text: Option<&str>,
     tables_name: &str,
+    demands: Vec<(usize, usize, f64)>,
 ) -> PyResult<String> {
     use hpcnetsim_core::routing::tables::{self, stats, EngineOptions};
     py.detach(|| {
         let topo = Topology::from_spec(spec)?;
         let t = match tables_text {
             Some(text) => tables::dump::load(text, tables_name, &topo)?,
-            None => tables::compute(engine, &topo, &EngineOptions { lmc, max_vls: vls, roots, ..Default::default() })?,
+            None => tables::compute(engine, &topo, &EngineOptions { lmc, max_vls: vls, roots, demands })?,
         };
         #[derive(serde::Serialize)]
         struct WithDump {
