@@ -85,3 +85,14 @@ def test_table_routing_simulates_and_reports_the_routed_bound(tmp_path):
     r = hpcnetsim.simulate(cfg).to_dict()
     assert r["routing"] == "table" and r["status"] == "converged"
     assert 0 < r["routed_throughput"] <= r["ideal_throughput"] + 1e-12
+
+
+def test_opensm_tables_of_an_ibdm_fabric_load(capsys):
+    d = "tests/data/fabrics/ib_flit_sim"
+    theirs = hpcnetsim.route(f"ibdm:{d}/is1_3l_32n.topo", tables=f"{d}/is1_3l_32n.fdbs", check_deadlock=True)
+    ours = hpcnetsim.route(f"ibdm:{d}/is1_3l_32n.topo", "ftree")
+    assert theirs["engine"] == "opensm" and theirs["unreachable_pairs"] == 0
+    assert theirs["deadlock"] == "acyclic"
+    assert ours["max_routes_per_link"] <= theirs["max_routes_per_link"]
+    assert main(["route", f"ibdm:{d}/is1_3l_32n.topo", "--load", f"{d}/missing.fdbs"]) == 2
+    assert "missing.fdbs" in capsys.readouterr().err

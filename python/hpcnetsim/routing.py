@@ -28,19 +28,36 @@ def route(
     """Routes `spec` with `engine` (or loads the table dump file `tables`) and returns the
     report as a dict; with `dump=True` the tables' text is under ``"dump"``. `demands`
     (PARX): a file of ``SOURCE DESTINATION BYTES`` lines or a list of such triples."""
-    text, name = None, "tables"
+    text, name, ini, hcas = None, "tables", None, None
     if tables is not None:
-        try:
-            text, name = Path(tables).read_text(), str(tables)
-        except OSError as e:
-            raise ConfigError(f"{tables}: cannot read the table dump: {e.strerror or e}") from None
+        text, name = _read(tables, "the table dump"), str(tables)
+        base = str(tables)[:-3] if str(tables).endswith(".gz") else str(tables)
+        if base.endswith(".fdbs"):
+            # ib_flit_sim tables: the .ini beside them and the host list (NAME.hcas or ftree.hcas).
+            ini = _read(base + ".ini", "the switch index file")
+            stem = Path(base[: -len(".fdbs")])
+            hcas_path = stem.with_suffix(".hcas") if stem.with_suffix(".hcas").exists() else stem.parent / "ftree.hcas"
+            hcas = _read(hcas_path, "the host list")
     for field, value, low, high in (("lmc", lmc, 0, 7), ("vls", vls, 1, 8)):
         if not isinstance(value, int) or not low <= value <= high:
             raise ConfigError(f"route: {field} = {value!r} is invalid: an integer between {low} and {high}")
     triples = _demands(demands)
     return json.loads(
-        _core.route(spec, engine, lmc, vls, list(roots or []), check_deadlock, dump, text, name, triples)
+        _core.route(spec, engine, lmc, vls, list(roots or []), check_deadlock, dump, text, name, triples, ini, hcas)
     )
+
+
+def _read(path, what: str) -> str:
+    """A text file (gzip-compressed when its name ends in .gz), or a one-line ConfigError."""
+    import gzip
+
+    try:
+        if str(path).endswith(".gz"):
+            with gzip.open(path, "rt") as f:
+                return f.read()
+        return Path(path).read_text()
+    except OSError as e:
+        raise ConfigError(f"{path}: cannot read {what}: {getattr(e, 'strerror', None) or e}") from None
 
 
 def _demands(demands) -> list[tuple[int, int, float]]:

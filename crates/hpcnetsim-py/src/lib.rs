@@ -258,7 +258,7 @@ fn config_from_toml(text: &str) -> PyResult<String> {
 /// Computes (or, with `tables_text`, loads) forwarding tables for `spec` and reports on
 /// them as JSON; with `dump` the report carries the tables as text under `"dump"`.
 #[pyfunction]
-#[pyo3(signature = (spec, engine, lmc=0, vls=8, roots=Vec::new(), check_deadlock=false, dump=false, tables_text=None, tables_name="tables", demands=Vec::new()))]
+#[pyo3(signature = (spec, engine, lmc=0, vls=8, roots=Vec::new(), check_deadlock=false, dump=false, tables_text=None, tables_name="tables", demands=Vec::new(), fdbs_ini=None, fdbs_hcas=None))]
 #[allow(clippy::too_many_arguments)]
 fn route(
     py: Python<'_>,
@@ -272,13 +272,16 @@ fn route(
     tables_text: Option<&str>,
     tables_name: &str,
     demands: Vec<(usize, usize, f64)>,
+    fdbs_ini: Option<&str>,
+    fdbs_hcas: Option<&str>,
 ) -> PyResult<String> {
     use hpcnetsim_core::routing::tables::{self, stats, EngineOptions};
     py.detach(|| {
         let topo = Topology::from_spec(spec)?;
-        let t = match tables_text {
-            Some(text) => tables::dump::load(text, tables_name, &topo)?,
-            None => tables::compute(engine, &topo, &EngineOptions { lmc, max_vls: vls, roots, demands })?,
+        let t = match (tables_text, fdbs_ini, fdbs_hcas) {
+            (Some(text), Some(ini), Some(hcas)) => tables::fdbs::load(text, ini, hcas, tables_name, &topo)?,
+            (Some(text), _, _) => tables::dump::load(text, tables_name, &topo)?,
+            _ => tables::compute(engine, &topo, &EngineOptions { lmc, max_vls: vls, roots, demands })?,
         };
         #[derive(serde::Serialize)]
         struct WithDump {

@@ -72,6 +72,7 @@ pub fn read(format: &str, spec_body: &str) -> Result<Fabric> {
     })?;
     let fabric = match format {
         "ibnet" => parse_ibnet(&text, path)?,
+        "ibdm" => super::ibdm::parse_ibdm(&text, path)?,
         _ => parse_edges(&text, path)?,
     };
     let mut fabric = fabric;

@@ -7,6 +7,7 @@ pub mod family;
 pub mod faults;
 pub mod graph;
 pub mod hyperx;
+pub mod ibdm;
 pub mod import;
 pub mod paths;
 pub mod properties;

@@ -9,6 +9,7 @@
 
 pub mod dump;
 pub mod engines;
+pub mod fdbs;
 pub mod ftree;
 pub mod layers;
 pub mod sssp;
