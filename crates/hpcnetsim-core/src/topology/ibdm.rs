@@ -26,13 +26,18 @@ fn known_ports(system: &str) -> Option<usize> {
     }
 }
 
+/// One port line: local port, remote system type, remote name, remote port, line index.
+type Conn = (usize, String, String, String, usize);
+/// One system record: type, name, port lines.
+type Record = (String, String, Vec<Conn>);
+
 /// Parses IBDM `.topo` text.
 pub fn parse_ibdm(text: &str, file: &str) -> Result<Fabric> {
     let bad = |line: usize, field: &str, value: &str, allowed: &str| {
         Error::invalid(format!("{file}:{}", line + 1), field, format!("'{value}'"), allowed)
     };
     // Records: (system type, name, [(local port, remote type, remote name, remote port, line)]).
-    let mut records: Vec<(String, String, Vec<(usize, String, String, String, usize)>)> = Vec::new();
+    let mut records: Vec<Record> = Vec::new();
     for (i, raw) in text.lines().enumerate() {
         let line = raw.split('#').next().unwrap_or("");
         if line.trim().is_empty() {
