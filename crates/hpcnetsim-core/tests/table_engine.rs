@@ -119,3 +119,21 @@ fn bad_table_setups_are_reported() {
     c.routing.tables = Some("/nonexistent/lft.txt".into());
     assert!(err(&c).contains("routing.tables"));
 }
+
+#[test]
+fn table_fields_are_validated_with_the_config() {
+    let base = "topology = \"torus:4x4\"\n[routing]\n";
+    for (body, field) in [
+        ("algorithm = \"table\"\nengine = \"nope\"", "routing.engine"),
+        ("algorithm = \"table\"\nlmc = 9", "routing.lmc"),
+        ("algorithm = \"dor\"\nengine = \"dfsssp\"", "routing.algorithm"),
+        ("algorithm = \"table\"\naddress = \"sideways\"", "sideways"),
+    ] {
+        let e = Config::from_toml(&format!("{base}{body}")).unwrap_err().to_string();
+        assert!(e.contains(field), "{body}: {e}");
+    }
+    let ok =
+        Config::from_toml(&format!("{base}algorithm = \"table\"\nengine = \"updn\"\nlmc = 1\naddress = \"random\""))
+            .unwrap();
+    assert_eq!(ok.routing.address, Some(AddressPolicy::Random));
+}

@@ -380,6 +380,23 @@ impl Config {
         if self.switch.preset != "insee" {
             return bad("switch.preset", &format!("'{}'", self.switch.preset), "insee");
         }
+        let r = &self.routing;
+        if let Some(e) = &r.engine {
+            if !crate::routing::tables::ENGINES.split(", ").any(|k| k == e) {
+                return bad("routing.engine", &format!("'{e}'"), crate::routing::tables::ENGINES);
+            }
+        }
+        if let Some(l) = r.lmc.filter(|&l| l > crate::routing::tables::MAX_LMC) {
+            return bad("routing.lmc", &l, "an integer between 0 and 7");
+        }
+        let table_only = r.engine.is_some() || r.lmc.is_some() || r.tables.is_some() || r.address.is_some();
+        if table_only && r.algorithm != Algorithm::Table {
+            return bad(
+                "routing.algorithm",
+                &format!("'{}'", config_name(&r.algorithm)),
+                "'table' when routing.engine, lmc, tables or address is set",
+            );
+        }
         let s = &self.switch;
         if !(1..=64).contains(&s.queue_packets) {
             return bad("switch.queue_packets", &s.queue_packets, "an integer between 1 and 64");
