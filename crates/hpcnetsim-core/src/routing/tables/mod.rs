@@ -207,17 +207,21 @@ impl Tables {
     pub fn deadlock_verdict(&self, topo: &Topology) -> Verdict {
         let mut cdg = super::deadlock::Cdg::new(topo, self.vls);
         let mut path = Vec::new();
+        let mut sources: Vec<Vec<usize>> = vec![Vec::new(); self.switches];
         for src in 0..self.terminals {
-            let (s0, _) = topo.terminal_attachment(src);
+            sources[topo.terminal_attachment(src).0].push(src);
+        }
+        for (s, here) in sources.iter().enumerate().filter(|(_, h)| !h.is_empty()) {
             // Sources on one switch share their paths; the lane may differ per source.
             for lid in 0..self.lids() {
-                if lid >> self.lmc == src {
-                    continue;
-                }
-                if let Some(p) = self.switch_path(topo, s0, lid) {
-                    let vc = self.vl(src, lid);
+                let Some(p) = self.switch_path(topo, s, lid) else { continue };
+                let mut lanes: Vec<usize> =
+                    here.iter().filter(|&&src| lid >> self.lmc != src).map(|&src| self.vl(src, lid)).collect();
+                lanes.sort_unstable();
+                lanes.dedup();
+                for vc in lanes {
                     path.clear();
-                    path.extend(p.into_iter().map(|c| (c, vc)));
+                    path.extend(p.iter().map(|&c| (c, vc)));
                     cdg.add_path(&path);
                 }
             }

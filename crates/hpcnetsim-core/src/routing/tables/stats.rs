@@ -93,19 +93,26 @@ pub fn summarise(topo: &Topology, t: &Tables) -> RouteStats {
     let (mut paths, mut hops_sum, mut min_hops, mut max_hops) = (0usize, 0usize, usize::MAX, 0usize);
     let mut unreachable = 0;
     let mut examples = Vec::new();
+    // Sources on one switch share their paths: walk each (switch, address) once.
+    const CUT: u32 = u32::MAX;
+    let mut hops: Vec<Vec<u32>> = vec![Vec::new(); topo.num_switches()];
+    for (s, h) in hops.iter_mut().enumerate().filter(|&(s, _)| topo.terminals_at()[s] > 0) {
+        *h = (0..t.lids()).map(|lid| t.switch_path(topo, s, lid).map_or(CUT, |p| p.len() as u32)).collect();
+    }
     for src in 0..n {
         let (s, _) = topo.terminal_attachment(src);
         for dst in (0..n).filter(|&d| d != src) {
             let mut ok = true;
             for off in 0..t.offsets() {
-                match t.switch_path(topo, s, t.lid(dst, off)) {
-                    Some(p) => {
+                match hops[s][t.lid(dst, off)] {
+                    CUT => ok = false,
+                    len => {
+                        let len = len as usize;
                         paths += 1;
-                        hops_sum += p.len();
-                        min_hops = min_hops.min(p.len());
-                        max_hops = max_hops.max(p.len());
+                        hops_sum += len;
+                        min_hops = min_hops.min(len);
+                        max_hops = max_hops.max(len);
                     }
-                    None => ok = false,
                 }
             }
             if !ok {
