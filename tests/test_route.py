@@ -96,3 +96,14 @@ def test_opensm_tables_of_an_ibdm_fabric_load(capsys):
     assert ours["max_routes_per_link"] <= theirs["max_routes_per_link"]
     assert main(["route", f"ibdm:{d}/is1_3l_32n.topo", "--load", f"{d}/missing.fdbs"]) == 2
     assert "missing.fdbs" in capsys.readouterr().err
+
+
+def test_run_prints_the_routed_bound_beside_the_ideal(tmp_path, capsys):
+    cfg = tmp_path / "t.toml"
+    cfg.write_text(
+        'topology = "hyperx:4x4,t=2"\n[switch]\nvcs = 8\n[routing]\nalgorithm = "table"\nengine = "parx"\n'
+        'address = "parx"\n[traffic]\nload = 0.2\n[measurement]\nwarmup_cycles = 500\nbatches = 1\nbatch_cycles = 500\n'
+    )
+    assert main(["run", str(cfg)]) == 0
+    out = capsys.readouterr().out
+    assert "uniform bound" in out and "all minimal paths: 1" in out

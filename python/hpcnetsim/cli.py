@@ -262,6 +262,9 @@ def format_summary(r: dict) -> str:
             f"saturated         {c['saturated']}",
             f"network latency   mean {c['latency_mean']}, p99 {c['latency_p99']} cycles",
         ]
+    if r.get("routed_throughput") is not None:
+        ideal, routed = r["ideal_throughput"], r["routed_throughput"]
+        lines.append(f"uniform bound     {routed:.4g} along the tables' paths (all minimal paths: {ideal:.4g})")
     lines.append(f"speed             {c['packet-hops/s']} packet-hops/s ({r['cycles']} cycles)")
     return "\n".join(lines)
 

@@ -297,3 +297,32 @@ fn parx_demands_steer_the_heavy_pairs_apart() {
 fn sssp_normalise() -> Vec<(usize, usize, u64)> {
     tables::sssp::normalise_demands(&[(0, 1, 1000.0), (1, 0, 1.0), (2, 3, 500.0), (3, 2, 0.0)])
 }
+
+#[test]
+fn parx_small_messages_take_minimal_paths_and_large_ones_detour() {
+    use hpcnetsim_core::routing::table_lookup::parx_offsets;
+    use hpcnetsim_core::routing::tables::sssp::quadrant;
+    use hpcnetsim_core::topology::paths::bfs;
+    let t = topo("hyperx:6x4,t=1");
+    let tb = compute("parx", &t);
+    let q = |term: usize| {
+        let c = t.family().switch_coordinates(t.terminal_attachment(term).0);
+        quadrant(c[0], c[1], &[6, 4])
+    };
+    let (mut longer, mut pairs) = (0, 0);
+    for a in 0..t.num_terminals() {
+        let dist = bfs(&t, t.terminal_attachment(a).0);
+        for b in (0..t.num_terminals()).filter(|&b| b != a) {
+            let minimal = dist[t.terminal_attachment(b).0] as usize + 1;
+            for off in parx_offsets(q(a), q(b), true) {
+                assert_eq!(tb.path(&t, a, b, off as usize).unwrap().len(), minimal, "small {a}->{b} via LID_{off}");
+            }
+            for off in parx_offsets(q(a), q(b), false) {
+                pairs += 1;
+                longer += usize::from(tb.path(&t, a, b, off as usize).unwrap().len() > minimal);
+            }
+        }
+    }
+    // Large messages within a half are pushed across the other half.
+    assert!(longer * 4 > pairs, "only {longer} of {pairs} large-message paths detour");
+}

@@ -34,6 +34,12 @@ const PARX_LARGE: [[[u8; 2]; 4]; 4] = [
     [[2, 2], [1, 2], [1, 1], [1, 2]],
 ];
 
+/// Paper 001 Table 1: the LID offsets a message of the given class may use from a source
+/// in quadrant `src_q` to a destination in quadrant `dst_q`.
+pub fn parx_offsets(src_q: usize, dst_q: usize, small: bool) -> [u8; 2] {
+    (if small { &PARX_SMALL } else { &PARX_LARGE })[dst_q][src_q]
+}
+
 /// The table-lookup routing.
 pub struct TableRouting {
     tables: Tables,
