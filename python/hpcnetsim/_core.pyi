@@ -37,3 +37,17 @@ def simulate(config_json: str) -> str: ...
 def load_curve(config_json: str, loads: list[float]) -> str: ...
 def config_from_toml(text: str) -> str: ...
 def execute(config_json: str) -> str: ...
+def route(
+    spec: str,
+    engine: str,
+    lmc: int = 0,
+    vls: int = 8,
+    roots: list[int] = ...,
+    check_deadlock: bool = False,
+    dump: bool = False,
+    tables_text: str | None = None,
+    tables_name: str = "tables",
+    demands: list[tuple[int, int, float]] = ...,
+    fdbs_ini: str | None = None,
+    fdbs_hcas: str | None = None,
+) -> str: ...
