@@ -4,6 +4,7 @@ from ._core import ConfigError, __version__
 from .config import apply_overrides, load_config
 from .flow import ebb, mpigraph
 from .program import ANY, Program
+from .routing import route
 from .simulation import SimulationResult, execute, load_curve, simulate
 from .store import results
 from .topology import Topology, describe
@@ -23,5 +24,6 @@ __all__ = [
     "load_curve",
     "mpigraph",
     "results",
+    "route",
     "simulate",
 ]

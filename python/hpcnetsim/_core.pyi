@@ -43,3 +43,17 @@ def flow_defaults() -> str: ...
 def flow_run(config_json: str, flows: list[tuple[int, int, float]]) -> str: ...
 def execute_program(config_json: str, name: str, text: str) -> str: ...
 def trace_info(path: str, format: str) -> str: ...
+def route(
+    spec: str,
+    engine: str,
+    lmc: int = 0,
+    vls: int = 8,
+    roots: list[int] = ...,
+    check_deadlock: bool = False,
+    dump: bool = False,
+    tables_text: str | None = None,
+    tables_name: str = "tables",
+    demands: list[tuple[int, int, float]] = ...,
+    fdbs_ini: str | None = None,
+    fdbs_hcas: str | None = None,
+) -> str: ...

@@ -14,7 +14,7 @@ from pathlib import Path
 from ._core import ConfigError
 from .topology import DESCRIBE_KEYS, Topology
 
-EXPORT_FORMATS = ("graphml", "dot", "json")
+EXPORT_FORMATS = ("graphml", "dot", "json", "ibnet")
 
 
 class UsageError(Exception):
@@ -57,6 +57,19 @@ def _build_parser() -> argparse.ArgumentParser:
     c.add_argument("--n", type=int, default=4, help="levels of the thin-tree family (default 4)")
     c.add_argument("--out", type=Path, help="directory for compare.csv, compare.md and compare.png")
     c.set_defaults(func=_compare)
+
+    ro = sub.add_parser("route", help="forwarding tables of a routing engine: paths, link loads, lanes, deadlock")
+    ro.add_argument("spec", help="topology spec (faults allowed, see docs/routing.md)")
+    ro.add_argument("--routing", default="dfsssp", help="engine: minhop, sssp, dfsssp, updn, ftree, parx (default dfsssp)")
+    ro.add_argument("--lmc", type=int, default=0, help="LID mask control: 2^LMC addresses per terminal (parx: 2)")
+    ro.add_argument("--vls", type=int, default=8, help="virtual lanes the layering may use (1-8, default 8)")
+    ro.add_argument("--root", type=int, action="append", default=[], help="Up*/Down* root switch (repeatable)")
+    ro.add_argument("--demands", type=Path, help="PARX communication demands: SOURCE DESTINATION BYTES lines")
+    ro.add_argument("--check-deadlock", action="store_true", help="channel dependency analysis of the tables")
+    ro.add_argument("--dump", type=Path, help="write the tables to this file (LFT dump format)")
+    ro.add_argument("--load", type=Path, help="read the tables from this dump instead of computing them")
+    ro.add_argument("--json", action="store_true", help="print one JSON object")
+    ro.set_defaults(func=_route)
 
     r = sub.add_parser("run", help="simulate a config: one run, or a load curve with --loads")
     r.add_argument("config", type=Path, help="TOML config file (see docs/config.md)")
@@ -142,6 +155,36 @@ def _paths(args) -> None:
     t = Topology.from_spec(args.spec)
     count = t.minimal_paths(args.a, args.b)
     print(f"terminals {args.a} -> {args.b}: {t.distance(args.a, args.b)} links, {count} minimal paths")
+
+
+def _route(args) -> None:
+    from ._files import atomic_write_text
+    from .routing import route
+
+    rep = route(
+        args.spec, args.routing, lmc=args.lmc, vls=args.vls, roots=args.root,
+        check_deadlock=args.check_deadlock, dump=args.dump is not None, tables=args.load, demands=args.demands,
+    )  # fmt: skip
+    text = rep.pop("dump", None)
+    if args.dump is not None:
+        atomic_write_text(args.dump, text)
+    if args.json:
+        print(json.dumps(rep))
+        return
+    keys = [k for k in rep if k not in ("deadlock", "unreachable_examples")]
+    width = max(map(len, keys + ["deadlock"]))
+    for k in keys:
+        print(f"{k:<{width}}  {_fmt(rep[k])}")
+    if rep["unreachable_pairs"]:
+        pairs = " ".join(f"{a}->{b}" for a, b in rep["unreachable_examples"])
+        print(f"{'unreachable':<{width}}  {pairs}{' ...' if rep['unreachable_pairs'] > len(rep['unreachable_examples']) else ''}")
+    if "deadlock" in rep:
+        v = rep["deadlock"]
+        if v == "acyclic":
+            print(f"{'deadlock':<{width}}  free (channel dependency graph acyclic)")
+        else:
+            hops = " -> ".join(f"s{h['switch']}.p{h['port']}.vl{h['vc']}" for h in v["cycle"])
+            print(f"{'deadlock':<{width}}  POSSIBLE: cycle {hops}")
 
 
 def _compare(args) -> None:
@@ -275,6 +318,9 @@ def format_summary(r: dict) -> str:
             f"saturated         {c['saturated']}",
             f"network latency   mean {c['latency_mean']}, p99 {c['latency_p99']} cycles",
         ]
+    if r.get("routed_throughput") is not None:
+        ideal, routed = r["ideal_throughput"], r["routed_throughput"]
+        lines.append(f"uniform bound     {routed:.4g} along the tables' paths (all minimal paths: {ideal:.4g})")
     lines.append(f"speed             {c['packet-hops/s']} packet-hops/s ({r['cycles']} cycles)")
     return "\n".join(lines)
 

@@ -183,7 +183,7 @@ fn dor_max_channel_load(spec: &str) -> f64 {
                 let (mut s, mut in_port) = t.terminal_attachment(src);
                 loop {
                     let mut cands = Vec::new();
-                    r.route(&Request { switch: s, in_port, in_vc: 0, src, dst, salt }, &mut cands);
+                    r.route(&Request { switch: s, in_port, in_vc: 0, src, dst, salt, offset: 0 }, &mut cands);
                     let port = cands[0].port as usize;
                     let ch = t.channel(s, port);
                     load[ch] += share;

@@ -7,9 +7,9 @@ mod common;
 use common::{sim_config, topo};
 use hpcnetsim_core::config::Algorithm;
 use hpcnetsim_core::engine::Engine;
+use hpcnetsim_core::routing::deadlock::{self, Verdict};
 use hpcnetsim_core::routing::{self, Request, Routing};
 use hpcnetsim_core::{Peer, Topology};
-use std::collections::HashMap;
 
 /// The (channel, VC) sequence a deterministic routing takes from terminal `a` to `b`,
 /// injection channel excluded, ejection channel included.
@@ -19,7 +19,7 @@ fn walk(t: &Topology, r: &dyn Routing, a: usize, b: usize) -> Vec<(usize, usize)
     let mut path = Vec::new();
     for _ in 0..1000 {
         let mut cands = Vec::new();
-        r.route(&Request { switch: s, in_port, in_vc, src: a, dst: b, salt: 0 }, &mut cands);
+        r.route(&Request { switch: s, in_port, in_vc, src: a, dst: b, salt: 0, offset: 0 }, &mut cands);
         assert!(!cands.is_empty(), "no candidate at switch {s} for {a} -> {b}");
         let c = cands[0];
         assert!(cands.iter().all(|x| x.port == c.port), "twin-torus routing is deterministic");
@@ -38,49 +38,14 @@ fn walk(t: &Topology, r: &dyn Routing, a: usize, b: usize) -> Vec<(usize, usize)
 
 /// Whether the dependency graph (edges between consecutive channels of every route) has a
 /// cycle; `collapse` merges every VC into one (the control without virtual channels).
-fn has_cycle(t: &Topology, r: &dyn Routing, collapse: bool) -> bool {
-    let mut edges: HashMap<(usize, usize), Vec<(usize, usize)>> = HashMap::new();
-    let n = t.num_terminals();
-    for a in 0..n {
-        for b in 0..n {
-            if a == b {
-                continue;
-            }
-            let p: Vec<(usize, usize)> =
-                walk(t, r, a, b).into_iter().map(|(c, v)| (c, if collapse { 0 } else { v })).collect();
-            for w in p.windows(2) {
-                edges.entry(w[0]).or_default().push(w[1]);
-            }
+fn has_cycle(t: &Topology, r: &dyn Routing, vcs: usize, collapse: bool) -> bool {
+    match deadlock::check_routing(t, r, vcs, collapse).unwrap() {
+        Verdict::Acyclic => false,
+        Verdict::Cycle(c) => {
+            assert!(deadlock::cycle_is_connected(t, &c), "not a cycle of the network: {c:?}");
+            true
         }
     }
-    // Iterative DFS with colours: grey on the stack, black done.
-    let mut colour: HashMap<(usize, usize), u8> = HashMap::new();
-    for &start in edges.keys() {
-        if colour.contains_key(&start) {
-            continue;
-        }
-        let mut stack = vec![(start, 0usize)];
-        colour.insert(start, 1);
-        while let Some(&mut (node, ref mut i)) = stack.last_mut() {
-            let next = edges.get(&node).and_then(|v| v.get(*i)).copied();
-            *i += 1;
-            match next {
-                Some(m) => match colour.get(&m).copied().unwrap_or(0) {
-                    1 => return true,
-                    0 => {
-                        colour.insert(m, 1);
-                        stack.push((m, 0));
-                    }
-                    _ => {}
-                },
-                None => {
-                    colour.insert(node, 2);
-                    stack.pop();
-                }
-            }
-        }
-    }
-    false
 }
 
 fn routing_for(spec: &str, algorithm: Algorithm) -> (Topology, Box<dyn Routing>) {
@@ -126,16 +91,16 @@ fn channel_dependency_graphs_are_acyclic() {
     for spec in ["twin-torus:4x3x3", "twin-torus:4x4x2", "twin-torus:3x3x2x2x3", "twin-torus:4x2x2x2x2"] {
         for algorithm in [Algorithm::Dort, Algorithm::TsDor] {
             let (t, r) = routing_for(spec, algorithm);
-            assert!(!has_cycle(&t, r.as_ref(), false), "{spec} {algorithm:?}: cyclic channel dependencies");
+            assert!(!has_cycle(&t, r.as_ref(), 4, false), "{spec} {algorithm:?}: cyclic channel dependencies");
             // Control: without its VCs the same routing would deadlock.
-            assert!(has_cycle(&t, r.as_ref(), true), "{spec} {algorithm:?}: the control found no cycle");
+            assert!(has_cycle(&t, r.as_ref(), 4, true), "{spec} {algorithm:?}: the control found no cycle");
         }
     }
     // The same check on the torus DOR with its dateline.
     let t = topo("torus:5x4");
     let r = routing::build(&sim_config("torus:5x4", 2, Algorithm::Dor, 0.1), &t).unwrap();
-    assert!(!has_cycle(&t, r.as_ref(), false));
-    assert!(has_cycle(&t, r.as_ref(), true));
+    assert!(!has_cycle(&t, r.as_ref(), 2, false));
+    assert!(has_cycle(&t, r.as_ref(), 2, true));
 }
 
 #[test]

@@ -332,6 +332,47 @@ fn flow_defaults() -> String {
     serde_json::json!({ "model": "packet", "flow": flow }).to_string()
 }
 
+/// Computes (or, with `tables_text`, loads) forwarding tables for `spec` and reports on
+/// them as JSON; with `dump` the report carries the tables as text under `"dump"`.
+#[pyfunction]
+#[pyo3(signature = (spec, engine, lmc=0, vls=8, roots=Vec::new(), check_deadlock=false, dump=false, tables_text=None, tables_name="tables", demands=Vec::new(), fdbs_ini=None, fdbs_hcas=None))]
+#[allow(clippy::too_many_arguments)]
+fn route(
+    py: Python<'_>,
+    spec: &str,
+    engine: &str,
+    lmc: u8,
+    vls: usize,
+    roots: Vec<usize>,
+    check_deadlock: bool,
+    dump: bool,
+    tables_text: Option<&str>,
+    tables_name: &str,
+    demands: Vec<(usize, usize, f64)>,
+    fdbs_ini: Option<&str>,
+    fdbs_hcas: Option<&str>,
+) -> PyResult<String> {
+    use hpcnetsim_core::routing::tables::{self, stats, EngineOptions};
+    py.detach(|| {
+        let topo = Topology::from_spec(spec)?;
+        let t = match (tables_text, fdbs_ini, fdbs_hcas) {
+            (Some(text), Some(ini), Some(hcas)) => tables::fdbs::load(text, ini, hcas, tables_name, &topo)?,
+            (Some(text), _, _) => tables::dump::load(text, tables_name, &topo)?,
+            _ => tables::compute(engine, &topo, &EngineOptions { lmc, max_vls: vls, roots, demands })?,
+        };
+        #[derive(serde::Serialize)]
+        struct WithDump {
+            #[serde(flatten)]
+            report: stats::RouteReport,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            dump: Option<String>,
+        }
+        let report = stats::report(&topo, &t, check_deadlock)?;
+        Ok(to_json(&WithDump { report, dump: dump.then(|| tables::dump::dump(&topo, &t)) }))
+    })
+    .map_err(to_py)
+}
+
 /// The compiled core of hpcnetsim.
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -346,6 +387,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(flow_mpigraph, m)?)?;
     m.add_function(wrap_pyfunction!(flow_defaults, m)?)?;
     m.add_function(wrap_pyfunction!(flow_run, m)?)?;
+    m.add_function(wrap_pyfunction!(route, m)?)?;
     m.add("ConfigError", m.py().get_type::<ConfigError>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())

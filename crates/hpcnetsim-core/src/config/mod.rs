@@ -166,6 +166,22 @@ pub enum Algorithm {
     /// Twin tori: twin-source dimension order, PE0's packets d_0 → d_{n−1} and PE1's
     /// d_{n−1} → d_0 on separate VC pairs (paper 003 §3.1).
     TsDor,
+    /// Any topology: forwarding tables computed by `routing.engine` (or loaded from
+    /// `routing.tables`), InfiniBand style (docs/routing.md).
+    Table,
+}
+
+/// How a sender picks the LID offset (virtual destination) of each packet under table
+/// routing with LMC > 0.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum AddressPolicy {
+    /// Offsets in turn, per sender (Open MPI's bfo layer).
+    RoundRobin,
+    /// A uniformly random offset per packet.
+    Random,
+    /// Paper 001 Table 1 by source and destination quadrant and message size (PARX).
+    Parx,
 }
 
 /// Choice among the legal candidates of a routing.
@@ -194,11 +210,31 @@ pub struct RoutingConfig {
     pub algorithm: Algorithm,
     /// Selection policy among the legal candidates.
     pub selection: Selection,
+    /// Table routing: the engine computing the tables (minhop, sssp, dfsssp, updn, ftree,
+    /// parx; default dfsssp).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub engine: Option<String>,
+    /// Table routing: LID mask control, 2^lmc addresses per terminal (default 0; parx uses 2).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lmc: Option<u8>,
+    /// Table routing: a table dump file to load instead of computing tables.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tables: Option<String>,
+    /// Table routing: how senders pick the LID offset (default round-robin).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub address: Option<AddressPolicy>,
 }
 
 impl Default for RoutingConfig {
     fn default() -> Self {
-        RoutingConfig { algorithm: Algorithm::Auto, selection: Selection::LeastOccupied }
+        RoutingConfig {
+            algorithm: Algorithm::Auto,
+            selection: Selection::LeastOccupied,
+            engine: None,
+            lmc: None,
+            tables: None,
+            address: None,
+        }
     }
 }
 
@@ -389,9 +425,26 @@ impl Config {
             Err(Error::invalid("config", field, value, allowed))
         };
         // The spec is parsed (not built) so that a bad topology fails with the config.
-        let family = crate::topology::spec::parse(&self.topology)?;
+        let family = crate::topology::check_spec(&self.topology)?;
         if self.switch.preset != "insee" {
             return bad("switch.preset", &format!("'{}'", self.switch.preset), "insee");
+        }
+        let r = &self.routing;
+        if let Some(e) = &r.engine {
+            if !crate::routing::tables::ENGINES.split(", ").any(|k| k == e) {
+                return bad("routing.engine", &format!("'{e}'"), crate::routing::tables::ENGINES);
+            }
+        }
+        if let Some(l) = r.lmc.filter(|&l| l > crate::routing::tables::MAX_LMC) {
+            return bad("routing.lmc", &l, "an integer between 0 and 7");
+        }
+        let table_only = r.engine.is_some() || r.lmc.is_some() || r.tables.is_some() || r.address.is_some();
+        if table_only && r.algorithm != Algorithm::Table {
+            return bad(
+                "routing.algorithm",
+                &format!("'{}'", config_name(&r.algorithm)),
+                "'table' when routing.engine, lmc, tables or address is set",
+            );
         }
         let s = &self.switch;
         if !(1..=64).contains(&s.queue_packets) {

@@ -159,6 +159,7 @@ impl Engine<'_> {
             src: pk.src as usize,
             dst: pk.dst as usize,
             salt: pk.salt,
+            offset: pk.offset,
         };
         self.scratch.clear();
         self.routing.route(&req, &mut self.scratch);

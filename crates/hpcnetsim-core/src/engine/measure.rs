@@ -144,6 +144,7 @@ pub fn run(cfg: &Config) -> Result<RunResult> {
         phit_hops: e.counters.phit_hops,
         wall_seconds: start.elapsed().as_secs_f64(),
         ideal_throughput: ideal,
+        routed_throughput: e.routed_throughput(),
         message,
     })
 }

@@ -64,6 +64,8 @@ struct Packet {
     arrived: u64,
     /// Random bits for the routing's tie-breaking (see `routing::Request::salt`).
     salt: u32,
+    /// LID offset (virtual destination) chosen by the sender; table routing only.
+    offset: u8,
 }
 
 /// No queue (an unreserved output VC, a queue holding no reservation).
@@ -308,6 +310,11 @@ impl<'a> Engine<'a> {
         self.routing.name()
     }
 
+    /// Uniform throughput bound under the routing's actual paths (table routing only).
+    pub fn routed_throughput(&self) -> Option<f64> {
+        self.routing.throughput_bound()
+    }
+
     /// Number of terminals that generate traffic.
     pub fn active_sources(&self) -> usize {
         self.active_sources
@@ -379,13 +386,15 @@ impl<'a> Engine<'a> {
             message: NO_MESSAGE,
             arrived: 0,
             salt,
+            offset: 0,
         };
         let p = self.new_packet(packet);
         self.in_flight += 1;
         self.nic_queue[src].push_back(p);
     }
 
-    fn new_packet(&mut self, p: Packet) -> u32 {
+    fn new_packet(&mut self, mut p: Packet) -> u32 {
+        p.offset = self.routing.address_offset(p.src as usize, p.dst as usize, p.size);
         match self.free_packets.pop() {
             Some(i) => {
                 self.packets[i as usize] = p;
@@ -515,7 +524,13 @@ impl<'a> Engine<'a> {
         let (s, port) = self.topo.terminal_attachment(nic);
         let channel = self.topo.channel(s, port);
         self.offers.clear();
-        for vc in 0..self.injection_vcs {
+        let pk = &self.packets[p as usize];
+        // Table routing fixes the VL of the packet's path; otherwise the NIC's injection VCs.
+        let vcs = match self.routing.injection_vc(nic, pk.dst as usize, pk.offset) {
+            Some(v) => v..v + 1,
+            None => 0..self.injection_vcs,
+        };
+        for vc in vcs {
             let room = self.nic_credits[nic * self.vcs + vc];
             let occupancy = self.occupancy(channel * self.vcs + vc, now);
             let candidate = Candidate::new(port, vc);

@@ -299,6 +299,7 @@ impl<'a> Engine<'a> {
                 message,
                 arrived: 0,
                 salt: rand::RngCore::next_u32(&mut self.nic_rng[nic]),
+                offset: 0,
             });
         }
         for p in created {

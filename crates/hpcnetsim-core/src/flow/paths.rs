@@ -131,7 +131,8 @@ impl RoutingPaths<'_> {
         let mut channels: Vec<u32> = Vec::with_capacity(8);
         for _ in 0..self.max_hops {
             cands.clear();
-            self.routing.route(&Request { switch, in_port, in_vc, src, dst, salt: pair_salt(src, dst) }, &mut cands);
+            self.routing
+                .route(&Request { switch, in_port, in_vc, src, dst, salt: pair_salt(src, dst), offset: 0 }, &mut cands);
             let adaptive = cands.iter().any(|c| !c.escape);
             let Some(c) = cands.iter().find(|c| !adaptive || !c.escape) else {
                 return Err(self.stuck(src, dst, &format!("no candidate at switch {switch}")));
@@ -178,7 +179,7 @@ impl PathProvider for RoutingPaths<'_> {
             for &(switch, in_port, in_vc, w) in &front {
                 cands.clear();
                 let salt = pair_salt(src, dst);
-                self.routing.route(&Request { switch, in_port, in_vc, src, dst, salt }, &mut cands);
+                self.routing.route(&Request { switch, in_port, in_vc, src, dst, salt, offset: 0 }, &mut cands);
                 // Escape channels only when nothing else is offered (as the engine does).
                 let adaptive = cands.iter().any(|c| !c.escape);
                 cands.retain(|c| !adaptive || !c.escape);

@@ -2,7 +2,10 @@
 //! which (output port, VC) pairs are legal? Algorithmic routings compute the candidates
 //! from family coordinates; a separate selection policy picks among the available ones.
 
+pub mod deadlock;
 pub mod hyperx;
+pub mod table_lookup;
+pub mod tables;
 pub mod torus;
 pub mod tree;
 pub mod twin;
@@ -49,6 +52,8 @@ pub struct Request {
     /// same way at every hop (DOR: bit `d` picks the direction of a half-ring offset in
     /// dimension `d`, as INSEE draws it per packet).
     pub salt: u32,
+    /// LID offset (virtual destination) the sender chose; 0 for algorithmic routings.
+    pub offset: u8,
 }
 
 /// An algorithmic routing.
@@ -57,6 +62,29 @@ pub trait Routing: Send + Sync {
     fn name(&self) -> &'static str;
     /// Appends the legal candidates for `req` to `out`.
     fn route(&self, req: &Request, out: &mut Vec<Candidate>);
+    /// Virtual destinations per terminal (table routing with LMC; 1 otherwise).
+    fn offsets(&self) -> usize {
+        1
+    }
+    /// Distinct values of `Request::salt` that can change a route (`0..salts()`): 1 unless
+    /// the routing breaks ties with the salt (DOR: two per dimension).
+    fn salts(&self) -> u32 {
+        1
+    }
+    /// The LID offset a sender uses for its next packet to `dst` (table routing).
+    fn address_offset(&self, _src: usize, _dst: usize, _size_phits: u32) -> u8 {
+        0
+    }
+    /// Uniform-traffic throughput bound under this routing's actual paths, when known
+    /// (table routing), beside the topology's all-minimal-paths bound.
+    fn throughput_bound(&self) -> Option<f64> {
+        None
+    }
+    /// The only VC a packet may be injected on (table routing: its path's lane), or
+    /// `None` when the NIC may choose.
+    fn injection_vc(&self, _src: usize, _dst: usize, _offset: u8) -> Option<usize> {
+        None
+    }
 }
 
 /// Routes every packet straight to its destination's port (a crossbar, or the last hop
@@ -79,6 +107,17 @@ impl Routing for Direct {
 /// Builds the configured routing for a topology, checking it suits the family and the VCs.
 pub fn build(cfg: &Config, topo: &Topology) -> Result<Box<dyn Routing>> {
     let vcs = cfg.switch.vcs as usize;
+    if cfg.routing.algorithm == Algorithm::Table {
+        return Ok(Box::new(table_lookup::TableRouting::new(cfg, topo)?));
+    }
+    if topo.faulty_links() > 0 {
+        return Err(Error::invalid(
+            "config",
+            "routing.algorithm",
+            format!("'{}' on the faulty network {}", algorithm_name(cfg.routing.algorithm), topo.spec()),
+            "table routing (algorithmic routings assume every link works; see docs/routing.md)",
+        ));
+    }
     let algorithm = match (cfg.routing.algorithm, topo.family()) {
         (Algorithm::Auto, Family::Tree(_)) => Algorithm::TreeAdaptive,
         // With one VC a torus has no room for a dateline: bubble flow control keeps DOR
@@ -138,6 +177,7 @@ pub fn build(cfg: &Config, topo: &Topology) -> Result<Box<dyn Routing>> {
             Box::new(twin::TwinRouting::new(t, which))
         }
         (_, Family::TwinTorus(_)) => return Err(unsuited("auto, dort, ts-dor")),
+        (_, Family::Fabric(_)) => return Err(unsuited("table (imported fabrics have no coordinates)")),
     })
 }
 
@@ -154,6 +194,7 @@ pub fn algorithm_name(a: Algorithm) -> &'static str {
         Algorithm::HyperxAdaptive => "hyperx-adaptive",
         Algorithm::Dort => "dort",
         Algorithm::TsDor => "ts-dor",
+        Algorithm::Table => "table",
     }
 }
 

@@ -68,6 +68,10 @@ impl Routing for DimensionOrder {
         "dor"
     }
 
+    fn salts(&self) -> u32 {
+        1 << self.grid.dims.len().min(31)
+    }
+
     fn route(&self, req: &Request, out: &mut Vec<Candidate>) {
         let g = &self.grid;
         let t = g.terminals_per_switch;
@@ -107,6 +111,10 @@ impl BubbleAdaptive {
 impl Routing for BubbleAdaptive {
     fn name(&self) -> &'static str {
         "bubble-adaptive"
+    }
+
+    fn salts(&self) -> u32 {
+        1 << self.grid.dims.len().min(31)
     }
 
     fn route(&self, req: &Request, out: &mut Vec<Candidate>) {

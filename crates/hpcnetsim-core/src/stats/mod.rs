@@ -141,6 +141,9 @@ pub struct RunResult {
     pub wall_seconds: f64,
     /// The topology's ideal uniform throughput, for reference.
     pub ideal_throughput: f64,
+    /// Uniform throughput bound under the routing's actual paths (table routing only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub routed_throughput: Option<f64>,
     /// One line saying what happened.
     pub message: String,
 }

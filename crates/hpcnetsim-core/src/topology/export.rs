@@ -9,7 +9,7 @@ use serde_json::json;
 use std::fmt::Write;
 
 /// The export formats.
-pub const FORMATS: &str = "graphml, dot, json";
+pub const FORMATS: &str = "graphml, dot, json, ibnet";
 
 impl Topology {
     /// Serialises the graph in `format` (one of [`FORMATS`]).
@@ -18,6 +18,7 @@ impl Topology {
             "json" => Ok(self.to_json()),
             "graphml" => Ok(self.to_graphml()),
             "dot" => Ok(self.to_dot()),
+            "ibnet" => Ok(super::import::to_ibnet(self)),
             other => Err(Error::invalid("topo export", "format", format!("'{other}'"), format!("one of {FORMATS}"))),
         }
     }

@@ -27,6 +27,8 @@ pub enum Family {
     HyperX(HyperX),
     /// A single switch.
     Crossbar(Crossbar),
+    /// A fabric read from a file (ibnetdiscover output or an edge list).
+    Fabric(Box<super::import::Fabric>),
 }
 
 impl Family {
@@ -38,6 +40,7 @@ impl Family {
             Family::TwinTorus(f) => f.build(spec, self.clone()),
             Family::HyperX(f) => f.build(spec, self.clone()),
             Family::Crossbar(f) => f.build(spec, self.clone()),
+            Family::Fabric(f) => f.build(spec, self.clone()),
         }
     }
 
@@ -57,7 +60,7 @@ impl Family {
             Family::Torus(t) => rings(&t.dims, t.wrap),
             Family::TwinTorus(t) => rings(&t.dims, true),
             Family::HyperX(h) => h.dims.iter().filter(|&&k| k > 1).count(),
-            Family::Crossbar(_) => 0,
+            Family::Crossbar(_) | Family::Fabric(_) => 0,
         }
     }
 
@@ -71,6 +74,7 @@ impl Family {
             Family::TwinTorus(_) => "twin-torus",
             Family::HyperX(_) => "hyperx",
             Family::Crossbar(_) => "crossbar",
+            Family::Fabric(_) => "fabric",
         }
     }
 
@@ -93,6 +97,8 @@ impl Family {
             Family::TwinTorus(t) => t.bisection_channels(),
             Family::HyperX(h) => h.bisection_channels(),
             Family::Crossbar(c) => (c.ports / 2) as u64,
+            // Not computed for arbitrary graphs: the terminal cut below is an upper bound.
+            Family::Fabric(_) => u64::MAX,
         };
         family_cut.min(terminal_cut)
     }
@@ -105,6 +111,7 @@ impl Family {
             Family::TwinTorus(t) => 2 * t.nodes(),
             Family::HyperX(h) => h.switches() * h.terminals_per_switch,
             Family::Crossbar(c) => c.ports,
+            Family::Fabric(f) => f.terminals.len(),
         }
     }
 
@@ -120,6 +127,7 @@ impl Family {
             Family::TwinTorus(t) => t.coordinates(s),
             Family::HyperX(h) => h.coordinates(s),
             Family::Crossbar(_) => vec![0],
+            Family::Fabric(_) => vec![s],
         }
     }
 

@@ -38,6 +38,8 @@ pub struct Topology {
     /// Number of terminals attached to every switch.
     pub(crate) terminals_at: Vec<u32>,
     pub(crate) symmetry: Option<Symmetry>,
+    /// Switch-to-switch links removed by faults (see `topology::faults`).
+    pub(crate) faults: usize,
 }
 
 impl Topology {
@@ -99,6 +101,11 @@ impl Topology {
             Peer::Switch { switch, .. } => Some((switch as usize, p)),
             _ => None,
         })
+    }
+
+    /// Number of switch-to-switch links removed by faults (0 for an intact network).
+    pub fn faulty_links(&self) -> usize {
+        self.faults
     }
 
     /// The translation symmetry declared by the family builder, if any.
@@ -197,6 +204,7 @@ impl Builder {
             terminal_attachment: self.terminal_attachment,
             terminals_at,
             symmetry,
+            faults: 0,
         }
     }
 }

@@ -4,8 +4,11 @@
 pub mod crossbar;
 pub mod export;
 pub mod family;
+pub mod faults;
 pub mod graph;
 pub mod hyperx;
+pub mod ibdm;
+pub mod import;
 pub mod paths;
 pub mod properties;
 pub mod spec;
@@ -19,10 +22,30 @@ pub use graph::{Peer, Topology};
 pub use properties::Properties;
 pub use symmetry::{Symmetry, SymmetryKind};
 
+/// Parses a spec (and its fault suffix) without building the network; returns the family.
+pub fn check_spec(spec: &str) -> crate::Result<Family> {
+    let (base, fault_text) = faults::split(spec);
+    let family = spec::parse(base)?;
+    if let Some(text) = fault_text {
+        faults::parse(spec.trim(), text)?;
+    }
+    Ok(family)
+}
+
 impl Topology {
-    /// Parses and builds a topology from a spec such as `tree:k=8,kp=4,n=4`.
+    /// Parses and builds a topology from a spec such as `tree:k=8,kp=4,n=4`, optionally
+    /// followed by a fault set (`|faults:random=15,seed=3`, see [`faults`]).
     pub fn from_spec(spec: &str) -> crate::Result<Topology> {
-        let family = spec::parse(spec)?;
-        Ok(family.build(spec.trim()))
+        let (base, fault_text) = faults::split(spec);
+        let family = spec::parse(base)?;
+        let topo = family.build(base);
+        match fault_text {
+            None => Ok(topo),
+            Some(text) => {
+                let mut t = faults::parse(spec.trim(), text)?.apply(&topo)?;
+                t.spec = spec.trim().to_string();
+                Ok(t)
+            }
+        }
     }
 }

@@ -53,6 +53,7 @@ impl Topology {
     /// links carry exactly 1), from the family's closed form when it has one.
     pub fn max_channel_load(&self) -> f64 {
         let switch_max = match self.family() {
+            _ if self.faulty_links() > 0 => paths::max_switch_channel_load(self),
             Family::Tree(x) => x.max_switch_channel_load(),
             _ => paths::max_switch_channel_load(self),
         };
@@ -63,6 +64,7 @@ impl Topology {
     /// family has them.
     pub fn distances(&self) -> Result<(usize, f64)> {
         match self.family() {
+            _ if self.faulty_links() > 0 => paths::distances(self),
             Family::Tree(x) => Ok(x.distances()),
             Family::Torus(t) => Ok(t.distances()),
             _ => paths::distances(self),
@@ -75,7 +77,8 @@ impl Topology {
         let b = bisection_channels as f64;
         let bound = match self.family() {
             Family::Crossbar(_) => 1.0,
-            Family::Tree(_) => 2.0 * b / n,
+            // Imported fabrics: the paper's formula on the terminal cut (an upper bound).
+            Family::Tree(_) | Family::Fabric(_) => 2.0 * b / n,
             _ => b * (n - 1.0) / ((n / 2.0).floor() * (n / 2.0).ceil()),
         };
         bound.min(1.0)

@@ -9,13 +9,16 @@
 //! twin-torus:4x4x2x2x2    nD twin torus (n odd, n >= 3)
 //! hyperx:12x8[,t=7][,k=2] HyperX with T terminals per switch and K links per switch pair
 //! crossbar:64             a single switch with 64 terminals
+//! ibnet:PATH              a fabric from ibnetdiscover output (or an ibsim net file)
+//! edges:PATH              a fabric from a plain edge list (see `topology::import`)
+//! ibdm:PATH               a fabric from an IBDM .topo file (see `topology::ibdm`)
 //! ```
 
 use super::family::{Crossbar, Family, HyperX, Torus, TwinTorus, Xgft};
 use crate::error::{Error, Result};
 
 /// The families the grammar knows, as listed in error messages.
-pub const FAMILIES: &str = "tree, xgft, torus, mesh, twin-torus, hyperx, crossbar";
+pub const FAMILIES: &str = "tree, xgft, torus, mesh, twin-torus, hyperx, crossbar, ibnet, edges, ibdm";
 
 /// Parses a spec string into a family with validated parameters (nothing is built yet).
 pub fn parse(spec: &str) -> Result<Family> {
@@ -37,6 +40,9 @@ pub fn parse(spec: &str) -> Result<Family> {
         "twin-torus" => p.twin_torus(body),
         "hyperx" => p.hyperx(body),
         "crossbar" => p.crossbar(body),
+        "ibnet" | "edges" | "ibdm" => {
+            super::import::read(name.trim(), body.trim()).map(|f| Family::Fabric(Box::new(f)))
+        }
         other => Err(Error::invalid(spec, "family", format!("'{other}'"), format!("one of {FAMILIES}"))),
     }
 }

@@ -289,7 +289,15 @@ impl<'a> Reference<'a> {
                     let pk = self.packets[e.packet];
                     let mut cands = Vec::new();
                     self.routing.route(
-                        &Request { switch: s, in_port: port, in_vc: vc, src: pk.src, dst: pk.dst, salt: pk.salt },
+                        &Request {
+                            switch: s,
+                            in_port: port,
+                            in_vc: vc,
+                            src: pk.src,
+                            dst: pk.dst,
+                            salt: pk.salt,
+                            offset: 0,
+                        },
                         &mut cands,
                     );
                     let offers: Vec<Offer> = cands

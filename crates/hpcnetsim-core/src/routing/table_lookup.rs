@@ -1,0 +1,212 @@
+//! Table routing in the packet engine: every switch forwards by its forwarding table,
+//! indexed by the packet's virtual destination (terminal and LID offset). The sender picks
+//! the LID offset per packet (round-robin, random, or paper 001's PARX rule, Table 1) and
+//! injects on the path's virtual lane (service level mapped one to one onto the engine's
+//! VCs); the lane never changes along the path, as in InfiniBand.
+
+use super::tables::{self, sssp, EngineOptions, Tables};
+use super::{Candidate, Request, Routing};
+use crate::config::{AddressPolicy, Config};
+use crate::error::{Error, Result};
+use crate::rng::{stream, Owner, Stream};
+use crate::topology::{Family, Topology};
+use rand::Rng;
+use std::sync::Mutex;
+
+/// Stream id of the senders' address draws (under [`Owner::Setup`]).
+const ADDRESS_STREAM: u64 = 0xADD2;
+
+/// Messages of at most this many bytes are "small" for the PARX rule (paper 001 §3.2.4).
+pub const PARX_SMALL_BYTES: u64 = 512;
+
+/// Paper 001 Table 1: valid LID offsets, `[destination quadrant][source quadrant]`, for
+/// small (a) and large (b) messages; two entries where the table gives an alternative.
+const PARX_SMALL: [[[u8; 2]; 4]; 4] = [
+    [[1, 3], [1, 1], [0, 2], [3, 3]],
+    [[1, 1], [1, 2], [2, 2], [0, 3]],
+    [[1, 3], [2, 2], [0, 2], [0, 0]],
+    [[3, 3], [1, 2], [0, 0], [0, 3]],
+];
+const PARX_LARGE: [[[u8; 2]; 4]; 4] = [
+    [[0, 2], [0, 0], [0, 2], [2, 2]],
+    [[0, 0], [0, 3], [3, 3], [0, 3]],
+    [[1, 3], [3, 3], [1, 3], [1, 1]],
+    [[2, 2], [1, 2], [1, 1], [1, 2]],
+];
+
+/// Paper 001 Table 1: the LID offsets a message of the given class may use from a source
+/// in quadrant `src_q` to a destination in quadrant `dst_q`.
+pub fn parx_offsets(src_q: usize, dst_q: usize, small: bool) -> [u8; 2] {
+    (if small { &PARX_SMALL } else { &PARX_LARGE })[dst_q][src_q]
+}
+
+/// The table-lookup routing.
+pub struct TableRouting {
+    tables: Tables,
+    policy: AddressPolicy,
+    phit_bytes: u64,
+    /// Quadrant of every terminal's switch (PARX rule only).
+    quadrant: Vec<u8>,
+    /// Per-sender state: next round-robin offset and the random stream.
+    senders: Mutex<(Vec<u32>, Stream)>,
+    /// Uniform-traffic bound under these tables and this address policy.
+    bound: f64,
+}
+
+impl TableRouting {
+    /// Computes (or loads) the tables the config names and checks them against the network.
+    pub fn new(cfg: &Config, topo: &Topology) -> Result<Self> {
+        let r = &cfg.routing;
+        let vcs = cfg.switch.vcs as usize;
+        let tables = match &r.tables {
+            Some(path) => {
+                let text = std::fs::read_to_string(path).map_err(|e| {
+                    Error::invalid(
+                        "config",
+                        "routing.tables",
+                        format!("'{path}'"),
+                        format!("a readable table dump ({e})"),
+                    )
+                })?;
+                let t = tables::dump::load(&text, path, topo)?;
+                if t.vls > vcs {
+                    return Err(Error::invalid(
+                        "config",
+                        "switch.vcs",
+                        vcs,
+                        format!("at least {} (the lanes the tables in {path} use)", t.vls),
+                    ));
+                }
+                t
+            }
+            None => {
+                let engine = r.engine.as_deref().unwrap_or("dfsssp");
+                let opts = EngineOptions { lmc: r.lmc.unwrap_or(0), max_vls: vcs, ..EngineOptions::default() };
+                tables::compute(engine, topo, &opts).map_err(|e| match e {
+                    Error::Invalid { field, value, allowed, .. } if field == "vls" => Error::invalid(
+                        "config",
+                        "switch.vcs",
+                        value,
+                        allowed.replace("virtual lanes", "VCs (virtual lanes)"),
+                    ),
+                    other => other,
+                })?
+            }
+        };
+        tables.check_fits(topo)?;
+        let stats = tables::stats::summarise(topo, &tables);
+        if stats.unreachable_pairs > 0 {
+            let pairs: Vec<String> = stats.unreachable_examples.iter().map(|(a, b)| format!("{a}->{b}")).collect();
+            return Err(Error::Unsupported(format!(
+                "{}: {} terminal pairs are unreachable under routing '{}' (faults disconnect the network): {}{}",
+                topo.spec(),
+                stats.unreachable_pairs,
+                tables.engine,
+                pairs.join(" "),
+                if stats.unreachable_pairs > pairs.len() { " ..." } else { "" }
+            )));
+        }
+        let policy = r.address.unwrap_or(AddressPolicy::RoundRobin);
+        let quadrant = match (policy, topo.family()) {
+            (AddressPolicy::Parx, Family::HyperX(h)) if h.dims.len() == 2 && tables.lmc == 2 => (0..topo
+                .num_terminals())
+                .map(|t| {
+                    let c = h.coordinates(topo.terminal_attachment(t).0);
+                    sssp::quadrant(c[0], c[1], &h.dims) as u8
+                })
+                .collect(),
+            (AddressPolicy::Parx, _) => {
+                return Err(Error::invalid(
+                    "config",
+                    "routing.address",
+                    "'parx'",
+                    "a 2D HyperX with LMC 2 (routing.engine = \"parx\"); use round-robin or random elsewhere",
+                ))
+            }
+            _ => Vec::new(),
+        };
+        let bound = match policy {
+            AddressPolicy::Parx => {
+                // Table 1 for packets of the configured size, alternatives taken equally.
+                let bytes = cfg.traffic.packet_phits as u64 * cfg.switch.phit_bytes as u64;
+                let table = if bytes <= PARX_SMALL_BYTES { &PARX_SMALL } else { &PARX_LARGE };
+                let sq: Vec<u8> = (0..topo.num_switches())
+                    .map(|s| match topo.family() {
+                        Family::HyperX(h) => {
+                            let c = h.coordinates(s);
+                            sssp::quadrant(c[0], c[1], &h.dims) as u8
+                        }
+                        _ => 0,
+                    })
+                    .collect();
+                let split = |s: usize, dst: usize, o: usize| {
+                    let pair = table[quadrant[dst] as usize][sq[s] as usize];
+                    pair.iter().filter(|&&x| x as usize == o).count() as f64 / 2.0
+                };
+                let (_, load) = tables::stats::channel_usage_split(topo, &tables, &split);
+                tables::stats::throughput_bound(topo, &load)
+            }
+            _ => stats.routed_throughput,
+        };
+        Ok(TableRouting {
+            bound,
+            senders: Mutex::new((vec![0; topo.num_terminals()], stream(cfg.seed, Owner::Setup, ADDRESS_STREAM))),
+            tables,
+            policy,
+            phit_bytes: cfg.switch.phit_bytes as u64,
+            quadrant,
+        })
+    }
+
+    /// The tables in use.
+    pub fn tables(&self) -> &Tables {
+        &self.tables
+    }
+}
+
+impl Routing for TableRouting {
+    fn name(&self) -> &'static str {
+        "table"
+    }
+
+    fn route(&self, req: &Request, out: &mut Vec<Candidate>) {
+        let lid = self.tables.lid(req.dst, req.offset as usize);
+        if let Some(p) = self.tables.port(req.switch, lid) {
+            out.push(Candidate::new(p, req.in_vc));
+        }
+    }
+
+    fn offsets(&self) -> usize {
+        self.tables.offsets()
+    }
+
+    fn address_offset(&self, src: usize, dst: usize, size_phits: u32) -> u8 {
+        let n = self.tables.offsets();
+        if n == 1 {
+            return 0;
+        }
+        let mut state = self.senders.lock().expect("sender state");
+        match self.policy {
+            AddressPolicy::RoundRobin => {
+                let o = state.0[src] as usize % n;
+                state.0[src] = state.0[src].wrapping_add(1);
+                o as u8
+            }
+            AddressPolicy::Random => state.1.random_range(0..n) as u8,
+            AddressPolicy::Parx => {
+                let table =
+                    if size_phits as u64 * self.phit_bytes <= PARX_SMALL_BYTES { &PARX_SMALL } else { &PARX_LARGE };
+                let pair = table[self.quadrant[dst] as usize][self.quadrant[src] as usize];
+                pair[state.1.random_range(0..2usize)]
+            }
+        }
+    }
+
+    fn throughput_bound(&self) -> Option<f64> {
+        Some(self.bound)
+    }
+
+    fn injection_vc(&self, src: usize, dst: usize, offset: u8) -> Option<usize> {
+        Some(self.tables.vl(src, self.tables.lid(dst, offset as usize)))
+    }
+}

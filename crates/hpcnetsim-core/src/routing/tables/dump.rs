@@ -1,0 +1,185 @@
+//! The text form of forwarding tables, modelled on OpenSM's LFT dump so that tables
+//! computed elsewhere can be loaded and simulated (format in docs/routing.md):
+//!
+//! ```text
+//! # hpcnetsim forwarding tables
+//! # spec: hyperx:4x4,t=2
+//! # engine: dfsssp
+//! # lmc: 0
+//! # vls: 2
+//! Unicast lids [0x0001-0x0020] of switch 0:
+//! 0x0001 008 : (terminal 0 offset 0)
+//! ...
+//! 32 lids valid for this switch
+//! VLs of terminal 0: 0 0 1 ...
+//! ```
+//!
+//! LID of terminal `t` at offset `o`: `(t + 1) · 2^lmc + o`. Ports are numbered as in
+//! hpcnetsim's graph (0-based). VL lines (one per source terminal, one lane per LID in
+//! order) appear only when more than one lane is used.
+
+use super::{Tables, MAX_LMC, MAX_VLS};
+use crate::error::{Error, Result};
+use crate::topology::Topology;
+use std::fmt::Write;
+
+/// Writes the tables as text.
+pub fn dump(topo: &Topology, t: &Tables) -> String {
+    let mut out = String::new();
+    let lids = t.lids();
+    let base = 1usize << t.lmc;
+    let _ = writeln!(out, "# hpcnetsim forwarding tables");
+    let _ = writeln!(out, "# spec: {}", topo.spec());
+    let _ = writeln!(out, "# engine: {}", t.engine);
+    let _ = writeln!(out, "# lmc: {}", t.lmc);
+    let _ = writeln!(out, "# vls: {}", t.vls);
+    for s in 0..t.switches() {
+        let _ = writeln!(out, "Unicast lids [0x{:04x}-0x{:04x}] of switch {s}:", base, base + lids - 1);
+        let mut valid = 0;
+        for lid in 0..lids {
+            if let Some(p) = t.port(s, lid) {
+                valid += 1;
+                let _ = writeln!(
+                    out,
+                    "0x{:04x} {p:03} : (terminal {} offset {})",
+                    base + lid,
+                    lid >> t.lmc,
+                    lid & (base - 1)
+                );
+            }
+        }
+        let _ = writeln!(out, "{valid} lids valid for this switch");
+    }
+    if t.vls > 1 {
+        for src in 0..t.terminals() {
+            let _ = write!(out, "VLs of terminal {src}:");
+            for lid in 0..lids {
+                let _ = write!(out, " {}", t.vl(src, lid));
+            }
+            out.push('\n');
+        }
+    }
+    out
+}
+
+/// Reads tables written by [`dump`] (or by hand in the same form) for `topo`; `file`
+/// names the source in errors, which give the line number.
+pub fn load(text: &str, file: &str, topo: &Topology) -> Result<Tables> {
+    let at = |line: usize| format!("{file}:{}", line + 1);
+    let mut lmc: Option<u8> = None;
+    let mut t: Option<Tables> = None;
+    let mut switch: Option<usize> = None;
+    let mut vl: Vec<u8> = Vec::new();
+    let mut vls_used = 1usize;
+    let parse_int = |s: &str| -> Option<usize> {
+        let s = s.trim();
+        match s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
+            Some(h) => usize::from_str_radix(h, 16).ok(),
+            None => s.parse().ok(),
+        }
+    };
+    for (i, raw) in text.lines().enumerate() {
+        let line = raw.trim();
+        if line.is_empty() {
+            continue;
+        }
+        if let Some(rest) = line.strip_prefix('#') {
+            if let Some(v) = rest.trim().strip_prefix("lmc:") {
+                let l = parse_int(v).filter(|&l| l <= MAX_LMC as usize).ok_or_else(|| {
+                    Error::invalid(
+                        at(i),
+                        "lmc",
+                        format!("'{}'", v.trim()),
+                        format!("an integer between 0 and {MAX_LMC}"),
+                    )
+                })?;
+                lmc = Some(l as u8);
+                let mut tables = Tables::new("loaded", topo, l as u8);
+                tables.engine = "loaded".into();
+                t = Some(tables);
+            }
+            continue;
+        }
+        let Some(tables) = t.as_mut() else {
+            return Err(Error::invalid(at(i), "line", format!("'{line}'"), "a '# lmc: N' header line first"));
+        };
+        let lids = tables.lids();
+        let base = 1usize << lmc.unwrap_or(0);
+        if let Some(rest) = line.strip_prefix("Unicast lids") {
+            let s = rest.rsplit_once("switch").and_then(|(_, v)| parse_int(v.trim_end_matches(':')));
+            match s {
+                Some(s) if s < topo.num_switches() => switch = Some(s),
+                _ => {
+                    return Err(Error::invalid(
+                        at(i),
+                        "switch",
+                        format!("'{line}'"),
+                        format!("'Unicast lids [..] of switch S:' with S below {}", topo.num_switches()),
+                    ))
+                }
+            }
+        } else if line.ends_with("lids valid for this switch") {
+            switch = None;
+        } else if let Some(rest) = line.strip_prefix("VLs of terminal") {
+            let (src, lanes) = rest.split_once(':').unwrap_or((rest, ""));
+            let src = parse_int(src).filter(|&s| s < topo.num_terminals()).ok_or_else(|| {
+                Error::invalid(
+                    at(i),
+                    "terminal",
+                    format!("'{}'", src.trim()),
+                    format!("below {}", topo.num_terminals()),
+                )
+            })?;
+            let lanes: Vec<usize> = lanes.split_whitespace().map(parse_int).collect::<Option<_>>().unwrap_or_default();
+            if lanes.len() != lids || lanes.iter().any(|&v| v >= MAX_VLS) {
+                return Err(Error::invalid(
+                    at(i),
+                    "VLs",
+                    format!("{} values", lanes.len()),
+                    format!("{lids} lanes, each below {MAX_VLS}"),
+                ));
+            }
+            if vl.is_empty() {
+                vl = vec![0; topo.num_terminals() * lids];
+            }
+            for (lid, &v) in lanes.iter().enumerate() {
+                vl[src * lids + lid] = v as u8;
+                vls_used = vls_used.max(v + 1);
+            }
+        } else {
+            let Some(s) = switch else {
+                return Err(Error::invalid(
+                    at(i),
+                    "line",
+                    format!("'{line}'"),
+                    "an entry inside a 'Unicast lids' block",
+                ));
+            };
+            let mut words = line.split_whitespace();
+            let lid = words.next().and_then(parse_int);
+            let port = words.next().and_then(parse_int);
+            match (lid, port) {
+                (Some(lid), Some(port)) if lid >= base && lid < base + lids && port < topo.num_ports(s) => {
+                    tables.set_port(s, lid - base, port);
+                }
+                _ => {
+                    return Err(Error::invalid(
+                        at(i),
+                        "entry",
+                        format!("'{line}'"),
+                        format!(
+                            "'LID PORT' with LID in 0x{base:04x}..0x{:04x} and PORT below {} (switch {s})",
+                            base + lids - 1,
+                            topo.num_ports(s)
+                        ),
+                    ))
+                }
+            }
+        }
+    }
+    let Some(mut tables) = t else {
+        return Err(Error::invalid(file, "lmc", "missing", "a '# lmc: N' header line"));
+    };
+    tables.set_vls(vl, vls_used);
+    Ok(tables)
+}

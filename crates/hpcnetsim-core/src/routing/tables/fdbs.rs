@@ -1,0 +1,107 @@
+//! Forwarding tables written by the ib_flit_sim InfiniBand model (OpenSM's tables as
+//! `.fdbs`): rows `INDEX: p p p ...` giving the 0-based output port per LID (255: none),
+//! possibly split over several lines; an `.ini` mapping switch names to row indices
+//! (`**.NAME_U1.pktfwd.fdbIndex = INDEX`); a host list mapping host ports to LIDs
+//! (`H-1/U1/1 1`). Used with fabrics read by `ibdm:PATH`.
+
+use super::Tables;
+use crate::error::{Error, Result};
+use crate::topology::{Family, Topology};
+use std::collections::HashMap;
+
+/// Switch names as both files spell them (`SW-2-0`, `SWS_0/leaf1` → `SW_2_0`, `SWS_0_leaf1`).
+fn key(name: &str) -> String {
+    name.replace(['-', '/'], "_")
+}
+
+/// Loads the tables; `file` names the `.fdbs` in errors.
+pub fn load(fdbs: &str, ini: &str, hcas: &str, file: &str, topo: &Topology) -> Result<Tables> {
+    let Family::Fabric(fabric) = topo.family() else {
+        return Err(Error::invalid(
+            file,
+            "topology",
+            topo.spec(),
+            "a fabric read with ibdm:PATH (switch names are needed)",
+        ));
+    };
+    let switch_of: HashMap<String, usize> = fabric.switch_names.iter().enumerate().map(|(i, n)| (key(n), i)).collect();
+    let terminal_of: HashMap<&str, usize> =
+        fabric.terminals.iter().enumerate().map(|(i, t)| (t.0.as_str(), i)).collect();
+    let mut row_switch: HashMap<usize, usize> = HashMap::new();
+    for (i, line) in ini.lines().enumerate() {
+        let line = line.trim();
+        let Some((lhs, rhs)) = line.split_once('=') else { continue };
+        let name = lhs.trim().trim_start_matches("**.").trim_end_matches(".pktfwd.fdbIndex").trim_end_matches("_U1");
+        let bad = || {
+            Error::invalid(
+                format!("{file}.ini:{}", i + 1),
+                "switch",
+                format!("'{line}'"),
+                "NAME_U1.pktfwd.fdbIndex = INDEX naming a switch of the fabric",
+            )
+        };
+        let index: usize = rhs.trim().parse().map_err(|_| bad())?;
+        let s = *switch_of.get(name).ok_or_else(bad)?;
+        row_switch.insert(index, s);
+    }
+    let mut lid_terminal: Vec<(usize, usize)> = Vec::new();
+    for (i, line) in hcas.lines().enumerate() {
+        let w: Vec<&str> = line.split_whitespace().collect();
+        if w.is_empty() {
+            continue;
+        }
+        let parsed = (w.len() == 2).then(|| (terminal_of.get(w[0]).copied(), w[1].parse::<usize>().ok()));
+        match parsed {
+            Some((Some(t), Some(lid))) => lid_terminal.push((lid, t)),
+            _ => {
+                return Err(Error::invalid(
+                    format!("{file}.hcas:{}", i + 1),
+                    "host",
+                    format!("'{}'", line.trim()),
+                    "HOST/U1/PORT LID naming a host port of the fabric",
+                ))
+            }
+        }
+    }
+    let mut rows: HashMap<usize, Vec<u16>> = HashMap::new();
+    for (i, line) in fdbs.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let bad = |v: &str| {
+            Error::invalid(
+                format!("{file}:{}", i + 1),
+                "entry",
+                format!("'{v}'"),
+                "INDEX: PORT PORT ... with ports 0-254 or 255 (none)",
+            )
+        };
+        let (idx, rest) = line.split_once(':').ok_or_else(|| bad(line.trim()))?;
+        let idx: usize = idx.trim().parse().map_err(|_| bad(idx))?;
+        let row = rows.entry(idx).or_default();
+        for v in rest.split_whitespace() {
+            row.push(v.parse().ok().filter(|&p: &u16| p <= 255).ok_or_else(|| bad(v))?);
+        }
+    }
+    let mut t = Tables::new("opensm", topo, 0);
+    for (&idx, row) in &rows {
+        let Some(&s) = row_switch.get(&idx) else {
+            return Err(Error::invalid(file, "row", idx, "an index listed in the .ini file"));
+        };
+        for &(lid, term) in &lid_terminal {
+            match row.get(lid).copied() {
+                Some(255) | None => {}
+                Some(p) if (p as usize) < topo.num_ports(s) => t.set_port(s, term, p as usize),
+                Some(p) => {
+                    return Err(Error::invalid(
+                        file,
+                        "port",
+                        p,
+                        format!("below {} on switch {}", topo.num_ports(s), fabric.switch_names[s]),
+                    ))
+                }
+            }
+        }
+    }
+    Ok(t)
+}

@@ -1,0 +1,172 @@
+//! What a set of tables does to the network: path lengths, routes per link, lanes used,
+//! unreachable pairs, and the exact uniform-traffic throughput bound under these routes.
+
+use super::Tables;
+use crate::topology::{Peer, Topology};
+use serde::Serialize;
+
+/// How many unreachable pairs are listed by name (all are counted).
+pub const LISTED_UNREACHABLE: usize = 20;
+
+/// Summary of one routing, as `hpcnetsim route` prints it.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct RouteStats {
+    /// Topology spec.
+    pub spec: String,
+    /// Engine that computed the tables.
+    pub engine: String,
+    /// LID mask control (2^lmc addresses per terminal).
+    pub lmc: u8,
+    /// Virtual lanes the paths use.
+    pub vls_used: usize,
+    /// Routed (source, destination address) paths between distinct terminals.
+    pub paths: usize,
+    /// Ordered terminal pairs with no route on some address.
+    pub unreachable_pairs: usize,
+    /// The first unreachable pairs, `(source, destination)`.
+    pub unreachable_examples: Vec<(usize, usize)>,
+    /// Shortest path, in switch-to-switch links.
+    pub min_hops: usize,
+    /// Longest path, in switch-to-switch links.
+    pub max_hops: usize,
+    /// Mean path length, in switch-to-switch links.
+    pub mean_hops: f64,
+    /// Largest number of paths crossing one switch-to-switch channel (one direction).
+    pub max_routes_per_link: usize,
+    /// Mean number of paths per switch-to-switch channel.
+    pub mean_routes_per_link: f64,
+    /// Uniform-traffic throughput bound under these tables (addresses used equally),
+    /// as a fraction of injection bandwidth: 1 / max(1, largest channel load).
+    pub routed_throughput: f64,
+}
+
+/// Routes per channel (paths crossing it) and the load per channel under uniform traffic
+/// (every terminal injecting 1, spread evenly over the others and over its addresses).
+pub fn channel_usage(topo: &Topology, t: &Tables) -> (Vec<usize>, Vec<f64>) {
+    let even = 1.0 / t.offsets() as f64;
+    channel_usage_split(topo, t, &|_, _, _| even)
+}
+
+/// [`channel_usage`] with the traffic of every (source switch, destination, offset) split
+/// as `split` says (fractions of each pair's traffic, summing to 1 over the offsets).
+pub fn channel_usage_split(
+    topo: &Topology,
+    t: &Tables,
+    split: &dyn Fn(usize, usize, usize) -> f64,
+) -> (Vec<usize>, Vec<f64>) {
+    let mut routes = vec![0usize; topo.peers().len()];
+    let n = topo.num_terminals();
+    let per_pair = 1.0 / (n.max(2) - 1) as f64;
+    let mut load = vec![0.0; topo.peers().len()];
+    for s in (0..topo.num_switches()).filter(|&s| topo.terminals_at()[s] > 0) {
+        let here = topo.terminals_at()[s] as usize;
+        for lid in 0..t.lids() {
+            let dst = lid >> t.lmc;
+            // Sources on this switch other than the destination itself.
+            let sources = here - usize::from(topo.terminal_attachment(dst).0 == s);
+            if sources == 0 {
+                continue;
+            }
+            if let Some(p) = t.switch_path(topo, s, lid) {
+                for c in p {
+                    routes[c] += sources;
+                    load[c] += sources as f64 * per_pair * split(s, dst, lid & (t.offsets() - 1));
+                }
+            }
+        }
+    }
+    (routes, load)
+}
+
+/// Uniform-traffic throughput bound (fraction of injection bandwidth) from channel loads.
+pub fn throughput_bound(topo: &Topology, load: &[f64]) -> f64 {
+    let max = (0..load.len())
+        .filter(|&c| matches!(topo.peers()[c], Peer::Switch { .. }))
+        .map(|c| load[c])
+        .fold(1.0, f64::max);
+    1.0 / max
+}
+
+/// Computes the summary of `t` on `topo`.
+pub fn summarise(topo: &Topology, t: &Tables) -> RouteStats {
+    let n = topo.num_terminals();
+    let (mut paths, mut hops_sum, mut min_hops, mut max_hops) = (0usize, 0usize, usize::MAX, 0usize);
+    let mut unreachable = 0;
+    let mut examples = Vec::new();
+    // Sources on one switch share their paths: walk each (switch, address) once.
+    const CUT: u32 = u32::MAX;
+    let mut hops: Vec<Vec<u32>> = vec![Vec::new(); topo.num_switches()];
+    for (s, h) in hops.iter_mut().enumerate().filter(|&(s, _)| topo.terminals_at()[s] > 0) {
+        *h = (0..t.lids()).map(|lid| t.switch_path(topo, s, lid).map_or(CUT, |p| p.len() as u32)).collect();
+    }
+    for src in 0..n {
+        let (s, _) = topo.terminal_attachment(src);
+        for dst in (0..n).filter(|&d| d != src) {
+            let mut ok = true;
+            for off in 0..t.offsets() {
+                match hops[s][t.lid(dst, off)] {
+                    CUT => ok = false,
+                    len => {
+                        let len = len as usize;
+                        paths += 1;
+                        hops_sum += len;
+                        min_hops = min_hops.min(len);
+                        max_hops = max_hops.max(len);
+                    }
+                }
+            }
+            if !ok {
+                unreachable += 1;
+                if examples.len() < LISTED_UNREACHABLE {
+                    examples.push((src, dst));
+                }
+            }
+        }
+    }
+    let (routes, load) = channel_usage(topo, t);
+    let links: Vec<usize> = (0..routes.len()).filter(|&c| matches!(topo.peers()[c], Peer::Switch { .. })).collect();
+    let max_load = links.iter().map(|&c| load[c]).fold(1.0, f64::max);
+    RouteStats {
+        spec: topo.spec().to_string(),
+        engine: t.engine.clone(),
+        lmc: t.lmc,
+        vls_used: t.vls,
+        paths,
+        unreachable_pairs: unreachable,
+        unreachable_examples: examples,
+        min_hops: if paths == 0 { 0 } else { min_hops },
+        max_hops,
+        mean_hops: if paths == 0 { 0.0 } else { hops_sum as f64 / paths as f64 },
+        max_routes_per_link: links.iter().map(|&c| routes[c]).max().unwrap_or(0),
+        mean_routes_per_link: if links.is_empty() {
+            0.0
+        } else {
+            links.iter().map(|&c| routes[c]).sum::<usize>() as f64 / links.len() as f64
+        },
+        routed_throughput: 1.0 / max_load,
+    }
+}
+
+/// Everything `hpcnetsim route` reports: the summary, the all-minimal-paths bound beside
+/// the routed one, and (when asked) the deadlock verdict.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct RouteReport {
+    /// Path and link statistics.
+    #[serde(flatten)]
+    pub stats: RouteStats,
+    /// Uniform-traffic bound with every minimal path weighted evenly (`topo describe`).
+    pub ideal_throughput: f64,
+    /// Deadlock verdict of the tables with their lanes, when checked.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub deadlock: Option<super::super::deadlock::Verdict>,
+}
+
+/// Summarises `t`, adding the ideal bound and, with `check_deadlock`, the verdict.
+pub fn report(topo: &Topology, t: &Tables, check_deadlock: bool) -> crate::Result<RouteReport> {
+    let ideal_throughput = 1.0 / topo.max_channel_load();
+    Ok(RouteReport {
+        stats: summarise(topo, t),
+        ideal_throughput,
+        deadlock: check_deadlock.then(|| t.deadlock_verdict(topo)),
+    })
+}

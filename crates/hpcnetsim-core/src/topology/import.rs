@@ -1,0 +1,380 @@
+//! Real and irregular fabrics read from files: `ibnetdiscover` output (and the ibsim
+//! net files written in the same form) and a plain edge list; and the export back to
+//! ibnetdiscover-like text. Specs: `ibnet:PATH` and `edges:PATH`.
+//!
+//! ibnetdiscover: a record per node, a header `Switch|Ca|Hca N "name"` then one line per
+//! connected port, `[P] "remote"[RP]` (GUIDs in parentheses, `#` comments, `vendid=`-style
+//! lines and blank lines are skipped). Every connected port of a host adapter is one
+//! terminal; ports are numbered from 1 in the file and from 0 in hpcnetsim.
+//!
+//! Edge list: `link A B` (a switch-to-switch link, ports taken in order of appearance),
+//! `terminal NAME A` (a named terminal on switch A), `terminals A N` (N terminals on A),
+//! `switch A PORTS` (declares a switch and its port count; optional), `#` comments.
+
+use super::family::Family;
+use super::graph::{check_size, Builder, Peer, Topology};
+use crate::error::{Error, Result};
+use std::collections::HashMap;
+use std::fmt::Write;
+
+/// An imported fabric: switches with their port counts, links and terminals.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Fabric {
+    /// File the fabric came from.
+    pub source: String,
+    /// Switch names, in file order.
+    pub switch_names: Vec<String>,
+    /// Ports of every switch.
+    pub ports: Vec<usize>,
+    /// Switch-to-switch links `(a, port a, b, port b)`, 0-based ports.
+    pub links: Vec<(usize, usize, usize, usize)>,
+    /// Terminals: name, switch, port (0-based).
+    pub terminals: Vec<(String, usize, usize)>,
+}
+
+impl Fabric {
+    /// Builds the port-level graph.
+    pub(crate) fn build(&self, spec: &str, family: Family) -> Topology {
+        let mut b = Builder::new(self.ports.iter().copied());
+        for &(a, pa, c, pc) in &self.links {
+            b.link(a, pa, c, pc);
+        }
+        for &(_, s, p) in &self.terminals {
+            b.attach_terminal(s, p);
+        }
+        b.finish(spec.to_string(), family, None)
+    }
+}
+
+fn bad(file: &str, line: usize, field: &str, value: impl std::fmt::Display, allowed: &str) -> Error {
+    Error::invalid(format!("{file}:{}", line + 1), field, value, allowed)
+}
+
+/// Reads a fabric file in `format` (`ibnet` or `edges`); `PATH,t=N` also attaches N
+/// terminals to the free ports of every switch (for fabric files without hosts).
+pub fn read(format: &str, spec_body: &str) -> Result<Fabric> {
+    let (path, extra) = match spec_body.rsplit_once(",t=") {
+        Some((p, n)) => {
+            let n: usize = n.trim().parse().ok().filter(|&n| n >= 1).ok_or_else(|| {
+                Error::invalid(
+                    format!("{format}:{spec_body}"),
+                    "t",
+                    format!("'{n}'"),
+                    "a positive number of terminals per switch",
+                )
+            })?;
+            (p.trim(), n)
+        }
+        None => (spec_body, 0),
+    };
+    let text = std::fs::read_to_string(path).map_err(|e| {
+        Error::invalid(format!("{format}:{path}"), "file", format!("'{path}'"), format!("a readable file ({e})"))
+    })?;
+    let fabric = match format {
+        "ibnet" => parse_ibnet(&text, path)?,
+        "ibdm" => super::ibdm::parse_ibdm(&text, path)?,
+        _ => parse_edges(&text, path)?,
+    };
+    let mut fabric = fabric;
+    if extra > 0 {
+        let mut taken: Vec<Vec<bool>> = fabric.ports.iter().map(|&n| vec![false; n]).collect();
+        for &(a, pa, b, pb) in &fabric.links {
+            taken[a][pa] = true;
+            taken[b][pb] = true;
+        }
+        for &(_, s, p) in &fabric.terminals {
+            taken[s][p] = true;
+        }
+        for (s, ports) in taken.iter().enumerate() {
+            let free: Vec<usize> = (0..ports.len()).filter(|&p| !ports[p]).take(extra).collect();
+            if free.len() < extra {
+                return Err(Error::invalid(
+                    format!("{format}:{spec_body}"),
+                    "t",
+                    extra,
+                    format!("at most the {} free ports of switch {}", free.len(), fabric.switch_names[s]),
+                ));
+            }
+            for p in free {
+                fabric.terminals.push((format!("{}/{}", fabric.switch_names[s], p + 1), s, p));
+            }
+        }
+    }
+    let ports: usize = fabric.ports.iter().sum();
+    check_size(path, fabric.ports.len() as u128, ports as u128)?;
+    if fabric.terminals.len() < 2 {
+        return Err(Error::invalid(path, "terminals", fabric.terminals.len(), "a fabric with at least 2 host ports"));
+    }
+    Ok(fabric)
+}
+
+/// One parsed ibnetdiscover node record.
+struct Node {
+    switch: bool,
+    ports: usize,
+    line: usize,
+    /// (local port, remote name, remote port, line).
+    conns: Vec<(usize, String, usize, usize)>,
+}
+
+/// Takes `"name"` from the front of `s`; returns the name and the rest.
+fn quoted(s: &str) -> Option<(&str, &str)> {
+    let s = s.trim_start().strip_prefix('"')?;
+    let end = s.find('"')?;
+    Some((&s[..end], &s[end + 1..]))
+}
+
+/// Takes `[n]` (and an optional `(guid)` after it) from the front of `s`.
+fn bracketed(s: &str) -> Option<(usize, &str)> {
+    let s = s.trim_start().strip_prefix('[')?;
+    let end = s.find(']')?;
+    let n = s[..end].trim().parse().ok()?;
+    let mut rest = &s[end + 1..];
+    if let Some(r) = rest.strip_prefix('(') {
+        rest = &r[r.find(')')? + 1..];
+    }
+    Some((n, rest))
+}
+
+/// Parses ibnetdiscover / ibsim net text.
+pub fn parse_ibnet(text: &str, file: &str) -> Result<Fabric> {
+    let mut nodes: Vec<(String, Node)> = Vec::new();
+    for (i, raw) in text.lines().enumerate() {
+        let line = raw.split('#').next().unwrap_or("").trim();
+        if line.is_empty() || (line.contains('=') && !line.contains('"')) {
+            continue;
+        }
+        let word = line.split_whitespace().next().unwrap_or("");
+        if matches!(word, "Switch" | "Ca" | "Hca" | "Rt") {
+            if word == "Rt" {
+                return Err(bad(file, i, "node type", "'Rt'", "Switch, Ca or Hca (routers are not modelled)"));
+            }
+            let rest = line[word.len()..].trim_start();
+            let (count, rest) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
+            let ports: usize = count
+                .parse()
+                .ok()
+                .filter(|&p| (1..=4096).contains(&p))
+                .ok_or_else(|| bad(file, i, "ports", format!("'{count}'"), "a port count between 1 and 4096"))?;
+            let (name, _) =
+                quoted(rest).ok_or_else(|| bad(file, i, "node", format!("'{line}'"), "TYPE PORTS \"name\""))?;
+            if nodes.iter().any(|(n, _)| n == name) {
+                return Err(bad(file, i, "node", format!("'{name}'"), "a name not used by an earlier record"));
+            }
+            nodes.push((name.to_string(), Node { switch: word == "Switch", ports, line: i, conns: Vec::new() }));
+            continue;
+        }
+        let Some((_, node)) = nodes.last_mut() else {
+            return Err(bad(
+                file,
+                i,
+                "line",
+                format!("'{line}'"),
+                "a 'Switch N \"name\"' or 'Ca N \"name\"' record first",
+            ));
+        };
+        let parsed = bracketed(line).and_then(|(p, rest)| {
+            let (remote, rest) = quoted(rest)?;
+            let (rp, _) = bracketed(rest)?;
+            Some((p, remote.to_string(), rp))
+        });
+        match parsed {
+            Some((p, remote, rp)) if p >= 1 && p <= node.ports => node.conns.push((p - 1, remote, rp, i)),
+            _ => {
+                return Err(bad(
+                    file,
+                    i,
+                    "port line",
+                    format!("'{line}'"),
+                    &format!("'[P] \"remote\"[RP]' with P between 1 and {}", node.ports),
+                ))
+            }
+        }
+    }
+    let index: HashMap<&str, usize> = nodes.iter().enumerate().map(|(i, (n, _))| (n.as_str(), i)).collect();
+    let switch_index: HashMap<usize, usize> =
+        nodes.iter().enumerate().filter(|(_, (_, n))| n.switch).enumerate().map(|(k, (i, _))| (i, k)).collect();
+    let mut f = Fabric {
+        source: file.to_string(),
+        switch_names: nodes.iter().filter(|(_, n)| n.switch).map(|(name, _)| name.clone()).collect(),
+        ports: nodes.iter().filter(|(_, n)| n.switch).map(|(_, n)| n.ports).collect(),
+        links: Vec::new(),
+        terminals: Vec::new(),
+    };
+    // Every connection, keyed by its end with the smaller (node, port); both ends must agree.
+    let mut ends: HashMap<(usize, usize), (usize, usize, usize)> = HashMap::new();
+    for (a, (_, node)) in nodes.iter().enumerate() {
+        for (p, remote, rp, line) in &node.conns {
+            let Some(&b) = index.get(remote.as_str()) else {
+                return Err(bad(file, *line, "remote", format!("'{remote}'"), "the name of a node record in the file"));
+            };
+            if *rp == 0 || *rp > nodes[b].1.ports {
+                return Err(bad(file, *line, "remote port", rp, &format!("between 1 and {}", nodes[b].1.ports)));
+            }
+            let (here, there) = ((a, *p), (b, rp - 1));
+            if let Some(&(x, y, _)) = ends.get(&here) {
+                if (x, y) != there {
+                    return Err(bad(file, *line, "port", p + 1, "a port connected only once"));
+                }
+            }
+            if let Some(&(x, y, l)) = ends.get(&there) {
+                if (x, y) != here {
+                    return Err(bad(
+                        file,
+                        *line,
+                        "link",
+                        format!("'{}'[{}]", remote, rp),
+                        &format!("the same peer as line {} says", l + 1),
+                    ));
+                }
+            }
+            ends.insert(here, (there.0, there.1, *line));
+            ends.insert(there, (here.0, here.1, *line));
+        }
+    }
+    let mut keys: Vec<_> = ends.keys().copied().collect();
+    keys.sort_unstable();
+    for (a, pa) in keys {
+        let (b, pb, line) = ends[&(a, pa)];
+        if (a, pa) > (b, pb) {
+            continue;
+        }
+        match (switch_index.get(&a), switch_index.get(&b)) {
+            (Some(&sa), Some(&sb)) => f.links.push((sa, pa, sb, pb)),
+            (Some(&s), None) => f.terminals.push((format!("{}[{}]", nodes[b].0, pb + 1), s, pa)),
+            (None, Some(&s)) => f.terminals.push((format!("{}[{}]", nodes[a].0, pa + 1), s, pb)),
+            (None, None) => {
+                return Err(bad(
+                    file,
+                    line,
+                    "link",
+                    format!("'{}' - '{}'", nodes[a].0, nodes[b].0),
+                    "a link with a switch at one end at least",
+                ))
+            }
+        }
+    }
+    // Terminals in host file order (then port), as ibnetdiscover lists them.
+    let order: HashMap<&str, usize> = nodes.iter().map(|(n, node)| (n.as_str(), node.line)).collect();
+    f.terminals.sort_by_key(|(name, _, _)| {
+        let (host, port) = name.rsplit_once('[').unwrap_or((name, ""));
+        (order.get(host).copied().unwrap_or(usize::MAX), port.trim_end_matches(']').parse::<usize>().unwrap_or(0))
+    });
+    Ok(f)
+}
+
+/// Parses the plain edge-list format.
+pub fn parse_edges(text: &str, file: &str) -> Result<Fabric> {
+    let mut f = Fabric {
+        source: file.to_string(),
+        switch_names: Vec::new(),
+        ports: Vec::new(),
+        links: Vec::new(),
+        terminals: Vec::new(),
+    };
+    let mut index: HashMap<String, usize> = HashMap::new();
+    let mut declared: Vec<Option<usize>> = Vec::new();
+    let mut used: Vec<usize> = Vec::new();
+    let mut switch = |name: &str, f: &mut Fabric, declared: &mut Vec<Option<usize>>, used: &mut Vec<usize>| -> usize {
+        *index.entry(name.to_string()).or_insert_with(|| {
+            f.switch_names.push(name.to_string());
+            declared.push(None);
+            used.push(0);
+            f.switch_names.len() - 1
+        })
+    };
+    for (i, raw) in text.lines().enumerate() {
+        let line = raw.split('#').next().unwrap_or("").trim();
+        let w: Vec<&str> = line.split_whitespace().collect();
+        match w.as_slice() {
+            [] => {}
+            ["switch", a, n] => {
+                let s = switch(a, &mut f, &mut declared, &mut used);
+                let n: usize = n
+                    .parse()
+                    .ok()
+                    .filter(|&n| n >= 1)
+                    .ok_or_else(|| bad(file, i, "ports", format!("'{n}'"), "a positive port count"))?;
+                declared[s] = Some(n);
+            }
+            ["link", a, b] => {
+                let (sa, sb) =
+                    (switch(a, &mut f, &mut declared, &mut used), switch(b, &mut f, &mut declared, &mut used));
+                if sa == sb {
+                    return Err(bad(file, i, "link", format!("'{line}'"), "two different switches"));
+                }
+                f.links.push((sa, used[sa], sb, used[sb]));
+                used[sa] += 1;
+                used[sb] += 1;
+            }
+            ["terminal", name, a] => {
+                let s = switch(a, &mut f, &mut declared, &mut used);
+                f.terminals.push((name.to_string(), s, used[s]));
+                used[s] += 1;
+            }
+            ["terminals", a, n] => {
+                let s = switch(a, &mut f, &mut declared, &mut used);
+                let n: usize =
+                    n.parse().map_err(|_| bad(file, i, "terminals", format!("'{n}'"), "a number of terminals"))?;
+                for _ in 0..n {
+                    f.terminals.push((format!("{a}/{}", used[s]), s, used[s]));
+                    used[s] += 1;
+                }
+            }
+            _ => {
+                return Err(bad(
+                    file,
+                    i,
+                    "line",
+                    format!("'{line}'"),
+                    "'link A B', 'terminal NAME A', 'terminals A N' or 'switch A PORTS'",
+                ))
+            }
+        }
+    }
+    for (s, d) in declared.iter().enumerate() {
+        if let Some(d) = *d {
+            if used[s] > d {
+                return Err(Error::invalid(
+                    file,
+                    "ports",
+                    format!("{} on switch {}", used[s], f.switch_names[s]),
+                    format!("at most the {d} declared"),
+                ));
+            }
+        }
+    }
+    f.ports = used.iter().zip(&declared).map(|(&u, d)| d.unwrap_or(u).max(1)).collect();
+    Ok(f)
+}
+
+/// Writes `topo` as ibnetdiscover-like text (switch records, then one record per terminal).
+pub fn to_ibnet(topo: &Topology) -> String {
+    let names: Option<&Fabric> = match topo.family() {
+        Family::Fabric(f) => Some(f),
+        _ => None,
+    };
+    let sw = |s: usize| names.map_or_else(|| format!("S{s}"), |f| f.switch_names[s].clone());
+    let host = |t: usize| names.map_or_else(|| format!("H{t}"), |f| f.terminals[t].0.clone());
+    let mut out = String::new();
+    let _ = writeln!(out, "# {} (hpcnetsim export)", topo.spec());
+    for s in 0..topo.num_switches() {
+        let _ = writeln!(out, "\nSwitch\t{} \"{}\"", topo.num_ports(s), sw(s));
+        for (p, peer) in topo.ports(s).iter().enumerate() {
+            match *peer {
+                Peer::Switch { switch, port } => {
+                    let _ = writeln!(out, "[{}]\t\"{}\"[{}]", p + 1, sw(switch as usize), port + 1);
+                }
+                Peer::Terminal(t) => {
+                    let _ = writeln!(out, "[{}]\t\"{}\"[1]", p + 1, host(t as usize));
+                }
+                Peer::Unplugged => {}
+            }
+        }
+    }
+    for t in 0..topo.num_terminals() {
+        let (s, p) = topo.terminal_attachment(t);
+        let _ = writeln!(out, "\nCa\t1 \"{}\"\n[1]\t\"{}\"[{}]", host(t), sw(s), p + 1);
+    }
+    out
+}

@@ -1,0 +1,147 @@
+//! Imported fabrics (ibnetdiscover / ibsim files and edge lists): the graphs they describe,
+//! routing on them, the round trip through the ibnetdiscover export, and line-numbered errors.
+
+use hpcnetsim_core::routing::tables::{self, stats, EngineOptions};
+use hpcnetsim_core::{Peer, Topology};
+use std::path::PathBuf;
+
+fn data(name: &str) -> String {
+    let p: PathBuf = [env!("CARGO_MANIFEST_DIR"), "..", "..", "tests", "data", "fabrics", name].iter().collect();
+    p.to_string_lossy().into_owned()
+}
+
+fn write_tmp(name: &str, text: &str) -> String {
+    let dir = std::env::temp_dir().join(format!("hpcnetsim-fabric-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p.to_string_lossy().into_owned()
+}
+
+/// Switch-level structure: every port's peer and every terminal's attachment.
+fn graph(t: &Topology) -> (Vec<usize>, Vec<Peer>, Vec<(usize, usize)>) {
+    let ports = (0..t.num_switches()).map(|s| t.num_ports(s)).collect();
+    (ports, t.peers().to_vec(), (0..t.num_terminals()).map(|x| t.terminal_attachment(x)).collect())
+}
+
+fn round_trip(t: &Topology, name: &str) -> Topology {
+    let text = t.export("ibnet").unwrap();
+    Topology::from_spec(&format!("ibnet:{}", write_tmp(name, &text))).unwrap()
+}
+
+#[test]
+fn ibsim_example_fabric_is_read_and_routed() {
+    let t = Topology::from_spec(&format!("ibnet:{}", data("ibsim_net.2sw2path4hca"))).unwrap();
+    assert_eq!((t.num_switches(), t.num_terminals(), t.switch_links()), (2, 4, 2));
+    assert_eq!(t.family().name(), "fabric");
+    // Hca1 is on Switch1 port 1 (port 0 here); terminals follow the host records' order.
+    assert_eq!(t.terminal_attachment(0), (0, 0));
+    assert_eq!(t.terminal_attachment(1), (1, 0));
+    for engine in ["minhop", "sssp", "dfsssp", "updn"] {
+        let tb = tables::compute(engine, &t, &EngineOptions::default()).unwrap();
+        let s = stats::summarise(&t, &tb);
+        assert_eq!(s.unreachable_pairs, 0, "{engine}");
+        assert_eq!(s.max_hops, 1, "{engine}");
+    }
+}
+
+#[test]
+fn slim_fly_file_has_diameter_two_and_routes_deadlock_free() {
+    let t = Topology::from_spec(&format!("ibnet:{},t=3", data("slimfly_q5_ibsim.txt"))).unwrap();
+    // MMS q=5: 2q^2 = 50 switches of network degree (3q - 1)/2 = 7.
+    assert_eq!((t.num_switches(), t.switch_links(), t.num_terminals()), (50, 50 * 7 / 2, 150));
+    let min = tables::compute("minhop", &t, &EngineOptions::default()).unwrap();
+    assert_eq!(stats::summarise(&t, &min).max_hops, 2, "Slim Fly has diameter 2");
+    for engine in ["dfsssp", "updn"] {
+        let tb = tables::compute(engine, &t, &EngineOptions::default()).unwrap();
+        assert!(tb.deadlock_verdict(&t).is_acyclic(), "{engine}");
+        assert_eq!(stats::summarise(&t, &tb).unreachable_pairs, 0);
+    }
+    assert!(tables::compute("ftree", &t, &EngineOptions::default()).is_err(), "a Slim Fly is no fat-tree");
+    let e = Topology::from_spec(&format!("ibnet:{},t=4", data("slimfly_q5_ibsim.txt"))).unwrap_err().to_string();
+    assert!(e.contains("free ports"), "{e}");
+}
+
+#[test]
+fn fabrics_round_trip_through_the_ibnetdiscover_export() {
+    let sf = Topology::from_spec(&format!("ibnet:{},t=3", data("slimfly_q5_ibsim.txt"))).unwrap();
+    let ib = Topology::from_spec(&format!("ibnet:{}", data("ibsim_net.2sw2path4hca"))).unwrap();
+    let tree = Topology::from_spec("xgft:h=2;m=4,3;w=1,2").unwrap();
+    let faulty = Topology::from_spec("hyperx:3x3,t=2|faults:random=2").unwrap();
+    for (i, t) in [sf, ib, tree, faulty].iter().enumerate() {
+        let once = round_trip(t, &format!("rt{i}a.txt"));
+        assert_eq!(graph(&once), graph(t), "{}", t.spec());
+        let twice = round_trip(&once, &format!("rt{i}b.txt"));
+        assert_eq!(graph(&twice), graph(&once), "{}", t.spec());
+    }
+}
+
+#[test]
+fn real_ibnetdiscover_output_with_guids_and_comments_is_read() {
+    let text = r#"#
+# Topology file: generated on Sun Nov 22 2026
+#
+vendid=0x2c9
+devid=0xc738
+sysimgguid=0x2c90300a0b0c0
+switchguid=0x2c90300a0b0c0(2c90300a0b0c0)
+Switch	36 "S-0002c90300a0b0c0"		# "leaf-1" enhanced port 0 lid 1 lmc 0
+[1]	"H-0002c90300001111"[1](2c90300001112) 		# "node01 HCA-1" lid 3 4xFDR
+[2]	"H-0002c90300002222"[1](2c90300002223) 		# "node02 HCA-1" lid 4 4xFDR
+[35]	"S-0002c90300d0e0f0"[35]		# "leaf-2" lid 2 4xFDR
+
+vendid=0x2c9
+switchguid=0x2c90300d0e0f0(2c90300d0e0f0)
+Switch	36 "S-0002c90300d0e0f0"		# "leaf-2" enhanced port 0 lid 2 lmc 0
+[1]	"H-0002c90300003333"[1](2c90300003334) 		# "node03 HCA-1" lid 5 4xFDR
+[35]	"S-0002c90300a0b0c0"[35]		# "leaf-1" lid 1 4xFDR
+
+vendid=0x2c9
+caguid=0x2c90300001111
+Ca	2 "H-0002c90300001111"		# "node01 HCA-1"
+[1](2c90300001112) 	"S-0002c90300a0b0c0"[1]		# lid 3 lmc 0 "leaf-1" lid 1 4xFDR
+
+Ca	2 "H-0002c90300002222"		# "node02 HCA-1"
+[1](2c90300002223) 	"S-0002c90300a0b0c0"[2]		# lid 4 lmc 0 "leaf-1" lid 1 4xFDR
+
+Ca	2 "H-0002c90300003333"		# "node03 HCA-1"
+[1](2c90300003334) 	"S-0002c90300d0e0f0"[1]		# lid 5 lmc 0 "leaf-2" lid 2 4xFDR
+"#;
+    let t = Topology::from_spec(&format!("ibnet:{}", write_tmp("real.ibnet", text))).unwrap();
+    assert_eq!((t.num_switches(), t.num_terminals(), t.switch_links()), (2, 3, 1));
+    assert_eq!(t.ports(0)[34], Peer::Switch { switch: 1, port: 34 });
+    assert_eq!(t.terminal_attachment(2), (1, 0));
+}
+
+#[test]
+fn edge_lists_are_read() {
+    let text = "# a ring of three switches\nswitch a 4\nlink a b\nlink b c\nlink c a\nterminals a 2\nterminal x b\nterminal y c\n";
+    let t = Topology::from_spec(&format!("edges:{}", write_tmp("ring.edges", text))).unwrap();
+    assert_eq!((t.num_switches(), t.num_terminals(), t.switch_links()), (3, 4, 3));
+    assert_eq!(t.num_ports(0), 4);
+    let tb = tables::compute("updn", &t, &EngineOptions::default()).unwrap();
+    assert!(tb.deadlock_verdict(&t).is_acyclic());
+    let tb = tables::compute("minhop", &t, &EngineOptions::default()).unwrap();
+    assert_eq!(stats::summarise(&t, &tb).max_hops, 1);
+}
+
+#[test]
+fn malformed_fabric_files_name_the_line() {
+    let cases = [
+        ("Switch 4 \"a\"\n[1] \"b\"[1]\n[9] \"b\"[2]\nSwitch 4 \"b\"\n", ":3", "port line"),
+        ("Switch 4 \"a\"\n[1] \"zz\"[1]\nCa 1 \"h\"\n[1] \"a\"[2]\nCa 1 \"g\"\n[1] \"a\"[3]\n", ":2", "remote"),
+        ("[1] \"a\"[1]\n", ":1", "record first"),
+        ("Switch x \"a\"\n", ":1", "ports"),
+        ("Switch 4 \"a\"\n[1] \"b\"[1]\nSwitch 4 \"b\"\n[1] \"a\"[2]\n", ":4", "connected"),
+    ];
+    for (i, (text, line, word)) in cases.iter().enumerate() {
+        let path = write_tmp(&format!("bad{i}.ibnet"), text);
+        let e = Topology::from_spec(&format!("ibnet:{path}")).unwrap_err().to_string();
+        assert!(e.contains(&format!("{path}{line}")) && e.contains(word), "case {i}: {e}");
+    }
+    let path = write_tmp("bad.edges", "link a b\nwire a c\n");
+    let e = Topology::from_spec(&format!("edges:{path}")).unwrap_err().to_string();
+    assert!(e.contains(&format!("{path}:2")), "{e}");
+    let e = Topology::from_spec("ibnet:/nonexistent/fabric").unwrap_err().to_string();
+    assert!(e.contains("/nonexistent/fabric"), "{e}");
+}

@@ -1,0 +1,56 @@
+//! The ib_flit_sim fabrics (IBDM .topo files with OpenSM's forwarding tables): the graph
+//! (directors expanded into chips) carries OpenSM's tables to every host, and our ftree is as
+//! balanced as OpenSM's (maximum routes per link).
+
+use hpcnetsim_core::routing::tables::{self, fdbs, stats, EngineOptions};
+use hpcnetsim_core::Topology;
+use std::path::PathBuf;
+
+fn data(name: &str) -> PathBuf {
+    [env!("CARGO_MANIFEST_DIR"), "..", "..", "tests", "data", "fabrics", "ib_flit_sim", name].iter().collect()
+}
+
+fn read(name: &str) -> String {
+    std::fs::read_to_string(data(name)).unwrap()
+}
+
+/// OpenSM's and our ftree's statistics on one fabric.
+fn compare(base: &str, fdbs_text: &str) -> (stats::RouteStats, stats::RouteStats) {
+    let t = Topology::from_spec(&format!("ibdm:{}", data(&format!("{base}.topo")).display())).unwrap();
+    let opensm =
+        fdbs::load(fdbs_text, &read(&format!("{base}.fdbs.ini")), &read(&format!("{base}.hcas")), base, &t).unwrap();
+    let ours = tables::compute("ftree", &t, &EngineOptions::default()).unwrap();
+    (stats::summarise(&t, &opensm), stats::summarise(&t, &ours))
+}
+
+#[test]
+fn opensm_tables_deliver_on_the_imported_32_node_tree_and_ftree_matches_their_balance() {
+    let (opensm, ours) = compare("is1_3l_32n", &read("is1_3l_32n.fdbs"));
+    // Every host reaches every host through OpenSM's tables on our graph: the wiring agrees.
+    assert_eq!(opensm.unreachable_pairs, 0);
+    assert_eq!(opensm.paths, 32 * 31);
+    assert_eq!(ours.unreachable_pairs, 0);
+    assert_eq!(ours.max_hops, opensm.max_hops);
+    assert!(
+        ours.max_routes_per_link <= opensm.max_routes_per_link,
+        "{} vs {}",
+        ours.max_routes_per_link,
+        opensm.max_routes_per_link
+    );
+}
+
+/// The 1944-node fabric (108 36-port leaves, three 648-port directors expanded into 162
+/// chips): a few seconds in release builds, so run on demand:
+/// `cargo test --release --test ib_flit_sim_fabrics -- --ignored --nocapture`.
+#[test]
+#[ignore]
+fn ftree_on_the_1944_node_fabric_is_as_balanced_as_opensm() {
+    let gz = data("is4_3l_1944n.fdbs.gz");
+    let out = std::process::Command::new("gzip").arg("-dc").arg(&gz).output().expect("gzip");
+    let text = String::from_utf8(out.stdout).unwrap();
+    let (opensm, ours) = compare("is4_3l_1944n", &text);
+    println!("OpenSM: {opensm:?}\nours:   {ours:?}");
+    assert_eq!(opensm.unreachable_pairs, 0);
+    assert_eq!(ours.unreachable_pairs, 0);
+    assert!(ours.max_routes_per_link <= opensm.max_routes_per_link);
+}

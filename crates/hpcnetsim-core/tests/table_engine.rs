@@ -1,0 +1,140 @@
+//! Table routing in the packet engine: packets follow the tables (zero-load latency equals
+//! the table path), lanes keep a saturated network moving, a dumped table simulates exactly
+//! like the engine that computed it, and bad set-ups are reported.
+
+mod common;
+use common::{sim_config, topo};
+use hpcnetsim_core::config::{AddressPolicy, Algorithm, Config};
+use hpcnetsim_core::engine::{measure, Engine};
+use hpcnetsim_core::routing::deadlock;
+use hpcnetsim_core::routing::table_lookup::TableRouting;
+use hpcnetsim_core::routing::tables::{self, dump, EngineOptions};
+
+fn table_config(spec: &str, vcs: u32, engine: &str, load: f64) -> Config {
+    let mut c = sim_config(spec, vcs, Algorithm::Table, load);
+    c.routing.engine = Some(engine.into());
+    c
+}
+
+fn quick(mut c: Config) -> Config {
+    c.measurement.warmup_cycles = 1000;
+    c.measurement.batches = 2;
+    c.measurement.batch_cycles = 1000;
+    c
+}
+
+#[test]
+fn packets_follow_the_tables() {
+    for (spec, engine, lmc) in
+        [("tree:k=4,n=3", "ftree", 0), ("hyperx:4x4,t=2", "parx", 2), ("torus:4x4,t=2", "updn", 1)]
+    {
+        let t = topo(spec);
+        let mut c = table_config(spec, 8, engine, 0.0);
+        c.routing.lmc = Some(lmc);
+        let tb = tables::compute(engine, &t, &EngineOptions { lmc, ..EngineOptions::default() }).unwrap();
+        let n = t.num_terminals();
+        for (a, b) in [(0, n - 1), (1, n / 2), (n - 1, 2), (3, 2)] {
+            // Round-robin addresses: the k-th packet from a uses offset k mod 2^lmc.
+            for off in 0..tb.offsets() {
+                let mut e = Engine::new(&c, &t).unwrap();
+                for _ in 0..off {
+                    e.inject(a, (a + 1) % n, 16);
+                }
+                e.run_until(5_000);
+                e.recording = true;
+                e.inject(a, b, 16);
+                e.run_until(10_000);
+                let links = tb.path(&t, a, b, off).unwrap().len() as u64 + 1;
+                let hop = (c.switch.switch_delay_cycles + c.switch.link_delay_cycles) as u64;
+                assert_eq!(
+                    e.network_latency.summary().max as u64,
+                    links * hop + 15,
+                    "{spec} {engine}: {a} -> {b} offset {off}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn lanes_keep_a_saturated_network_delivering_and_the_analysis_agrees() {
+    for (spec, engine) in [("torus:4x4", "dfsssp"), ("hyperx:4x4,t=2", "parx")] {
+        let t = topo(spec);
+        let mut c = table_config(spec, 8, engine, 1.0);
+        if engine == "parx" {
+            c.routing.address = Some(AddressPolicy::Parx);
+        }
+        // The engine's own routing object passes the deadlock analysis on its lanes.
+        let r = TableRouting::new(&c, &t).unwrap();
+        assert!(r.tables().vls > 1, "{spec}: expected several lanes");
+        assert!(deadlock::check_routing(&t, &r, 8, false).unwrap().is_acyclic());
+        let mut e = Engine::new(&c, &t).unwrap();
+        let mut last = 0;
+        for step in 1..=6 {
+            e.run_until(step * 3_000);
+            assert!(e.counters.delivered > last + 100, "{spec} {engine} stalled before cycle {}", step * 3_000);
+            last = e.counters.delivered;
+        }
+    }
+}
+
+#[test]
+fn a_dumped_table_simulates_like_the_engine_that_computed_it() {
+    let spec = "hyperx:4x4,t=2";
+    let t = topo(spec);
+    let mut c = quick(table_config(spec, 4, "dfsssp", 0.4));
+    c.routing.lmc = Some(1);
+    let direct = measure::run(&c).unwrap();
+    let tb = tables::compute("dfsssp", &t, &EngineOptions { lmc: 1, max_vls: 4, ..EngineOptions::default() }).unwrap();
+    let path = std::env::temp_dir().join(format!("hpcnetsim-lft-{}.txt", std::process::id()));
+    std::fs::write(&path, dump::dump(&t, &tb)).unwrap();
+    c.routing.tables = Some(path.to_string_lossy().into_owned());
+    let loaded = measure::run(&c).unwrap();
+    assert_eq!(loaded.batch_accepted_loads, direct.batch_accepted_loads);
+    assert_eq!(loaded.latency, direct.latency);
+    assert_eq!(loaded.packet_hops, direct.packet_hops);
+    assert!(direct.routed_throughput.is_some_and(|b| b > 0.0 && b <= direct.ideal_throughput + 1e-12));
+}
+
+#[test]
+fn bad_table_setups_are_reported() {
+    let err = |c: &Config| measure::run(c).unwrap_err().to_string();
+    // More lanes needed than VCs.
+    let e = err(&quick(table_config("torus:5x5", 1, "dfsssp", 0.1)));
+    assert!(e.contains("switch.vcs"), "{e}");
+    // An engine that does not apply.
+    let e = err(&quick(table_config("torus:4x4", 2, "parx", 0.1)));
+    assert!(e.contains("parx"), "{e}");
+    // A disconnected network: the pairs are named.
+    let e = err(&quick(table_config("torus:4|faults:switches=1", 2, "updn", 0.1)));
+    assert!(e.contains("unreachable") && e.contains("0->1"), "{e}");
+    // Algorithmic routing on a faulty network points to table routing.
+    let e = err(&quick(sim_config("torus:4x4|faults:random=2", 2, Algorithm::Dor, 0.1)));
+    assert!(e.contains("table"), "{e}");
+    // The PARX address rule needs PARX tables.
+    let mut c = quick(table_config("hyperx:4x4,t=2", 8, "dfsssp", 0.1));
+    c.routing.address = Some(AddressPolicy::Parx);
+    assert!(err(&c).contains("routing.address"));
+    // A missing table file.
+    let mut c = quick(table_config("hyperx:4x4,t=2", 8, "dfsssp", 0.1));
+    c.routing.tables = Some("/nonexistent/lft.txt".into());
+    assert!(err(&c).contains("routing.tables"));
+}
+
+#[test]
+fn table_fields_are_validated_with_the_config() {
+    let base = "topology = \"torus:4x4\"\n[routing]\n";
+    for (body, field) in [
+        ("algorithm = \"table\"\nengine = \"nope\"", "routing.engine"),
+        ("algorithm = \"table\"\nlmc = 9", "routing.lmc"),
+        ("algorithm = \"dor\"\nengine = \"dfsssp\"", "routing.algorithm"),
+        ("algorithm = \"table\"\naddress = \"sideways\"", "sideways"),
+    ] {
+        let e = Config::from_toml(&format!("{base}{body}")).unwrap_err().to_string();
+        assert!(e.contains(field), "{body}: {e}");
+    }
+    let ok =
+        Config::from_toml(&format!("{base}algorithm = \"table\"\nengine = \"updn\"\nlmc = 1\naddress = \"random\""))
+            .unwrap();
+    assert_eq!(ok.routing.address, Some(AddressPolicy::Random));
+}

@@ -1,0 +1,88 @@
+"""Static (forwarding-table) routing: compute tables with an engine, or load a dump, and
+report path lengths, routes per link, lanes, the routed throughput bound and deadlock freedom.
+See docs/routing.md."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from . import _core
+from ._core import ConfigError
+
+ENGINES = ("minhop", "sssp", "dfsssp", "updn", "ftree", "parx")
+
+
+def route(
+    spec: str,
+    engine: str = "dfsssp",
+    *,
+    lmc: int = 0,
+    vls: int = 8,
+    roots: list[int] | None = None,
+    check_deadlock: bool = False,
+    dump: bool = False,
+    tables: str | Path | None = None,
+    demands: str | Path | list | None = None,
+) -> dict:
+    """Routes `spec` with `engine` (or loads the table dump file `tables`) and returns the
+    report as a dict; with `dump=True` the tables' text is under ``"dump"``. `demands`
+    (PARX): a file of ``SOURCE DESTINATION BYTES`` lines or a list of such triples."""
+    text, name, ini, hcas = None, "tables", None, None
+    if tables is not None:
+        text, name = _read(tables, "the table dump"), str(tables)
+        base = str(tables)[:-3] if str(tables).endswith(".gz") else str(tables)
+        if base.endswith(".fdbs"):
+            # ib_flit_sim tables: the .ini beside them and the host list (NAME.hcas or ftree.hcas).
+            ini = _read(base + ".ini", "the switch index file")
+            stem = Path(base[: -len(".fdbs")])
+            hcas_path = stem.with_suffix(".hcas") if stem.with_suffix(".hcas").exists() else stem.parent / "ftree.hcas"
+            hcas = _read(hcas_path, "the host list")
+    for field, value, low, high in (("lmc", lmc, 0, 7), ("vls", vls, 1, 8)):
+        if not isinstance(value, int) or not low <= value <= high:
+            raise ConfigError(f"route: {field} = {value!r} is invalid: an integer between {low} and {high}")
+    triples = _demands(demands)
+    return json.loads(
+        _core.route(spec, engine, lmc, vls, list(roots or []), check_deadlock, dump, text, name, triples, ini, hcas)
+    )
+
+
+def _read(path, what: str) -> str:
+    """A text file (gzip-compressed when its name ends in .gz), or a one-line ConfigError."""
+    import gzip
+
+    try:
+        if str(path).endswith(".gz"):
+            with gzip.open(path, "rt") as f:
+                return f.read()
+        return Path(path).read_text()
+    except OSError as e:
+        raise ConfigError(f"{path}: cannot read {what}: {getattr(e, 'strerror', None) or e}") from None
+
+
+def _demands(demands) -> list[tuple[int, int, float]]:
+    """Communication demands as (source, destination, bytes) triples, from a list or a file."""
+    if demands is None:
+        return []
+    if not isinstance(demands, (str, Path)):
+        return [(int(s), int(d), float(b)) for s, d, b in demands]
+    try:
+        lines = Path(demands).read_text().splitlines()
+    except OSError as e:
+        raise ConfigError(f"{demands}: cannot read the demand file: {e.strerror or e}") from None
+    out = []
+    for i, line in enumerate(lines, 1):
+        words = line.split("#", 1)[0].split()
+        if not words:
+            continue
+        try:
+            s, d, b = int(words[0]), int(words[1]), float(words[2])
+            if len(words) != 3 or s < 0 or d < 0 or not b >= 0:
+                raise ValueError
+        except (ValueError, IndexError):
+            raise ConfigError(
+                f"{demands}:{i}: line = {line.strip()!r} is invalid: SOURCE DESTINATION BYTES "
+                "(terminal indices and a byte count >= 0)"
+            ) from None
+        out.append((s, d, b))
+    return out

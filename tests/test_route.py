@@ -1,0 +1,109 @@
+"""`hpcnetsim route` and `hpcnetsim.route`: engines, dumps read back, deadlock verdicts, faults
+and the one-line errors."""
+
+import json
+
+import pytest
+
+import hpcnetsim
+from hpcnetsim.cli import main
+
+
+def test_route_api_reports_engines():
+    r = hpcnetsim.route("hyperx:4x4,t=2", "dfsssp", check_deadlock=True)
+    assert r["deadlock"] == "acyclic"
+    assert r["vls_used"] >= 1 and r["unreachable_pairs"] == 0
+    assert r["paths"] == 32 * 31
+    assert 0 < r["routed_throughput"] <= r["ideal_throughput"] + 1e-12
+    m = hpcnetsim.route("torus:5x5", "minhop", check_deadlock=True)
+    assert set(m["deadlock"]) == {"cycle"} and len(m["deadlock"]["cycle"]) >= 2
+
+
+def test_route_cli_dump_and_load(tmp_path, capsys):
+    out = tmp_path / "lft.txt"
+    assert main(["route", "tree:k=4,n=2", "--routing", "ftree", "--dump", str(out), "--json"]) == 0
+    first = json.loads(capsys.readouterr().out)
+    assert out.read_text().startswith("# hpcnetsim forwarding tables")
+    assert main(["route", "tree:k=4,n=2", "--load", str(out), "--json", "--check-deadlock"]) == 0
+    back = json.loads(capsys.readouterr().out)
+    assert back["engine"] == "loaded" and back["deadlock"] == "acyclic"
+    for k in ("max_routes_per_link", "mean_hops", "paths", "routed_throughput"):
+        assert back[k] == first[k]
+
+
+@pytest.mark.parametrize(
+    "argv, words",
+    [
+        (["route", "torus:4x4", "--routing", "parx"], ["parx", "HyperX"]),
+        (["route", "torus:5x5", "--routing", "dfsssp", "--vls", "1"], ["vls = 1", "virtual lanes"]),
+        (["route", "torus:4x4", "--routing", "bogus"], ["engine", "minhop"]),
+        (["route", "torus:4x4", "--lmc", "9"], ["lmc"]),
+    ],
+)
+def test_route_errors_are_one_line(argv, words, capsys):
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error:") and err.count("\n") == 1
+    assert all(w in err for w in words), err
+
+
+def test_malformed_dump_names_the_line(tmp_path, capsys):
+    bad = tmp_path / "bad.txt"
+    bad.write_text("# lmc: 0\nUnicast lids [0x1-0x10] of switch 0:\n0x0001 zz\n")
+    assert main(["route", "torus:4x4", "--load", str(bad)]) == 2
+    assert f"{bad}:3" in capsys.readouterr().err
+
+
+def test_faults_in_the_spec_are_routed_around_and_cut_pairs_listed(capsys):
+    r = hpcnetsim.route("hyperx:4x4,t=2|faults:random=5,seed=3", "dfsssp", check_deadlock=True)
+    assert r["deadlock"] == "acyclic" and r["unreachable_pairs"] == 0
+    assert main(["route", "torus:4|faults:switches=1", "--routing", "updn"]) == 0
+    out = capsys.readouterr().out
+    assert "unreachable_pairs     6" in out and "0->1" in out
+    assert main(["route", "torus:4|faults:switches=9"]) == 2
+    assert "faults.switches" in capsys.readouterr().err
+
+
+def test_parx_demand_file_and_its_errors(tmp_path, capsys):
+    prof = tmp_path / "profile.txt"
+    prof.write_text("# src dst bytes\n0 6 1000000\n1 7 5e6\n")
+    r = hpcnetsim.route("hyperx:4x4,t=2", "parx", demands=prof, check_deadlock=True)
+    assert r["lmc"] == 2 and r["deadlock"] == "acyclic"
+    prof.write_text("0 6 1000\n0 x 3\n")
+    assert main(["route", "hyperx:4x4,t=2", "--routing", "parx", "--demands", str(prof)]) == 2
+    assert f"{prof}:2" in capsys.readouterr().err
+
+
+def test_table_routing_simulates_and_reports_the_routed_bound(tmp_path):
+    cfg = {
+        "topology": "hyperx:4x4,t=2|faults:random=3,seed=2",
+        "switch": {"vcs": 4},
+        "routing": {"algorithm": "table", "engine": "dfsssp", "lmc": 1},
+        "traffic": {"load": 0.2},
+        "measurement": {"warmup_cycles": 500, "batches": 1, "batch_cycles": 500},
+    }
+    r = hpcnetsim.simulate(cfg).to_dict()
+    assert r["routing"] == "table" and r["status"] == "converged"
+    assert 0 < r["routed_throughput"] <= r["ideal_throughput"] + 1e-12
+
+
+def test_opensm_tables_of_an_ibdm_fabric_load(capsys):
+    d = "tests/data/fabrics/ib_flit_sim"
+    theirs = hpcnetsim.route(f"ibdm:{d}/is1_3l_32n.topo", tables=f"{d}/is1_3l_32n.fdbs", check_deadlock=True)
+    ours = hpcnetsim.route(f"ibdm:{d}/is1_3l_32n.topo", "ftree")
+    assert theirs["engine"] == "opensm" and theirs["unreachable_pairs"] == 0
+    assert theirs["deadlock"] == "acyclic"
+    assert ours["max_routes_per_link"] <= theirs["max_routes_per_link"]
+    assert main(["route", f"ibdm:{d}/is1_3l_32n.topo", "--load", f"{d}/missing.fdbs"]) == 2
+    assert "missing.fdbs" in capsys.readouterr().err
+
+
+def test_run_prints_the_routed_bound_beside_the_ideal(tmp_path, capsys):
+    cfg = tmp_path / "t.toml"
+    cfg.write_text(
+        'topology = "hyperx:4x4,t=2"\n[switch]\nvcs = 8\n[routing]\nalgorithm = "table"\nengine = "parx"\n'
+        'address = "parx"\n[traffic]\nload = 0.2\n[measurement]\nwarmup_cycles = 500\nbatches = 1\nbatch_cycles = 500\n'
+    )
+    assert main(["run", str(cfg)]) == 0
+    out = capsys.readouterr().out
+    assert "uniform bound" in out and "all minimal paths: 1" in out
