@@ -17,6 +17,10 @@ from .topology import DESCRIBE_KEYS, Topology
 EXPORT_FORMATS = ("graphml", "dot", "json")
 
 
+#: Exit status of a run that ended in a deadlock (its evidence is printed and written).
+EXIT_DEADLOCK = 3
+
+
 class UsageError(Exception):
     """A command-line mistake, reported in one line with exit status 2."""
 
@@ -29,7 +33,12 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _build_parser() -> argparse.ArgumentParser:
+    from ._core import BUILD_ID, __version__
+
     p = _Parser(prog="hpcnetsim", description="Model, simulate and evaluate supercomputer networks.")
+    p.add_argument("--version", action="version", version=f"hpcnetsim {__version__} (build {BUILD_ID})")
+    p.add_argument("--no-memory-check", action="store_true",
+                   help="build networks even when the memory estimate exceeds what this process may use")  # fmt: skip
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
     topo = sub.add_parser("topo", help="topologies: properties, cost, export")
     tsub = topo.add_subparsers(dest="topo_command", required=True, parser_class=_Parser)
@@ -66,6 +75,11 @@ def _build_parser() -> argparse.ArgumentParser:
     )  # fmt: skip
     r.add_argument("--loads", type=_loads, help="comma-separated offered loads, e.g. 0.1,0.2,0.3")
     r.add_argument("--out", type=Path, help="directory for result.json and .csv (curve.* with --loads)")
+    r.add_argument("--max-seconds", type=float, help="wall-clock budget: stop after this many seconds (status partial)")
+    r.add_argument("--max-cycles", type=int, help="cycle budget: stop at this simulated cycle (status partial)")
+    r.add_argument("--check", action="store_true", help="check the engine's invariants as it runs (slower)")
+    r.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                   help="show progress on stderr (default: when stderr is a terminal)")  # fmt: skip
     r.set_defaults(func=_run)
 
     b = sub.add_parser("bench", help="simulator speed on fixed configs")
@@ -163,14 +177,23 @@ def _run(args) -> None:
     if causal and args.loads is not None:
         raise UsageError("hpcnetsim run: --loads is invalid with a [workload]: a causal workload has no offered load")
     if args.loads is None:
+        from .progress import TerminalProgress
         from .simulation import execute
 
-        result = execute(config) if causal else simulate(config)
+        show = sys.stderr.isatty() if args.progress is None else args.progress
+        reporter = TerminalProgress(sys.stderr) if show else None
+        control = {"progress": reporter, "max_seconds": args.max_seconds, "max_cycles": args.max_cycles,
+                   "check": args.check}  # fmt: skip
+        try:
+            result = execute(config, **control) if causal else simulate(config, **control)
+        finally:
+            if reporter is not None:
+                reporter.close()
         print((format_execution if causal else format_summary)(result.to_dict()))
         if args.out is not None:
             for path in _write_result(result, config, args.out):
                 print(f"wrote {path}")
-        return
+        return EXIT_DEADLOCK if result.status == "deadlock" else 0
     results = load_curve_results(config, check_loads(args.loads))
     print(format_curve([r.to_dict() for r in results]))
     if args.out is not None:
@@ -213,6 +236,9 @@ def format_summary(r: dict) -> str:
         f"status            {c['status']}" + (f" ({r['message']})" if c["status"] != "converged" else ""),
         f"offered load      {c['offered']} phits/cycle/node",
     ]
+    lines += format_blocked(r)
+    if r["status"] == "partial" and r.get("accepted_load") is not None:
+        lines.append(f"accepted load     {_num(r['accepted_load'], '.4g')} phits/cycle/node (partial)")
     if r["status"] == "converged":
         lines += [
             f"accepted load     {c['accepted']} ± {c['std']} phits/cycle/node",
@@ -235,11 +261,30 @@ def format_execution(r: dict) -> str:
     if r["status"] == "completed":
         m = r["message_latency"]
         lines += [
-            f"execution time    {r['execution_time_cycles']} cycles",
+            f"execution time    {r['execution_time_cycles']:,} cycles",
             f"messages          {r['messages']} (latency mean {m['mean']:.1f}, p99 {m['p99']:.0f} cycles)",
         ]
+    lines += format_blocked(r)
     lines.append(f"speed             {rate(r['packet_hops'], r['wall_seconds']):.3g} packet-hops/s ({r['cycles']} cycles)")
     return "\n".join(lines)
+
+
+def format_blocked(r: dict) -> list[str]:
+    """The deadlock evidence of a result: one line per blocked channel of the cycle."""
+    cycle = r.get("blocked_channels") or []
+    if not cycle:
+        return []
+    if r.get("blocked_cycle"):
+        head = f"blocked channels  a cycle of {len(cycle)} input queues, each waiting for the next (the last for the first):"
+    else:
+        head = f"blocked channels  no cycle; {len(cycle)} input queues whose front packet waits for room:"
+    lines = [head]
+    for b in cycle:
+        lines.append(f"  switch {b['switch']} port {b['port']} VC {b['vc']}: packet {b['packet']} "
+                     f"({b['src']} -> {b['dst']}, {b['queued_packets']} queued) waits on output port "
+                     f"{b['waits_on_port']} (needs {b['need_phits']} phits, has {b['room_phits']} of "
+                     f"{b['capacity_phits']})")  # fmt: skip
+    return lines
 
 
 def format_curve(results: list[dict]) -> str:
@@ -345,8 +390,16 @@ def _bench(args) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the console script; returns the exit status."""
+    args = None
     try:
         args = _build_parser().parse_args(argv)
+        if args.no_memory_check:
+            import os
+
+            from ._core import set_memory_check
+
+            set_memory_check(False)
+            os.environ["HPCNETSIM_NO_MEMORY_CHECK"] = "1"  # sweep workers inherit it
         status = args.func(args)
     except (UsageError, ConfigError) as e:
         print(f"error: {e}", file=sys.stderr)
@@ -357,7 +410,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {e.filename or ''}: {e.strerror or e}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        print("interrupted (finished points are kept in the store: run again to resume)", file=sys.stderr)
+        if getattr(args, "command", None) in ("sweep", "study"):
+            print("interrupted (finished points are kept in the store: run again to resume)", file=sys.stderr)
+        else:
+            print("interrupted: nothing written", file=sys.stderr)
         return 130
     return status or 0
 

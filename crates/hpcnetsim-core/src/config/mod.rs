@@ -2,6 +2,7 @@
 //! the same structs, then validated. Every field is documented here once; the config
 //! reference in `docs/config.md` follows these comments.
 
+pub mod bounds;
 mod workload;
 
 use crate::error::{Error, Result};
@@ -299,7 +300,7 @@ impl Config {
     /// Reads a config from TOML text; errors name the offending key.
     pub fn from_toml(text: &str) -> Result<Config> {
         let cfg: Config = toml::from_str(text).map_err(|e| {
-            let msg = e.message().replace('\n', " ");
+            let msg = bounds::plain(&e.message().replace('\n', " "));
             let at = e.span().map(|span| {
                 let before = &text[..span.start.min(text.len())];
                 let line = before.matches('\n').count() + 1;
@@ -326,7 +327,7 @@ impl Config {
         let cfg: Config = serde_path_to_error::deserialize(de).map_err(|e| {
             let path = e.path().to_string();
             let inner = e.into_inner().to_string();
-            let inner = inner.split(" at line").next().unwrap_or(&inner).to_string();
+            let inner = bounds::plain(inner.split(" at line").next().unwrap_or(&inner));
             Error::Unsupported(format!("config: {path}: {inner}"))
         })?;
         cfg.validate()?;
@@ -424,6 +425,6 @@ impl Config {
         if m.deadlock_cycles == 0 {
             return bad("measurement.deadlock_cycles", &m.deadlock_cycles, "a positive number of cycles");
         }
-        Ok(())
+        bounds::check(self)
     }
 }

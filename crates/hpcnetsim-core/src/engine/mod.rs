@@ -8,11 +8,14 @@
 //! done only when something happens: idle switches and NICs cost nothing.
 
 mod arbitration;
+pub mod control;
 pub mod execute;
 mod fifos;
+mod invariants;
 pub mod measure;
 mod queue;
 mod tasks;
+mod watchdog;
 
 use crate::config::{Arbitration, Config, Selection};
 use crate::error::Result;
