@@ -312,14 +312,15 @@ def _write_curve(results, config: dict, out: Path) -> list[Path]:
     from .simulation import curve_frame
 
     frame = curve_frame(results)
-    paths = [out / "curve.json", out / "curve.csv", out / "curve.png"]
+    paths = [out / "curve.json", out / "curve.csv", out / "curve.png", out / "curve.svg"]
     doc = {"config": config, "results": [r.to_dict() for r in results]}
     atomic_write_text(paths[0], json.dumps(doc, indent=2) + "\n")
     atomic_write(paths[1], lambda tmp: frame.to_csv(tmp, index=False))
     label = f"{frame['topology'].iloc[0]} {frame['routing'].iloc[0]}"
     title = f"{label}, {config.get('traffic', {}).get('pattern', 'uniform')} traffic"
     ideal = {label: float(frame["ideal_throughput"].iloc[0])}
-    atomic_write(paths[2], lambda tmp: plot_load_curves({label: frame}, tmp, title, ideal))
+    for figure in paths[2:]:
+        atomic_write(figure, lambda tmp: plot_load_curves({label: frame}, tmp, title, ideal))
     return paths
 
 
@@ -343,6 +344,12 @@ def _run_experiment(args, path: Path, report: bool) -> int:
     summary = run_sweep(exp, out, jobs=args.jobs, scheduler=args.scheduler, progress=not args.no_progress)
     print(f"{summary.total} points: {summary.stored_before} already stored, {summary.ran} run, "
           f"{len(summary.failed)} failed; store {out / 'store'}")  # fmt: skip
+    if summary.statuses:
+        order = ["converged", "completed", "not-converged", "deadlock", "partial", "skipped", "failed"]
+        counts = sorted(summary.statuses.items(), key=lambda kv: order.index(kv[0]) if kv[0] in order else 99)
+        print("run this time: " + ", ".join(f"{n} {status}" for status, n in counts))
+    for key, status, message in summary.troubled:
+        print(f"{status} {key[:12]}: {message}", file=sys.stderr)
     for key, error in summary.failed:
         print(f"failed {key[:12]}: {error}", file=sys.stderr)
     if summary.skipped:
