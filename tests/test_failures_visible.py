@@ -42,3 +42,11 @@ def test_the_saturation_table_says_when_higher_loads_did_not_converge(tmp_path):
     assert loads["note"].str.contains("points without a value").all()
     assert int(loads["unconverged_points"].sum()) == len(troubled)
     assert "1 deadlock" not in str(loads["note"].tolist())  # other sweeps are other curves
+
+
+def test_published_values_get_a_coloured_difference():
+    from hpcnetsim.report import difference_cell
+
+    assert "#1a7f37" in difference_cell(1.0, 1.0) and "+0 (0%)" in difference_cell(1.0, 1.0)
+    assert "#b54708" in difference_cell(0.9, 1.0)
+    assert "#b42318" in difference_cell(0.5, 1.0) and "-0.5 (50%)" in difference_cell(0.5, 1.0)

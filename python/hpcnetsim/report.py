@@ -177,11 +177,16 @@ def published(doc: dict[str, Any], sat) -> str:
         for p in rep["published"]:
             ours = topology_properties(p["topology"])
             best = sat.loc[sat["topology"] == p["topology"], "max_accepted"]
-            rows.append({"topology": p["topology"], **{f"{k} (paper)": v for k, v in p.items() if k != "topology"},
-                         "Θ = 2B/N (ours)": ours["bisection_throughput"],
-                         "ideal, channel load (ours)": ours["ideal_throughput"],
-                         "max accepted (ours)": best.max() if len(best) else None})  # fmt: skip
-        parts.append("<h3>Published values</h3>" + _table(rows))
+            row = {"topology": p["topology"], **{f"{k} (paper)": v for k, v in p.items() if k != "topology"},
+                   "Θ = 2B/N (ours)": ours["bisection_throughput"],
+                   "ideal, channel load (ours)": ours["ideal_throughput"],
+                   "max accepted (ours)": best.max() if len(best) else None}  # fmt: skip
+            # A published property that we compute too gets a coloured difference column.
+            for k, v in p.items():
+                if k != "topology" and isinstance(v, (int, float)) and isinstance(ours.get(k), (int, float)):
+                    row[f"{k}: ours − paper"] = difference_cell(float(ours[k]), float(v))
+            rows.append(row)
+        parts.append("<h3>Published values</h3>" + _table(rows, escape=False))
     if rep.get("claims"):
         rows = []
         for c in rep["claims"]:
@@ -196,7 +201,15 @@ def published(doc: dict[str, Any], sat) -> str:
     return "".join(parts)
 
 
-def _table(rows) -> str:
+def difference_cell(ours: float, paper: float) -> str:
+    """``ours − paper`` with the relative difference, green within 5 %, amber within 20 %, red beyond."""
+    diff = ours - paper
+    rel = abs(diff) / abs(paper) if paper else (0.0 if diff == 0 else float("inf"))
+    colour = "#1a7f37" if rel <= 0.05 else "#b54708" if rel <= 0.2 else "#b42318"
+    return f"<span style='color:{colour};font-weight:bold'>{diff:+.4g} ({rel:.0%})</span>"
+
+
+def _table(rows, escape: bool = True) -> str:
     import pandas
 
     frame = rows if isinstance(rows, pandas.DataFrame) else pandas.DataFrame(rows)
@@ -207,7 +220,7 @@ def _table(rows) -> str:
         if col.dtype.kind == "f" and col.notna().any() and (col.dropna() % 1 == 0).all() and col.abs().max() < 2**53:
             frame[c] = col.astype("Int64")
     frame.columns = [UNITS.get(c, c) for c in frame.columns]
-    return frame.to_html(index=False, float_format=lambda v: f"{v:.4g}", na_rep="-", border=0)
+    return frame.to_html(index=False, float_format=lambda v: f"{v:.4g}", na_rep="-", border=0, escape=escape)
 
 
 #: Column headings with units.
