@@ -173,7 +173,7 @@ def test_run_with_loads_writes_the_curve(cli, torus_file, tmp_path):
     out = tmp_path / "curve"
     r = cli("run", str(torus_file), "--loads", "0.3,0.1,0.2", "--out", str(out))
     assert r.returncode == 0, r.stderr
-    assert sorted(os.listdir(out)) == ["curve.csv", "curve.json", "curve.png"]
+    assert sorted(os.listdir(out)) == ["curve.csv", "curve.json", "curve.png", "curve.svg"]
     doc = json.loads((out / "curve.json").read_text())
     assert [x["offered_load"] for x in doc["results"]] == [0.1, 0.2, 0.3]
     assert len((out / "curve.csv").read_text().splitlines()) == 4

@@ -96,21 +96,26 @@ def test_an_interrupted_local_sweep_keeps_its_points_and_resumes(tmp_path, slow_
     kept = outcomes(out)
     assert 2 <= len(kept) < 8
     assert all(reference[k] == v for k, v in kept.items())
-    before = {p: p.stat().st_mtime_ns for p in (out / "store").glob("*.parquet")}
+    df = hpcnetsim.results(out)
+    before = dict(zip(df["key"], df["written_at"]))
     r = subprocess.run(args, check=False, capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr
     assert f"{len(kept)} already stored, {8 - len(kept)} run, 0 failed" in r.stdout
-    assert all(p.stat().st_mtime_ns == t for p, t in before.items()), "finished points were recomputed"
+    df = hpcnetsim.results(out)
+    after = dict(zip(df["key"], df["written_at"]))
+    assert all(after[k] == t for k, t in before.items()), "finished points were recomputed"
     assert outcomes(out) == reference
 
 
-def test_store_files_are_complete_parquet_rows(tmp_path):
+def test_a_finished_sweep_is_compacted_into_one_table(tmp_path):
     exp = experiment.load(SMALL, quick=True)
     run_sweep(exp, tmp_path, jobs=1, progress=False)
     files = sorted((tmp_path / "store").glob("*.parquet"))
-    assert [f.stem for f in files] == sorted(p.key for p in exp.points)
-    row = pq.read_table(files[0]).to_pylist()[0]
-    assert row["key"] == files[0].stem and row["hpcnetsim_version"] == hpcnetsim.__version__
+    assert [f.name for f in files] == ["part-00000000.parquet"]
+    rows = pq.read_table(files[0]).to_pylist()
+    assert sorted(r["key"] for r in rows) == sorted(p.key for p in exp.points)
+    assert {r["hpcnetsim_version"] for r in rows} == {hpcnetsim.__version__}
+    assert {r["build_id"] for r in rows} == {hpcnetsim._core.BUILD_ID}
     assert store.finished(tmp_path) == {p.key for p in exp.points}
 
 

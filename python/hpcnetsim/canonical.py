@@ -62,8 +62,10 @@ def settable_config() -> dict[str, Any]:
     return config
 
 
-def config_key(config: dict[str, Any], version: str = __version__) -> str:
-    """SHA-256 of the canonical config and the hpcnetsim version: the point's key in the store."""
-    doc = {"config": canonical_config(config), "hpcnetsim": version}
+def config_key(config: dict[str, Any], version: str = __version__, build: str | None = None) -> str:
+    """SHA-256 of the canonical config, the hpcnetsim version and the build identity (a hash of
+    the compiled core's sources): the point's key in the store, so that results of another
+    build are never taken for this one's."""
+    doc = {"config": canonical_config(config), "hpcnetsim": version, "build": build or _core.BUILD_ID}
     text = json.dumps(doc, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
     return hashlib.sha256(text.encode()).hexdigest()

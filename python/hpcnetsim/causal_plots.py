@@ -33,7 +33,7 @@ def plot_normalized_bars(panels: dict, path: Path, title: str, cap: float | None
         ax.legend(fontsize=7, ncol=min(len(nets), 8))
     fig.suptitle(title, fontsize=10)
     fig.tight_layout()
-    fig.savefig(path, format="png", dpi=100)
+    fig.savefig(path, dpi=100)
     plt.close(fig)
 
 
@@ -54,5 +54,5 @@ def plot_evolution(panels: dict, path: Path, title: str) -> None:
     axes[0][0].legend(fontsize=7)
     fig.suptitle(title, fontsize=10)
     fig.tight_layout()
-    fig.savefig(path, format="png", dpi=100)
+    fig.savefig(path, dpi=100)
     plt.close(fig)

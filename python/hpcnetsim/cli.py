@@ -17,6 +17,10 @@ from .topology import DESCRIBE_KEYS, Topology
 EXPORT_FORMATS = ("graphml", "dot", "json", "ibnet")
 
 
+#: Exit status of a run that ended in a deadlock (its evidence is printed and written).
+EXIT_DEADLOCK = 3
+
+
 class UsageError(Exception):
     """A command-line mistake, reported in one line with exit status 2."""
 
@@ -29,7 +33,12 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _build_parser() -> argparse.ArgumentParser:
+    from ._core import BUILD_ID, __version__
+
     p = _Parser(prog="hpcnetsim", description="Model, simulate and evaluate supercomputer networks.")
+    p.add_argument("--version", action="version", version=f"hpcnetsim {__version__} (build {BUILD_ID})")
+    p.add_argument("--no-memory-check", action="store_true",
+                   help="build networks even when the memory estimate exceeds what this process may use")  # fmt: skip
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
     topo = sub.add_parser("topo", help="topologies: properties, cost, export")
     tsub = topo.add_subparsers(dest="topo_command", required=True, parser_class=_Parser)
@@ -79,6 +88,11 @@ def _build_parser() -> argparse.ArgumentParser:
     )  # fmt: skip
     r.add_argument("--loads", type=_loads, help="comma-separated offered loads, e.g. 0.1,0.2,0.3")
     r.add_argument("--out", type=Path, help="directory for result.json and .csv (curve.* with --loads)")
+    r.add_argument("--max-seconds", type=float, help="wall-clock budget: stop after this many seconds (status partial)")
+    r.add_argument("--max-cycles", type=int, help="cycle budget: stop at this simulated cycle (status partial)")
+    r.add_argument("--check", action="store_true", help="check the engine's invariants as it runs (slower)")
+    r.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                   help="show progress on stderr (default: when stderr is a terminal)")  # fmt: skip
     r.set_defaults(func=_run)
 
     b = sub.add_parser("bench", help="simulator speed on fixed configs")
@@ -225,20 +239,29 @@ def _run(args) -> None:
     if causal and args.loads is not None:
         raise UsageError("hpcnetsim run: --loads is invalid with a [workload]: a causal workload has no offered load")
     if args.loads is None:
+        from .progress import TerminalProgress
         from .simulation import execute
 
-        result = execute(config) if causal else simulate(config)
+        show = sys.stderr.isatty() if args.progress is None else args.progress
+        reporter = TerminalProgress(sys.stderr) if show else None
+        control = {"progress": reporter, "max_seconds": args.max_seconds, "max_cycles": args.max_cycles,
+                   "check": args.check}  # fmt: skip
+        try:
+            result = execute(config, **control) if causal else simulate(config, **control)
+        finally:
+            if reporter is not None:
+                reporter.close()
         d = result.to_dict()
         print(format_execution(d) if causal else format_flow(d) if d.get("model") == "flow" else format_summary(d))
         if args.out is not None:
             for path in _write_result(result, config, args.out):
                 print(f"wrote {path}")
-            if result.to_dict().get("replay"):
+            if d.get("replay"):
                 from .trace import write_replay
 
                 for path in write_replay(result.replay, args.out, result.kernel):
                     print(f"wrote {path}")
-        return
+        return EXIT_DEADLOCK if result.status == "deadlock" else 0
     results = load_curve_results(config, check_loads(args.loads))
     print(format_curve([r.to_dict() for r in results]))
     if args.out is not None:
@@ -312,6 +335,9 @@ def format_summary(r: dict) -> str:
         f"status            {c['status']}" + (f" ({r['message']})" if c["status"] != "converged" else ""),
         f"offered load      {c['offered']} phits/cycle/node",
     ]
+    lines += format_blocked(r)
+    if r["status"] == "partial" and r.get("accepted_load") is not None:
+        lines.append(f"accepted load     {_num(r['accepted_load'], '.4g')} phits/cycle/node (partial)")
     if r["status"] == "converged":
         lines += [
             f"accepted load     {c['accepted']} ± {c['std']} phits/cycle/node",
@@ -337,11 +363,12 @@ def format_execution(r: dict) -> str:
     if r["status"] == "completed":
         m = r["message_latency"]
         lines += [
-            f"execution time    {r['execution_time_cycles']} cycles",
+            f"execution time    {r['execution_time_cycles']:,} cycles",
             f"messages          {r['messages']} (latency mean {m['mean']:.1f}, p99 {m['p99']:.0f} cycles)",
         ]
     if r.get("replay"):
         lines += _replay_lines(r["replay"])
+    lines += format_blocked(r)
     lines.append(f"speed             {rate(r['packet_hops'], r['wall_seconds']):.3g} packet-hops/s ({r['cycles']} cycles)")
     return "\n".join(lines)
 
@@ -360,6 +387,24 @@ def _replay_lines(rp: dict) -> list[str]:
         f"communication     mean {sum(comm) / n:.1f} cycles per rank (program end minus compute)",
         f"latency bins      {hist or '-'}",
     ]
+
+
+def format_blocked(r: dict) -> list[str]:
+    """The deadlock evidence of a result: one line per blocked channel of the cycle."""
+    cycle = r.get("blocked_channels") or []
+    if not cycle:
+        return []
+    if r.get("blocked_cycle"):
+        head = f"blocked channels  a cycle of {len(cycle)} input queues, each waiting for the next (the last for the first):"
+    else:
+        head = f"blocked channels  no cycle; {len(cycle)} input queues whose front packet waits for room:"
+    lines = [head]
+    for b in cycle:
+        lines.append(f"  switch {b['switch']} port {b['port']} VC {b['vc']}: packet {b['packet']} "
+                     f"({b['src']} -> {b['dst']}, {b['queued_packets']} queued) waits on output port "
+                     f"{b['waits_on_port']} (needs {b['need_phits']} phits, has {b['room_phits']} of "
+                     f"{b['capacity_phits']})")  # fmt: skip
+    return lines
 
 
 def format_curve(results: list[dict]) -> str:
@@ -387,14 +432,15 @@ def _write_curve(results, config: dict, out: Path) -> list[Path]:
     from .simulation import curve_frame
 
     frame = curve_frame(results)
-    paths = [out / "curve.json", out / "curve.csv", out / "curve.png"]
+    paths = [out / "curve.json", out / "curve.csv", out / "curve.png", out / "curve.svg"]
     doc = {"config": config, "results": [r.to_dict() for r in results]}
     atomic_write_text(paths[0], json.dumps(doc, indent=2) + "\n")
     atomic_write(paths[1], lambda tmp: frame.to_csv(tmp, index=False))
     label = f"{frame['topology'].iloc[0]} {frame['routing'].iloc[0]}"
     title = f"{label}, {config.get('traffic', {}).get('pattern', 'uniform')} traffic"
     ideal = {label: float(frame["ideal_throughput"].iloc[0])}
-    atomic_write(paths[2], lambda tmp: plot_load_curves({label: frame}, tmp, title, ideal))
+    for figure in paths[2:]:
+        atomic_write(figure, lambda tmp: plot_load_curves({label: frame}, tmp, title, ideal))
     return paths
 
 
@@ -418,6 +464,12 @@ def _run_experiment(args, path: Path, report: bool) -> int:
     summary = run_sweep(exp, out, jobs=args.jobs, scheduler=args.scheduler, progress=not args.no_progress)
     print(f"{summary.total} points: {summary.stored_before} already stored, {summary.ran} run, "
           f"{len(summary.failed)} failed; store {out / 'store'}")  # fmt: skip
+    if summary.statuses:
+        order = ["converged", "completed", "not-converged", "deadlock", "partial", "skipped", "failed"]
+        counts = sorted(summary.statuses.items(), key=lambda kv: order.index(kv[0]) if kv[0] in order else 99)
+        print("run this time: " + ", ".join(f"{n} {status}" for status, n in counts))
+    for key, status, message in summary.troubled:
+        print(f"{status} {key[:12]}: {message}", file=sys.stderr)
     for key, error in summary.failed:
         print(f"failed {key[:12]}: {error}", file=sys.stderr)
     if summary.skipped:
@@ -615,8 +667,16 @@ def _flow_mpigraph(args) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the console script; returns the exit status."""
+    args = None
     try:
         args = _build_parser().parse_args(argv)
+        if args.no_memory_check:
+            import os
+
+            from ._core import set_memory_check
+
+            set_memory_check(False)
+            os.environ["HPCNETSIM_NO_MEMORY_CHECK"] = "1"  # sweep workers inherit it
         status = args.func(args)
     except (UsageError, ConfigError) as e:
         print(f"error: {e}", file=sys.stderr)
@@ -627,7 +687,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {e.filename or ''}: {e.strerror or e}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        print("interrupted (finished points are kept in the store: run again to resume)", file=sys.stderr)
+        if getattr(args, "command", None) in ("sweep", "study"):
+            print("interrupted (finished points are kept in the store: run again to resume)", file=sys.stderr)
+        else:
+            print("interrupted: nothing written", file=sys.stderr)
         return 130
     return status or 0
 

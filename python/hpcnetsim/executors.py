@@ -22,13 +22,28 @@ def default_jobs() -> int:
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
+def exit_with_parent(parent: int) -> None:
+    """In a worker: end this process when the sweep that started it is gone (even by kill -9),
+    instead of finishing a simulation nobody will store."""
+    import threading
+    import time
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(0.5)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="exit-with-parent", daemon=True).start()
+
+
 def run_local(tasks: list[Task], jobs: int | None = None) -> Iterator[Outcome]:
     """Run the tasks in ``jobs`` worker processes (default: all cores)."""
     if not tasks:
         return
     # spawn, not fork: the parent may already run the core's thread pool, which fork would not copy.
     pool = ProcessPoolExecutor(max_workers=min(jobs or default_jobs(), len(tasks)),
-                               mp_context=multiprocessing.get_context("spawn"))  # fmt: skip
+                               mp_context=multiprocessing.get_context("spawn"),
+                               initializer=exit_with_parent, initargs=(os.getpid(),))  # fmt: skip
     try:
         futures = {pool.submit(run_point, config): key for key, config in tasks}
         for f in as_completed(futures):
@@ -41,6 +56,10 @@ def run_local(tasks: list[Task], jobs: int | None = None) -> Iterator[Outcome]:
         pool.shutdown(wait=False, cancel_futures=True)
 
 
+#: Seconds to wait for a Dask scheduler before reporting its address as wrong.
+CONNECT_TIMEOUT = 5
+
+
 def connect(scheduler: str):
     """A Dask client of the scheduler at ``scheduler`` (tcp://HOST:PORT); a one-line error if unreachable."""
     from distributed import Client
@@ -48,8 +67,8 @@ def connect(scheduler: str):
     from ._core import ConfigError
 
     try:
-        # Connect timeout: the Dask setting distributed.comm.timeouts.connect.
-        return Client(scheduler, set_as_default=False)
+        # A wrong address fails within seconds, not after Dask's default 30-60 s.
+        return Client(scheduler, set_as_default=False, timeout=CONNECT_TIMEOUT)
     except (OSError, TimeoutError, ValueError, TypeError) as e:
         raise ConfigError(
             f"--scheduler = {scheduler!r} is invalid: no Dask scheduler reachable there ({e})"

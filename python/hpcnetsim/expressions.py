@@ -16,8 +16,26 @@ from ._core import ConfigError
 #: Names usable in expressions → key of ``Topology.describe()``.
 NAMES = {"ideal": "ideal_throughput", "theta": "bisection_throughput", "terminals": "terminals"}
 FUNCTIONS = {"min": min, "max": max, "round": round, "abs": abs}
+#: Largest magnitude an intermediate value may reach, and longest expression text: the
+#: evaluator refuses ``=9**9**9**9`` at once instead of computing a number with billions of digits.
+MAX_MAGNITUDE = 1e300
+MAX_LENGTH = 500
+
+
+def _bounded_pow(base, exponent):
+    """``base ** exponent``, refused when the result would exceed :data:`MAX_MAGNITUDE`."""
+    import math
+
+    b, e = abs(float(base)), float(exponent)
+    if b > 1 and e > 0 and e * math.log10(b) > 300:
+        raise ValueError(f"{base} ** {exponent} is too large (more than 1e300)")
+    if 0 < b < 1 and e < 0 and -e * math.log10(1 / b) > 300:
+        raise ValueError(f"{base} ** {exponent} is too large (more than 1e300)")
+    return operator.pow(base, exponent)
+
+
 _BINARY = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
-           ast.Pow: operator.pow}  # fmt: skip
+           ast.Pow: _bounded_pow}  # fmt: skip
 ALLOWED = "arithmetic on numbers, ideal, theta, terminals and min(), max(), round(), abs()"
 
 
@@ -36,9 +54,11 @@ def topology_properties(spec: str) -> dict[str, Any]:
 def evaluate(text: str, topology: str, where: str) -> float | int:
     """The value of expression ``text`` (with its leading '=') for ``topology``."""
     try:
+        if len(text) > MAX_LENGTH:
+            raise ValueError(f"longer than {MAX_LENGTH} characters")
         tree = ast.parse(text[1:].strip(), mode="eval")
         return _eval(tree.body, topology)
-    except (SyntaxError, ValueError, TypeError, ZeroDivisionError, OverflowError) as e:
+    except (SyntaxError, ValueError, TypeError, ZeroDivisionError, OverflowError, RecursionError) as e:
         raise ConfigError(f"{where} = {text!r} is invalid: {ALLOWED} ({e})") from None
 
 
@@ -52,7 +72,10 @@ def _eval(node: ast.AST, topology: str):
     if isinstance(node, ast.Name) and node.id in NAMES:
         return topology_properties(topology)[NAMES[node.id]]
     if isinstance(node, ast.BinOp) and type(node.op) in _BINARY:
-        return _BINARY[type(node.op)](_eval(node.left, topology), _eval(node.right, topology))
+        value = _BINARY[type(node.op)](_eval(node.left, topology), _eval(node.right, topology))
+        if isinstance(value, complex) or abs(value) > MAX_MAGNITUDE:
+            raise ValueError(f"'{ast.unparse(node)}' is out of range (a real number of magnitude up to 1e300)")
+        return value
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
         return -_eval(node.operand, topology)
     if (

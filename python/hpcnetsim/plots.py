@@ -33,7 +33,7 @@ def plot_cost_throughput(rows: list[dict], path: Path, title: str) -> None:
         ax.legend()
     fig.suptitle(title)
     fig.tight_layout()
-    fig.savefig(path, format="png", dpi=110)
+    fig.savefig(path, dpi=110)
     plt.close(fig)
 
 
@@ -49,6 +49,10 @@ def plot_load_curves(frames: dict, path: Path, title: str, ideal: dict[str, floa
             left.axhline(ideal[label], color=color, ls="--", lw=1, label=f"{label}: ideal")
         if "latency_network_mean" in ok:  # flow-model curves have no latency
             right.plot(ok["offered_load"], ok["latency_network_mean"], marker="o", color=color, label=label)
+        pts = df.assign(**{"traffic.load": df["offered_load"]})
+        mark_troubled(left, pts, "accepted_load", color)
+        if "latency_network_mean" in df:
+            mark_troubled(right, pts, "latency_network_mean", color)
     left.set_xlabel("offered load (phits/cycle/node)")
     left.set_ylabel("accepted load (phits/cycle/node)")
     left.set_title("Throughput")
@@ -62,7 +66,7 @@ def plot_load_curves(frames: dict, path: Path, title: str, ideal: dict[str, floa
         ax.legend(fontsize=8)
     fig.suptitle(title)
     fig.tight_layout()
-    fig.savefig(path, format="png", dpi=110)
+    fig.savefig(path, dpi=110)
     plt.close(fig)
 
 
@@ -71,6 +75,32 @@ def curve_label(col: str, value) -> str:
     if col == "switch.vcs":
         return f"{value} VC" + ("" if value == 1 else "s")
     return f"{col}={value}"
+
+
+#: Axis labels, with units, of the metrics the report plots.
+METRIC_LABELS = {
+    "accepted_load": "accepted load (phits/cycle/node)",
+    "latency_network_mean": "mean network latency (cycles)",
+    "latency_network_p99": "99th percentile network latency (cycles)",
+    "latency_end_to_end_mean": "mean end-to-end latency (cycles)",
+}
+#: How points without a (complete) value are drawn: marker and legend text per status.
+TROUBLE_MARKERS = {"not-converged": ("x", "not converged"), "deadlock": ("X", "deadlock"),
+                   "partial": ("+", "partial (budget)"), "failed": ("v", "failed")}  # fmt: skip
+
+
+def mark_troubled(ax, pts, metric: str, colour) -> None:
+    """Marks the points of a curve that did not converge, deadlocked, stopped early or failed:
+    at their value if they have one, on the x axis otherwise, so that no point vanishes."""
+    status = pts["status"].where(pts["state"] != "failed", "failed") if "state" in pts else pts["status"]
+    for name, (marker, text) in TROUBLE_MARKERS.items():
+        bad = pts[status == name]
+        if bad.empty:
+            continue
+        y = bad[metric].astype(float).fillna(0.0) if metric in bad else [0.0] * len(bad)
+        label = text if text not in ax.get_legend_handles_labels()[1] else None
+        ax.scatter(bad["offered_load"].fillna(bad["traffic.load"]), y, marker=marker, s=40, color="#b42318",
+                   label=label, zorder=5, clip_on=False)  # fmt: skip
 
 
 def plot_panels(frame, panels: str, curves: str | None, metric: str, path: Path, title: str,
@@ -88,9 +118,10 @@ def plot_panels(frame, panels: str, curves: str | None, metric: str, path: Path,
         mine = frame[frame[panels] == key]
         groups = mine.groupby(curves, sort=True) if curves else [(None, mine)]
         for value, pts in groups:
-            pts = pts[pts["status"] == "converged"].sort_values("offered_load")
+            ok = pts[pts["status"] == "converged"].sort_values("offered_load")
             label = curve_label(curves, value) if curves else None
-            ax.plot(pts["offered_load"], pts[metric], marker="o", ms=3, label=label)
+            line = ax.plot(ok["offered_load"], ok[metric], marker="o", ms=3, label=label)[0]
+            mark_troubled(ax, pts, metric, line.get_color())
         top = float(mine["traffic.load"].max())
         if bounds is not None:
             ideal, theta = bounds[key]
@@ -105,11 +136,11 @@ def plot_panels(frame, panels: str, curves: str | None, metric: str, path: Path,
         ax.set_xlabel("offered load (phits/cycle/node)")
         ax.set_xlim(0, top * 1.02)
         ax.grid(alpha=0.3)
-    axes[0].set_ylabel("accepted load (phits/cycle/node)" if bounds else metric.replace("_", " "))
+    axes[0].set_ylabel("accepted load (phits/cycle/node)" if bounds else METRIC_LABELS.get(metric, metric))
     axes[0].legend(fontsize=8)
     fig.suptitle(title, fontsize=10)
     fig.tight_layout()
-    fig.savefig(path, format="png", dpi=100)
+    fig.savefig(path, dpi=100)
     plt.close(fig)
 
 
@@ -127,7 +158,7 @@ def plot_heatmap(table, path: Path, title: str) -> None:
     fig.colorbar(im, ax=ax)
     ax.set_title(title, fontsize=10)
     fig.tight_layout()
-    fig.savefig(path, format="png", dpi=100)
+    fig.savefig(path, dpi=100)
     plt.close(fig)
 
 
@@ -144,5 +175,5 @@ def plot_cost_scatter(points: list[tuple[str, float, float]], path: Path, title:
     ax.grid(alpha=0.3)
     ax.set_title(title, fontsize=10)
     fig.tight_layout()
-    fig.savefig(path, format="png", dpi=100)
+    fig.savefig(path, dpi=100)
     plt.close(fig)

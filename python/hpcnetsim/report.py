@@ -60,20 +60,69 @@ def saturation(df):
     ok = df[df["status"] == "converged"]
     out = (
         ok.groupby(cols, sort=False, dropna=False)
-        .agg(points=("key", "size"), max_accepted=("accepted_load", "max"))
+        .agg(points=("key", "size"), max_accepted=("accepted_load", "max"),
+             max_converged_load=("offered_load", "max"))
         .reset_index()
-    )
+    )  # fmt: skip
+    # Points of the same curve without a value: if any lies above the highest converged load,
+    # the saturation value comes from the converged points only and may be too low.
+    bad = df[(df["status"] != "converged") & (df["state"] != "missing") & (df.get("status") != "skipped")]
+    notes = []
+    for _, r in out.iterrows():
+        mine = bad
+        for c in cols:
+            mine = mine[mine[c].astype(str) == str(r[c])]
+        above = mine[mine["traffic.load"].astype(float) > float(r["max_converged_load"])]
+        loads = ", ".join(f"{x:g}" for x in sorted(mine["traffic.load"].astype(float)))
+        notes.append("" if mine.empty else f"from converged points only: {len(mine)} points without a value "
+                     f"(loads {loads}){', some above the highest converged load' if len(above) else ''}")  # fmt: skip
+    out["unconverged_points"] = [int(n) for n in _counts(out, bad, cols)]
+    out["note"] = notes
+    out = out.drop(columns=["max_converged_load"])
     out["ideal"] = [topology_properties(t)["ideal_throughput"] for t in out["topology"]]
     out["theta"] = [topology_properties(t)["bisection_throughput"] for t in out["topology"]]
     out["max_over_ideal"] = out["max_accepted"] / out["ideal"]
     return out
 
 
+def _counts(out, bad, cols) -> list[int]:
+    counts = []
+    for _, r in out.iterrows():
+        mine = bad
+        for c in cols:
+            mine = mine[mine[c].astype(str) == str(r[c])]
+        counts.append(len(mine))
+    return counts
+
+
+def failures(df) -> str:
+    """The points that gave no (complete) answer, with their reasons."""
+    status = df["status"].where(df["state"] != "failed", "failed")
+    bad = df[status.isin(["not-converged", "deadlock", "partial", "failed"])]
+    if bad.empty:
+        return ""
+    reason = bad["error"].where(bad["state"] == "failed", bad.get("message")) if "message" in bad else bad["error"]
+    cols = ["group", *(c for c in curve_columns(df)), "traffic.load", "seed"]
+    rows = bad[[c for c in cols if c in bad]].assign(key=bad["key"].str[:12], status=status[bad.index], reason=reason)
+    return "<h2>Points without a result</h2>" + _table(rows)
+
+
+#: Figures drawn for the report being written, as (name, PNG bytes, SVG text).
+_FIGURES: list[tuple[str, bytes, str]] = []
+
+
 def _png(draw) -> str:
     with tempfile.TemporaryDirectory() as d:
         path = Path(d) / "f.png"
         draw(path)
-        return base64.b64encode(path.read_bytes()).decode()
+        png = path.read_bytes()
+        svg = Path(d) / "f.svg"
+        try:
+            draw(svg)  # the figure functions write the format of the file's suffix
+            _FIGURES.append((f"figure-{len(_FIGURES) + 1}", png, svg.read_text()))
+        except (ValueError, OSError):
+            pass
+        return base64.b64encode(png).decode()
 
 
 def figure(spec: dict[str, Any], df, sat) -> str:
@@ -84,9 +133,13 @@ def figure(spec: dict[str, Any], df, sat) -> str:
                           f"{', '.join(FIGURE_KINDS + causal_report.FIGURE_KINDS)}")  # fmt: skip
     if spec.get("sweep"):
         df, sat = df[df["group"] == spec["sweep"]], sat[sat["group"] == spec["sweep"]]
-    df = df[df["status"] == "converged"]
-    if df.empty:
+    if not (df["status"] == "converged").any():
         return ""
+    if kind in ("throughput", "latency"):
+        # Points that ran but gave no value stay in, to be marked on the plot.
+        df = df[df["state"].isin(["done", "failed"]) & df["offered_load"].fillna(df["traffic.load"]).notna()]
+    else:
+        df = df[df["status"] == "converged"]
     title = spec.get("title", kind)
     panels, curves = spec.get("panels", "topology"), spec.get("curves")
     if kind in ("throughput", "latency"):
@@ -124,11 +177,16 @@ def published(doc: dict[str, Any], sat) -> str:
         for p in rep["published"]:
             ours = topology_properties(p["topology"])
             best = sat.loc[sat["topology"] == p["topology"], "max_accepted"]
-            rows.append({"topology": p["topology"], **{f"{k} (paper)": v for k, v in p.items() if k != "topology"},
-                         "Θ = 2B/N (ours)": ours["bisection_throughput"],
-                         "ideal, channel load (ours)": ours["ideal_throughput"],
-                         "max accepted (ours)": best.max() if len(best) else None})  # fmt: skip
-        parts.append("<h3>Published values</h3>" + _table(rows))
+            row = {"topology": p["topology"], **{f"{k} (paper)": v for k, v in p.items() if k != "topology"},
+                   "Θ = 2B/N (ours)": ours["bisection_throughput"],
+                   "ideal, channel load (ours)": ours["ideal_throughput"],
+                   "max accepted (ours)": best.max() if len(best) else None}  # fmt: skip
+            # A published property that we compute too gets a coloured difference column.
+            for k, v in p.items():
+                if k != "topology" and isinstance(v, (int, float)) and isinstance(ours.get(k), (int, float)):
+                    row[f"{k}: ours − paper"] = difference_cell(float(ours[k]), float(v))
+            rows.append(row)
+        parts.append("<h3>Published values</h3>" + _table(rows, escape=False))
     if rep.get("claims"):
         rows = []
         for c in rep["claims"]:
@@ -143,11 +201,42 @@ def published(doc: dict[str, Any], sat) -> str:
     return "".join(parts)
 
 
-def _table(rows) -> str:
+def difference_cell(ours: float, paper: float) -> str:
+    """``ours − paper`` with the relative difference, green within 5 %, amber within 20 %, red beyond."""
+    diff = ours - paper
+    rel = abs(diff) / abs(paper) if paper else (0.0 if diff == 0 else float("inf"))
+    colour = "#1a7f37" if rel <= 0.05 else "#b54708" if rel <= 0.2 else "#b42318"
+    return f"<span style='color:{colour};font-weight:bold'>{diff:+.4g} ({rel:.0%})</span>"
+
+
+def _table(rows, escape: bool = True) -> str:
     import pandas
 
     frame = rows if isinstance(rows, pandas.DataFrame) else pandas.DataFrame(rows)
-    return frame.to_html(index=False, float_format=lambda v: f"{v:.4g}", na_rep="-", border=0)
+    frame = frame.copy()
+    for c in frame.columns:
+        # Counts and cycles are integers even when a missing value made the column float.
+        col = frame[c]
+        if col.dtype.kind == "f" and col.notna().any() and (col.dropna() % 1 == 0).all() and col.abs().max() < 2**53:
+            frame[c] = col.astype("Int64")
+    frame.columns = [UNITS.get(c, c) for c in frame.columns]
+    return frame.to_html(index=False, float_format=lambda v: f"{v:.4g}", na_rep="-", border=0, escape=escape)
+
+
+#: Column headings with units.
+UNITS = {
+    "traffic.load": "traffic.load (phits/cycle/node)",
+    "offered_load": "offered load (phits/cycle/node)",
+    "accepted_load": "accepted load (phits/cycle/node)",
+    "accepted_load_std": "accepted load std (phits/cycle/node)",
+    "latency_network_mean": "mean network latency (cycles)",
+    "latency_network_p99": "p99 network latency (cycles)",
+    "execution_time_cycles": "execution time (cycles)",
+    "max_accepted": "max accepted (phits/cycle/node)",
+    "ideal": "ideal (phits/cycle/node)",
+    "theta": "Θ (phits/cycle/node)",
+    "max_over_ideal": "max accepted / ideal",
+}
 
 
 STYLE = """body{font-family:sans-serif;max-width:1400px;margin:2em auto;padding:0 1em;color:#222}
@@ -159,7 +248,8 @@ def render(doc: dict[str, Any], df) -> str:
     """The HTML page of one study."""
     sat = saturation(df)
     e = html.escape
-    counts = df["state"].value_counts().to_dict()
+    status = df["status"].where(df["state"] == "done", df["state"]).fillna("?")
+    counts = status.value_counts().to_dict()
     figs = [(spec.get("title", spec.get("kind")), _figure_html(spec, df, sat))
             for spec in doc.get("report", {}).get("figures", [])]  # fmt: skip
     if not doc.get("report", {}).get("figures"):
@@ -177,13 +267,14 @@ def render(doc: dict[str, Any], df) -> str:
             f"(report written by hpcnetsim {e(__version__)}).</p>"
         ),
         *(f"<h2>{e(t)}</h2>{b}" for t, b in figs if b),
+        failures(df),
         *(("<h2>Saturation throughput</h2>", _table(sat)) if len(sat) else ()),
         published(doc, sat),
         causal_report.performance(doc, df, _table),
         causal_report.execution_table(df, _table),
         causal_report.skipped(df, _table),
         "<h2>Configuration</h2><h3>Base config</h3>",
-        f"<pre>{e(doc.get('base_toml', ''))}</pre>",
+        f"<pre>{e(doc.get('base_toml') or base_text(doc.get('base', {})))}</pre>",
         "<h3>Experiment file</h3>",
         f"<pre>{e(doc.get('source_text', ''))}</pre>",
         "<h2>Points</h2>",
@@ -193,9 +284,30 @@ def render(doc: dict[str, Any], df) -> str:
            f"<style>{STYLE}</style></head><body>{''.join(body)}</body></html>\n"  # fmt: skip
 
 
+def base_text(base: dict[str, Any]) -> str:
+    """The base config as TOML (what every point starts from, before its sweep's values)."""
+    from .canonical import to_toml
+
+    if not base:
+        return "(empty: every value comes from the sweeps and the defaults of docs/config.md)"
+    try:
+        return to_toml(base)
+    except ConfigError:
+        return json.dumps(base, indent=1)
+
+
 def write_report(out: str | Path) -> Path:
-    """Write ``DIR/report.html`` for the study in ``out``; returns its path."""
+    """Write ``DIR/report.html`` for the study in ``out`` and its figures as SVG and PNG under
+    ``DIR/figures/``; returns the report's path."""
+    from ._files import atomic_write
+
     doc, df = load(out)
     path = Path(out) / "report.html"
-    atomic_write_text(path, render(doc, df))
+    _FIGURES.clear()
+    page = render(doc, df)
+    for name, png, svg in _FIGURES:
+        atomic_write(Path(out) / "figures" / f"{name}.png", lambda tmp, b=png: tmp.write_bytes(b))
+        atomic_write_text(Path(out) / "figures" / f"{name}.svg", svg)
+    _FIGURES.clear()
+    atomic_write_text(path, page)
     return path

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 import os
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from . import _core
@@ -26,6 +27,15 @@ def flatten(d: dict[str, Any], prefix: str = "") -> dict[str, Any]:
         else:
             out[f"{prefix}{k}"] = v
     return out
+
+
+#: Units of the scalar result fields, as shown in tables and notebooks.
+RESULT_UNITS = {
+    "routing": "", "vcs": "", "seed": "", "kernel": "", "tasks": "",
+    "offered_load": "phits/cycle/node", "accepted_load": "phits/cycle/node",
+    "accepted_load_std": "phits/cycle/node", "saturated": "", "execution_time_cycles": "cycles",
+    "messages": "", "packets_delivered": "packets", "cycles": "cycles", "wall_seconds": "s",
+}  # fmt: skip
 
 
 class SimulationResult:
@@ -63,6 +73,26 @@ class SimulationResult:
 
         return pandas.DataFrame([flatten(self._data)])
 
+    def _repr_html_(self) -> str:
+        """A small table for notebooks: status (coloured when not a success) and the main figures."""
+        import html
+
+        d = self._data
+        ok = d.get("status") in ("converged", "completed")
+        colour = "#1a7f37" if ok else "#b42318"
+        rows = [("status", f'<b style="color:{colour}">{html.escape(str(d.get("status")))}</b>')]
+        for key, unit in RESULT_UNITS.items():
+            v = d.get(key)
+            if v is None or isinstance(v, (dict, list)):
+                continue
+            text = f"{v:.4g}" if isinstance(v, float) else str(v)
+            rows.append((key, f"{html.escape(text)} {unit}".strip()))
+        if d.get("message"):
+            rows.append(("message", html.escape(str(d["message"]))))
+        body = "".join(f"<tr><th style='text-align:left'>{k}</th><td style='text-align:left'>{v}</td></tr>"
+                       for k, v in rows)  # fmt: skip
+        return f"<table><caption>{html.escape(str(d.get('topology')))}</caption>{body}</table>"
+
     def __repr__(self) -> str:
         d = self._data
         acc = f"accepted={d['accepted_load']:.4g}" if self.converged else "accepted=-"
@@ -77,17 +107,40 @@ def rate(count: float, seconds: float) -> float:
     return count / seconds if seconds and seconds > 0 else math.nan
 
 
-def simulate(config: ConfigSource) -> SimulationResult:
-    """Run one simulation of ``config`` (a dict or the path of a TOML file)."""
-    return SimulationResult(json.loads(_core.simulate(to_json(load_config(config)))))
+def simulate(
+    config: ConfigSource,
+    *,
+    progress: Callable[[dict], None] | None = None,
+    max_seconds: float | None = None,
+    max_cycles: int | None = None,
+    check: bool = False,
+) -> SimulationResult:
+    """Run one simulation of ``config`` (a dict or the path of a TOML file).
+
+    Ctrl-C raises :class:`KeyboardInterrupt` within a fraction of a second. ``progress`` is
+    called about every 100 ms with a dict (``cycle``, ``phase``, ``in_flight``, ``delivered``,
+    ``wall_seconds``). After ``max_seconds`` of wall-clock time or ``max_cycles`` simulated
+    cycles the run stops with status ``partial``. ``check`` verifies the engine's invariants
+    as it runs (docs/reliability.md).
+    """
+    text = _core.simulate(to_json(load_config(config)), progress, max_seconds, max_cycles, check)
+    return SimulationResult(json.loads(text))
 
 
-def execute(config: ConfigSource) -> SimulationResult:
+def execute(
+    config: ConfigSource,
+    *,
+    progress: Callable[[dict], None] | None = None,
+    max_seconds: float | None = None,
+    max_cycles: int | None = None,
+    check: bool = False,
+) -> SimulationResult:
     """Run the causal workload of ``config`` (its ``[workload]`` table) to completion.
 
-    The result has ``status`` (``completed`` or ``deadlock``), ``execution_time_cycles``,
-    ``messages``, ``message_latency``, ``consumed_load`` per time bin and, for a deadlocked
-    workload, ``blocked`` (what the waiting tasks wait for).
+    The result has ``status`` (``completed``, ``deadlock`` or ``partial``),
+    ``execution_time_cycles``, ``messages``, ``message_latency``, ``consumed_load`` per time
+    bin and, for a deadlocked workload, ``blocked`` (what the waiting tasks wait for) and
+    ``blocked_channels`` when packets are stuck. Arguments as for :func:`simulate`.
     """
     cfg = load_config(config)
     w = cfg.get("workload") or {}
@@ -101,7 +154,8 @@ def execute(config: ConfigSource) -> SimulationResult:
         rest = {**cfg, "workload": {k: v for k, v in w.items() if k not in ("trace", "format")}}
         name = f"trace {os.path.basename(str(w['trace']))}"
         return SimulationResult(json.loads(_core.execute_program(to_json(rest), name, text)))
-    return SimulationResult(json.loads(_core.execute(to_json(cfg))))
+    text = _core.execute(to_json(cfg), progress, max_seconds, max_cycles, check)
+    return SimulationResult(json.loads(text))
 
 
 def check_loads(loads) -> list[float]:

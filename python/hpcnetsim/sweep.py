@@ -17,6 +17,8 @@ from .experiment import Experiment
 from .worker import SKIPPED
 
 EXPERIMENT_FILE = "experiment.json"
+#: Statuses of points that ran but give no (complete) answer: listed after a sweep and in reports.
+TROUBLED = ("not-converged", "deadlock", "partial")
 
 
 @dataclass
@@ -28,13 +30,27 @@ class Summary:
     ran: int
     failed: list[tuple[str, str]]
     skipped: list[tuple[str, str]] = field(default_factory=list)
+    #: Points run by this sweep, by how they ended (converged, not-converged, deadlock, ...).
+    statuses: dict[str, int] = field(default_factory=dict)
+    #: Points not converged or deadlocked: (key, status, message).
+    troubled: list[tuple[str, str, str]] = field(default_factory=list)
+
+
+def _base_toml(base: dict) -> str:
+    """The base config as TOML for the report ("" when it cannot be written as TOML)."""
+    from ._core import ConfigError
+
+    try:
+        return to_toml(base) if base else ""
+    except ConfigError:
+        return ""
 
 
 def write_experiment(exp: Experiment, out: Path) -> Path:
     """Record the expanded experiment next to its store, for ``hpcnetsim report``."""
     doc = {
         "name": exp.name, "title": exp.title, "description": exp.description, "quick": exp.quick,
-        "hpcnetsim_version": __version__, "base_toml": to_toml(exp.base) if exp.base.get("topology") else "",
+        "hpcnetsim_version": __version__, "base_toml": _base_toml(exp.base),
         "base": exp.base, "report": exp.report, "source_text": exp.text,
         "points": [asdict(p) for p in exp.points],
     }  # fmt: skip
@@ -57,7 +73,8 @@ def run_sweep(
     out = Path(out)
     client = connect(scheduler) if scheduler else None  # before writing anything: the address may be wrong
     try:
-        return _run(exp, out, jobs, client, progress, on_point)
+        with store.SweepLock(out):
+            return _run(exp, out, jobs, client, progress, on_point)
     finally:
         if client is not None:
             client.close()
@@ -75,15 +92,25 @@ def _run(exp: Experiment, out: Path, jobs, client, progress: bool, on_point) -> 
     outcomes = run_dask(tasks, client) if client is not None else run_local(tasks, jobs)
     failed: list[tuple[str, str]] = []
     skipped: list[tuple[str, str]] = []
+    statuses: dict[str, int] = {}
+    troubled: list[tuple[str, str, str]] = []
     bar = _bar(exp, before, progress)
+    written = 0
     try:
         for key, result_json, error in outcomes:
             result = None if result_json is None else json.loads(result_json)
             store.write(out, store.record(key, by_key[key].config, result, error))
+            written += 1
+            if written % store.COMPACT_EVERY == 0:
+                store.compact(out)
+            status = "failed" if error is not None else result.get("status", "?")
+            statuses[status] = statuses.get(status, 0) + 1
             if error is not None:
                 failed.append((key, error))
-            elif result.get("status") == SKIPPED:
+            elif status == SKIPPED:
                 skipped.append((key, result.get("message", "")))
+            elif status in TROUBLED:
+                troubled.append((key, status, result.get("message", "")))
             if bar is not None:
                 bar.set_postfix(failed=len(failed), refresh=False)
                 bar.update()
@@ -93,7 +120,8 @@ def _run(exp: Experiment, out: Path, jobs, client, progress: bool, on_point) -> 
         outcomes.close()  # stops the executor now, not when the generator is collected
         if bar is not None:
             bar.close()
-    return Summary(len(exp.points), before, len(todo), failed, skipped)
+        store.compact(out)
+    return Summary(len(exp.points), before, len(todo), failed, skipped, statuses, troubled)
 
 
 def _bar(exp: Experiment, before: int, progress: bool):

@@ -19,6 +19,9 @@ pub enum Error {
     /// A request that is well formed but not supported for this object.
     #[error("{0}")]
     Unsupported(String),
+    /// The run was cancelled from outside (Ctrl-C) before it finished.
+    #[error("interrupted")]
+    Interrupted,
 }
 
 /// Result type of the core crate.

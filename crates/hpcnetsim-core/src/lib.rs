@@ -9,11 +9,15 @@ pub mod config;
 pub mod engine;
 pub mod error;
 pub mod flow;
+pub mod resources;
 pub mod rng;
 pub mod routing;
 pub mod stats;
 pub mod topology;
 pub mod workload;
+
+/// Identity of this build: a hash of the core's sources and locked dependencies.
+pub const BUILD_ID: &str = env!("HPCNETSIM_BUILD_ID");
 
 pub use config::Config;
 pub use error::{Error, Result};

@@ -1,6 +1,10 @@
 //! Python bindings of hpcnetsim: converts arguments in and results out, nothing more.
 
 use hpcnetsim_core::config::Model;
+mod control;
+
+use control::{controlled, RunOptions};
+use hpcnetsim_core::engine::control::Budget;
 use hpcnetsim_core::engine::measure;
 use hpcnetsim_core::flow;
 use hpcnetsim_core::topology::{paths, Family, Properties};
@@ -13,6 +17,9 @@ use pyo3::types::PyDict;
 create_exception!(_core, ConfigError, PyValueError, "A spec, config or input file is invalid.");
 
 fn to_py(e: Error) -> PyErr {
+    if e == Error::Interrupted {
+        return pyo3::exceptions::PyKeyboardInterrupt::new_err("interrupted");
+    }
     ConfigError::new_err(e.to_string())
 }
 
@@ -55,6 +62,7 @@ impl PyTopology {
     /// Parses and builds a topology; raises ConfigError on a bad spec.
     #[staticmethod]
     fn from_spec(py: Python<'_>, spec: &str) -> PyResult<Self> {
+        hpcnetsim_core::resources::check_describe(spec).map_err(to_py)?;
         let inner = py.detach(|| Topology::from_spec(spec)).map_err(to_py)?;
         Ok(PyTopology { inner })
     }
@@ -220,17 +228,31 @@ fn to_json<T: serde::Serialize>(value: &T) -> String {
 }
 
 /// Runs one simulation; `config_json` is a config object, the result a JSON object.
+/// Ctrl-C raises KeyboardInterrupt within a fraction of a second; `progress(dict)` is
+/// called about every 100 ms; a budget stops the run with status `partial`.
 #[pyfunction]
-fn simulate(py: Python<'_>, config_json: &str) -> PyResult<String> {
+#[pyo3(signature = (config_json, progress=None, max_seconds=None, max_cycles=None, check=false))]
+fn simulate(
+    py: Python<'_>,
+    config_json: &str,
+    progress: Option<Py<PyAny>>,
+    max_seconds: Option<f64>,
+    max_cycles: Option<u64>,
+    check: bool,
+) -> PyResult<String> {
     let cfg = Config::from_json(config_json).map_err(to_py)?;
-    py.detach(|| run_one(&cfg)).map_err(to_py)
+    if cfg.model == Model::Flow {
+        return py.detach(|| flow::run::simulate(&cfg)).map(|r| to_json(&r)).map_err(to_py);
+    }
+    let opts = RunOptions { progress, budget: Budget { max_wall_seconds: max_seconds, max_cycles }, check };
+    controlled(py, opts, |ctl| measure::run_with(&cfg, ctl)).map(|r| to_json(&r))
 }
 
-/// One run by the config's model: the packet engine or the flow-level model.
-fn run_one(cfg: &Config) -> Result<String, Error> {
+/// One run by the config's model under a control: the packet engine or the flow-level model.
+fn run_one(cfg: &Config, ctl: &mut hpcnetsim_core::engine::control::Control) -> Result<String, Error> {
     match cfg.model {
         Model::Flow => flow::run::simulate(cfg).map(|r| to_json(&r)),
-        Model::Packet => measure::run(cfg).map(|r| to_json(&r)),
+        Model::Packet => measure::run_with(cfg, ctl).map(|r| to_json(&r)),
     }
 }
 
@@ -249,8 +271,17 @@ fn flow_mpigraph(py: Python<'_>, config_json: &str) -> PyResult<String> {
 }
 
 /// Runs a causal workload (a config with a `[workload]` table) to completion; JSON result.
+/// Takes the same control arguments as `simulate`.
 #[pyfunction]
-fn execute(py: Python<'_>, config_json: &str) -> PyResult<String> {
+#[pyo3(signature = (config_json, progress=None, max_seconds=None, max_cycles=None, check=false))]
+fn execute(
+    py: Python<'_>,
+    config_json: &str,
+    progress: Option<Py<PyAny>>,
+    max_seconds: Option<f64>,
+    max_cycles: Option<u64>,
+    check: bool,
+) -> PyResult<String> {
     let cfg = Config::from_json(config_json).map_err(to_py)?;
     if cfg.model == Model::Flow {
         return Err(to_py(Error::invalid(
@@ -260,7 +291,22 @@ fn execute(py: Python<'_>, config_json: &str) -> PyResult<String> {
             "'packet' for a [workload] (the flow model runs independent traffic, eBB and mpiGraph)",
         )));
     }
-    py.detach(|| hpcnetsim_core::engine::execute::execute(&cfg)).map(|r| to_json(&r)).map_err(to_py)
+    let opts = RunOptions { progress, budget: Budget { max_wall_seconds: max_seconds, max_cycles }, check };
+    controlled(py, opts, |ctl| hpcnetsim_core::engine::execute::execute_with(&cfg, ctl)).map(|r| to_json(&r))
+}
+
+/// Switches the memory check before building networks off (or on again) in this process.
+#[pyfunction]
+fn set_memory_check(enabled: bool) {
+    hpcnetsim_core::resources::set_memory_check(enabled);
+}
+
+/// Estimated bytes to simulate a config (JSON), and the bytes this process may still use.
+#[pyfunction]
+fn memory_estimate(config_json: &str) -> PyResult<(u128, Option<u128>)> {
+    let cfg = Config::from_json(config_json).map_err(to_py)?;
+    let need = hpcnetsim_core::resources::simulation_bytes(&cfg).map_err(to_py)?;
+    Ok((need, hpcnetsim_core::resources::available().map(|(b, _)| b)))
 }
 
 /// Replays a program in the hpcnetsim text format (`name` in messages) with the network,
@@ -296,7 +342,6 @@ fn trace_info(py: Python<'_>, path: &str, format: &str) -> PyResult<String> {
 /// Runs the config at every offered load (in parallel); a JSON array in the order given.
 #[pyfunction]
 fn load_curve(py: Python<'_>, config_json: &str, loads: Vec<f64>) -> PyResult<String> {
-    use rayon::prelude::*;
     let cfg = Config::from_json(config_json).map_err(to_py)?;
     let configs = loads
         .iter()
@@ -307,7 +352,7 @@ fn load_curve(py: Python<'_>, config_json: &str, loads: Vec<f64>) -> PyResult<St
         })
         .collect::<Result<Vec<_>, _>>()
         .map_err(to_py)?;
-    let results = py.detach(|| configs.par_iter().map(run_one).collect::<Result<Vec<_>, _>>()).map_err(to_py)?;
+    let results = control::parallel(py, &configs, run_one)?;
     Ok(format!("[{}]", results.join(",")))
 }
 
@@ -388,6 +433,9 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(flow_defaults, m)?)?;
     m.add_function(wrap_pyfunction!(flow_run, m)?)?;
     m.add_function(wrap_pyfunction!(route, m)?)?;
+    m.add_function(wrap_pyfunction!(set_memory_check, m)?)?;
+    m.add_function(wrap_pyfunction!(memory_estimate, m)?)?;
+    m.add("BUILD_ID", hpcnetsim_core::BUILD_ID)?;
     m.add("ConfigError", m.py().get_type::<ConfigError>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())

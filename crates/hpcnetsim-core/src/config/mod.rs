@@ -2,6 +2,7 @@
 //! the same structs, then validated. Every field is documented here once; the config
 //! reference in `docs/config.md` follows these comments.
 
+pub mod bounds;
 mod flow;
 mod workload;
 
@@ -384,7 +385,7 @@ impl Config {
     /// Reads a config from TOML text; errors name the offending key.
     pub fn from_toml(text: &str) -> Result<Config> {
         let cfg: Config = toml::from_str(text).map_err(|e| {
-            let msg = e.message().replace('\n', " ");
+            let msg = bounds::plain(&e.message().replace('\n', " "));
             let at = e.span().map(|span| {
                 let before = &text[..span.start.min(text.len())];
                 let line = before.matches('\n').count() + 1;
@@ -411,7 +412,7 @@ impl Config {
         let cfg: Config = serde_path_to_error::deserialize(de).map_err(|e| {
             let path = e.path().to_string();
             let inner = e.into_inner().to_string();
-            let inner = inner.split(" at line").next().unwrap_or(&inner).to_string();
+            let inner = bounds::plain(inner.split(" at line").next().unwrap_or(&inner));
             Error::Unsupported(format!("config: {path}: {inner}"))
         })?;
         cfg.validate()?;
@@ -566,6 +567,6 @@ impl Config {
                 &format!("at least {transit} cycles (one packet's transit over the longest route)"),
             );
         }
-        Ok(())
+        bounds::check(self)
     }
 }

@@ -1,6 +1,7 @@
 //! Runs a causal workload to completion and reports its execution time (paper 000 §4.3),
 //! or which tasks wait for what when the programs can no longer progress.
 
+use super::control::Control;
 use super::Engine;
 use crate::config::Config;
 use crate::error::{Error, Result};
@@ -13,18 +14,24 @@ const CHUNK_CYCLES: u64 = 50_000;
 
 /// Runs the workload of `cfg` (which must have a `[workload]` table).
 pub fn execute(cfg: &Config) -> Result<ExecutionResult> {
+    execute_with(cfg, &mut Control::default())
+}
+
+/// [`execute`] under a [`Control`]: cancellable, observed, within a budget.
+pub fn execute_with(cfg: &Config, ctl: &mut Control) -> Result<ExecutionResult> {
     let w =
         cfg.workload.as_ref().ok_or_else(|| Error::invalid("config", "workload", "missing", "a [workload] table"))?;
+    crate::resources::check_config(cfg)?;
     if let Some(path) = &w.trace {
         let trace =
             crate::workload::traces::read(std::path::Path::new(path), w.format, crate::workload::traces::scale(w))?;
         let name = std::path::Path::new(path).file_name().map_or(path.clone(), |n| n.to_string_lossy().into_owned());
-        return execute_programs(cfg, trace.programs, &format!("trace {name}"));
+        return execute_programs_with(cfg, trace.programs, &format!("trace {name}"), ctl);
     }
     let topo = Topology::from_spec(&cfg.topology)?;
     let e = Engine::new(cfg, &topo)?;
     let kernel = crate::config::config_name(&w.kernel);
-    let mut r = run_to_completion(cfg, e, &kernel, w.stall_cycles);
+    let mut r = run_controlled(cfg, e, &kernel, w.stall_cycles, ctl)?;
     // Kernel results keep their fields; per-rank statistics are for replays.
     r.replay = None;
     Ok(r)
@@ -33,6 +40,16 @@ pub fn execute(cfg: &Config) -> Result<ExecutionResult> {
 /// Runs task programs (a trace or a user program) with the placement of `cfg`'s
 /// `[workload]` table; the result includes the per-rank statistics and traffic matrix.
 pub fn execute_programs(cfg: &Config, programs: crate::workload::Programs, name: &str) -> Result<ExecutionResult> {
+    execute_programs_with(cfg, programs, name, &mut Control::default())
+}
+
+/// [`execute_programs`] under a [`Control`].
+pub fn execute_programs_with(
+    cfg: &Config,
+    programs: crate::workload::Programs,
+    name: &str,
+    ctl: &mut Control,
+) -> Result<ExecutionResult> {
     let w = cfg.workload.clone().unwrap_or_default();
     let topo = Topology::from_spec(&cfg.topology)?;
     let n = programs.len();
@@ -55,7 +72,7 @@ pub fn execute_programs(cfg: &Config, programs: crate::workload::Programs, name:
     )?;
     let traffic = crate::workload::traces::TrafficMatrix::of(&programs);
     let e = Engine::with_programs(cfg, &topo, programs, terminal)?;
-    let mut r = run_to_completion(cfg, e, name, w.stall_cycles);
+    let mut r = run_controlled(cfg, e, name, w.stall_cycles, ctl)?;
     if let Some(rp) = r.replay.as_mut() {
         rp.traffic = traffic;
     }
@@ -63,12 +80,27 @@ pub fn execute_programs(cfg: &Config, programs: crate::workload::Programs, name:
 }
 
 /// Runs an engine loaded with task programs until they complete or stop progressing.
-pub fn run_to_completion(cfg: &Config, mut e: Engine, kernel: &str, stall_cycles: u64) -> ExecutionResult {
+pub fn run_to_completion(cfg: &Config, e: Engine, kernel: &str, stall_cycles: u64) -> ExecutionResult {
+    run_controlled(cfg, e, kernel, stall_cycles, &mut Control::default()).expect("no observer to cancel the run")
+}
+
+/// [`run_to_completion`] under a [`Control`].
+pub fn run_controlled(
+    cfg: &Config,
+    mut e: Engine,
+    kernel: &str,
+    stall_cycles: u64,
+    ctl: &mut Control,
+) -> Result<ExecutionResult> {
     let start = Instant::now();
     e.recording = true;
+    let mut partial = false;
     let stalled = loop {
         let limit = e.now() + CHUNK_CYCLES.min(stall_cycles);
-        e.run_until(limit);
+        if !ctl.run_until(&mut e, limit, "execution")? {
+            partial = true;
+            break false;
+        }
         if e.execution_time().is_some() {
             break false;
         }
@@ -80,22 +112,33 @@ pub fn run_to_completion(cfg: &Config, mut e: Engine, kernel: &str, stall_cycles
     let tasks = e.num_tasks();
     let blocked = if stalled { e.blocked_tasks(10) } else { Vec::new() };
     let replay = e.replay_stats();
+    let evidence = if stalled && e.in_flight > 0 { e.deadlock_evidence(10) } else { Default::default() };
+    let stuck = match evidence.channels.is_empty() {
+        true => "packets are stuck in the network".to_string(),
+        false => format!("packets are stuck in the network: {}", crate::stats::describe(&evidence)),
+    };
     let message = match e.execution_time() {
         Some(t) => format!("{kernel} on {tasks} tasks completed in {t} cycles ({messages} messages)"),
+        None if partial => format!("partial: {}", ctl.stopped.clone().unwrap_or_default()),
         None => format!(
             "deadlocked workload: no progress since cycle {}; {}",
             e.last_progress(),
-            if blocked.is_empty() { "packets are stuck in the network".to_string() } else { blocked.join("; ") }
+            if blocked.is_empty() { stuck } else { blocked.join("; ") }
         ),
     };
-    ExecutionResult {
+    let status = match (stalled, partial) {
+        (true, _) => Status::Deadlock,
+        (false, true) if e.execution_time().is_none() => Status::Partial,
+        _ => Status::Completed,
+    };
+    Ok(ExecutionResult {
         topology: cfg.topology.clone(),
         routing: e.routing_name().to_string(),
         vcs: cfg.switch.vcs,
         seed: cfg.seed,
         kernel: kernel.to_string(),
         tasks,
-        status: if stalled { Status::Deadlock } else { Status::Completed },
+        status,
         execution_time_cycles: e.execution_time(),
         messages,
         message_latency,
@@ -109,7 +152,9 @@ pub fn run_to_completion(cfg: &Config, mut e: Engine, kernel: &str, stall_cycles
         consumed_load_bin_cycles: bin,
         consumed_load: consumed,
         blocked,
+        blocked_channels: evidence.channels,
+        blocked_cycle: evidence.cycle,
         message,
         replay,
-    }
+    })
 }

@@ -1,6 +1,7 @@
 //! The throughput and latency methodology of paper 000 §5.1: warm-up, convergence of the
 //! accepted load over consecutive windows, then batches.
 
+use super::control::Control;
 use super::Engine;
 use crate::config::Config;
 use crate::error::Result;
@@ -30,6 +31,12 @@ fn settled(windows: &[f64], n: usize, tolerance: f64) -> bool {
 
 /// Runs one simulation of `cfg` through warm-up, convergence and batches.
 pub fn run(cfg: &Config) -> Result<RunResult> {
+    run_with(cfg, &mut Control::default())
+}
+
+/// [`run`] under a [`Control`]: cancellable, observed, within a budget (status `partial`
+/// when the budget stops it), invariants checked if asked.
+pub fn run_with(cfg: &Config, ctl: &mut Control) -> Result<RunResult> {
     if cfg.workload.is_some() {
         return Err(crate::Error::invalid(
             "config",
@@ -39,6 +46,7 @@ pub fn run(cfg: &Config) -> Result<RunResult> {
         ));
     }
     let start = Instant::now();
+    crate::resources::check_config(cfg)?;
     let topo = Topology::from_spec(&cfg.topology)?;
     let ideal = 1.0 / topo.max_channel_load();
     let mut e = Engine::new(cfg, &topo)?;
@@ -47,13 +55,23 @@ pub fn run(cfg: &Config) -> Result<RunResult> {
     let mut status = Status::Converged;
     let mut message = String::new();
 
-    // Runs `cycles` more cycles; false (with the status set) on a deadlock.
-    let advance = |e: &mut Engine, cycles: u64, status: &mut Status, message: &mut String| -> bool {
+    // Runs `cycles` more cycles; false (with the status set) on a deadlock or a budget.
+    let advance = |e: &mut Engine,
+                   ctl: &mut Control,
+                   cycles: u64,
+                   phase: &'static str,
+                   status: &mut Status,
+                   message: &mut String|
+     -> Result<bool> {
         let end = e.now() + cycles;
         let mut t = e.now();
         while t < end {
             let step = (end - t).min(m.deadlock_cycles);
-            e.run_until(t + step);
+            if !ctl.run_until(e, t + step, phase)? {
+                *status = Status::Partial;
+                *message = ctl.stopped.clone().unwrap_or_default();
+                return Ok(false);
+            }
             t += step;
             if e.in_flight > 0 && e.now().saturating_sub(e.last_delivery) > m.deadlock_cycles {
                 *status = Status::Deadlock;
@@ -63,13 +81,13 @@ pub fn run(cfg: &Config) -> Result<RunResult> {
                     e.in_flight,
                     e.now()
                 );
-                return false;
+                return Ok(false);
             }
         }
-        true
+        Ok(true)
     };
 
-    let mut ok = advance(&mut e, m.warmup_cycles, &mut status, &mut message);
+    let mut ok = advance(&mut e, ctl, m.warmup_cycles, "warm-up", &mut status, &mut message)?;
     let mut windows = Vec::new();
     let mut convergence = 0;
     while ok && !settled(&windows, m.convergence_windows as usize, m.convergence_tolerance) {
@@ -84,7 +102,7 @@ pub fn run(cfg: &Config) -> Result<RunResult> {
             break;
         }
         let before = e.counters.delivered_phits;
-        ok = advance(&mut e, m.window_cycles, &mut status, &mut message);
+        ok = advance(&mut e, ctl, m.window_cycles, "convergence", &mut status, &mut message)?;
         windows.push(accepted(e.counters.delivered_phits - before, m.window_cycles, sources));
         convergence += m.window_cycles;
     }
@@ -96,7 +114,7 @@ pub fn run(cfg: &Config) -> Result<RunResult> {
         for _ in 0..m.batches {
             let (g, d, p, phits) =
                 (e.counters.generated, e.counters.dropped, e.counters.delivered, e.counters.delivered_phits);
-            if !advance(&mut e, m.batch_cycles, &mut status, &mut message) {
+            if !advance(&mut e, ctl, m.batch_cycles, "batches", &mut status, &mut message)? {
                 break;
             }
             generated += e.counters.generated - g;
@@ -107,6 +125,15 @@ pub fn run(cfg: &Config) -> Result<RunResult> {
     }
 
     let converged = status == Status::Converged;
+    // A budget stop still reports the batches it completed, marked partial.
+    let measured = converged || (status == Status::Partial && !batch_loads.is_empty());
+    if status == Status::Partial {
+        message = format!("partial: {message}; {} of {} batches measured", batch_loads.len(), m.batches);
+    }
+    let evidence = if status == Status::Deadlock { e.deadlock_evidence(10) } else { Default::default() };
+    if !evidence.channels.is_empty() {
+        message = format!("{message}; {}", crate::stats::describe(&evidence));
+    }
     let n = batch_loads.len().max(1) as f64;
     let mean = batch_loads.iter().sum::<f64>() / n;
     let std = (batch_loads.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / n).sqrt();
@@ -130,8 +157,8 @@ pub fn run(cfg: &Config) -> Result<RunResult> {
         seed: cfg.seed,
         status,
         offered_load: offered,
-        accepted_load: converged.then_some(mean),
-        accepted_load_std: converged.then_some(std),
+        accepted_load: measured.then_some(mean),
+        accepted_load_std: measured.then_some(std),
         batch_accepted_loads: batch_loads,
         saturated,
         latency: Latencies { network: e.network_latency.summary(), end_to_end: e.end_to_end_latency.summary() },
@@ -145,6 +172,8 @@ pub fn run(cfg: &Config) -> Result<RunResult> {
         wall_seconds: start.elapsed().as_secs_f64(),
         ideal_throughput: ideal,
         routed_throughput: e.routed_throughput(),
+        blocked_channels: evidence.channels,
+        blocked_cycle: evidence.cycle,
         message,
     })
 }

@@ -8,12 +8,15 @@
 //! done only when something happens: idle switches and NICs cost nothing.
 
 mod arbitration;
+pub mod control;
 pub mod execute;
 mod fifos;
+mod invariants;
 mod matching;
 pub mod measure;
 mod queue;
 mod tasks;
+mod watchdog;
 
 use crate::config::{Arbitration, Config, OutputAllocation, Selection};
 use crate::error::Result;

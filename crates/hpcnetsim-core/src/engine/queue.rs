@@ -5,6 +5,10 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
+/// Largest capacity (events) an empty bucket keeps between uses: at most ~100 MB over
+/// the wheel, enough that medium networks never reallocate.
+const BUCKET_KEEP: usize = 4096;
+
 /// Events ordered by (cycle, creation order).
 pub(crate) struct EventQueue<E> {
     now: u64,
@@ -81,6 +85,12 @@ impl<E> EventQueue<E> {
                 self.far_free.push(slot);
             }
             out.append(&mut self.wheel[bucket]);
+            // A bucket keeps no more than a small buffer: otherwise each of the wheel's
+            // buckets would hold the capacity of the busiest cycle it ever saw, which on a
+            // large saturated network is gigabytes of empty buffers.
+            if self.wheel[bucket].capacity() > BUCKET_KEEP {
+                self.wheel[bucket] = Vec::new();
+            }
             if !out.is_empty() {
                 self.pending -= out.len();
                 return Some(self.now);

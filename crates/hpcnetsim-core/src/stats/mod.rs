@@ -1,9 +1,11 @@
 //! Statistics: the observers of a run and the result they produce.
 
+pub mod deadlock;
 pub mod latency;
 
 use serde::Serialize;
 
+pub use deadlock::{describe, describe_cycle, BlockedChannel, Evidence};
 pub use latency::{LatencyHistogram, Summary};
 
 /// How a run ended.
@@ -20,6 +22,9 @@ pub enum Status {
     Deadlock,
     /// Every program finished and the network emptied (causal workloads).
     Completed,
+    /// A wall-clock or cycle budget stopped the run first: whatever it reports covers only
+    /// the cycles simulated (accepted load only from the batches that completed).
+    Partial,
 }
 
 /// The result of running a causal workload.
@@ -63,6 +68,12 @@ pub struct ExecutionResult {
     pub consumed_load: Vec<f64>,
     /// For a deadlocked workload, what (up to ten of) the blocked tasks wait for.
     pub blocked: Vec<String>,
+    /// When packets are stuck in the network: the cycle of blocked channels.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub blocked_channels: Vec<BlockedChannel>,
+    /// Whether `blocked_channels` is a cycle.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub blocked_cycle: bool,
     /// One line saying what happened.
     pub message: String,
     /// Per-rank timings, latency distribution and traffic matrix of trace and program
@@ -144,6 +155,13 @@ pub struct RunResult {
     /// Uniform throughput bound under the routing's actual paths (table routing only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub routed_throughput: Option<f64>,
+    /// For a deadlock: the cycle of blocked channels, each waiting for the next (or, when
+    /// `blocked_cycle` is false, blocked channels that wait for room no queue can give).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub blocked_channels: Vec<BlockedChannel>,
+    /// Whether `blocked_channels` is a cycle.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub blocked_cycle: bool,
     /// One line saying what happened.
     pub message: String,
 }

@@ -1,0 +1,192 @@
+//! Reliability under real use: deadlock evidence that can be walked, cancellation and
+//! budgets of the drivers, invariant checks, bounds on cycle fields, memory refusal.
+
+mod common;
+
+use common::topo;
+use hpcnetsim_core::config::Config;
+use hpcnetsim_core::engine::control::{Budget, Control, Observer, Progress};
+use hpcnetsim_core::engine::{measure, Engine};
+use hpcnetsim_core::routing::{Candidate, Request, Routing};
+use hpcnetsim_core::stats::Status;
+use hpcnetsim_core::{Error, Peer};
+
+/// Around a 1D ring always in the + direction, on one VC: a cyclic channel dependency.
+struct Clockwise {
+    n: usize,
+}
+
+impl Routing for Clockwise {
+    fn name(&self) -> &'static str {
+        "clockwise"
+    }
+    fn route(&self, req: &Request, out: &mut Vec<Candidate>) {
+        // torus:N with one terminal per switch: ports 0 (+), 1 (-), 2 (terminal).
+        let port = if req.dst % self.n == req.switch { 2 } else { 0 };
+        out.push(Candidate::new(port, 0));
+    }
+}
+
+/// A ring with one-packet queues; DOR with its dateline on 2 VCs (the cyclic routing of the
+/// first test replaces it and uses VC 0 only).
+fn ring_config(n: usize) -> Config {
+    let text = format!(
+        "topology = \"torus:{n}\"\n[switch]\nqueue_packets = 1\nvcs = 2\n[routing]\nalgorithm = \"dor\"\n[traffic]\nload = 1.0\npattern = \"uniform\""
+    );
+    Config::from_toml(&text).unwrap()
+}
+
+#[test]
+fn a_cyclic_routing_deadlocks_and_the_cycle_walks_around_the_ring() {
+    let n = 6;
+    let t = topo(&format!("torus:{n}"));
+    let c = ring_config(n);
+    let mut e = Engine::new(&c, &t).unwrap();
+    e.set_routing(Box::new(Clockwise { n }));
+    e.run_until(20_000);
+    assert!(e.in_flight > 0 && e.now() - e.last_delivery > 10_000, "the ring did not deadlock");
+    let ev = e.deadlock_evidence(10);
+    assert!(ev.cycle, "no cycle found: {:?}", ev.channels);
+    let cycle = &ev.channels;
+    assert_eq!(cycle.len(), n, "every ring channel takes part: {cycle:?}");
+    // Walk it: the output port each entry waits on leads to the next entry's input port.
+    for (i, b) in cycle.iter().enumerate() {
+        let next = &cycle[(i + 1) % cycle.len()];
+        let Peer::Switch { switch, port } = t.ports(b.switch as usize)[b.waits_on_port as usize] else {
+            panic!("entry {i} waits on a port that leads to no switch");
+        };
+        assert_eq!((switch, port), (next.switch, next.port), "entry {i} does not lead to entry {}", i + 1);
+        assert!(b.need_phits > b.room_phits, "entry {i} is not short of room: {b:?}");
+    }
+    e.check_invariants().unwrap();
+}
+
+#[test]
+fn a_safe_routing_under_the_same_load_has_no_cycle() {
+    let t = topo("torus:6");
+    let mut c = ring_config(6);
+    c.switch.queue_packets = 2;
+    let mut e = Engine::new(&c, &t).unwrap();
+    e.run_until(20_000);
+    assert!(e.now() - e.last_delivery < 1000, "DOR with its dateline stalled");
+    assert!(!e.deadlock_evidence(10).cycle);
+}
+
+/// Cancels after a given number of reports.
+struct CancelAfter {
+    reports: usize,
+    seen: Vec<Progress>,
+}
+
+impl Observer for CancelAfter {
+    fn observe(&mut self, p: &Progress) -> hpcnetsim_core::Result<()> {
+        self.seen.push(p.clone());
+        if self.seen.len() >= self.reports {
+            return Err(Error::Interrupted);
+        }
+        Ok(())
+    }
+}
+
+fn long_config() -> Config {
+    let mut c = Config::from_toml("topology = \"torus:8x8\"\n[traffic]\nload = 0.3").unwrap();
+    c.measurement.warmup_cycles = 1_000_000_000;
+    c
+}
+
+#[test]
+fn an_observer_cancels_a_run_promptly_and_sees_its_progress() {
+    let mut obs = CancelAfter { reports: 3, seen: Vec::new() };
+    let start = std::time::Instant::now();
+    let r = measure::run_with(&long_config(), &mut Control::new(Some(&mut obs), Budget::default()));
+    assert_eq!(r.unwrap_err(), Error::Interrupted);
+    assert!(start.elapsed().as_secs_f64() < 5.0, "took {:?}", start.elapsed());
+    assert!(obs.seen.iter().all(|p| p.phase == "warm-up"));
+    assert!(obs.seen.windows(2).all(|w| w[0].cycle <= w[1].cycle), "cycles go back");
+    assert!(obs.seen.last().unwrap().cycle > 0 && obs.seen.last().unwrap().in_flight > 0);
+}
+
+#[test]
+fn budgets_stop_a_run_with_a_partial_result() {
+    let budget = Budget { max_wall_seconds: None, max_cycles: Some(5_000) };
+    let r = measure::run_with(&long_config(), &mut Control::new(None, budget)).unwrap();
+    assert_eq!(r.status, Status::Partial);
+    assert_eq!(r.cycles, 5_000);
+    assert!(r.message.contains("cycle budget"), "{}", r.message);
+    assert!(r.accepted_load.is_none(), "no batch was measured");
+    let budget = Budget { max_wall_seconds: Some(0.3), max_cycles: None };
+    let start = std::time::Instant::now();
+    let r = measure::run_with(&long_config(), &mut Control::new(None, budget)).unwrap();
+    assert_eq!(r.status, Status::Partial);
+    assert!(start.elapsed().as_secs_f64() < 3.0);
+    // A budget within the batches keeps the measured ones.
+    let mut c = Config::from_toml("topology = \"torus:4x4\"\n[traffic]\nload = 0.1").unwrap();
+    c.measurement.warmup_cycles = 1000;
+    c.measurement.batches = 4;
+    c.measurement.batch_cycles = 1000;
+    let full = measure::run(&c).unwrap();
+    let stop = full.cycles - 1500;
+    let budget = Budget { max_wall_seconds: None, max_cycles: Some(stop) };
+    let r = measure::run_with(&c, &mut Control::new(None, budget)).unwrap();
+    assert_eq!(r.status, Status::Partial);
+    assert_eq!(r.batch_accepted_loads, full.batch_accepted_loads[..2], "same seed, same batches");
+    assert!(r.accepted_load.is_some());
+}
+
+#[test]
+fn checked_runs_give_the_same_result() {
+    let mut c = Config::from_toml("topology = \"tree:k=4,n=2\"\n[traffic]\nload = 0.5").unwrap();
+    c.measurement.warmup_cycles = 2000;
+    c.measurement.batches = 2;
+    c.measurement.batch_cycles = 1000;
+    let plain = measure::run_with(&c, &mut Control::default()).unwrap();
+    let mut ctl = Control::default();
+    ctl.check = true;
+    let checked = measure::run_with(&c, &mut ctl).unwrap();
+    assert_eq!(plain.batch_accepted_loads, checked.batch_accepted_loads);
+    assert_eq!(plain.packet_hops, checked.packet_hops);
+}
+
+#[test]
+fn cycle_and_count_fields_are_bounded() {
+    for (field, value) in [
+        ("warmup_cycles", "18446744073709551615"),
+        ("batch_cycles", "2000000000000"),
+        ("batches", "4000000000"),
+        ("deadlock_cycles", "10000000000000"),
+    ] {
+        let text = format!("topology = \"torus:4x4\"\n[measurement]\n{field} = {value}");
+        let e = Config::from_toml(&text).unwrap_err().to_string();
+        assert!(e.contains(&format!("measurement.{field}")) && !e.contains('\n'), "{field}: {e}");
+    }
+}
+
+#[test]
+fn errors_name_no_rust_types() {
+    for text in [
+        "topology = \"torus:4x4\"\n[switch]\nvcs = \"two\"",
+        "topology = \"torus:4x4\"\n[switch]\nvcs = -1",
+        "topology = \"torus:4x4\"\nswitch = 3",
+        "topology = \"torus:4x4\"\n[measurement]\nbatches = 1.5",
+    ] {
+        let e = Config::from_toml(text).unwrap_err().to_string();
+        for word in ["u32", "u64", "usize", "struct", "f64", "i64"] {
+            assert!(!e.split(|c: char| !c.is_alphanumeric()).any(|w| w == word), "{text:?}: {e}");
+        }
+    }
+}
+
+#[test]
+fn a_network_larger_than_memory_is_refused_before_it_is_built() {
+    use hpcnetsim_core::resources::{check_against, simulation_bytes};
+    let big = Config::from_toml("topology = \"torus:8000x5000\"").unwrap();
+    let need = simulation_bytes(&big).unwrap();
+    assert!(need > 8 << 30, "200 million ports need gigabytes, estimated {need}");
+    let e = check_against("config", "topology", &big.topology, need, 1 << 30, "the cgroup memory limit")
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("memory") && e.contains("--no-memory-check") && e.contains("1.0 GB"), "{e}");
+    let small = simulation_bytes(&Config::from_toml("topology = \"torus:4x4\"").unwrap()).unwrap();
+    assert!(small < 10 << 20, "a 4x4 torus estimated at {small} bytes");
+    assert!(check_against("config", "topology", "torus:4x4", small, 1 << 30, "x").is_ok());
+}

@@ -1,0 +1,138 @@
+"""Reliability under real use: Ctrl-C, budgets, memory refusal, deadlock evidence, bounds."""
+
+import json
+import os
+import resource
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+import pytest
+
+import hpcnetsim
+from hpcnetsim import ConfigError
+
+LONG = {"topology": "torus:8x8", "traffic": {"load": 0.3}, "measurement": {"warmup_cycles": 10**11}}
+#: Bubble routing with one-packet queues and packets of 4 to 16 phits: entering a ring needs
+#: room for two packets, which no queue has; the network stops within a few thousand cycles.
+DEADLOCK = {
+    "topology": "torus:4x4",
+    "switch": {"queue_packets": 1},
+    "routing": {"algorithm": "bubble-adaptive"},
+    "traffic": {"load": 1.0, "packet_phits": 4, "packet_phits_max": 16},
+    "measurement": {"warmup_cycles": 20000, "deadlock_cycles": 2000},
+}
+
+
+def write_toml(path, cfg):
+    from hpcnetsim.canonical import to_toml
+
+    path.write_text(to_toml(cfg))
+    return path
+
+
+def test_sigint_stops_a_cli_run_within_two_seconds_and_writes_nothing(tmp_path):
+    cfg = write_toml(tmp_path / "long.toml", LONG)
+    out = tmp_path / "out"
+    proc = subprocess.Popen([sys.executable, "-m", "hpcnetsim", "run", str(cfg), "--out", str(out)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
+    time.sleep(2.5)  # start-up and well into the warm-up
+    assert proc.poll() is None, proc.communicate()
+    start = time.monotonic()
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=10)
+    took = time.monotonic() - start
+    assert proc.returncode == 130, err
+    assert took < 2.0, f"took {took:.2f} s to stop"
+    assert "Traceback" not in err and "interrupted" in err
+    assert not out.exists()
+
+
+def test_simulate_raises_keyboard_interrupt_promptly():
+    if threading.current_thread() is not threading.main_thread():
+        pytest.skip("signals reach the main thread only")
+    timer = threading.Timer(0.5, lambda: os.kill(os.getpid(), signal.SIGINT))
+    start = time.monotonic()
+    timer.start()
+    with pytest.raises(KeyboardInterrupt):
+        hpcnetsim.simulate(LONG)
+    assert time.monotonic() - start < 2.0
+    timer.join()
+
+
+def test_progress_and_budget():
+    seen = []
+    r = hpcnetsim.simulate(LONG, progress=seen.append, max_seconds=0.5)
+    assert r.status == "partial" and "wall-clock budget" in r.message
+    assert r.accepted_load is None
+    assert seen and {p["phase"] for p in seen} == {"warm-up"}
+    assert all(a["cycle"] <= b["cycle"] for a, b in zip(seen, seen[1:]))
+    r = hpcnetsim.simulate(LONG, max_cycles=3000)
+    assert r.status == "partial" and r.cycles == 3000
+    with pytest.raises(ConfigError, match="max_seconds"):
+        hpcnetsim.simulate(LONG, max_seconds=-1)
+
+
+def test_a_config_needing_more_than_the_address_space_limit_is_refused(tmp_path):
+    cfg = write_toml(tmp_path / "big.toml", {**LONG, "topology": "torus:3000x3000"})
+    limit = 3 << 30
+
+    def small_limit():
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+
+    start = time.monotonic()
+    r = subprocess.run([sys.executable, "-m", "hpcnetsim", "run", str(cfg)], capture_output=True, text=True,
+                       preexec_fn=small_limit, timeout=120)  # fmt: skip
+    assert r.returncode == 2, r.stderr
+    assert r.stderr.count("\n") == 1 and "memory" in r.stderr and "--no-memory-check" in r.stderr, r.stderr
+    assert "address-space limit" in r.stderr
+    assert time.monotonic() - start < 30, "refused from the estimate, before building"
+    r = subprocess.run([sys.executable, "-m", "hpcnetsim", "topo", "describe", "torus:6000x6000"],
+                       capture_output=True, text=True, preexec_fn=small_limit, timeout=120)  # fmt: skip
+    assert r.returncode == 2 and "memory" in r.stderr, r.stderr
+
+
+def test_a_deadlock_is_reported_with_evidence_and_exit_status_3(cli, tmp_path):
+    r = hpcnetsim.simulate(DEADLOCK)
+    assert r.status == "deadlock"
+    assert r.blocked_channels, r.message
+    for b in r.blocked_channels:
+        assert b["need_phits"] > b["room_phits"]
+    cfg = write_toml(tmp_path / "dl.toml", DEADLOCK)
+    p = cli("run", str(cfg), "--out", str(tmp_path / "out"))
+    assert p.returncode == 3, p.stderr
+    assert "blocked channels" in p.stdout and "switch " in p.stdout
+    stored = json.loads((tmp_path / "out" / "result.json").read_text())["result"]
+    assert stored["blocked_channels"] == r.blocked_channels
+
+
+def test_unbounded_values_are_refused_in_one_line(cli, tmp_path):
+    cfg = write_toml(tmp_path / "c.toml", {"topology": "torus:4x4"})
+    p = cli("run", str(cfg), "--set", "measurement.warmup_cycles=18446744073709551615")
+    assert p.returncode == 2 and p.stderr.count("\n") == 1 and "measurement.warmup_cycles" in p.stderr
+    p = cli("run", str(cfg), "--set", "switch.vcs=\"two\"")
+    assert p.returncode == 2 and "u32" not in p.stderr and "struct" not in p.stderr, p.stderr
+
+
+def test_expressions_are_bounded():
+    from hpcnetsim.expressions import evaluate
+
+    start = time.monotonic()
+    for text in ("=9**9**9**9", "=10**400", "=(2**1000)*(2**1000)", "=" + "(" * 300 + "1" + ")" * 300):
+        with pytest.raises(ConfigError):
+            evaluate(text, "torus:4x4", "traffic.load")
+    assert time.monotonic() - start < 1.0
+    assert evaluate("=2**10", "torus:4x4", "x") == 1024
+
+
+def test_version(cli):
+    p = cli("--version")
+    assert p.returncode == 0 and p.stdout.startswith(f"hpcnetsim {hpcnetsim.__version__} (build ")
+
+
+def test_results_render_as_html():
+    r = hpcnetsim.simulate(DEADLOCK)
+    html = r._repr_html_()
+    assert "<table" in html and "deadlock" in html and "#b42318" in html

@@ -1,0 +1,108 @@
+"""The store at scale and under concurrency: compaction, build identity, the sweep lock,
+no orphan workers after kill -9."""
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import hpcnetsim
+import pytest
+from hpcnetsim import ConfigError, experiment, store
+from hpcnetsim.sweep import run_sweep
+
+DATA = Path(__file__).parent / "data"
+SMALL = DATA / "small_sweep.toml"
+
+
+def fake_rows(n: int, build: str = "b") -> list[dict]:
+    cfg = {"topology": "torus:4x4", "traffic": {"load": 0.5}}
+    result = {"status": "converged", "accepted_load": 0.5, "batch_accepted_loads": [0.5, 0.5], "latency": {"mean": 3.0}}
+    rows = []
+    for i in range(n):
+        r = store.record(f"{i:064x}", cfg, result, None)
+        r["build_id"] = build
+        rows.append(r)
+    return rows
+
+
+def test_ten_thousand_points_are_read_and_resumed_from_a_compacted_store(tmp_path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    rows = fake_rows(10_000)
+    (tmp_path / "store").mkdir()
+    pq.write_table(pa.Table.from_pylist([{k: store._cell(v) for k, v in r.items()} for r in rows]),
+                   tmp_path / "store" / "part-00000000.parquet")  # fmt: skip
+    for r in fake_rows(3):  # three points written since, not compacted yet (one rewritten)
+        r["key"] = f"{r['key'][:-1]}x" if r["key"].endswith("1") else r["key"]
+        store.write(tmp_path, r)
+    done = store.finished(tmp_path)
+    assert len(done) == 10_001  # the 10 000 and the one new key
+    df = hpcnetsim.results(tmp_path)
+    assert len(df) == 10_001 and df["key"].is_unique
+    assert store.compact(tmp_path).name == "part-00000001.parquet"
+    assert [f.name for f in store.files(tmp_path)] == ["part-00000000.parquet", "part-00000001.parquet"]
+    assert store.finished(tmp_path) == done
+
+
+def test_a_changed_build_identity_recomputes(tmp_path, monkeypatch):
+    exp = experiment.load(SMALL, quick=True)
+    first = run_sweep(exp, tmp_path, jobs=1, progress=False)
+    assert first.ran == first.total
+    monkeypatch.setattr(hpcnetsim._core, "BUILD_ID", "another-build")
+    other = experiment.load(SMALL, quick=True)
+    assert {p.key for p in other.points}.isdisjoint(p.key for p in exp.points)
+    again = run_sweep(other, tmp_path, jobs=1, progress=False)
+    assert (again.stored_before, again.ran) == (0, again.total)
+
+
+def test_a_second_sweep_into_the_same_folder_is_refused(tmp_path):
+    exp = experiment.load(SMALL, quick=True)
+    with store.SweepLock(tmp_path):
+        with pytest.raises(ConfigError, match="another sweep .* is writing into it"):
+            run_sweep(exp, tmp_path, jobs=1, progress=False)
+    summary = run_sweep(exp, tmp_path, jobs=1, progress=False)  # free again afterwards
+    assert summary.ran == summary.total
+
+
+def children(pid: int) -> list[int]:
+    out = subprocess.run(["pgrep", "-P", str(pid)], capture_output=True, text=True).stdout
+    return [int(x) for x in out.split()]
+
+
+def test_kill_9_of_a_sweep_leaves_no_worker_behind(tmp_path):
+    f = tmp_path / "long.toml"
+    f.write_text('name = "long"\n[base]\ntopology = "torus:8x8"\nmeasurement.warmup_cycles = 100000000000\n'
+                 "[[sweep]]\naxes.traffic.load = [0.1, 0.2, 0.3]\n")  # fmt: skip
+    proc = subprocess.Popen([sys.executable, "-m", "hpcnetsim", "sweep", str(f), "--out", str(tmp_path / "out"),
+                             "--jobs", "2", "--no-progress"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)  # fmt: skip
+    try:
+        deadline = time.monotonic() + 60
+        workers: list[int] = []
+        while time.monotonic() < deadline and len(workers) < 2:
+            time.sleep(0.2)
+            workers = children(proc.pid)  # the workers and the resource tracker
+        assert len(workers) >= 2, "the workers did not start"
+        time.sleep(1.0)  # the workers are simulating now
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(10)
+        deadline = time.monotonic() + 5
+        alive = workers
+        while alive and time.monotonic() < deadline:
+            time.sleep(0.2)
+            alive = [w for w in workers if Path(f"/proc/{w}").exists() and b"Z" not in _state(w)]
+        assert not alive, f"workers {alive} outlived the sweep"
+    finally:
+        proc.kill()
+        for w in children(proc.pid):
+            os.kill(w, signal.SIGKILL)
+
+
+def _state(pid: int) -> bytes:
+    try:
+        return Path(f"/proc/{pid}/stat").read_bytes().split(b") ")[1][:1]
+    except (FileNotFoundError, IndexError):
+        return b"Z"
