@@ -15,13 +15,13 @@ import hpcnetsim
 from hpcnetsim import ConfigError
 
 LONG = {"topology": "torus:8x8", "traffic": {"load": 0.3}, "measurement": {"warmup_cycles": 10**11}}
-#: Bubble routing with one-packet queues and packets of 4 to 16 phits: entering a ring needs
-#: room for two packets, which no queue has; the network stops within a few thousand cycles.
+#: Min-hop forwarding tables on a ring with one VC and one-packet queues: a cyclic channel
+#: dependency; the network stops within a few thousand cycles.
 DEADLOCK = {
-    "topology": "torus:4x4",
+    "topology": "torus:8",
     "switch": {"queue_packets": 1},
-    "routing": {"algorithm": "bubble-adaptive"},
-    "traffic": {"load": 1.0, "packet_phits": 4, "packet_phits_max": 16},
+    "routing": {"algorithm": "table", "engine": "minhop"},
+    "traffic": {"load": 1.0},
     "measurement": {"warmup_cycles": 20000, "deadlock_cycles": 2000},
 }
 

@@ -55,10 +55,12 @@ def default_config() -> dict[str, Any]:
 
 @functools.cache
 def settable_config() -> dict[str, Any]:
-    """The default config plus a default ``workload`` table, ``model`` and ``[flow]``: every path an
-    experiment may set."""
+    """The default config plus a default ``workload`` table, ``model``, ``[flow]`` and the table
+    routing fields: every path an experiment may set."""
     config = json.loads(_core.config_from_toml('topology = "crossbar:2"\n[workload]\n'))
     config.update(json.loads(_core.flow_defaults()))
+    # Table routing's fields are left out of configs that do not use them.
+    config["routing"].update({"engine": "dfsssp", "lmc": 0, "address": "round-robin", "tables": ""})
     return config
 
 

@@ -112,6 +112,8 @@ impl Engine<'_> {
     /// port range `base`: room, downstream occupancy and whether it can be taken now.
     fn offer(&mut self, base: usize, class: u32, size: u32, now: u64) {
         self.offers.clear();
+        // With one candidate there is nothing to compare: its occupancy is not needed.
+        let compare = self.selection == Selection::LeastOccupied && self.classes[class as usize].len() > 1;
         for k in 0..self.classes[class as usize].len() {
             let c = self.classes[class as usize][k];
             let out = base + c.port as usize;
@@ -122,8 +124,8 @@ impl Engine<'_> {
                 OutputAllocation::Link => self.link_free[out] <= now,
                 OutputAllocation::Vc => self.reserved[oq] == NONE,
             };
-            let occupancy = match (self.selection, self.topo.peers()[out]) {
-                (Selection::LeastOccupied, Peer::Switch { switch, port }) => {
+            let occupancy = match (compare, self.topo.peers()[out]) {
+                (true, Peer::Switch { switch, port }) => {
                     self.occupancy(self.topo.channel(switch as usize, port as usize) * self.vcs + c.vc as usize, now)
                 }
                 _ => 0,

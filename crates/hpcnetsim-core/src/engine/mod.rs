@@ -533,9 +533,10 @@ impl<'a> Engine<'a> {
             Some(v) => v..v + 1,
             None => 0..self.injection_vcs,
         };
+        let compare = vcs.len() > 1;
         for vc in vcs {
             let room = self.nic_credits[nic * self.vcs + vc];
-            let occupancy = self.occupancy(channel * self.vcs + vc, now);
+            let occupancy = if compare { self.occupancy(channel * self.vcs + vc, now) } else { 0 };
             let candidate = Candidate::new(port, vc);
             self.offers.push(Offer { candidate, room, occupancy, takeable: room >= size });
         }
