@@ -29,6 +29,29 @@ impl Routing for Clockwise {
 
 /// A ring with one-packet queues; DOR with its dateline on 2 VCs (the cyclic routing of the
 /// first test replaces it and uses VC 0 only).
+/// Ejects every packet at the first switch, whatever its destination.
+struct EjectHere;
+
+impl Routing for EjectHere {
+    fn name(&self) -> &'static str {
+        "eject-here"
+    }
+    fn route(&self, _req: &Request, out: &mut Vec<Candidate>) {
+        out.push(Candidate::new(2, 0));
+    }
+}
+
+#[test]
+fn a_packet_delivered_to_the_wrong_terminal_is_an_invariant_violation() {
+    let t = topo("torus:6");
+    let mut e = Engine::new(&ring_config(6), &t).unwrap();
+    e.check_invariants().unwrap();
+    e.set_routing(Box::new(EjectHere));
+    e.run_until(2_000);
+    let err = e.check_invariants().unwrap_err();
+    assert!(err.contains("delivered to terminal") && err.contains("its destination"), "{err}");
+}
+
 fn ring_config(n: usize) -> Config {
     let text = format!(
         "topology = \"torus:{n}\"\n[switch]\nqueue_packets = 1\nvcs = 2\n[routing]\nalgorithm = \"dor\"\n[traffic]\nload = 1.0\npattern = \"uniform\""

@@ -270,7 +270,10 @@ impl Engine<'_> {
                 let next = (self.topo.channel(switch as usize, port as usize) * self.vcs + vc) as u32;
                 self.events.push(now + self.hop_delay, Event::Arrive { queue: next, packet: p });
             }
-            Peer::Terminal(_) => {
+            Peer::Terminal(t) => {
+                if t != self.packets[p as usize].dst && self.misdelivered.is_none() {
+                    self.misdelivered = Some((p, t));
+                }
                 self.events.push(now + self.hop_delay + size as u64 - 1, Event::Deliver { packet: p });
             }
             Peer::Unplugged => unreachable!("routing chose an unplugged port"),

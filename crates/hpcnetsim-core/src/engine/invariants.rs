@@ -1,6 +1,6 @@
 //! Invariants of the engine's state, checked between chunks of a run when asked
 //! (`--check`, and always in debug builds): packets conserved, credits within capacity,
-//! no packet freed twice or still queued after delivery.
+//! no packet freed twice or still queued after delivery, none delivered to the wrong terminal.
 
 use super::Engine;
 use crate::topology::Peer;
@@ -8,6 +8,10 @@ use crate::topology::Peer;
 impl Engine<'_> {
     /// Checks the engine's state; returns what is wrong, in one line, otherwise.
     pub fn check_invariants(&self) -> std::result::Result<(), String> {
+        if let Some((p, t)) = self.misdelivered {
+            let dst = self.packets[p as usize].dst;
+            return Err(format!("packet {p} delivered to terminal {t}, its destination is terminal {dst}"));
+        }
         // Conservation: every live packet is counted in flight, and only those.
         let live = self.packets.len() as u64 - self.free_packets.len() as u64;
         if live != self.in_flight {

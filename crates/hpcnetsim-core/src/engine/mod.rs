@@ -140,6 +140,9 @@ pub struct Engine<'a> {
     next_vc: Vec<u8>,
     /// Per switch: output channels with a reserved VC whose packet has not started.
     pending: Vec<Vec<u32>>,
+    /// The first packet sent to a terminal other than its destination, with that terminal
+    /// (a routing error the invariant checks report).
+    misdelivered: Option<(u32, u32)>,
     /// Front packets waiting for a grant at each switch.
     waiting: Vec<Vec<Waiter>>,
     nic_queue: Vec<VecDeque<u32>>,
@@ -250,6 +253,7 @@ impl<'a> Engine<'a> {
             departing: vec![(0, u64::MAX); channels * vcs],
             next_vc: vec![0; channels],
             pending: vec![Vec::new(); switches],
+            misdelivered: None,
             waiting: vec![Vec::new(); switches],
             nic_queue: vec![VecDeque::new(); terminals],
             nic_sending: vec![false; terminals],
