@@ -256,3 +256,42 @@ def test_bench_quick_prints_the_table(cli):
         cells = [c.strip() for c in line.strip("|").split("|")]
         assert cells[1] in ("converged", "not-converged"), line
         assert int(cells[2]) > 0 and int(cells[3]) > 0 and float(cells[-1]) > 0, line
+
+
+def test_bench_scale_plans_every_size_below_capacity():
+    from hpcnetsim.bench import scale_rows
+
+    rows = scale_rows(million=True)
+    sizes = {(r["family"], r["terminals"]) for r in rows}
+    for family in ("torus", "tree"):
+        assert {t for f, t in sizes if f == family} == {64, 256, 1024, 4096, 16384, 65536, 1048576}
+    for r in rows:
+        # Below saturation on every network: at most 40 % of the uniform capacity, which is
+        # 8/k on a k x k torus (bisection) and 1 on a full fat-tree.
+        side = int(r["spec"].split(":")[1].split("x")[0]) if r["family"] == "torus" else None
+        capacity = 8 / side if side else 1.0
+        assert 0 < r["offered_load"] <= 0.4 * capacity + 1e-9, r["spec"]
+        assert r["config"]["measurement"]["warmup_cycles"] + r["config"]["measurement"]["batch_cycles"] >= 3000
+
+
+def test_bench_scale_runs_and_compares_with_the_smallest(cli):
+    r = cli("bench", "--scale", "--max-terminals", "64", "--target-phit-hops", "1e5")
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.strip().splitlines()
+    assert lines[0].startswith("| family | spec | terminals")
+    rows = [[c.strip() for c in line.strip("|").split("|")] for line in lines[2:]]
+    assert len(rows) == 4  # 8x8 torus and 4-ary 3-tree, two loads each
+    for cells in rows:
+        assert cells[5] == "converged" and int(cells[7]) > 0 and float(cells[12]) == 1.0, cells
+
+
+@pytest.mark.parametrize(
+    "args, needle",
+    [
+        (("--million",), "--million is invalid without --scale"),
+        (("--scale", "--max-terminals", "0"), "--max-terminals = 0 is invalid"),
+        (("--scale", "--target-phit-hops", "-1"), "--target-phit-hops = -1.0 is invalid"),
+    ],
+)
+def test_bench_refuses_bad_scale_flags(cli, args, needle):
+    assert_one_line_error(cli("bench", *args), needle)

@@ -90,3 +90,158 @@ def format_row(row: dict[str, Any]) -> str:
 def table_header() -> str:
     """The header lines of the benchmark table."""
     return "| " + " | ".join(COLUMNS) + " |\n" + "|" + "---|" * len(COLUMNS)
+
+
+# --- bench --scale: cost per phit-hop against network size -------------------------------
+
+#: Families of the scale benchmark: (label, spec template, sizes, routing, VCs). The sizes
+#: give 64 to 65 536 terminals in steps of 4x.
+SCALE_FAMILIES = (
+    ("torus", "torus:{0}x{0}", (8, 16, 32, 64, 128, 256), "dor", 2),
+    ("tree", "tree:k=4,kp=4,n={0}", (3, 4, 5, 6, 7, 8), "auto", 2),
+)
+#: Offered loads of the scale benchmark, as fractions of each network's uniform capacity.
+SCALE_LOADS = (0.1, 0.4)
+#: Networks of ``--million``: 1 048 576 terminals each, 10 000 cycles at 30 % of capacity.
+MILLION = (("torus", "torus:1024x1024", "dor", 2), ("tree", "tree:k=32,kp=32,n=4", "auto", 2))
+#: Phit-hops each scale row aims at, so small networks run long enough to be timed.
+SCALE_TARGET_PHIT_HOPS = 3e7
+#: Columns of the scale table.
+SCALE_COLUMNS = (
+    "family", "spec", "terminals", "load_fraction", "offered_load", "status", "cycles", "phit_hops",
+    "engine_seconds", "total_seconds", "phit_hops_per_s", "ns_per_phit_hop", "cost_vs_smallest",
+    "max_rss_mib", "rss_kib_per_terminal",
+)  # fmt: skip
+
+
+def scale_config(spec: str, algorithm: str, vcs: int, load: float, cycles: int) -> dict[str, Any]:
+    """One scale row's config: a 1000-cycle warm-up and one batch making up `cycles`."""
+    return {
+        "topology": spec,
+        "seed": 1,
+        "switch": {"vcs": vcs},
+        "routing": {"algorithm": algorithm},
+        "traffic": {"pattern": "uniform", "load": load},
+        "measurement": {
+            "warmup_cycles": 1000,
+            "window_cycles": 1000,
+            "convergence_windows": 1,
+            "max_convergence_cycles": 1000,
+            "batches": 1,
+            "batch_cycles": max(cycles - 1000, 1000),
+        },
+    }
+
+
+def scale_rows(
+    million: bool = False, max_terminals: int | None = None, target: float = SCALE_TARGET_PHIT_HOPS
+) -> list[dict[str, Any]]:
+    """The planned rows of the scale benchmark (configs, not results)."""
+    from .topology import describe
+
+    rows = []
+    for family, template, sizes, algorithm, vcs in SCALE_FAMILIES:
+        for size in sizes:
+            spec = template.format(size)
+            d = describe(spec)
+            if max_terminals is not None and d["terminals"] > max_terminals:
+                continue
+            for fraction in SCALE_LOADS:
+                load = fraction * d["ideal_throughput"]
+                per_cycle = d["terminals"] * load * d["avg_distance"]
+                cycles = int(max(3000, target / per_cycle))
+                rows.append(_scale_row(family, spec, d["terminals"], fraction, algorithm, vcs, load, cycles))
+    if million:
+        for family, spec, algorithm, vcs in MILLION:
+            d = describe(spec)
+            load = 0.3 * d["ideal_throughput"]
+            rows.append(_scale_row(family, spec, d["terminals"], 0.3, algorithm, vcs, load, 10_000))
+    return rows
+
+
+def _scale_row(family, spec, terminals, fraction, algorithm, vcs, load, cycles) -> dict[str, Any]:
+    return {
+        "family": family,
+        "spec": spec,
+        "terminals": terminals,
+        "load_fraction": fraction,
+        "offered_load": load,
+        "config": scale_config(spec, algorithm, vcs, load, cycles),
+    }
+
+
+def run_scale(
+    million: bool = False, max_terminals: int | None = None, target: float = SCALE_TARGET_PHIT_HOPS, on_row=None
+) -> list[dict[str, Any]]:
+    """Run every scale row in its own process (so its peak memory is its own)."""
+    import json
+    import subprocess
+
+    out = []
+    smallest: dict[tuple[str, float], float] = {}
+    for row in scale_rows(million, max_terminals, target):
+        child = subprocess.run(
+            [sys.executable, "-c", "from hpcnetsim.bench import scale_child; scale_child()"],
+            input=json.dumps(row["config"]),
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        if child.returncode != 0:
+            lines = (child.stderr.strip() or "no output").splitlines()
+            raise RuntimeError(f"scale row {row['spec']} failed: {lines[-1]}")
+        r = json.loads(child.stdout)
+        ns = 1e9 * r["wall_seconds"] / r["phit_hops"] if r["phit_hops"] else float("nan")
+        key = (row["family"], row["load_fraction"])
+        smallest.setdefault(key, ns)
+        result = {
+            **{k: row[k] for k in ("family", "spec", "terminals", "load_fraction", "offered_load")},
+            "status": r["status"],
+            "cycles": r["cycles"],
+            "phit_hops": r["phit_hops"],
+            "engine_seconds": r["wall_seconds"],
+            "total_seconds": r["total_seconds"],
+            "phit_hops_per_s": rate(r["phit_hops"], r["wall_seconds"]),
+            "ns_per_phit_hop": ns,
+            "cost_vs_smallest": ns / smallest[key],
+            "max_rss_mib": r["max_rss_mib"],
+            "rss_kib_per_terminal": r["max_rss_mib"] * 1024 / row["terminals"],
+        }
+        out.append(result)
+        if on_row is not None:
+            on_row(result)
+    return out
+
+
+def scale_child() -> None:
+    """Body of one scale row's process: config JSON on stdin, figures as JSON on stdout."""
+    import json
+    import time
+
+    start = time.perf_counter()
+    r = simulate(json.loads(sys.stdin.read()))
+    figures = {
+        "status": r.status,
+        "cycles": r.cycles,
+        "phit_hops": r.phit_hops,
+        "wall_seconds": r.wall_seconds,
+        "total_seconds": time.perf_counter() - start,
+        "max_rss_mib": max_rss_mib(),
+    }
+    print(json.dumps(figures))
+
+
+def format_scale_row(row: dict[str, Any]) -> str:
+    """One Markdown row of the scale table."""
+
+    def cell(v):
+        if isinstance(v, float):
+            return f"{v:.3g}" if abs(v) < 1e4 else f"{v:.3e}"
+        return str(v)
+
+    return "| " + " | ".join(cell(row[c]) for c in SCALE_COLUMNS) + " |"
+
+
+def scale_header() -> str:
+    """The header lines of the scale table."""
+    return "| " + " | ".join(SCALE_COLUMNS) + " |\n" + "|" + "---|" * len(SCALE_COLUMNS)

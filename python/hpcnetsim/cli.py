@@ -97,6 +97,12 @@ def _build_parser() -> argparse.ArgumentParser:
 
     b = sub.add_parser("bench", help="simulator speed on fixed configs")
     b.add_argument("--quick", action="store_true", help="short schedules: warm-up 1000, one batch of 1000 cycles")
+    b.add_argument("--scale", action="store_true",
+                   help="cost per phit-hop from 64 to 65 536 terminals (tori and trees, two loads)")
+    b.add_argument("--million", action="store_true", help="with --scale: add the 1 048 576-terminal torus and tree")
+    b.add_argument("--max-terminals", type=int, help="with --scale: skip networks larger than this")
+    b.add_argument("--target-phit-hops", type=float, default=3e7,
+                   help="with --scale: phit-hops each row aims at (at least 3000 cycles; default 3e7)")
     b.set_defaults(func=_bench)
 
     sw = sub.add_parser("sweep", help="run an experiment file: a base config and sweep axes (docs/experiments.md)")
@@ -524,8 +530,18 @@ def _report(args) -> None:
 
 
 def _bench(args) -> None:
-    from .bench import format_row, run_benchmarks, table_header
+    from .bench import format_row, format_scale_row, run_benchmarks, run_scale, scale_header, table_header
 
+    if args.million and not args.scale:
+        raise ConfigError("--million is invalid without --scale: it adds rows to the scale benchmark")
+    if args.max_terminals is not None and args.max_terminals < 1:
+        raise ConfigError(f"--max-terminals = {args.max_terminals} is invalid: a positive number of terminals")
+    if not args.target_phit_hops > 0:
+        raise ConfigError(f"--target-phit-hops = {args.target_phit_hops} is invalid: a positive number")
+    if args.scale:
+        print(scale_header(), flush=True)
+        run_scale(args.million, args.max_terminals, args.target_phit_hops, on_row=lambda row: print(format_scale_row(row), flush=True))
+        return
     print(table_header(), flush=True)
     run_benchmarks(args.quick, on_row=lambda row: print(format_row(row), flush=True))
 
