@@ -295,3 +295,21 @@ def test_bench_scale_runs_and_compares_with_the_smallest(cli):
 )
 def test_bench_refuses_bad_scale_flags(cli, args, needle):
     assert_one_line_error(cli("bench", *args), needle)
+
+
+def test_bench_startup_measures_the_run_against_the_bare_interpreter():
+    from hpcnetsim.bench import run_startup
+
+    r = run_startup(repeats=2)
+    assert set(r) == {"interpreter_best_ms", "interpreter_median_ms", "run_best_ms", "run_median_ms", "hpcnetsim_best_ms"}
+    assert 0 < r["interpreter_best_ms"] <= r["interpreter_median_ms"]
+    assert r["run_best_ms"] > r["interpreter_best_ms"] and r["run_best_ms"] <= r["run_median_ms"]
+
+
+def test_package_names_load_on_first_use():
+    import hpcnetsim
+
+    assert callable(hpcnetsim.simulate) and hpcnetsim.Topology.__name__ == "Topology"
+    assert set(hpcnetsim.__all__) <= set(dir(hpcnetsim))
+    with pytest.raises(AttributeError, match="no attribute 'nope'"):
+        hpcnetsim.nope  # noqa: B018

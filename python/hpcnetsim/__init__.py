@@ -1,29 +1,39 @@
 """hpcnetsim: model, simulate and evaluate the interconnection networks of supercomputers."""
 
 from ._core import ConfigError, __version__
-from .config import apply_overrides, load_config
-from .flow import ebb, mpigraph
-from .program import ANY, Program
-from .routing import route
-from .simulation import SimulationResult, execute, load_curve, simulate
-from .store import results
-from .topology import Topology, describe
 
-__all__ = [
-    "ANY",
-    "ConfigError",
-    "Program",
-    "SimulationResult",
-    "Topology",
-    "__version__",
-    "apply_overrides",
-    "describe",
-    "ebb",
-    "execute",
-    "load_config",
-    "load_curve",
-    "mpigraph",
-    "results",
-    "route",
-    "simulate",
-]
+#: Where each public name lives. Modules load on first use, so a CLI command pays only for
+#: the modules it needs (start-up is part of every run).
+_EXPORTS = {
+    "ANY": "program",
+    "Program": "program",
+    "SimulationResult": "simulation",
+    "Topology": "topology",
+    "apply_overrides": "config",
+    "describe": "topology",
+    "ebb": "flow",
+    "execute": "simulation",
+    "load_config": "config",
+    "load_curve": "simulation",
+    "mpigraph": "flow",
+    "results": "store",
+    "route": "routing",
+    "simulate": "simulation",
+}
+
+__all__ = ["ConfigError", "__version__", *_EXPORTS]
+
+
+def __getattr__(name: str):
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'hpcnetsim' has no attribute {name!r}")
+    from importlib import import_module
+
+    value = getattr(import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(__all__)

@@ -245,3 +245,56 @@ def format_scale_row(row: dict[str, Any]) -> str:
 def scale_header() -> str:
     """The header lines of the scale table."""
     return "| " + " | ".join(SCALE_COLUMNS) + " |\n" + "|" + "---|" * len(SCALE_COLUMNS)
+
+
+# --- bench --startup: what a small run costs before and around the engine ---------------
+
+#: The tiny run of ``--startup``: a 4x4 torus for 300 cycles (the engine part is well under
+#: a millisecond, so the time measured is start-up, config, build and output).
+STARTUP_CONFIG = """topology = "torus:4x4"
+[traffic]
+load = 0.1
+[measurement]
+warmup_cycles = 100
+window_cycles = 100
+convergence_windows = 1
+batches = 1
+batch_cycles = 100
+"""
+
+
+def run_startup(repeats: int = 20) -> dict[str, float]:
+    """Best and median wall time (ms) of the bare interpreter and of ``hpcnetsim run`` on a
+    tiny config, over `repeats` runs each after one warm-up run (which compiles bytecode)."""
+    import os
+    import statistics
+    import subprocess
+    import tempfile
+    import time
+    from pathlib import Path
+
+    # Measured as a user's machine runs it: with the bytecode cache (PYTHONDONTWRITEBYTECODE
+    # would make every run recompile every module).
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+
+    def times(cmd: list[str]) -> list[float]:
+        subprocess.run(cmd, check=True, capture_output=True, env=env)
+        out = []
+        for _ in range(repeats):
+            t = time.perf_counter()
+            subprocess.run(cmd, check=True, capture_output=True, env=env)
+            out.append(1000 * (time.perf_counter() - t))
+        return out
+
+    with tempfile.TemporaryDirectory() as d:
+        config = Path(d) / "tiny.toml"
+        config.write_text(STARTUP_CONFIG)
+        bare = times([sys.executable, "-c", "pass"])
+        run = times([sys.executable, "-m", "hpcnetsim", "run", str(config), "--no-progress"])
+    return {
+        "interpreter_best_ms": min(bare),
+        "interpreter_median_ms": statistics.median(bare),
+        "run_best_ms": min(run),
+        "run_median_ms": statistics.median(run),
+        "hpcnetsim_best_ms": min(run) - min(bare),
+    }

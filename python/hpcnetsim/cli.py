@@ -12,7 +12,6 @@ import sys
 from pathlib import Path
 
 from ._core import ConfigError
-from .topology import DESCRIBE_KEYS, Topology
 
 EXPORT_FORMATS = ("graphml", "dot", "json", "ibnet")
 
@@ -99,6 +98,8 @@ def _build_parser() -> argparse.ArgumentParser:
     b.add_argument("--quick", action="store_true", help="short schedules: warm-up 1000, one batch of 1000 cycles")
     b.add_argument("--scale", action="store_true",
                    help="cost per phit-hop from 64 to 65 536 terminals (tori and trees, two loads)")
+    b.add_argument("--startup", action="store_true",
+                   help="wall time of a tiny `hpcnetsim run` against the bare interpreter (best of 20)")
     b.add_argument("--million", action="store_true", help="with --scale: add the 1 048 576-terminal torus and tree")
     b.add_argument("--max-terminals", type=int, help="with --scale: skip networks larger than this")
     b.add_argument("--target-phit-hops", type=float, default=3e7,
@@ -151,6 +152,8 @@ def _fmt(v) -> str:
 
 
 def _describe(args) -> None:
+    from .topology import DESCRIBE_KEYS, Topology
+
     props = Topology.from_spec(args.spec).describe()
     if args.json:
         print(json.dumps(props))
@@ -162,6 +165,7 @@ def _describe(args) -> None:
 
 def _export(args) -> None:
     from ._files import atomic_write_text
+    from .topology import Topology
 
     text = Topology.from_spec(args.spec).export(args.format)
     if args.output is None:
@@ -172,6 +176,8 @@ def _export(args) -> None:
 
 
 def _paths(args) -> None:
+    from .topology import Topology
+
     t = Topology.from_spec(args.spec)
     count = t.minimal_paths(args.a, args.b)
     print(f"terminals {args.a} -> {args.b}: {t.distance(args.a, args.b)} links, {count} minimal paths")
@@ -538,6 +544,12 @@ def _bench(args) -> None:
         raise ConfigError(f"--max-terminals = {args.max_terminals} is invalid: a positive number of terminals")
     if not args.target_phit_hops > 0:
         raise ConfigError(f"--target-phit-hops = {args.target_phit_hops} is invalid: a positive number")
+    if args.startup:
+        from .bench import run_startup
+
+        for k, v in run_startup().items():
+            print(f"{k:<22} {v:7.1f}")
+        return
     if args.scale:
         print(scale_header(), flush=True)
         run_scale(args.million, args.max_terminals, args.target_phit_hops, on_row=lambda row: print(format_scale_row(row), flush=True))
