@@ -53,6 +53,12 @@ def _build_parser() -> argparse.ArgumentParser:
     e.add_argument("-o", "--output", type=Path, help="file to write (default: standard output)")
     e.set_defaults(func=_export)
 
+    fb = tsub.add_parser("fabric", help="write a generated fabric file (edge list, load it as edges:FILE)")
+    fb.add_argument("name", help="paper001-fattree: paper 001's 672-node, 204-switch fat-tree plane")
+    fb.add_argument("--nodes", type=int, default=672, help="compute nodes (default 672)")
+    fb.add_argument("-o", "--output", type=Path, help="file to write (default: standard output)")
+    fb.set_defaults(func=_fabric)
+
     m = tsub.add_parser("paths", help="distance and number of minimal paths between two terminals")
     m.add_argument("spec")
     m.add_argument("a", type=int, help="source terminal index")
@@ -168,6 +174,18 @@ def _export(args) -> None:
     from .topology import Topology
 
     text = Topology.from_spec(args.spec).export(args.format)
+    if args.output is None:
+        sys.stdout.write(text)
+    else:
+        atomic_write_text(args.output, text)
+        print(f"wrote {args.output}")
+
+
+def _fabric(args) -> None:
+    from ._files import atomic_write_text
+    from .fabrics import generate
+
+    text = generate(args.name, nodes=args.nodes)
     if args.output is None:
         sys.stdout.write(text)
     else:

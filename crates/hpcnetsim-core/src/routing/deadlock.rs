@@ -75,11 +75,6 @@ impl Cdg {
         }
     }
 
-    /// Removes the dependency between two node ids (`channel * vcs + vc`).
-    pub(crate) fn remove_edge(&mut self, a: u32, b: u32) {
-        self.succ[a as usize].retain(|&x| x != b);
-    }
-
     /// Adds the dependencies of one route given as (global channel, VC) pairs in order.
     pub fn add_path(&mut self, path: &[(usize, usize)]) {
         for w in path.windows(2) {

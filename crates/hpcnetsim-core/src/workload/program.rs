@@ -169,15 +169,17 @@ impl Programs {
 
     /// Every message as (source, destination, bytes), in the senders' program order.
     pub fn messages(&self) -> Vec<(usize, usize, u64)> {
-        let mut out = Vec::new();
-        for (f, ops) in self.tasks.iter().enumerate() {
-            for op in ops {
-                if let Op::Send { to, bytes } | Op::Isend { to, bytes, .. } = *op {
-                    out.push((f, to as usize, bytes));
-                }
-            }
-        }
-        out
+        self.message_iter().collect()
+    }
+
+    /// [`Programs::messages`] without collecting them (traces hold millions).
+    pub fn message_iter(&self) -> impl Iterator<Item = (usize, usize, u64)> + '_ {
+        self.tasks.iter().enumerate().flat_map(|(f, ops)| {
+            ops.iter().filter_map(move |op| match *op {
+                Op::Send { to, bytes } | Op::Isend { to, bytes, .. } => Some((f, to as usize, bytes)),
+                _ => None,
+            })
+        })
     }
 
     /// Checks that every send has a matching receive (same pair, same order, same length)

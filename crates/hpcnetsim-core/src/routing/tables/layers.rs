@@ -1,107 +1,178 @@
-//! Virtual layers (DFSSSP, Domke et al. 2011; also PARX): every path starts in layer 0;
-//! while a layer's channel dependency graph has a cycle, the paths that induce the cycle's
-//! least-used dependency move up one layer. Each layer is a virtual lane, so the routing
-//! is deadlock-free when every layer is acyclic; more layers than lanes is an error.
+//! Virtual layers (DFSSSP, Domke et al. 2011; also PARX): every path gets a layer, each
+//! layer is a virtual lane, and the routing is deadlock-free when no layer's channel
+//! dependency graph has a cycle. More layers than lanes is an error.
+//!
+//! OpenSM puts every path in layer 0, then repeatedly finds a cycle and moves all paths of
+//! its least used dependency one layer up. Those moves are blind to the next layer: on
+//! tori of 10x10 and more they cascade through more than 8 layers. hpcnetsim instead
+//! places the paths one at a time, destination by destination, each in the layer where
+//! it adds the fewest new dependencies among those it keeps acyclic (checked incrementally,
+//! see `dag`), opening a layer only when it fits nowhere. Paths with the same turns gather
+//! in the same layer, much as a torus' direction classes would. If the result still needs
+//! more lanes than allowed, the placement is repeated with the paths regrouped by their
+//! previous layer (iterated greedy), which often frees a layer.
 
-use super::super::deadlock::Cdg;
+use super::dag::Dag;
 use super::Tables;
 use crate::error::{Error, Result};
 use crate::topology::Topology;
-use std::collections::HashMap;
+
+/// Rounds of regrouping tried when the first placement needs too many lanes.
+const ROUNDS: usize = 6;
+
+/// Layers beyond the allowed lanes that the first placement may open before it is
+/// abandoned (regrouping rarely saves more).
+const SLACK: usize = 3;
+
+/// Paths from one switch to one address (they share their lane) and their channels.
+struct Group {
+    switch: usize,
+    lid: usize,
+    channels: Vec<u32>,
+}
 
 /// Assigns a lane to every path of `t` (paths from one switch to one address share it) and
 /// records the number of lanes used.
 pub fn assign(topo: &Topology, t: &mut Tables, max_vls: usize) -> Result<()> {
     let lids = t.lids();
-    // Groups: (source switch with terminals, destination address) and their channels.
-    let mut groups: Vec<(usize, usize, Vec<usize>)> = Vec::new();
-    for s in (0..topo.num_switches()).filter(|&s| topo.terminals_at()[s] > 0) {
-        for lid in 0..lids {
+    let sources: Vec<usize> = (0..topo.num_switches()).filter(|&s| topo.terminals_at()[s] > 0).collect();
+    // Destination by destination: the order SSSP routed them in.
+    let mut groups: Vec<Group> = Vec::new();
+    for lid in 0..lids {
+        for &s in &sources {
             if let Some(p) = t.switch_path(topo, s, lid) {
                 if p.len() >= 2 {
-                    groups.push((s, lid, p));
+                    groups.push(Group { switch: s, lid, channels: p.into_iter().map(|c| c as u32).collect() });
                 }
             }
         }
     }
-    let mut layer = vec![0u8; groups.len()];
-    let mut used = 1;
-    for current in 0..max_vls {
-        let moved = break_cycles(topo, &groups, &mut layer, current as u8);
-        if moved == 0 {
-            break;
-        }
-        if current + 1 == max_vls {
-            return Err(Error::invalid(
-                "routing",
-                "vls",
-                max_vls,
-                format!(
-                    "too few: engine '{}' needs more than {max_vls} virtual lanes on {} (at most {} allowed)",
-                    t.engine,
-                    topo.spec(),
-                    super::MAX_VLS
-                ),
-            ));
-        }
-        used = current + 2;
-    }
-    let mut by_group: HashMap<(usize, usize), u8> = HashMap::with_capacity(groups.len());
-    for (g, &(s, lid, _)) in groups.iter().enumerate() {
-        by_group.insert((s, lid), layer[g]);
+    let (layer, used) = layering(topo.peers().len(), &groups, max_vls).ok_or_else(|| {
+        Error::invalid(
+            "routing",
+            "vls",
+            max_vls,
+            format!(
+                "too few: engine '{}' needs more than {max_vls} virtual lanes on {} (at most {} allowed)",
+                t.engine,
+                topo.spec(),
+                super::MAX_VLS
+            ),
+        )
+    })?;
+    let mut by_group = vec![0u8; topo.num_switches() * lids];
+    for (g, grp) in groups.iter().enumerate() {
+        by_group[grp.switch * lids + grp.lid] = layer[g];
     }
     let mut vl = vec![0u8; t.terminals() * lids];
     for src in 0..t.terminals() {
         let (s, _) = topo.terminal_attachment(src);
-        for lid in 0..lids {
-            vl[src * lids + lid] = by_group.get(&(s, lid)).copied().unwrap_or(0);
-        }
+        vl[src * lids..(src + 1) * lids].copy_from_slice(&by_group[s * lids..(s + 1) * lids]);
     }
     t.set_vls(vl, used);
     Ok(())
 }
 
-/// Breaks every cycle of layer `current` by moving paths to `current + 1`; returns how
-/// many paths moved.
-fn break_cycles(topo: &Topology, groups: &[(usize, usize, Vec<usize>)], layer: &mut [u8], current: u8) -> usize {
-    // Dependency -> paths inducing it (in this layer), and how many are left.
-    let mut users: HashMap<(u32, u32), (u32, Vec<u32>)> = HashMap::new();
-    for (g, (_, _, p)) in groups.iter().enumerate() {
-        if layer[g] == current {
-            for w in p.windows(2) {
-                let e = users.entry((w[0] as u32, w[1] as u32)).or_default();
-                e.0 += 1;
-                e.1.push(g as u32);
+/// Layer of every group and the number of layers, within `max_vls`, or `None`.
+fn layering(nodes: usize, groups: &[Group], max_vls: usize) -> Option<(Vec<u8>, usize)> {
+    let mut order: Vec<usize> = (0..groups.len()).collect();
+    let (mut layer, mut used) = place(nodes, groups, &order, max_vls + SLACK)?;
+    let mut stale = 0;
+    for round in 0..ROUNDS {
+        if used <= max_vls || stale == 3 {
+            break;
+        }
+        // Regroup by the last layers: in reverse, largest first, smallest first in turn.
+        let mut size = vec![0usize; used];
+        for &l in &layer {
+            size[l as usize] += 1;
+        }
+        let mut classes: Vec<usize> = (0..used).collect();
+        match round % 3 {
+            0 => classes.reverse(),
+            1 => classes.sort_by_key(|&c| (std::cmp::Reverse(size[c]), c)),
+            _ => classes.sort_by_key(|&c| (size[c], c)),
+        }
+        let mut rank = vec![0usize; used];
+        for (i, &c) in classes.iter().enumerate() {
+            rank[c] = i;
+        }
+        // Stable: within a class the previous order is kept.
+        let mut next = order.clone();
+        next.sort_by_key(|&g| rank[layer[g] as usize]);
+        match place(nodes, groups, &next, used - 1) {
+            Some((l, u)) => {
+                (layer, used, order) = (l, u, next);
+                stale = 0;
             }
+            None => stale += 1,
         }
     }
-    // Sorted, so that the cycles found (and the layers) do not depend on hashing.
-    let mut edges: Vec<(u32, u32)> = users.keys().copied().collect();
-    edges.sort_unstable();
-    let mut cdg = Cdg::new(topo, 1);
-    for (a, b) in edges {
-        cdg.add_edge((a as usize, 0), (b as usize, 0));
-    }
-    let mut moved = 0;
-    while let Some(cycle) = cdg.find_cycle() {
-        // The dependency of the cycle with the fewest remaining paths.
-        let edge = (0..cycle.len())
-            .map(|i| (cycle[i], cycle[(i + 1) % cycle.len()]))
-            .min_by_key(|e| (users[e].0, *e))
-            .expect("a cycle has edges");
-        let paths: Vec<u32> = users[&edge].1.iter().copied().filter(|&g| layer[g as usize] == current).collect();
-        for g in paths {
-            layer[g as usize] = current + 1;
-            moved += 1;
-            for w in groups[g as usize].2.windows(2) {
-                let e = (w[0] as u32, w[1] as u32);
-                let u = users.get_mut(&e).expect("edge of a path");
-                u.0 -= 1;
-                if u.0 == 0 {
-                    cdg.remove_edge(e.0, e.1);
+    (used <= max_vls).then_some((layer, used))
+}
+
+/// Places the groups in `order` (see the module comment); `None` when more than `cap`
+/// layers would be needed.
+fn place(nodes: usize, groups: &[Group], order: &[usize], cap: usize) -> Option<(Vec<u8>, usize)> {
+    let mut dags: Vec<Dag> = Vec::new();
+    // Dependencies known to close a cycle in a layer: committed edges are never removed,
+    // so such a refusal is final.
+    let mut blocked: Vec<Vec<Vec<u32>>> = Vec::new();
+    let mut layer = vec![0u8; groups.len()];
+    let mut added: Vec<(u32, u32)> = Vec::new();
+    for &g in order {
+        let p = &groups[g].channels;
+        // A layer that already holds every dependency of the path costs nothing: the
+        // lowest such is the choice, found without any cycle test.
+        let free = dags.iter().position(|d| p.windows(2).all(|w| d.has(w[0], w[1])));
+        let mut choice: Option<(usize, usize)> = free.map(|l| (l, 0));
+        for (l, d) in dags.iter_mut().enumerate() {
+            if choice.is_some_and(|c| c.1 == 0) {
+                break;
+            }
+            // Count (and test) the dependencies this layer lacks, then undo the test.
+            added.clear();
+            let mut fits = true;
+            for w in p.windows(2) {
+                let (a, b) = (w[0], w[1]);
+                if d.has(a, b) {
+                    continue;
+                }
+                let known = blocked[l][a as usize].contains(&b);
+                if known || !d.try_add(a, b) {
+                    if added.is_empty() && !known {
+                        blocked[l][a as usize].push(b);
+                    }
+                    fits = false;
+                    break;
+                }
+                added.push((a, b));
+            }
+            for &(a, b) in &added {
+                d.remove(a, b);
+            }
+            if fits && choice.is_none_or(|c| added.len() < c.1) {
+                choice = Some((l, added.len()));
+                if added.is_empty() {
+                    break;
                 }
             }
         }
+        let l = match choice {
+            Some((l, _)) => l,
+            None if dags.len() == cap => return None,
+            None => {
+                dags.push(Dag::new(nodes));
+                blocked.push(vec![Vec::new(); nodes]);
+                dags.len() - 1
+            }
+        };
+        for w in p.windows(2) {
+            let fits = dags[l].try_add(w[0], w[1]);
+            debug_assert!(fits, "layer {l} was tested for this path");
+        }
+        layer[g] = l as u8;
     }
-    moved
+    let used = dags.len().max(1);
+    Some((layer, used))
 }

@@ -7,6 +7,7 @@
 //! destinations, numbered here `t · 2^lmc + offset`; in dumps they become the InfiniBand
 //! LIDs `(t + 1) · 2^lmc + offset` (base LIDs aligned as the LMC demands).
 
+pub mod dag;
 pub mod dump;
 pub mod engines;
 pub mod fdbs;

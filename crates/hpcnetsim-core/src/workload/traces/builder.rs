@@ -356,6 +356,11 @@ impl Builder {
         if self.programs.tasks.iter().all(|t| t.is_empty()) {
             return Err(Error::Unsupported("trace: no MPI call to replay".into()));
         }
-        Ok(self.programs)
+        // The programs stay in memory for the whole replay: drop the growth slack.
+        let mut programs = self.programs;
+        for ops in &mut programs.tasks {
+            ops.shrink_to_fit();
+        }
+        Ok(programs)
     }
 }

@@ -90,7 +90,7 @@ impl TrafficMatrix {
     pub fn of(programs: &Programs) -> Self {
         let n = programs.len();
         let mut m = TrafficMatrix { bytes: vec![vec![0; n]; n], messages: vec![vec![0; n]; n] };
-        for (s, d, b) in programs.messages() {
+        for (s, d, b) in programs.message_iter() {
             m.bytes[s][d] += b;
             m.messages[s][d] += 1;
         }
@@ -182,14 +182,14 @@ fn finish(b: Builder, format: &str) -> Result<Trace> {
     let p2p_sent = TrafficMatrix::from_pairs(n, &b.p2p_sent);
     let p2p_received = TrafficMatrix::from_pairs(n, &b.p2p_received);
     let programs = b.finish()?;
-    let msgs = programs.messages();
+    let (messages, bytes) = programs.message_iter().fold((0u64, 0u64), |(n, b), m| (n + 1, b + m.2));
     let summary = Summary {
         format: format.to_string(),
         ranks: programs.len(),
         calls,
         bytes_sent,
-        messages: msgs.len() as u64,
-        bytes: msgs.iter().map(|m| m.2).sum(),
+        messages,
+        bytes,
         p2p_sent,
         p2p_received,
     };

@@ -1,0 +1,89 @@
+//! DFSSSP's virtual layers on the networks where they are hardest: tori with long rings
+//! (10x10 and larger) and paper 001's 12x8 HyperX, intact and faulty. The lanes must stay
+//! within InfiniBand's 8, and every lane's channel dependency graph must be acyclic, which
+//! the test checks with its own topological sort over the paths the tables give.
+
+mod common;
+use common::topo;
+use hpcnetsim_core::routing::tables::{self, EngineOptions, Tables};
+use hpcnetsim_core::Topology;
+use std::collections::{HashMap, HashSet};
+
+/// A channel: (switch, output port).
+type Channel = (u32, u16);
+
+/// Kahn's algorithm on the dependencies of every (source, address) path, lane by lane;
+/// returns the number of dependencies checked.
+fn assert_lanes_acyclic(t: &Topology, tb: &Tables) -> usize {
+    let mut deps: Vec<HashSet<(Channel, Channel)>> = vec![HashSet::new(); tb.vls];
+    let n = t.num_terminals();
+    for a in 0..n {
+        for b in (0..n).filter(|&b| b != a) {
+            for off in 0..tb.offsets() {
+                let p = tb.path(t, a, b, off).unwrap_or_else(|e| panic!("{a}->{b}: {e:?}"));
+                let lane = p[0].vc as usize;
+                assert!(p.iter().all(|h| h.vc as usize == lane), "{a}->{b} changes lane");
+                assert!(lane < tb.vls, "{a}->{b} on lane {lane} of {}", tb.vls);
+                for w in p.windows(2) {
+                    deps[lane].insert(((w[0].switch, w[0].port), (w[1].switch, w[1].port)));
+                }
+            }
+        }
+    }
+    let mut total = 0;
+    for (lane, d) in deps.iter().enumerate() {
+        let mut indeg: HashMap<Channel, usize> = HashMap::new();
+        let mut succ: HashMap<Channel, Vec<Channel>> = HashMap::new();
+        for &(x, y) in d {
+            indeg.entry(x).or_default();
+            *indeg.entry(y).or_default() += 1;
+            succ.entry(x).or_default().push(y);
+        }
+        let mut ready: Vec<_> = indeg.iter().filter(|(_, &k)| k == 0).map(|(&c, _)| c).collect();
+        let mut removed = 0;
+        while let Some(c) = ready.pop() {
+            removed += 1;
+            for y in succ.get(&c).into_iter().flatten() {
+                let k = indeg.get_mut(y).unwrap();
+                *k -= 1;
+                if *k == 0 {
+                    ready.push(*y);
+                }
+            }
+        }
+        assert_eq!(removed, indeg.len(), "{}: lane {lane} has a cyclic dependency graph", t.spec());
+        total += d.len();
+    }
+    total
+}
+
+#[test]
+fn large_tori_and_the_hyperx_fit_in_eight_lanes_without_cycles() {
+    for spec in ["torus:10x10", "torus:12x12", "torus:16x16", "hyperx:12x8,t=7", "torus:4x4x4"] {
+        let t = topo(spec);
+        let tb = tables::compute("dfsssp", &t, &EngineOptions::default()).unwrap_or_else(|e| panic!("{spec}: {e}"));
+        assert!((2..=8).contains(&tb.vls), "{spec}: {} lanes", tb.vls);
+        assert!(tb.deadlock_verdict(&t).is_acyclic(), "{spec}");
+        assert!(assert_lanes_acyclic(&t, &tb) > 0);
+    }
+}
+
+#[test]
+fn layers_stay_acyclic_with_faults_and_several_addresses() {
+    for spec in ["torus:10x10|faults:random=6,seed=3", "hyperx:12x8,t=7|faults:random=15,seed=1", "mesh:6x6"] {
+        let t = topo(spec);
+        let opts = EngineOptions { lmc: 1, ..EngineOptions::default() };
+        let tb = tables::compute("dfsssp", &t, &opts).unwrap_or_else(|e| panic!("{spec}: {e}"));
+        assert!(tb.vls <= 8);
+        assert!(tb.deadlock_verdict(&t).is_acyclic(), "{spec}");
+        assert_lanes_acyclic(&t, &tb);
+    }
+}
+
+#[test]
+fn too_few_lanes_is_an_error_naming_vls() {
+    // Minimal paths round a 10x10 torus cannot share two lanes.
+    let two = EngineOptions { max_vls: 2, ..EngineOptions::default() };
+    let e = tables::compute("dfsssp", &topo("torus:10x10"), &two).unwrap_err().to_string();
+    assert!(e.contains("vls = 2") && e.contains("needs more than 2 virtual lanes"), "{e}");
+}

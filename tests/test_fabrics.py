@@ -1,0 +1,63 @@
+"""Generated fabric files: paper 001's fat-tree plane as an edge list that `route` and
+`topo describe` load, its counts checked against the text itself."""
+
+import re
+from collections import Counter
+
+import pytest
+
+import hpcnetsim
+from hpcnetsim.cli import main
+from hpcnetsim.fabrics import paper001_fattree
+
+
+def _count(text):
+    """Switches, terminals, ports used per switch and links, read naively from the edge list."""
+    switches, used, terminals, links = [], Counter(), 0, 0
+    for line in text.splitlines():
+        w = line.split("#")[0].split()
+        if not w:
+            continue
+        if w[0] == "switch":
+            switches.append(w[1])
+        elif w[0] == "terminals":
+            terminals += int(w[2])
+            used[w[1]] += int(w[2])
+        elif w[0] == "link":
+            links += 1
+            used[w[1]] += 1
+            used[w[2]] += 1
+    return switches, terminals, used, links
+
+
+def test_paper001_fattree_has_the_papers_counts_and_routes(tmp_path, capsys):
+    out = tmp_path / "ft.edges"
+    assert main(["topo", "fabric", "paper001-fattree", "-o", str(out)]) == 0
+    text = out.read_text()
+    switches, terminals, used, links = _count(text)
+    assert len(switches) == 204 and terminals == 672
+    assert max(used.values()) <= 36
+    edges = [s for s in switches if s.startswith("edge")]
+    # 24 racks with two edge switches each, at most 15 nodes on any of them.
+    assert len(edges) == 48 and all(used[e] - 18 <= 15 for e in edges)
+    assert len({re.sub(r"/.*", "", s) for s in switches if s.startswith("dir")}) == 6
+    spec = f"edges:{out}"
+    d = hpcnetsim.describe(spec)
+    assert d["terminals"] == 672 and d["switches"] == 204 and d["radix"] == 36
+    assert d["links"] == terminals + links and d["switch_links"] == links
+    r = hpcnetsim.route(spec, "ftree", check_deadlock=True)
+    assert r["unreachable_pairs"] == 0 and r["deadlock"] == "acyclic"
+    assert r["paths"] == 672 * 671 and r["max_hops"] == 4
+    # The plane is a full-bisection tree and ftree keeps it so.
+    assert r["routed_throughput"] == pytest.approx(d["ideal_throughput"])
+    assert main(["topo", "describe", spec]) == 0
+    assert "204" in capsys.readouterr().out
+
+
+def test_fabric_parameters_are_checked(capsys):
+    with pytest.raises(hpcnetsim.ConfigError, match="nodes = 900"):
+        paper001_fattree(nodes=900)
+    with pytest.raises(hpcnetsim.ConfigError, match="directors = 7"):
+        paper001_fattree(directors=7)
+    assert main(["topo", "fabric", "nope"]) == 2
+    assert "paper001-fattree" in capsys.readouterr().err
