@@ -106,3 +106,19 @@ def _state(pid: int) -> bytes:
         return Path(f"/proc/{pid}/stat").read_bytes().split(b") ")[1][:1]
     except (FileNotFoundError, IndexError):
         return b"Z"
+
+
+def test_a_store_with_rows_of_an_older_build_that_kept_lists_as_arrow_lists_compacts(tmp_path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    (tmp_path / "store").mkdir()
+    old = fake_rows(2, build="old")
+    # The older layout: per-batch loads as an Arrow list column, not JSON text.
+    pq.write_table(pa.Table.from_pylist(old), tmp_path / "store" / f"{old[0]['key']}.parquet")
+    new = fake_rows(3)[2]
+    store.write(tmp_path, new)
+    store.compact(tmp_path)
+    df = hpcnetsim.results(tmp_path)
+    assert len(df) == 3
+    assert set(df["batch_accepted_loads"]) == {"[0.5, 0.5]"}

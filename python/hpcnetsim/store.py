@@ -107,10 +107,22 @@ def files(path: str | Path) -> list[Path]:
 def _concat(tables: list[pa.Table]) -> pa.Table:
     import pyarrow as pa
 
-    tables = [t for t in tables if t.num_rows]
+    tables = [_lists_as_json(t) for t in tables if t.num_rows]
     if not tables:
         return pa.table({"key": pa.array([], pa.string())})
     return pa.concat_tables(tables, promote_options="permissive")
+
+
+def _lists_as_json(table: pa.Table) -> pa.Table:
+    """List columns as JSON text, as :func:`_cell` writes them (stores written by builds that
+    kept lists as Arrow lists stay readable beside new rows)."""
+    import pyarrow as pa
+
+    for i, field in enumerate(table.schema):
+        if pa.types.is_list(field.type) or pa.types.is_large_list(field.type):
+            text = [None if v is None else json.dumps(v) for v in table.column(i).to_pylist()]
+            table = table.set_column(i, pa.field(field.name, pa.string()), pa.array(text, pa.string()))
+    return table
 
 
 def _read(paths: list[Path], columns: list[str] | None = None) -> pa.Table:
