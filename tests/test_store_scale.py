@@ -114,7 +114,8 @@ def test_a_store_with_rows_of_an_older_build_that_kept_lists_as_arrow_lists_comp
 
     (tmp_path / "store").mkdir()
     old = fake_rows(2, build="old")
-    # The older layout: per-batch loads as an Arrow list column, not JSON text.
+    for r in old:  # the older layout: per-batch loads as an Arrow list column, not JSON text
+        r["batch_accepted_loads"] = [0.5, 0.5]
     pq.write_table(pa.Table.from_pylist(old), tmp_path / "store" / f"{old[0]['key']}.parquet")
     new = fake_rows(3)[2]
     store.write(tmp_path, new)
