@@ -368,6 +368,9 @@ def format_execution(r: dict) -> str:
         ]
     if r.get("replay"):
         lines += _replay_lines(r["replay"])
+    for i, j in enumerate(r.get("jobs", [])):
+        t = j["execution_time_cycles"]
+        lines.append(f"job {i:<13} {j['kernel']} on {j['tasks']} tasks: " + (f"{t:,} cycles" if t is not None else "unfinished"))
     lines += format_blocked(r)
     lines.append(f"speed             {rate(r['packet_hops'], r['wall_seconds']):.3g} packet-hops/s ({r['cycles']} cycles)")
     return "\n".join(lines)
