@@ -370,7 +370,8 @@ def format_execution(r: dict) -> str:
         lines += _replay_lines(r["replay"])
     for i, j in enumerate(r.get("jobs", [])):
         t = j["execution_time_cycles"]
-        lines.append(f"job {i:<13} {j['kernel']} on {j['tasks']} tasks: " + (f"{t:,} cycles" if t is not None else "unfinished"))
+        took = f"{t:,} cycles" if t is not None else "unfinished"
+        lines.append(f"job {i:<13} {j['kernel']} on {j['tasks']} tasks: {took}")
     lines += format_blocked(r)
     lines.append(f"speed             {rate(r['packet_hops'], r['wall_seconds']):.3g} packet-hops/s ({r['cycles']} cycles)")
     return "\n".join(lines)
