@@ -78,7 +78,8 @@ pub trait Routing: Send + Sync {
     fn salts(&self) -> u32 {
         1
     }
-    /// The LID offset a sender uses for its next packet to `dst` (table routing).
+    /// The LID offset a sender uses for its next packet to `dst` (table routing), given the
+    /// size of the message it belongs to (the packet itself for independent traffic).
     fn address_offset(&self, _src: usize, _dst: usize, _size_phits: u32) -> u8 {
         0
     }
