@@ -501,9 +501,19 @@ def _study_list(args) -> None:
 
 
 def _study_run(args) -> int:
+    from .benchmark_study import is_benchmark_study
     from .studies import find
 
-    return _run_experiment(args, find(args.name), report=True)
+    path = find(args.name)
+    if is_benchmark_study(path):
+        from .benchmark_study import run
+
+        out = args.out or Path("results") / (args.name + ("-quick" if args.quick else ""))
+        print(f"{args.name}: benchmarks of static routing, output {out}", flush=True)
+        run(path, out, quick=args.quick)
+        print(f"wrote {out / 'report.md'}")
+        return 0
+    return _run_experiment(args, path, report=True)
 
 
 def _study_tables(args) -> None:
