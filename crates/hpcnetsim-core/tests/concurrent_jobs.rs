@@ -61,6 +61,10 @@ fn jobs_are_placed_on_their_own_and_overlaps_are_refused() {
         (format!("{NET}{}{}", job("bu", &[0, 1, 2, 3]), job("bu", &[3, 4, 5, 6])), "workload.jobs[1].placement"),
         (format!("{NET}[workload]\nkernel = \"bu\"\n{}", job("bu", &[0, 1])), "workload = kernel fields"),
         (format!("{NET}[[workload.jobs]]\nkernel = \"bu\"\ntasks = 4\nfirst_terminal = 14\n"), "workload.jobs[0]"),
+        (
+            format!("{NET}{}tasks_per_terminal = 0\n", job("bu", &[0, 1])),
+            "workload.jobs[0]: config: workload.tasks_per_terminal",
+        ),
     ] {
         let c = Config::from_toml(&bad).unwrap();
         let e = execute(&c).unwrap_err().to_string();

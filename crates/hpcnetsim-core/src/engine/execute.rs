@@ -43,6 +43,12 @@ pub fn execute_with(cfg: &Config, ctl: &mut Control) -> Result<ExecutionResult> 
 /// Runs the concurrent jobs of `cfg`'s `[[workload.jobs]]`, each job's time reported.
 fn execute_jobs(cfg: &Config, topo: &Topology, ctl: &mut Control) -> Result<ExecutionResult> {
     let w = cfg.workload.as_ref().expect("a workload");
+    // Each job is checked as a workload of its own; errors name the job.
+    for (j, job) in w.jobs.iter().enumerate() {
+        let mut one = cfg.clone();
+        one.workload = Some(job.clone());
+        one.validate().map_err(|e| Error::Unsupported(format!("workload.jobs[{j}]: {e}")))?;
+    }
     let set = crate::workload::jobs::plan(w, topo.num_terminals(), cfg.seed)?;
     let e = Engine::with_programs(cfg, topo, set.programs.clone(), set.terminal.clone())?;
     let names: Vec<&str> = set.jobs.iter().map(|(k, _)| k.as_str()).collect();
