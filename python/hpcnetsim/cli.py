@@ -509,7 +509,8 @@ def _study_run(args) -> int:
         from .benchmark_study import run
 
         out = args.out or Path("results") / (args.name + ("-quick" if args.quick else ""))
-        print(f"{args.name}: benchmarks of static routing, output {out}", flush=True)
+        note = " (one process: --jobs and --scheduler do not apply)" if args.jobs or args.scheduler else ""
+        print(f"{args.name}: benchmarks of static routing, output {out}{note}", flush=True)
         run(path, out, quick=args.quick)
         print(f"wrote {out / 'report.md'}")
         return 0
