@@ -398,6 +398,10 @@ def format_execution(r: dict) -> str:
         ]
     if r.get("replay"):
         lines += _replay_lines(r["replay"])
+    for i, j in enumerate(r.get("jobs", [])):
+        t = j["execution_time_cycles"]
+        took = f"{t:,} cycles" if t is not None else "unfinished"
+        lines.append(f"job {i:<13} {j['kernel']} on {j['tasks']} tasks: {took}")
     lines += format_blocked(r)
     lines.append(f"speed             {rate(r['packet_hops'], r['wall_seconds']):.3g} packet-hops/s ({r['cycles']} cycles)")
     return "\n".join(lines)
@@ -527,9 +531,20 @@ def _study_list(args) -> None:
 
 
 def _study_run(args) -> int:
+    from .benchmark_study import is_benchmark_study
     from .studies import find
 
-    return _run_experiment(args, find(args.name), report=True)
+    path = find(args.name)
+    if is_benchmark_study(path):
+        from .benchmark_study import run
+
+        out = args.out or Path("results") / (args.name + ("-quick" if args.quick else ""))
+        note = " (one process: --jobs and --scheduler do not apply)" if args.jobs or args.scheduler else ""
+        print(f"{args.name}: benchmarks of static routing, output {out}{note}", flush=True)
+        run(path, out, quick=args.quick)
+        print(f"wrote {out / 'report.md'}")
+        return 0
+    return _run_experiment(args, path, report=True)
 
 
 def _study_tables(args) -> None:

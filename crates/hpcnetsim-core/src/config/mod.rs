@@ -162,6 +162,15 @@ pub enum Algorithm {
     HyperxDor,
     /// HyperX: minimal adaptive over the unaligned dimensions on VCs 1.., DOR escape on VC 0.
     HyperxAdaptive,
+    /// HyperX: Valiant, dimension order to a random intermediate switch on the lower half
+    /// of the VCs, then to the destination on the upper half (≥ 2 VCs).
+    HyperxValiant,
+    /// HyperX: UGAL-L, minimal or Valiant chosen at the source switch from local queue
+    /// loads weighted by hop counts; Valiant's VC classes (≥ 2 VCs).
+    HyperxUgal,
+    /// HyperX: DAL, per-dimension adaptive deroutes (at most one per dimension) on VCs 1..,
+    /// dimension-order escape on VC 0 (≥ 2 VCs).
+    HyperxDal,
     /// Twin tori: dimension order with four internal-link VCs (paper 003 §2.2).
     Dort,
     /// Twin tori: twin-source dimension order, PE0's packets d_0 → d_{n−1} and PE1's

@@ -206,6 +206,17 @@ pub struct WorkloadConfig {
     pub cycle_ns: f64,
     /// Compute speed for traces that count flops (SimGrid), in flops per second.
     pub flops_per_second: f64,
+    /// Concurrent jobs (`[[workload.jobs]]`, each a workload table of its own) on disjoint
+    /// terminals; the top level then keeps only `stall_cycles` (docs/engine.md).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub jobs: Vec<WorkloadConfig>,
+    /// In a job: the first terminal of its `linear` or `clustered` placement.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub first_terminal: usize,
+}
+
+fn is_zero(x: &usize) -> bool {
+    *x == 0
 }
 
 impl Default for WorkloadConfig {
@@ -232,6 +243,8 @@ impl Default for WorkloadConfig {
             cpu_factor: 1.0,
             cycle_ns: 1.0,
             flops_per_second: 1e9,
+            jobs: Vec::new(),
+            first_terminal: 0,
         }
     }
 }

@@ -164,7 +164,13 @@ impl Engine<'_> {
             offset: pk.offset,
         };
         self.scratch.clear();
-        self.routing.route(&req, &mut self.scratch);
+        let (credits, vcs, full) = (&self.credits, self.vcs, self.queue_phits);
+        // Phits committed downstream of each output port, all VCs (terminal ports: none).
+        let load = |port: usize| -> u32 {
+            let oq = (base + port) * vcs;
+            credits[oq..oq + vcs].iter().map(|&c| full.saturating_sub(c)).sum()
+        };
+        self.routing.route_loaded(&req, &load, &mut self.scratch);
         let class = match self.class_ids.get(&self.scratch) {
             Some(&id) => id,
             None => {

@@ -29,11 +29,33 @@ pub fn execute_with(cfg: &Config, ctl: &mut Control) -> Result<ExecutionResult> 
         return execute_programs_with(cfg, trace.programs, &format!("trace {name}"), ctl);
     }
     let topo = Topology::from_spec(&cfg.topology)?;
+    if !w.jobs.is_empty() {
+        return execute_jobs(cfg, &topo, ctl);
+    }
     let e = Engine::new(cfg, &topo)?;
     let kernel = crate::config::config_name(&w.kernel);
     let mut r = run_controlled(cfg, e, &kernel, w.stall_cycles, ctl)?;
     // Kernel results keep their fields; per-rank statistics are for replays.
     r.replay = None;
+    Ok(r)
+}
+
+/// Runs the concurrent jobs of `cfg`'s `[[workload.jobs]]`, each job's time reported.
+fn execute_jobs(cfg: &Config, topo: &Topology, ctl: &mut Control) -> Result<ExecutionResult> {
+    let w = cfg.workload.as_ref().expect("a workload");
+    // Each job is checked as a workload of its own; errors name the job.
+    for (j, job) in w.jobs.iter().enumerate() {
+        let mut one = cfg.clone();
+        one.workload = Some(job.clone());
+        one.validate().map_err(|e| Error::Unsupported(format!("workload.jobs[{j}]: {e}")))?;
+    }
+    let set = crate::workload::jobs::plan(w, topo.num_terminals(), cfg.seed)?;
+    let e = Engine::with_programs(cfg, topo, set.programs.clone(), set.terminal.clone())?;
+    let names: Vec<&str> = set.jobs.iter().map(|(k, _)| k.as_str()).collect();
+    let mut r = run_controlled(cfg, e, &format!("jobs {}", names.join("+")), w.stall_cycles, ctl)?;
+    let finish = r.replay.take().map(|rp| rp.finish_cycles);
+    let done = r.status == crate::stats::Status::Completed;
+    r.jobs = crate::workload::jobs::results(&set, finish.as_deref().filter(|_| done));
     Ok(r)
 }
 
@@ -156,5 +178,6 @@ pub fn run_controlled(
         blocked_cycle: evidence.cycle,
         message,
         replay,
+        jobs: Vec::new(),
     })
 }

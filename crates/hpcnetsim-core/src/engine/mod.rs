@@ -401,7 +401,12 @@ impl<'a> Engine<'a> {
     }
 
     fn new_packet(&mut self, mut p: Packet) -> u32 {
-        p.offset = self.routing.address_offset(p.src as usize, p.dst as usize, p.size);
+        // PARX's rule goes by message size: a message packet counts its whole message.
+        let phits = match &self.tasks {
+            Some(t) if p.message != NO_MESSAGE => t.messages[p.message as usize].packets.saturating_mul(p.size),
+            _ => p.size,
+        };
+        p.offset = self.routing.address_offset(p.src as usize, p.dst as usize, phits);
         match self.free_packets.pop() {
             Some(i) => {
                 self.packets[i as usize] = p;

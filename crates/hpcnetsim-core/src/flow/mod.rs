@@ -12,6 +12,7 @@ pub mod maxmin;
 pub mod mpigraph;
 pub mod paths;
 pub mod run;
+pub mod table_paths;
 pub mod valiant;
 
 use crate::config::Config;

@@ -15,12 +15,20 @@ use serde::Serialize;
 use std::time::Instant;
 
 /// Routings that offer several candidates per hop on purpose (their `auto` paths spread).
-const ADAPTIVE: &[&str] = &["tree-adaptive", "hyperx-adaptive", "bubble-adaptive"];
+const ADAPTIVE: &[&str] = &["tree-adaptive", "hyperx-adaptive", "bubble-adaptive", "hyperx-ugal", "hyperx-dal"];
 
 /// The path source the config asks for on `topo`.
 pub fn provider<'a>(cfg: &Config, topo: &'a Topology) -> Result<Box<dyn PathProvider + 'a>> {
     if cfg.flow.paths == PathsKind::Minimal {
         return Ok(Box::new(MinimalPaths::new(topo)));
+    }
+    if cfg.routing.algorithm == crate::config::Algorithm::Table {
+        let tables = crate::routing::table_lookup::TableRouting::new(cfg, topo)?;
+        let walk = Box::new(super::table_paths::TablePaths::new(topo, tables, cfg.flow.message_bytes));
+        if cfg.flow.paths == PathsKind::Valiant {
+            return Ok(Box::new(ValiantPaths::new(topo, walk)));
+        }
+        return Ok(walk);
     }
     let routing = crate::routing::build(cfg, topo)?;
     let mode = match cfg.flow.paths {

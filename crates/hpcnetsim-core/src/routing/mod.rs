@@ -4,6 +4,7 @@
 
 pub mod deadlock;
 pub mod hyperx;
+pub mod hyperx_adaptive;
 pub mod table_lookup;
 pub mod tables;
 pub mod torus;
@@ -62,6 +63,12 @@ pub trait Routing: Send + Sync {
     fn name(&self) -> &'static str;
     /// Appends the legal candidates for `req` to `out`.
     fn route(&self, req: &Request, out: &mut Vec<Candidate>);
+    /// Like [`Routing::route`], seeing the load (phits committed downstream, all VCs) of
+    /// every output port of the switch, for routings that decide on queue lengths (UGAL,
+    /// DAL); its candidates are a subset of `route`'s, which the deadlock analysis explores.
+    fn route_loaded(&self, req: &Request, _load: &dyn Fn(usize) -> u32, out: &mut Vec<Candidate>) {
+        self.route(req, out)
+    }
     /// Virtual destinations per terminal (table routing with LMC; 1 otherwise).
     fn offsets(&self) -> usize {
         1
@@ -71,7 +78,8 @@ pub trait Routing: Send + Sync {
     fn salts(&self) -> u32 {
         1
     }
-    /// The LID offset a sender uses for its next packet to `dst` (table routing).
+    /// The LID offset a sender uses for its next packet to `dst` (table routing), given the
+    /// size of the message it belongs to (the packet itself for independent traffic).
     fn address_offset(&self, _src: usize, _dst: usize, _size_phits: u32) -> u8 {
         0
     }
@@ -161,7 +169,18 @@ pub fn build(cfg: &Config, topo: &Topology) -> Result<Box<dyn Routing>> {
             need_vcs(2, "hyperx-adaptive (an escape VC and adaptive VCs)")?;
             Box::new(hyperx::HyperxRouting::new(h, vcs, true))
         }
-        (_, Family::HyperX(_)) => return Err(unsuited("auto, hyperx-dor, hyperx-adaptive")),
+        (Algorithm::HyperxValiant | Algorithm::HyperxUgal | Algorithm::HyperxDal, Family::HyperX(h)) => {
+            let mode = match algorithm {
+                Algorithm::HyperxValiant => hyperx_adaptive::Mode::Valiant,
+                Algorithm::HyperxUgal => hyperx_adaptive::Mode::Ugal,
+                _ => hyperx_adaptive::Mode::Dal,
+            };
+            need_vcs(2, "non-minimal HyperX routing (two VC classes, or an escape VC and adaptive VCs)")?;
+            Box::new(hyperx_adaptive::HyperxNonMinimal::new(h, vcs, mode, cfg.traffic.max_packet_phits()))
+        }
+        (_, Family::HyperX(_)) => {
+            return Err(unsuited("auto, hyperx-dor, hyperx-adaptive, hyperx-valiant, hyperx-ugal, hyperx-dal"))
+        }
         (Algorithm::Direct, Family::Crossbar(_)) => Box::new(Direct {
             vcs,
             topo_ports: (0..topo.num_terminals())
@@ -192,6 +211,9 @@ pub fn algorithm_name(a: Algorithm) -> &'static str {
         Algorithm::Direct => "direct",
         Algorithm::HyperxDor => "hyperx-dor",
         Algorithm::HyperxAdaptive => "hyperx-adaptive",
+        Algorithm::HyperxValiant => "hyperx-valiant",
+        Algorithm::HyperxUgal => "hyperx-ugal",
+        Algorithm::HyperxDal => "hyperx-dal",
         Algorithm::Dort => "dort",
         Algorithm::TsDor => "ts-dor",
         Algorithm::Table => "table",

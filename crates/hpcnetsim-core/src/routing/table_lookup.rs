@@ -162,6 +162,24 @@ impl TableRouting {
     pub fn tables(&self) -> &Tables {
         &self.tables
     }
+
+    /// The LID offsets a sender uses for messages of `bytes` from `src` to `dst`, each with
+    /// the share of the messages it takes (the average of the address policy's choice).
+    pub fn offset_shares(&self, src: usize, dst: usize, bytes: u64) -> Vec<(u8, f64)> {
+        let n = self.tables.offsets();
+        match self.policy {
+            AddressPolicy::Parx => {
+                let table = if bytes <= PARX_SMALL_BYTES { &PARX_SMALL } else { &PARX_LARGE };
+                let pair = table[self.quadrant[dst] as usize][self.quadrant[src] as usize];
+                if pair[0] == pair[1] {
+                    vec![(pair[0], 1.0)]
+                } else {
+                    vec![(pair[0], 0.5), (pair[1], 0.5)]
+                }
+            }
+            _ => (0..n).map(|o| (o as u8, 1.0 / n as f64)).collect(),
+        }
+    }
 }
 
 impl Routing for TableRouting {

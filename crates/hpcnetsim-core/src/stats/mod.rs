@@ -80,6 +80,9 @@ pub struct ExecutionResult {
     /// replays.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub replay: Option<crate::workload::traces::Replay>,
+    /// Concurrent jobs (`[[workload.jobs]]`): each job's own execution time.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub jobs: Vec<crate::workload::jobs::JobResult>,
 }
 
 /// Utilisation of the links (busy fraction of the measured cycles, one phit per cycle = 1).

@@ -2,6 +2,7 @@
 //! destination pattern and an injection process; causal task programs come later.
 
 pub mod collectives;
+pub mod jobs;
 pub mod kernels;
 pub mod patterns;
 pub mod placement;

@@ -1,0 +1,73 @@
+//! Concurrent jobs: several causal workloads on disjoint terminals at once, each with its
+//! own placement and its own execution time, so inter-job interference can be measured.
+
+use hpcnetsim_core::engine::execute::execute;
+use hpcnetsim_core::stats::Status;
+use hpcnetsim_core::Config;
+
+const NET: &str = "topology = \"torus:4x4\"\n[switch]\nvcs = 2\n";
+
+fn job(kernel: &str, list: &[usize]) -> String {
+    let l: Vec<String> = list.iter().map(|t| t.to_string()).collect();
+    format!(
+        "[[workload.jobs]]\nkernel = \"{kernel}\"\ntasks = {}\nmessage_bytes = 2048\nplacement = \"list\"\nplacement_list = [{}]\n",
+        list.len(),
+        l.join(", ")
+    )
+}
+
+fn run(text: &str) -> hpcnetsim_core::stats::ExecutionResult {
+    let c = Config::from_toml(text).unwrap_or_else(|e| panic!("{e}"));
+    execute(&c).unwrap_or_else(|e| panic!("{e}"))
+}
+
+#[test]
+fn two_jobs_on_disjoint_halves_each_alone_and_together() {
+    // Even and odd terminals: the halves share the torus links.
+    let even: Vec<usize> = (0..16).step_by(2).collect();
+    let odd: Vec<usize> = (1..16).step_by(2).collect();
+    let a = job("alltoall", &even);
+    let b = job("allgather", &odd);
+    let alone_a = run(&format!("{NET}{a}"));
+    let alone_b = run(&format!("{NET}{b}"));
+    let together = run(&format!("{NET}{a}{b}"));
+    assert_eq!(together.status, Status::Completed, "{}", together.message);
+    assert_eq!(together.jobs.len(), 2);
+    assert_eq!(together.jobs[0].terminals.iter().map(|&t| t as usize).collect::<Vec<_>>(), even);
+    let (ta, tb) = (alone_a.jobs[0].execution_time_cycles.unwrap(), alone_b.jobs[0].execution_time_cycles.unwrap());
+    let (ja, jb) = (together.jobs[0].execution_time_cycles.unwrap(), together.jobs[1].execution_time_cycles.unwrap());
+    // A job alone takes as long as the same workload run on its own.
+    let single = run(&format!(
+        "{NET}[workload]\nkernel = \"alltoall\"\ntasks = 8\nmessage_bytes = 2048\nplacement = \"list\"\nplacement_list = {even:?}\n"
+    ));
+    assert_eq!(single.execution_time_cycles, Some(ta));
+    // Sharing links slows the jobs down; the whole run ends with the slower job.
+    assert!(ja >= ta && jb >= tb, "alone {ta} {tb}, together {ja} {jb}");
+    assert!(ja > ta || jb > tb, "no interference: alone {ta} {tb}, together {ja} {jb}");
+    assert_eq!(together.execution_time_cycles, Some(ja.max(jb)));
+}
+
+#[test]
+fn jobs_are_placed_on_their_own_and_overlaps_are_refused() {
+    // Linear from a first terminal, and random over what is left: disjoint by construction.
+    let text = format!(
+        "{NET}[[workload.jobs]]\nkernel = \"bu\"\ntasks = 4\nfirst_terminal = 4\n[[workload.jobs]]\nkernel = \"allreduce\"\ntasks = 8\nplacement = \"random\"\n"
+    );
+    let r = run(&text);
+    assert_eq!(r.jobs[0].terminals, vec![4, 5, 6, 7]);
+    assert!(r.jobs[1].terminals.iter().all(|t| !(4..8).contains(t)) && r.jobs[1].terminals.len() == 8);
+    assert!(r.jobs.iter().all(|j| j.execution_time_cycles.is_some()));
+    for (bad, needle) in [
+        (format!("{NET}{}{}", job("bu", &[0, 1, 2, 3]), job("bu", &[3, 4, 5, 6])), "workload.jobs[1].placement"),
+        (format!("{NET}[workload]\nkernel = \"bu\"\n{}", job("bu", &[0, 1])), "workload = kernel fields"),
+        (format!("{NET}[[workload.jobs]]\nkernel = \"bu\"\ntasks = 4\nfirst_terminal = 14\n"), "workload.jobs[0]"),
+        (
+            format!("{NET}{}tasks_per_terminal = 0\n", job("bu", &[0, 1])),
+            "workload.jobs[0]: config: workload.tasks_per_terminal",
+        ),
+    ] {
+        let c = Config::from_toml(&bad).unwrap();
+        let e = execute(&c).unwrap_err().to_string();
+        assert!(e.contains(needle) && !e.contains('\n'), "{e}");
+    }
+}

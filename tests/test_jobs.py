@@ -1,0 +1,31 @@
+"""Concurrent jobs from the command line: one line per job, overlapping jobs refused in one line."""
+
+JOBS = """topology = "torus:4x4"
+[switch]
+vcs = 2
+[[workload.jobs]]
+kernel = "alltoall"
+tasks = 8
+message_bytes = 1024
+[[workload.jobs]]
+kernel = "allreduce"
+tasks = 8
+placement = "{placement}"
+"""
+
+
+def test_run_reports_every_job(cli, tmp_path):
+    cfg = tmp_path / "jobs.toml"
+    cfg.write_text(JOBS.format(placement="random"))
+    r = cli("run", str(cfg))
+    assert r.returncode == 0, r.stderr
+    lines = [line for line in r.stdout.splitlines() if line.startswith("job ")]
+    assert len(lines) == 2 and "alltoall on 8 tasks" in lines[0] and "cycles" in lines[1], r.stdout
+
+
+def test_overlapping_jobs_are_one_line_errors(cli, tmp_path):
+    cfg = tmp_path / "jobs.toml"
+    cfg.write_text(JOBS.format(placement="linear"))
+    r = cli("run", str(cfg))
+    assert r.returncode == 2
+    assert r.stderr.count("\n") == 1 and "workload.jobs[1].placement" in r.stderr, r.stderr
