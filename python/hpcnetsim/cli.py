@@ -535,9 +535,16 @@ def _study_list(args) -> None:
 
 
 def _study_run(args) -> int:
+    from .quadrics import is_benchmark_study, run_study
     from .studies import find
 
-    return _run_experiment(args, find(args.name), report=True)
+    path = find(args.name)
+    if is_benchmark_study(path):
+        out, table = run_study(path, args.out, args.quick)
+        print(table, end="")
+        print(f"wrote {out / 'report.html'}")
+        return 0
+    return _run_experiment(args, path, report=True)
 
 
 def _study_tables(args) -> None:

@@ -135,3 +135,43 @@ fn total_exchange_is_never_below_eq_1() {
         }
     }
 }
+
+/// A receiver pays the receive overhead once per message it consumes, with untagged
+/// receives and with tagged ones (isend/irecv/wait), whether or not it was already waiting.
+#[test]
+fn every_received_message_costs_the_receive_overhead() {
+    use hpcnetsim_core::workload::program::NO_REQUEST;
+    let c = config("technology = \"qsnet\"", "");
+    let m = c.nic_model().unwrap().unwrap();
+    for tagged in [false, true] {
+        let mut p = Programs::new(3);
+        if tagged {
+            p.isend(1, 0, 0, 0, 0, NO_REQUEST);
+            p.isend(2, 0, 0, 0, 0, NO_REQUEST);
+            p.irecv(0, 1, 0, 0, 0, 0);
+            p.irecv(0, 2, 0, 0, 0, 1);
+            p.wait(0, 0);
+            p.wait(0, 1);
+        } else {
+            p.message(Some(1), Some(0), 0);
+            p.message(Some(2), Some(0), 0);
+        }
+        let t = execute_programs(&c, p, "gather").unwrap().execution_time_cycles.unwrap();
+        assert!(t >= m.send_overhead + 2 * m.receive_overhead, "tagged {tagged}: {t} cycles");
+        assert!(t < m.send_overhead + 3 * m.receive_overhead, "tagged {tagged}: {t} cycles");
+    }
+}
+
+#[test]
+fn message_sizes_take_units_and_bad_ones_name_the_field() {
+    let c = Config::from_toml("topology = \"tree:k=4,n=2\"\n[workload]\nmessage_bytes = \"16 KiB\"").unwrap();
+    assert_eq!(c.workload.unwrap().message_bytes, 16384);
+    let c = Config::from_json(r#"{"topology": "tree:k=4,n=2", "workload": {"segment_bytes": "1 MB"}}"#).unwrap();
+    assert_eq!(c.workload.unwrap().segment_bytes, 1_000_000);
+    let e = Config::from_json(r#"{"topology": "tree:k=4,n=2", "workload": {"message_bytes": "16 KiB/s"}}"#)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("workload.message_bytes") && e.contains("16 KiB/s") && !e.contains('\n'), "{e}");
+    let e = Config::from_toml("topology = \"tree:k=4,n=2\"\n[workload]\nmessage_bytes = \"lots\"").unwrap_err();
+    assert!(e.to_string().contains("message_bytes") || e.to_string().contains("line 3"), "{e}");
+}

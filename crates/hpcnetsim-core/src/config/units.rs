@@ -79,6 +79,17 @@ impl Bytes {
     }
 }
 
+/// Deserialises a byte count written as a number (`4096`) or a size with a unit (`"4 KiB"`).
+pub fn bytes_or_size<'de, D: serde::Deserializer<'de>>(d: D) -> std::result::Result<u64, D::Error> {
+    match Bytes::deserialize(d)? {
+        Bytes::Count(n) => Ok(n),
+        Bytes::Text(t) => match normalise(&t).parse::<Information>() {
+            Ok(q) if q.get::<byte>() >= 0.0 && q.get::<byte>().is_finite() => Ok(q.get::<byte>().round() as u64),
+            _ => Err(serde::de::Error::custom(format!("'{t}' is invalid: a number of bytes or {SIZE_UNITS}"))),
+        },
+    }
+}
+
 /// The clock of a network: how long a cycle lasts and how many bytes a phit carries, so that
 /// cycles and phits convert to seconds and bytes (link bandwidth = phit / cycle).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]

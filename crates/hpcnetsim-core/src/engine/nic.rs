@@ -24,6 +24,8 @@ pub(crate) struct HostState {
     pub(crate) paid: Vec<bool>,
     /// Messages whose host write is still under way.
     pub(crate) writing: u64,
+    /// Posted receive requests (task, request) whose overhead is still to be paid.
+    pub(crate) receives: rustc_hash::FxHashSet<(u32, u32)>,
 }
 
 impl HostState {
@@ -36,6 +38,7 @@ impl HostState {
             write_free: vec![0.0; nics],
             paid: vec![false; tasks],
             writing: 0,
+            receives: Default::default(),
         }
     }
 

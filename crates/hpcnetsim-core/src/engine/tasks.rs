@@ -188,6 +188,13 @@ impl Tasks {
         nic
     }
 
+    /// With the NIC model, freeing completed receive request `req` of `task` costs the
+    /// receive overhead: the cycle the task goes on, if it has to wait for it.
+    fn consumed(&mut self, task: u32, req: u32, now: u64) -> Option<u64> {
+        let h = self.host.as_mut()?;
+        (h.receives.remove(&(task, req)) && h.model.receive_overhead > 0).then(|| now + h.model.receive_overhead)
+    }
+
     /// Records `phits` delivered at `now` in the temporal-evolution bins.
     pub(crate) fn record_delivery(&mut self, now: u64, phits: u32) {
         let bin = (now / self.bin_cycles) as usize;
@@ -320,6 +327,9 @@ impl<'a> Engine<'a> {
                 }
                 Op::Irecv { from, tag, comm, req, .. } => {
                     tasks.mpi.post(task, Posted { from, tag, comm, req });
+                    if let Some(h) = tasks.host.as_mut() {
+                        h.receives.insert((t, req));
+                    }
                     tasks.pc[task] += 1;
                 }
                 Op::Wait { req } => {
@@ -334,19 +344,29 @@ impl<'a> Engine<'a> {
                         *r = Req::Free;
                     }
                     tasks.pc[task] += 1;
+                    if let Some(at) = tasks.consumed(t, req, now) {
+                        self.events.push(at, Event::Resume { task: t });
+                        return;
+                    }
                 }
                 Op::WaitAny { set } => {
                     let m = &mut tasks.mpi;
                     let reqs = &m.sets[set as usize];
                     let state = |r: u32| m.reqs[task].get(r as usize).copied().unwrap_or(Req::Free);
+                    let mut freed = None;
                     if let Some(&r) = reqs.iter().find(|&&r| state(r) == Req::Done) {
                         m.reqs[task][r as usize] = Req::Free;
+                        freed = Some(r);
                     } else if reqs.iter().any(|&r| state(r) == Req::Pending) {
                         m.in_wait[task] = true;
                         tasks.blocked_since[task] = Some(now);
                         return;
                     }
                     tasks.pc[task] += 1;
+                    if let Some(at) = freed.and_then(|r| tasks.consumed(t, r, now)) {
+                        self.events.push(at, Event::Resume { task: t });
+                        return;
+                    }
                 }
             }
         }
@@ -445,8 +465,9 @@ impl<'a> Engine<'a> {
                 self.advance(m.src as usize, now);
             }
             let tasks = self.tasks.as_mut().expect("tasks");
+            // The receive overhead is paid when the task frees the request (`consumed`).
             if env.recv_req != NO_REQUEST && tasks.mpi.complete(m.dst as usize, env.recv_req) {
-                self.resume_after_receive(m.dst as usize, now);
+                self.advance(m.dst as usize, now);
             }
         } else if tasks.waiting[m.dst as usize] == Some((m.src, m.seq)) {
             tasks.waiting[m.dst as usize] = None;
