@@ -578,10 +578,11 @@ def _bench(args) -> None:
 def _bench_net(args) -> None:
     import tomllib
 
-    from .config import apply_overrides
+    from .config import apply_overrides, load_config
     from .netbench_run import format_tables, run, write
 
     if args.config is not None:
+        load_config(args.config)  # one-line errors for a bad file
         base = tomllib.loads(args.config.read_text())
     else:
         base = {"topology": args.topology, "technology": args.technology}

@@ -138,11 +138,14 @@ def exchange(config, sizes=None, nodes: int | None = None, algorithm: str = "pai
 def barrier(config, nodes=None):
     """Barrier time against the number of nodes: host-based linear (everyone notifies node 0,
     which notifies everyone), binary tree (gather up, release down), and hardware broadcast
-    (linear gather, then one broadcast packet: the switches replicate it, so its time is a
-    0-byte message to the farthest participant)."""
+    (paper 004 §4.2: everyone sets an event on node 0, whose NIC counts them, so the host pays
+    one receive overhead; then one broadcast packet, which the switches replicate, so its time
+    is a 0-byte message to the farthest participant)."""
     import pandas
 
-    cfg, _, n = _setup(config)
+    cfg, clock, n = _setup(config)
+    events = {**cfg, "nic": {**cfg.get("nic", {}), "receive_overhead": "0 ns"}}
+    receive_ns = clock["receive_overhead_ns"] or 0.0
     rows = []
     for k in nodes or range(2, n + 1):
         gather = Program(k)
@@ -159,7 +162,7 @@ def barrier(config, nodes=None):
         ping.send(0, k - 1, 0).recv(k - 1, 0, 0)
         terminals = list(range(k))
         t_lin, t_tree = _run(cfg, linear, terminals), _run(cfg, tree, terminals)
-        t_hw = _run(cfg, gather, terminals) + _run(cfg, ping, terminals)
+        t_hw = _run(events, gather, terminals) + receive_ns + _run(cfg, ping, terminals)
         rows.append({"nodes": k, "linear_us": t_lin / 1e3, "tree_us": t_tree / 1e3, "hardware_broadcast_us": t_hw / 1e3})
     return pandas.DataFrame(rows)
 

@@ -175,3 +175,25 @@ fn message_sizes_take_units_and_bad_ones_name_the_field() {
     let e = Config::from_toml("topology = \"tree:k=4,n=2\"\n[workload]\nmessage_bytes = \"lots\"").unwrap_err();
     assert!(e.to_string().contains("message_bytes") || e.to_string().contains("line 3"), "{e}");
 }
+
+/// A shared host bus (QsNET's PCI): a node sending and receiving at once divides the bus
+/// between its reads (200 MB/s) and writes (275 MB/s): 1 / (1/200 + 1/275) MB/s each way.
+#[test]
+fn a_shared_host_bus_splits_between_directions() {
+    let bytes = 1u64 << 20;
+    let run = |shared: bool| {
+        let c = config("technology = \"qsnet\"", &format!("[nic]\nshared_host_bus = {shared}"));
+        let mut p = Programs::new(3);
+        p.send(0, Some(2), bytes);
+        p.send(2, Some(0), bytes);
+        p.recv(0, Some(2), bytes);
+        p.recv(2, Some(0), bytes);
+        let t = execute_programs(&c, p, "bidirectional").unwrap().execution_time_cycles.unwrap();
+        bytes as f64 / (t as f64 * 5e-9) / 1e6
+    };
+    let shared = run(true);
+    let expected = 1.0 / (1.0 / 200.0 + 1.0 / 275.0);
+    assert!((shared - expected).abs() / expected < 0.02, "shared bus: {shared} MB/s, expected {expected}");
+    let separate = run(false);
+    assert!((separate - 200.0).abs() / 200.0 < 0.02, "separate paths: {separate} MB/s");
+}

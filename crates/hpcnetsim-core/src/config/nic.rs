@@ -35,6 +35,9 @@ pub struct NicConfig {
     pub host_read_bandwidth: String,
     /// Host-bus write bandwidth (the NIC writes a destination buffer in host memory); empty: unlimited.
     pub host_write_bandwidth: String,
+    /// Whether reads and writes share one host bus (a PCI bus: a node that sends and receives
+    /// at once divides its bus time between them) rather than having one path per direction.
+    pub shared_host_bus: bool,
     /// Where send buffers are: `host` (read over the host bus) or `nic`.
     pub source_buffer: Buffer,
     /// Where receive buffers are: `host` (written over the host bus) or `nic`.
@@ -56,6 +59,7 @@ impl Default for NicConfig {
             receive_overhead: "0 ns".into(),
             host_read_bandwidth: String::new(),
             host_write_bandwidth: String::new(),
+            shared_host_bus: false,
             source_buffer: Buffer::Host,
             destination_buffer: Buffer::Host,
             max_payload: Bytes::Count(256),
@@ -83,6 +87,8 @@ pub struct NicModel {
     pub read_bytes_per_cycle: Option<f64>,
     /// Host-bus write bandwidth in bytes per cycle (None: unlimited or NIC-memory buffers).
     pub write_bytes_per_cycle: Option<f64>,
+    /// Whether reads and writes share one bus.
+    pub shared_bus: bool,
     /// Largest payload per packet in bytes.
     pub max_payload: u64,
     /// Overhead bytes per packet.
@@ -132,6 +138,7 @@ impl Config {
             receive_overhead: time("nic.receive_overhead", &n.receive_overhead)?,
             read_bytes_per_cycle: rate("nic.host_read_bandwidth", &n.host_read_bandwidth, n.source_buffer)?,
             write_bytes_per_cycle: rate("nic.host_write_bandwidth", &n.host_write_bandwidth, n.destination_buffer)?,
+            shared_bus: n.shared_host_bus,
             max_payload: n.max_payload.bytes("nic.max_payload")?,
             packet_overhead: n.packet_overhead.bytes("nic.packet_overhead")?,
             rendezvous_threshold: n.rendezvous_threshold.bytes("nic.rendezvous_threshold")?,

@@ -21,7 +21,8 @@ fn preset(name: &str) -> Option<String> {
         // two VCs, 35 ns flow-through, about 50 ns per hop with wire and protocol (§2.2,
         // §5.1); Elan3 packets of at most 320 B payload with 58 B of header, CRC and routing
         // (§5.3), a 320 + 58 B packet is 189 flits; PCI burst read 200 MB/s and write 275 MB/s
-        // (§5.3). Software overheads: §5.1 puts at least 1 µs in the network interface
+        // (§5.3), over one 64-bit/66 MHz PCI bus shared by both directions (§4). Software
+        // overheads: §5.1 puts at least 1 µs in the network interface
         // (send side, DMA descriptor and command port, §3.1.3); the receive side (event and
         // block copy into host memory, steps 6-10 of Fig. 5) is taken as 0.9 µs, calibrated so
         // that a 0-byte Elan-to-Elan ping costs about 2 µs: that figure is an input, the other
@@ -45,6 +46,7 @@ fn preset(name: &str) -> Option<String> {
             receive_overhead = "0.9 us"
             host_read_bandwidth = "200 MB/s"
             host_write_bandwidth = "275 MB/s"
+            shared_host_bus = true
             max_payload = "320 B"
             packet_overhead = "58 B"
             "#

@@ -15,10 +15,14 @@ pub(crate) struct HostState {
     pub(crate) model: NicModel,
     /// Per NIC: cycle (fractional) at which its DMA engine has read everything it started.
     dma_free: Vec<f64>,
+    /// Per NIC: the cycle the read of its next packet ends, once started (the bus is
+    /// reserved for it).
+    reading: Vec<Option<u64>>,
     /// Per NIC: whether its last refill stopped at a full injection queue (the DMA engine
     /// had no buffer to read into, so the next read starts no earlier than the next refill).
     dma_stalled: Vec<bool>,
-    /// Per NIC: cycle (fractional) at which its host-bus writes are done.
+    /// Per NIC: cycle (fractional) at which its host-bus writes are done (with a shared
+    /// bus, reads and writes both use `dma_free`).
     write_free: Vec<f64>,
     /// Per task: whether the send overhead of its current operation has been paid.
     pub(crate) paid: Vec<bool>,
@@ -35,6 +39,7 @@ impl HostState {
             model,
             dma_free: vec![0.0; nics],
             dma_stalled: vec![false; nics],
+            reading: vec![None; nics],
             write_free: vec![0.0; nics],
             paid: vec![false; tasks],
             writing: 0,
@@ -55,18 +60,28 @@ impl HostState {
         }
     }
 
-    /// When the DMA engine of `nic` has read a packet of `payload` bytes of a message ready
-    /// at `ready`, given the current cycle; commits the read if it is done by `now`.
+    /// Whether the DMA engine of `nic` has read the next packet (`payload` bytes of a message
+    /// ready at `ready`) by `now`; otherwise the cycle it will have. A read reserves the bus
+    /// when it starts.
     pub(crate) fn read(&mut self, nic: usize, payload: u64, ready: u64, now: u64) -> Result<(), u64> {
+        if let Some(end) = self.reading[nic] {
+            return if end <= now {
+                self.reading[nic] = None;
+                Ok(())
+            } else {
+                Err(end)
+            };
+        }
         if std::mem::take(&mut self.dma_stalled[nic]) {
             self.dma_free[nic] = self.dma_free[nic].max(now as f64);
         }
         let start = self.dma_free[nic].max(ready as f64);
         let end = start + self.model.read_bytes_per_cycle.map_or(0.0, |r| payload as f64 / r);
+        self.dma_free[nic] = end;
         if end <= now as f64 {
-            self.dma_free[nic] = end;
             Ok(())
         } else {
+            self.reading[nic] = Some(end.ceil() as u64);
             Err(end.ceil() as u64)
         }
     }
@@ -79,8 +94,10 @@ impl HostState {
     /// Cycle at which `nic` has written a packet of `payload` bytes that arrived at `now`.
     pub(crate) fn write(&mut self, nic: usize, payload: u64, now: u64) -> u64 {
         let Some(w) = self.model.write_bytes_per_cycle else { return now };
-        let end = self.write_free[nic].max(now as f64) + payload as f64 / w;
-        self.write_free[nic] = end;
+        // On a shared bus a write waits for the reads already started.
+        let bus = if self.model.shared_bus { &mut self.dma_free } else { &mut self.write_free };
+        let end = bus[nic].max(now as f64) + payload as f64 / w;
+        bus[nic] = end;
         end.ceil() as u64
     }
 }
