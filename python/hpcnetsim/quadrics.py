@@ -82,6 +82,9 @@ def compute(study: dict[str, Any], quick: bool = False) -> tuple[dict[str, float
     ex = nb.exchange(base, s.get("exchange_sizes"), nodes)
     frames["exchange"] = ex
     ours["exchange_per_node_mb_s"] = _plateau(ex["per_node_mb_s"])
+    small = ex[ex["size_bytes"] <= 256]
+    if len(small):
+        ours["exchange_small_us"] = float(small["time_us"].iloc[-1])
     bar = nb.barrier(base, range(2, nodes + 1))
     frames["barrier"] = bar
     # The paper's barrier: events gathered on one node, released by the hardware broadcast.
