@@ -197,3 +197,15 @@ fn a_shared_host_bus_splits_between_directions() {
     let separate = run(false);
     assert!((separate - 200.0).abs() / 200.0 < 0.02, "separate paths: {separate} MB/s");
 }
+
+/// Every preset is a valid config on a tree, and its clock matches its link bandwidth.
+#[test]
+fn every_preset_reads_and_has_a_clock() {
+    for name in hpcnetsim_core::config::technology::TECHNOLOGIES.split(", ") {
+        let c = Config::from_toml(&format!("topology = \"tree:k=4,n=2\"\ntechnology = \"{name}\"")).unwrap();
+        let clock = c.clock().unwrap();
+        assert!(clock.cycle_ns > 0.0 && clock.link_bytes_per_second() > 1e8, "{name}: {clock:?}");
+        let nic = c.nic_model().unwrap().unwrap();
+        assert!(nic.packet_phits(nic.max_payload) <= c.traffic.max_packet_phits(), "{name}");
+    }
+}

@@ -1,6 +1,8 @@
 //! Technology presets (`technology = "qsnet"`): link rate, clock, latencies, packet format and
 //! NIC model of real networks, each value with its source. A preset fills the fields the
-//! config leaves out; anything the config sets wins. docs/technologies.md lists them.
+//! config leaves out; anything the config sets wins. docs/physical.md lists them. Presets
+//! with packets of hundreds of phits also lengthen the measurement windows and batches
+//! (20 000 cycles), so that independent-traffic runs see enough packets to converge.
 
 use crate::error::{Error, Result};
 use serde_json::Value;
@@ -40,6 +42,9 @@ fn preset(name: &str) -> Option<String> {
             wire_latency = "15 ns"
             [traffic]
             packet_phits = 189
+            [measurement]
+            window_cycles = 20000
+            batch_cycles = 20000
             [nic]
             enabled = true
             send_overhead = "1 us"
@@ -82,6 +87,9 @@ fn preset(name: &str) -> Option<String> {
             wire_latency = "5 ns"
             [traffic]
             packet_phits = 519
+            [measurement]
+            window_cycles = 20000
+            batch_cycles = 20000
             [nic]
             enabled = true
             max_payload = "2048 B"
@@ -106,6 +114,9 @@ fn preset(name: &str) -> Option<String> {
             wire_latency = "5 ns"
             [traffic]
             packet_phits = 258
+            [measurement]
+            window_cycles = 20000
+            batch_cycles = 20000
             [nic]
             enabled = true
             max_payload = "4096 B"
