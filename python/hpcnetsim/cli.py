@@ -550,6 +550,10 @@ def _study_run(args) -> int:
 def _study_tables(args) -> None:
     from .validation import tables
 
+    summary = args.dir / "summary.md"
+    if summary.exists() and not (args.dir / "experiment.json").exists():
+        print(summary.read_text(), end="")  # a benchmark study (quadrics): published vs ours
+        return
     print(tables(args.dir, args.before), end="")
 
 

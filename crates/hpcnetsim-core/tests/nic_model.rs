@@ -50,6 +50,7 @@ fn link_times_become_cycles_and_presets_fill_defaults() {
     assert_eq!((c.switch.switch_delay_cycles, c.switch.link_delay_cycles), (7, 3));
     assert_eq!(c.switch.phit_bytes, 2);
     assert!(c.nic.enabled);
+    assert_eq!(c.workload.as_ref().unwrap().cycle_ns, 5.0, "traces follow the network's clock");
     // A value the config sets wins over the preset.
     let c = config("technology = \"qsnet\"", "[switch]\nvcs = 1");
     assert_eq!(c.switch.vcs, 1);

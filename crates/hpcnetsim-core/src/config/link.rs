@@ -87,6 +87,11 @@ impl Config {
         if let Some(c) = convert("link.wire_latency", &self.link.wire_latency)? {
             self.switch.link_delay_cycles = c;
         }
+        // Traced seconds become cycles of the network's clock unless the workload sets its own.
+        let clocked = !self.link.cycle.is_empty() || !self.link.bandwidth.is_empty();
+        if let Some(w) = self.workload.as_mut().filter(|w| clocked && w.cycle_ns == 1.0) {
+            w.cycle_ns = clock.cycle_ns;
+        }
         Ok(())
     }
 }
