@@ -72,3 +72,17 @@ def test_quadrics_quick_study_end_to_end(tmp_path):
     for name in ("report.html", "ping-bandwidth.svg", "exchange.png", "summary.md"):
         assert (out / name).exists(), name
     assert "| published |" in md
+
+
+def test_experiments_sweep_technology_link_and_nic_fields(tmp_path):
+    from hpcnetsim import experiment
+
+    path = tmp_path / "e.toml"
+    path.write_text('name = "nic"\n[base]\ntopology = "tree:k=4,n=2"\nworkload.kernel = "alltoall"\n'
+                    '[[sweep]]\naxes.technology = ["qsnet", "qdr-infiniband"]\n'
+                    'axes.workload.message_bytes = [64, "4 KiB"]\naxes.nic.source_buffer = ["host", "nic"]\n')  # fmt: skip
+    exp = experiment.load(path)
+    assert len(exp.points) == 8
+    cfg = exp.points[-1].config
+    assert cfg["technology"] == "qdr-infiniband" and cfg["workload"]["message_bytes"] == 4096
+    assert cfg["nic"]["source_buffer"] == "nic" and cfg["switch"]["phit_bytes"] == 4
