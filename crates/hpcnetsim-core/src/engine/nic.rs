@@ -55,7 +55,8 @@ impl HostState {
     /// Payload of packet `index` (from 0) of `m`.
     pub(crate) fn payload(&self, m: &Message, index: u32) -> u64 {
         match m.kind {
-            Kind::Data => self.model.payloads(m.bytes).nth(index as usize).unwrap_or(0),
+            Kind::Data if index + 1 < m.packets => self.model.max_payload,
+            Kind::Data => m.bytes - (m.packets as u64 - 1) * self.model.max_payload,
             _ => 0,
         }
     }
@@ -139,9 +140,9 @@ impl<'a> Engine<'a> {
                 let done = match tasks.host.as_mut() {
                     Some(h) => {
                         let nic = tasks.terminal[m.dst as usize] as usize;
-                        let last = m.bytes - m.bytes.min((m.packets as u64 - 1) * h.model.max_payload);
-                        let payload = if m.packets == 1 { m.bytes } else { last };
-                        h.write(nic, payload, now)
+                        // Packets may arrive out of order; the payloads add up all the same.
+                        let last = m.bytes - (m.packets as u64 - 1) * h.model.max_payload;
+                        h.write(nic, last, now)
                     }
                     None => now,
                 };
