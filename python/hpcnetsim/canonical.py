@@ -61,6 +61,11 @@ def settable_config() -> dict[str, Any]:
     config.update(json.loads(_core.flow_defaults()))
     # Table routing's fields are left out of configs that do not use them.
     config["routing"].update({"engine": "dfsssp", "lmc": 0, "address": "round-robin", "tables": ""})
+    # So are the default [link] and [nic] tables and the technology (docs/physical.md).
+    physical = json.loads(_core.config_from_toml('topology = "crossbar:2"\n[nic]\nenabled = true\n[link]\ncycle = "1 ns"\n'))
+    config["link"] = {**physical["link"], "cycle": ""}
+    config["nic"] = {**physical["nic"], "enabled": False}
+    config["technology"] = ""
     return config
 
 

@@ -112,6 +112,17 @@ def _build_parser() -> argparse.ArgumentParser:
                    help="with --scale: phit-hops each row aims at (at least 3000 cycles; default 3e7)")
     b.set_defaults(func=_bench)
 
+    bn = sub.add_parser("bench-net", help="network microbenchmarks of paper 004 §4 (ping, hot spot, total exchange...)")
+    bn.add_argument("name", choices=("ping", "bidirectional", "hotspot", "exchange", "barrier", "contention", "hops", "all"))
+    bn.add_argument("config", type=Path, nargs="?", help="TOML config (default: the 4-ary 2-tree with --technology)")
+    bn.add_argument("--topology", default="tree:k=4,n=2", help="topology without a config (default tree:k=4,n=2)")
+    bn.add_argument("--technology", default="qsnet", help="technology preset without a config (default qsnet)")
+    bn.add_argument("--set", dest="overrides", action="append", default=[], nargs="+", metavar="PATH=VALUE",
+                    help="override a config value, e.g. --set nic.source_buffer=nic")  # fmt: skip
+    bn.add_argument("--quick", action="store_true", help="fewer message sizes and messages")
+    bn.add_argument("--out", type=Path, help="directory for one CSV per benchmark and the figures (PNG, SVG)")
+    bn.set_defaults(func=_bench_net)
+
     sw = sub.add_parser("sweep", help="run an experiment file: a base config and sweep axes (docs/experiments.md)")
     sw.add_argument("file", type=Path, help="experiment file (TOML)")
     sw.add_argument("--out", type=Path, help="output folder (default: results/NAME, results/NAME-quick with --quick)")
@@ -260,7 +271,13 @@ def _run(args) -> None:
     from .config import apply_overrides, load_config
     from .simulation import check_loads, load_curve_results, simulate
 
-    config = apply_overrides(load_config(args.config), [o for group in args.overrides for o in group])
+    overrides = [o for group in args.overrides for o in group]
+    config = apply_overrides(load_config(args.config), overrides)
+    if any(o.strip().startswith("technology") for o in overrides):
+        # A technology preset fills the fields the file leaves out: start from the file as written.
+        import tomllib
+
+        config = apply_overrides(tomllib.loads(Path(args.config).read_text()), overrides)
     causal = config.get("workload") is not None
     trace = (config.get("workload") or {}).get("trace")
     if trace and not Path(trace).is_absolute():
@@ -374,6 +391,7 @@ def format_summary(r: dict) -> str:
             f"saturated         {c['saturated']}",
             f"network latency   mean {c['latency_mean']}, p99 {c['latency_p99']} cycles",
         ]
+        lines += _physical_lines(r)
     if r.get("routed_throughput") is not None:
         ideal, routed = r["ideal_throughput"], r["routed_throughput"]
         lines.append(f"uniform bound     {routed:.4g} along the tables' paths (all minimal paths: {ideal:.4g})")
@@ -396,6 +414,7 @@ def format_execution(r: dict) -> str:
             f"execution time    {r['execution_time_cycles']:,} cycles",
             f"messages          {r['messages']} (latency mean {m['mean']:.1f}, p99 {m['p99']:.0f} cycles)",
         ]
+        lines += _physical_lines(r)
     if r.get("replay"):
         lines += _replay_lines(r["replay"])
     for i, j in enumerate(r.get("jobs", [])):
@@ -405,6 +424,25 @@ def format_execution(r: dict) -> str:
     lines += format_blocked(r)
     lines.append(f"speed             {rate(r['packet_hops'], r['wall_seconds']):.3g} packet-hops/s ({r['cycles']} cycles)")
     return "\n".join(lines)
+
+
+def _physical_lines(r: dict) -> list[str]:
+    """The result in physical units, when the result carries its clock."""
+    from .units import format_rate, format_time
+
+    if "cycle_ns" not in r:
+        return []
+    ns = r["cycle_ns"]
+    out = [f"clock             {format_time(ns)} per cycle, links {format_rate(r['link_bandwidth_mb_s'] * 1e6)}"]
+    if r.get("execution_time_us") is not None:
+        mean = r.get("message_latency_mean_us")
+        extra = f", message latency mean {format_time(mean * 1e3)}" if mean is not None else ""
+        out.append(f"in time           {format_time(r['execution_time_us'] * 1e3)}{extra}")
+    if r.get("accepted_mb_s_per_node") is not None:
+        lat = r.get("latency_network_mean_ns")
+        extra = f", network latency mean {format_time(lat)}" if lat is not None else ""
+        out.append(f"in bandwidth      {format_rate(r['accepted_mb_s_per_node'] * 1e6)} per node accepted{extra}")
+    return out
 
 
 def _replay_lines(rp: dict) -> list[str]:
@@ -532,9 +570,15 @@ def _study_list(args) -> None:
 
 def _study_run(args) -> int:
     from .benchmark_study import is_benchmark_study
+    from .quadrics import is_quadrics_study, run_study
     from .studies import find
 
     path = find(args.name)
+    if is_quadrics_study(path):
+        out, table = run_study(path, args.out, args.quick)
+        print(table, end="")
+        print(f"wrote {out / 'report.html'}")
+        return 0
     if is_benchmark_study(path):
         from .benchmark_study import run
 
@@ -550,6 +594,10 @@ def _study_run(args) -> int:
 def _study_tables(args) -> None:
     from .validation import tables
 
+    summary = args.dir / "summary.md"
+    if summary.exists() and not (args.dir / "experiment.json").exists():
+        print(summary.read_text(), end="")  # a benchmark study (quadrics): published vs ours
+        return
     print(tables(args.dir, args.before), end="")
 
 
@@ -589,6 +637,25 @@ def _bench(args) -> None:
         return
     print(table_header(), flush=True)
     run_benchmarks(args.quick, on_row=lambda row: print(format_row(row), flush=True))
+
+
+def _bench_net(args) -> None:
+    import tomllib
+
+    from .config import apply_overrides, load_config
+    from .netbench_run import format_tables, run, write
+
+    if args.config is not None:
+        load_config(args.config)  # one-line errors for a bad file
+        base = tomllib.loads(args.config.read_text())
+    else:
+        base = {"topology": args.topology, "technology": args.technology}
+    config = apply_overrides(base, [o for group in args.overrides for o in group])
+    frames = run(args.name, config, args.quick)
+    print(format_tables(frames))
+    if args.out is not None:
+        for path in write(frames, args.out, config.get("technology", "")):
+            print(f"wrote {path}")
 
 
 def _flow_parsers(sub) -> None:

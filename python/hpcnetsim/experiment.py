@@ -18,6 +18,9 @@ from .expressions import evaluate, is_expression
 TOP_KEYS = ("name", "title", "description", "base", "sweep", "quick", "report")
 SWEEP_KEYS = ("name", "axes", "points")
 QUICK_KEYS = ("base", "sweeps")
+#: Config paths holding a size in bytes, which may also be written with a unit.
+SIZE_PATHS = ("workload.message_bytes", "workload.segment_bytes", "nic.max_payload", "nic.packet_overhead",
+              "nic.rendezvous_threshold")  # fmt: skip
 NAME_RE = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
 
 
@@ -76,6 +79,8 @@ def _check_value(path: str, value: Any, where: str) -> None:
     if is_expression(value) and isinstance(default, (int, float)) and not isinstance(default, bool):
         return
     ok = type(value) is type(default) or (type(default) is float and type(value) is int)
+    # Sizes may be written with a unit ("16 KiB", docs/config.md).
+    ok = ok or (path in SIZE_PATHS and isinstance(value, str))
     if not ok:
         raise ConfigError(
             f"{where} = {value!r} is invalid: {_type_name(default)}, as {path} in docs/config.md"

@@ -59,6 +59,7 @@ def plot_load_curves(frames: dict, path: Path, title: str, ideal: dict[str, floa
     right.set_xlabel("offered load (phits/cycle/node)")
     right.set_ylabel("mean network latency (cycles)")
     right.set_title("Latency")
+    _physical_axes(frames, left, right)
     for ax in (left, right):
         ax.set_xlim(0, 1.05 * top)
         ax.set_ylim(0, None)
@@ -68,6 +69,21 @@ def plot_load_curves(frames: dict, path: Path, title: str, ideal: dict[str, floa
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
+
+
+def _physical_axes(frames: dict, load_ax, latency_ax) -> None:
+    """Second y axes in MB/s per node and ns when every curve has the same clock."""
+    clocks = {(float(df["cycle_ns"].iloc[0]), float(df["link_bandwidth_mb_s"].iloc[0]))
+              for df in frames.values() if len(df) and "cycle_ns" in df and "link_bandwidth_mb_s" in df}  # fmt: skip
+    if len(clocks) != 1:
+        return
+    ns, mb = clocks.pop()
+    load_ax.secondary_yaxis("right", functions=(lambda v: v * mb, lambda v: v / mb)).set_ylabel(
+        "accepted (MB/s per node)"
+    )
+    latency_ax.secondary_yaxis("right", functions=(lambda v: v * ns, lambda v: v / ns)).set_ylabel(
+        "mean network latency (ns)"
+    )
 
 
 def curve_label(col: str, value) -> str:

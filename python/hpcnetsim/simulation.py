@@ -35,6 +35,8 @@ RESULT_UNITS = {
     "offered_load": "phits/cycle/node", "accepted_load": "phits/cycle/node",
     "accepted_load_std": "phits/cycle/node", "saturated": "", "execution_time_cycles": "cycles",
     "messages": "", "packets_delivered": "packets", "cycles": "cycles", "wall_seconds": "s",
+    "cycle_ns": "ns", "link_bandwidth_mb_s": "MB/s", "execution_time_us": "µs", "message_latency_mean_us": "µs",
+    "latency_network_mean_ns": "ns", "offered_mb_s_per_node": "MB/s", "accepted_mb_s_per_node": "MB/s",
 }  # fmt: skip
 
 
@@ -123,8 +125,10 @@ def simulate(
     cycles the run stops with status ``partial``. ``check`` verifies the engine's invariants
     as it runs (docs/reliability.md).
     """
-    text = _core.simulate(to_json(load_config(config)), progress, max_seconds, max_cycles, check)
-    return SimulationResult(json.loads(text))
+    from .units import with_physical
+
+    cfg = to_json(load_config(config))
+    return SimulationResult(json.loads(with_physical(_core.simulate(cfg, progress, max_seconds, max_cycles, check), cfg)))
 
 
 def execute(
@@ -154,8 +158,11 @@ def execute(
         rest = {**cfg, "workload": {k: v for k, v in w.items() if k not in ("trace", "format")}}
         name = f"trace {os.path.basename(str(w['trace']))}"
         return SimulationResult(json.loads(_core.execute_program(to_json(rest), name, text)))
-    text = _core.execute(to_json(cfg), progress, max_seconds, max_cycles, check)
-    return SimulationResult(json.loads(text))
+    from .units import with_physical
+
+    cfg_json = to_json(cfg)
+    text = _core.execute(cfg_json, progress, max_seconds, max_cycles, check)
+    return SimulationResult(json.loads(with_physical(text, cfg_json)))
 
 
 def check_loads(loads) -> list[float]:
@@ -176,8 +183,12 @@ def check_loads(loads) -> list[float]:
 
 def load_curve_results(config: ConfigSource, loads) -> list[SimulationResult]:
     """Run ``config`` at every offered load (in parallel in the core); results sorted by offered load."""
-    results = json.loads(_core.load_curve(to_json(load_config(config)), check_loads(loads)))
-    return sorted((SimulationResult(r) for r in results), key=lambda r: r.offered_load)
+    from .units import add_physical, physical
+
+    cfg = to_json(load_config(config))
+    clock = physical(cfg)
+    results = json.loads(_core.load_curve(cfg, check_loads(loads)))
+    return sorted((SimulationResult(add_physical(r, clock)) for r in results), key=lambda r: r.offered_load)
 
 
 def curve_frame(results: list[SimulationResult]) -> pd.DataFrame:

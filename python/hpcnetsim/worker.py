@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 
 from . import _core
+from .units import with_physical
 
 SKIPPED = "skipped"
 
@@ -39,8 +40,8 @@ def run_point(config_json: str) -> tuple[str | None, str | None]:
                 from .simulation import execute
 
                 return json.dumps(execute(config).to_dict()), None
-            return _core.execute(config_json), None
-        return _core.simulate(config_json), None
+            return with_physical(_core.execute(config_json), config_json), None
+        return with_physical(_core.simulate(config_json), config_json), None
     except _core.ConfigError as e:
         if is_causal(config) and "workload.tasks = " in str(e):
             return skipped_result(config, str(e).removeprefix("config: ")), None

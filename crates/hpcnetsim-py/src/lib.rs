@@ -362,6 +362,28 @@ fn config_from_toml(text: &str) -> PyResult<String> {
     Config::from_toml(text).map(|c| to_json(&c)).map_err(to_py)
 }
 
+/// The physical figures of a config as JSON: cycle (ns), phit (bytes), link bandwidth and the
+/// NIC's payload bandwidth (bytes/s; null without the NIC model), overheads (ns).
+#[pyfunction]
+fn physical(config_json: &str) -> PyResult<String> {
+    let cfg = Config::from_json(config_json).map_err(to_py)?;
+    let c = cfg.clock().map_err(to_py)?;
+    let nic = cfg.nic_model().map_err(to_py)?;
+    let per_second = 1e9 / c.cycle_ns;
+    Ok(serde_json::json!({
+        "cycle_ns": c.cycle_ns,
+        "phit_bytes": c.phit_bytes,
+        "link_bytes_per_s": c.link_bytes_per_second(),
+        "nic_bytes_per_s": nic.as_ref().map(|m| m.bytes_per_cycle() * per_second),
+        "send_overhead_ns": nic.as_ref().map(|m| m.send_overhead as f64 * c.cycle_ns),
+        "receive_overhead_ns": nic.as_ref().map(|m| m.receive_overhead as f64 * c.cycle_ns),
+        "max_payload_bytes": nic.as_ref().map(|m| m.max_payload),
+        "packet_overhead_bytes": nic.as_ref().map(|m| m.packet_overhead),
+        "hop_ns": (cfg.switch.switch_delay_cycles + cfg.switch.link_delay_cycles) as f64 * c.cycle_ns,
+    })
+    .to_string())
+}
+
 /// Runs `flows` (source, destination, bytes) to completion on the config's network; JSON result.
 #[pyfunction]
 fn flow_run(py: Python<'_>, config_json: &str, flows: Vec<(usize, usize, f64)>) -> PyResult<String> {
@@ -428,6 +450,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(execute_program, m)?)?;
     m.add_function(wrap_pyfunction!(trace_info, m)?)?;
     m.add_function(wrap_pyfunction!(config_from_toml, m)?)?;
+    m.add_function(wrap_pyfunction!(physical, m)?)?;
     m.add_function(wrap_pyfunction!(flow_ebb, m)?)?;
     m.add_function(wrap_pyfunction!(flow_mpigraph, m)?)?;
     m.add_function(wrap_pyfunction!(flow_defaults, m)?)?;

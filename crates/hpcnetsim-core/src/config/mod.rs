@@ -4,11 +4,18 @@
 
 pub mod bounds;
 mod flow;
+mod link;
+pub mod nic;
+pub mod technology;
+pub mod units;
 mod workload;
 
 use crate::error::{Error, Result};
 pub use flow::{FlowConfig, Measure, Model, PathsKind};
+pub use link::LinkConfig;
+pub use nic::{Buffer, NicConfig, NicModel};
 use serde::{Deserialize, Serialize};
+pub use units::Clock;
 pub use workload::{CollectiveAlgorithm, Kernel, LengthEvolution, PlacementKind, TraceFormat, WorkloadConfig};
 
 /// The name a config file uses for an enum value (`"bubble-adaptive"`, `"2w"`), for messages.
@@ -47,6 +54,16 @@ pub struct Config {
     /// The flow-level model's paths, link bandwidth and benchmark settings.
     #[serde(default, skip_serializing_if = "FlowConfig::is_default")]
     pub flow: FlowConfig,
+    /// A technology preset (`qsnet`, `extoll`, `qdr-infiniband`, `ndr-infiniband`) filling
+    /// the link, switch, packet and NIC fields the config leaves at their defaults.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub technology: String,
+    /// Physical clock of the links: cycle time or bandwidth, switch and wire latencies.
+    #[serde(default, skip_serializing_if = "LinkConfig::is_default")]
+    pub link: LinkConfig,
+    /// Network interface and host model (off by default).
+    #[serde(default, skip_serializing_if = "NicConfig::is_default")]
+    pub nic: NicConfig,
 }
 
 fn default_seed() -> u64 {
@@ -411,8 +428,30 @@ impl Config {
             });
             Error::Unsupported(format!("config: {}{msg}", at.unwrap_or_default()))
         })?;
-        cfg.validate()?;
-        Ok(cfg)
+        let cfg = match cfg.technology.is_empty() {
+            true => cfg,
+            false => {
+                let table: toml::Table = toml::from_str(text).expect("parsed above");
+                Config::with_technology(serde_json::to_value(table).expect("TOML values are JSON values"))?
+            }
+        };
+        cfg.resolved()
+    }
+
+    /// The config of `value` with its technology preset filled in (see `technology::apply`).
+    fn with_technology(value: serde_json::Value) -> Result<Config> {
+        let merged = technology::apply(value)?;
+        serde_path_to_error::deserialize(merged).map_err(|e| {
+            let path = e.path().to_string();
+            Error::Unsupported(format!("config: {path}: {}", bounds::plain(&e.into_inner().to_string())))
+        })
+    }
+
+    /// Times of `[link]` converted to cycles, then every value validated.
+    fn resolved(mut self) -> Result<Config> {
+        self.apply_link_times()?;
+        self.validate()?;
+        Ok(self)
     }
 
     /// Reads a config from JSON text (what the Python API sends); errors name the key path.
@@ -424,8 +463,11 @@ impl Config {
             let inner = bounds::plain(inner.split(" at line").next().unwrap_or(&inner));
             Error::Unsupported(format!("config: {path}: {inner}"))
         })?;
-        cfg.validate()?;
-        Ok(cfg)
+        let cfg = match cfg.technology.is_empty() {
+            true => cfg,
+            false => Config::with_technology(serde_json::from_str(text).expect("parsed above"))?,
+        };
+        cfg.resolved()
     }
 
     /// Checks every value against what the model accepts (the routing is checked against
@@ -546,6 +588,8 @@ impl Config {
             }
         }
         self.flow.validate()?;
+        self.clock()?;
+        self.nic_model()?;
         // Configs that can never give a result are refused rather than run.
         let bubble = match (self.routing.algorithm, &family) {
             (Algorithm::BubbleAdaptive, _) => true,

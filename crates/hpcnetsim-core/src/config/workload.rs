@@ -168,6 +168,7 @@ pub struct WorkloadConfig {
     /// Number of tasks; 0 means one per terminal slot (terminals × tasks_per_terminal).
     pub tasks: usize,
     /// Length of the basic message in bytes (the total per task pair for the waterfall).
+    #[serde(deserialize_with = "super::units::bytes_or_size")]
     pub message_bytes: u64,
     /// Length evolution across stages (BT, IBT, BU).
     pub length_evolution: LengthEvolution,
@@ -192,6 +193,7 @@ pub struct WorkloadConfig {
     /// Algorithm of an MPI collective.
     pub algorithm: CollectiveAlgorithm,
     /// Segment size of pipelined collectives, in bytes.
+    #[serde(deserialize_with = "super::units::bytes_or_size")]
     pub segment_bytes: u64,
     /// Root task of rooted collectives.
     pub root: usize,

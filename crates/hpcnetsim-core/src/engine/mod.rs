@@ -14,6 +14,7 @@ mod fifos;
 mod invariants;
 mod matching;
 pub mod measure;
+mod nic;
 mod queue;
 mod tasks;
 mod watchdog;
@@ -51,6 +52,8 @@ enum Event {
     Wake { target: u32 },
     /// A task's compute interval ends (or its program starts).
     Resume { task: u32 },
+    /// The destination NIC has written the last payload of a message to host memory.
+    HostWritten { message: u32 },
 }
 
 /// A packet in flight.
@@ -244,7 +247,7 @@ impl<'a> Engine<'a> {
             output_allocation: cfg.switch.output_allocation,
             selection: cfg.routing.selection,
             channel_switch,
-            fifo: Fifos::new(channels * vcs, queue_phits.div_ceil(cfg.traffic.packet_phits) as usize),
+            fifo: Fifos::new(channels * vcs, queue_phits.div_ceil(cfg.min_packet_phits()) as usize),
             link_free: vec![0; channels],
             credits: vec![queue_phits; channels * vcs],
             rr_last: vec![u32::MAX; channels * vcs],
@@ -502,6 +505,7 @@ impl<'a> Engine<'a> {
             Event::Deliver { packet } => self.deliver(packet, now),
             Event::Wake { target } => self.wake(target as usize, now),
             Event::Resume { task } => self.advance(task as usize, now),
+            Event::HostWritten { message } => self.host_written(message, now),
         }
     }
 

@@ -3,6 +3,7 @@
 //! injection queue as room appears (no packet is ever dropped).
 
 use super::matching::{Envelope, Matching, Posted, Req};
+use super::nic::HostState;
 use super::{Engine, Event, Packet};
 use crate::config::Config;
 use crate::error::Result;
@@ -15,6 +16,17 @@ use std::collections::VecDeque;
 /// Packets that belong to no message (independent traffic).
 pub(crate) const NO_MESSAGE: u32 = u32::MAX;
 
+/// What a message carries: a task's data, or a rendezvous control packet of the NIC model.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Kind {
+    /// Data of a send.
+    Data,
+    /// Request to send data message `data` (sender to receiver).
+    Rts { data: u32 },
+    /// Clear to send data message `data` (receiver to sender).
+    Cts { data: u32 },
+}
+
 /// A message in flight.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Message {
@@ -24,6 +36,11 @@ pub(crate) struct Message {
     pub(crate) packets: u32,
     pub(crate) arrived: u32,
     pub(crate) sent_at: u64,
+    /// Length in bytes.
+    pub(crate) bytes: u64,
+    pub(crate) kind: Kind,
+    /// Cycle from which its packets may enter the NIC.
+    pub(crate) ready: u64,
 }
 
 /// The state of every task of a causal workload.
@@ -68,6 +85,10 @@ pub(crate) struct Tasks {
     pub(crate) finish_cycle: Vec<u64>,
     /// Messages per power-of-two latency bin.
     pub(crate) latency_log2: Vec<u64>,
+    /// The NIC and host model, when `nic.enabled`.
+    pub(crate) host: Option<HostState>,
+    /// Rendezvous control messages among `messages`.
+    pub(crate) controls: usize,
 }
 
 impl Tasks {
@@ -107,12 +128,14 @@ impl Tasks {
             compute_cycles: vec![0; n],
             finish_cycle: vec![0; n],
             latency_log2: Vec::new(),
+            host: None,
+            controls: 0,
         }
     }
 
     /// Whether every program has finished and every message packet arrived.
     pub(crate) fn all_done(&self) -> bool {
-        self.finished == self.ops.len() && self.undelivered == 0
+        self.finished == self.ops.len() && self.undelivered == 0 && self.host.as_ref().is_none_or(|h| h.writing == 0)
     }
 
     /// One line per blocked task (at most `limit`), saying what it waits for.
@@ -128,6 +151,50 @@ impl Tasks {
         out
     }
 
+    /// With the NIC model, a send first pays its software overhead: returns true (and
+    /// schedules the task's return) the first time it is called for this operation.
+    fn send_overhead(&mut self, task: usize, now: u64, events: &mut super::queue::EventQueue<Event>) -> bool {
+        let Some(h) = self.host.as_mut() else { return false };
+        if h.model.send_overhead == 0 || std::mem::take(&mut h.paid[task]) {
+            return false;
+        }
+        h.paid[task] = true;
+        events.push(now + h.model.send_overhead, Event::Resume { task: task as u32 });
+        true
+    }
+
+    /// Hands data message `m` to its sender's NIC (after a rendezvous request when it is
+    /// long); returns that NIC.
+    fn post(&mut self, mut m: Message) -> usize {
+        let nic = self.terminal[m.src as usize] as usize;
+        let id = self.messages.len() as u32;
+        m.packets = match &self.host {
+            Some(h) => h.packets(m.bytes),
+            None => message_packets(m.bytes, self.phit_bytes, self.packet_phits).len() as u32,
+        };
+        self.undelivered += m.packets as u64;
+        self.messages.push(m);
+        let threshold = self.host.as_ref().map_or(0, |h| h.model.rendezvous_threshold);
+        if threshold > 0 && m.bytes > threshold {
+            // Request and clear-to-send: two header-only packets before the data.
+            let rts = Message { packets: 1, bytes: 0, kind: Kind::Rts { data: id }, ..m };
+            self.messages.push(rts);
+            self.controls += 2;
+            self.undelivered += 2;
+            self.backlog[nic].push_back((id + 1, 1));
+        } else {
+            self.backlog[nic].push_back((id, m.packets));
+        }
+        nic
+    }
+
+    /// With the NIC model, freeing completed receive request `req` of `task` costs the
+    /// receive overhead: the cycle the task goes on, if it has to wait for it.
+    fn consumed(&mut self, task: u32, req: u32, now: u64) -> Option<u64> {
+        let h = self.host.as_mut()?;
+        (h.receives.remove(&(task, req)) && h.model.receive_overhead > 0).then(|| now + h.model.receive_overhead)
+    }
+
     /// Records `phits` delivered at `now` in the temporal-evolution bins.
     pub(crate) fn record_delivery(&mut self, now: u64, phits: u32) {
         let bin = (now / self.bin_cycles) as usize;
@@ -136,6 +203,13 @@ impl Tasks {
         }
         self.bins[bin] += phits as u64;
         self.last_progress = self.last_progress.max(now);
+    }
+}
+
+impl Message {
+    /// A data message of `bytes` from task `src` to `dst`, sent at `now`.
+    fn data(src: u32, dst: u32, seq: u64, bytes: u64, now: u64) -> Self {
+        Message { src, dst, seq, packets: 0, arrived: 0, sent_at: now, bytes, kind: Kind::Data, ready: now }
     }
 }
 
@@ -176,6 +250,10 @@ impl<'a> Engine<'a> {
             cfg.switch.phit_bytes,
             bin,
         ));
+        // The config was validated when it was read: a NIC model that fails here is off.
+        if let Ok(Some(model)) = cfg.nic_model() {
+            self.tasks.as_mut().expect("just set").host = Some(HostState::new(model, nics, n));
+        }
         let now = self.now();
         for task in 0..n {
             self.events.push(now, Event::Resume { task: task as u32 });
@@ -201,13 +279,13 @@ impl<'a> Engine<'a> {
             };
             match op {
                 Op::Send { to, bytes } => {
+                    if tasks.send_overhead(task, now, &mut self.events) {
+                        return;
+                    }
                     let seq = tasks.next_sent.entry((t, to)).or_insert(0);
-                    let packets = message_packets(bytes, tasks.phit_bytes, tasks.packet_phits).len() as u32;
-                    tasks.messages.push(Message { src: t, dst: to, seq: *seq, packets, arrived: 0, sent_at: now });
+                    let m = Message::data(t, to, *seq, bytes, now);
                     *seq += 1;
-                    tasks.undelivered += packets as u64;
-                    let nic = tasks.terminal[task] as usize;
-                    tasks.backlog[nic].push_back(((tasks.messages.len() - 1) as u32, packets));
+                    let nic = tasks.post(m);
                     tasks.pc[task] += 1;
                     self.wake(self.topo.num_switches() + nic, now);
                 }
@@ -220,6 +298,11 @@ impl<'a> Engine<'a> {
                     }
                     tasks.next_received.insert((from, t), seq + 1);
                     tasks.pc[task] += 1;
+                    let overhead = tasks.host.as_ref().map_or(0, |h| h.model.receive_overhead);
+                    if overhead > 0 {
+                        self.events.push(now + overhead, Event::Resume { task: t });
+                        return;
+                    }
                 }
                 Op::Compute { cycles } => {
                     tasks.pc[task] += 1;
@@ -231,20 +314,22 @@ impl<'a> Engine<'a> {
                     return;
                 }
                 Op::Isend { to, bytes, tag, comm, req } => {
-                    let packets = message_packets(bytes, tasks.phit_bytes, tasks.packet_phits).len() as u32;
+                    if tasks.send_overhead(task, now, &mut self.events) {
+                        return;
+                    }
                     let id = tasks.messages.len() as u32;
-                    tasks.messages.push(Message { src: t, dst: to, seq: 0, packets, arrived: 0, sent_at: now });
                     tasks.mpi.open(task, req);
                     let env = Envelope { tag, comm, send_req: req, recv_req: NO_REQUEST, delivered: false };
                     tasks.mpi.send(id, t, to, env);
-                    tasks.undelivered += packets as u64;
-                    let nic = tasks.terminal[task] as usize;
-                    tasks.backlog[nic].push_back((id, packets));
+                    let nic = tasks.post(Message::data(t, to, 0, bytes, now));
                     tasks.pc[task] += 1;
                     self.wake(self.topo.num_switches() + nic, now);
                 }
                 Op::Irecv { from, tag, comm, req, .. } => {
                     tasks.mpi.post(task, Posted { from, tag, comm, req });
+                    if let Some(h) = tasks.host.as_mut() {
+                        h.receives.insert((t, req));
+                    }
                     tasks.pc[task] += 1;
                 }
                 Op::Wait { req } => {
@@ -259,33 +344,61 @@ impl<'a> Engine<'a> {
                         *r = Req::Free;
                     }
                     tasks.pc[task] += 1;
+                    if let Some(at) = tasks.consumed(t, req, now) {
+                        self.events.push(at, Event::Resume { task: t });
+                        return;
+                    }
                 }
                 Op::WaitAny { set } => {
                     let m = &mut tasks.mpi;
                     let reqs = &m.sets[set as usize];
                     let state = |r: u32| m.reqs[task].get(r as usize).copied().unwrap_or(Req::Free);
+                    let mut freed = None;
                     if let Some(&r) = reqs.iter().find(|&&r| state(r) == Req::Done) {
                         m.reqs[task][r as usize] = Req::Free;
+                        freed = Some(r);
                     } else if reqs.iter().any(|&r| state(r) == Req::Pending) {
                         m.in_wait[task] = true;
                         tasks.blocked_since[task] = Some(now);
                         return;
                     }
                     tasks.pc[task] += 1;
+                    if let Some(at) = freed.and_then(|r| tasks.consumed(t, r, now)) {
+                        self.events.push(at, Event::Resume { task: t });
+                        return;
+                    }
                 }
             }
         }
     }
 
-    /// Moves packets of waiting messages into NIC `nic`'s injection queue while it has room.
+    /// Moves packets of waiting messages into NIC `nic`'s injection queue while it has room
+    /// (and, with the host model, once the DMA engine has read their payload).
     pub(super) fn refill(&mut self, nic: usize, now: u64) {
         let Some(tasks) = self.tasks.as_mut() else { return };
         let mut created = Vec::new();
-        while self.nic_queue[nic].len() + created.len() < self.injection_queue_packets {
-            let Some(front) = tasks.backlog[nic].front_mut() else { break };
-            let m = tasks.messages[front.0 as usize];
+        loop {
+            if self.nic_queue[nic].len() + created.len() >= self.injection_queue_packets {
+                if let Some(h) = tasks.host.as_mut() {
+                    h.stall(nic);
+                }
+                break;
+            }
+            let Some(&(message, left)) = tasks.backlog[nic].front() else { break };
+            let m = tasks.messages[message as usize];
+            let size = match tasks.host.as_mut() {
+                Some(h) => {
+                    let payload = h.payload(&m, m.packets - left);
+                    if let Err(at) = h.read(nic, payload, m.ready, now) {
+                        self.events.push(at, Event::Wake { target: (self.topo.num_switches() + nic) as u32 });
+                        break;
+                    }
+                    h.model.packet_phits(payload)
+                }
+                None => tasks.packet_phits,
+            };
+            let front = tasks.backlog[nic].front_mut().expect("front seen above");
             front.1 -= 1;
-            let message = front.0;
             if front.1 == 0 {
                 tasks.backlog[nic].pop_front();
             }
@@ -293,7 +406,7 @@ impl<'a> Engine<'a> {
             created.push(Packet {
                 src: nic as u32,
                 dst,
-                size: tasks.packet_phits,
+                size,
                 generated: now,
                 injected: 0,
                 message,
@@ -309,7 +422,7 @@ impl<'a> Engine<'a> {
         }
     }
 
-    /// A packet of `message` arrived: complete the message when it was the last one.
+    /// A packet of `message` arrived: the message has arrived when it was the last one.
     pub(super) fn message_packet_arrived(&mut self, message: u32, phits: u32, now: u64) {
         let Some(tasks) = self.tasks.as_mut() else { return };
         tasks.undelivered -= 1;
@@ -317,38 +430,54 @@ impl<'a> Engine<'a> {
         let m = &mut tasks.messages[message as usize];
         m.arrived += 1;
         if m.arrived == m.packets {
-            let m = *m;
-            tasks.message_latency.record(now - m.sent_at);
-            let bin = (u64::BITS - (now - m.sent_at).max(1).leading_zeros() - 1) as usize;
-            if tasks.latency_log2.len() <= bin {
-                tasks.latency_log2.resize(bin + 1, 0);
-            }
-            tasks.latency_log2[bin] += 1;
-            if let Some(Some(env)) = tasks.mpi.envelopes.get_mut(message as usize) {
-                env.delivered = true;
-                let env = *env;
-                // The sender's request first, then the receiver's (if already matched).
-                if tasks.mpi.complete(m.src as usize, env.send_req) {
-                    self.advance(m.src as usize, now);
-                }
-                let tasks = self.tasks.as_mut().expect("tasks");
-                if env.recv_req != NO_REQUEST && tasks.mpi.complete(m.dst as usize, env.recv_req) {
-                    self.advance(m.dst as usize, now);
-                }
-            } else if tasks.waiting[m.dst as usize] == Some((m.src, m.seq)) {
-                tasks.waiting[m.dst as usize] = None;
-                tasks.next_received.insert((m.src, m.dst), m.seq + 1);
-                tasks.pc[m.dst as usize] += 1;
-                self.advance(m.dst as usize, now);
-            } else {
-                tasks.complete.insert((m.src, m.dst, m.seq));
-            }
+            self.message_arrived(message, now);
+        } else {
+            self.packet_written(message, now);
         }
+        self.check_done(now);
+    }
+
+    /// Records the end of the run once every program has finished and the network is empty.
+    fn check_done(&mut self, now: u64) {
         if let Some(tasks) = self.tasks.as_mut() {
             if tasks.all_done() && tasks.done_at.is_none() {
                 tasks.done_at = Some(now);
             }
         }
+    }
+
+    /// Data message `message` is complete at its receiver: requests and receives waiting
+    /// for it go on.
+    pub(super) fn message_complete(&mut self, message: u32, now: u64) {
+        let Some(tasks) = self.tasks.as_mut() else { return };
+        let m = tasks.messages[message as usize];
+        tasks.message_latency.record(now - m.sent_at);
+        let bin = (u64::BITS - (now - m.sent_at).max(1).leading_zeros() - 1) as usize;
+        if tasks.latency_log2.len() <= bin {
+            tasks.latency_log2.resize(bin + 1, 0);
+        }
+        tasks.latency_log2[bin] += 1;
+        if let Some(Some(env)) = tasks.mpi.envelopes.get_mut(message as usize) {
+            env.delivered = true;
+            let env = *env;
+            // The sender's request first, then the receiver's (if already matched).
+            if tasks.mpi.complete(m.src as usize, env.send_req) {
+                self.advance(m.src as usize, now);
+            }
+            let tasks = self.tasks.as_mut().expect("tasks");
+            // The receive overhead is paid when the task frees the request (`consumed`).
+            if env.recv_req != NO_REQUEST && tasks.mpi.complete(m.dst as usize, env.recv_req) {
+                self.advance(m.dst as usize, now);
+            }
+        } else if tasks.waiting[m.dst as usize] == Some((m.src, m.seq)) {
+            tasks.waiting[m.dst as usize] = None;
+            tasks.next_received.insert((m.src, m.dst), m.seq + 1);
+            tasks.pc[m.dst as usize] += 1;
+            self.resume_after_receive(m.dst as usize, now);
+        } else {
+            tasks.complete.insert((m.src, m.dst, m.seq));
+        }
+        self.check_done(now);
     }
 
     /// For causal workloads: the execution time once every program has finished and the
@@ -397,6 +526,6 @@ impl<'a> Engine<'a> {
         let t = self.tasks.as_ref()?;
         let n = self.topo.num_terminals() as f64;
         let bins = t.bins.iter().map(|&p| p as f64 / (t.bin_cycles as f64 * n)).collect();
-        Some((t.messages.len(), t.message_latency.summary(), t.bin_cycles, bins))
+        Some((t.messages.len() - t.controls, t.message_latency.summary(), t.bin_cycles, bins))
     }
 }

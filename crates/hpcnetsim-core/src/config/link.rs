@@ -1,0 +1,97 @@
+//! The `[link]` table: the physical clock of a network (cycle time or link bandwidth) and the
+//! switch and wire latencies as times, converted to the engine's cycles.
+
+use super::units::{parse_rate, parse_seconds, Clock};
+use super::Config;
+use crate::error::{Error, Result};
+use serde::{Deserialize, Serialize};
+
+/// A cycle lasts this long unless `link.cycle` or `link.bandwidth` says otherwise.
+pub const DEFAULT_CYCLE_NS: f64 = 1.0;
+
+/// Physical link: how long a cycle is, so that cycles and phits become seconds and bytes.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct LinkConfig {
+    /// Duration of one cycle, e.g. `"5 ns"` (empty: from `bandwidth`, or 1 ns).
+    pub cycle: String,
+    /// Bandwidth of a link per direction, e.g. `"400 MB/s"`: one phit of `switch.phit_bytes`
+    /// per cycle, so it sets the cycle (empty: `phit_bytes` per `cycle`).
+    pub bandwidth: String,
+    /// Time for a packet head to cross a switch, e.g. `"35 ns"`; when set, it replaces
+    /// `switch.switch_delay_cycles` (rounded to the nearest cycle).
+    pub switch_latency: String,
+    /// Time for a phit to cross a wire (with link protocol), e.g. `"15 ns"`; when set, it
+    /// replaces `switch.link_delay_cycles` (rounded to the nearest cycle).
+    pub wire_latency: String,
+}
+
+impl LinkConfig {
+    /// Whether every field is empty (the table is then left out of completed configs).
+    pub fn is_default(&self) -> bool {
+        *self == LinkConfig::default()
+    }
+}
+
+impl Config {
+    /// The network's clock: cycle duration and phit size.
+    pub fn clock(&self) -> Result<Clock> {
+        let phit = self.switch.phit_bytes.max(1);
+        let l = &self.link;
+        let cycle = (!l.cycle.is_empty()).then(|| parse_seconds("link.cycle", &l.cycle)).transpose()?;
+        let rate = (!l.bandwidth.is_empty()).then(|| parse_rate("link.bandwidth", &l.bandwidth)).transpose()?;
+        let cycle_ns = match (cycle, rate) {
+            (Some(c), None) if c > 0.0 => c * 1e9,
+            (Some(_), None) => {
+                return Err(Error::invalid("config", "link.cycle", format!("'{}'", l.cycle), "a time above zero"))
+            }
+            (None, Some(r)) => phit as f64 / r * 1e9,
+            (None, None) => DEFAULT_CYCLE_NS,
+            (Some(c), Some(r)) => {
+                let implied = phit as f64 / r;
+                if ((implied - c) / c).abs() > 1e-6 {
+                    return Err(Error::invalid(
+                        "config",
+                        "link.bandwidth",
+                        format!("'{}'", l.bandwidth),
+                        format!(
+                            "one phit ({phit} B) per link.cycle ({}): {:.4} MB/s, or leave one of the two empty",
+                            l.cycle,
+                            phit as f64 / c / 1e6
+                        ),
+                    ));
+                }
+                c * 1e9
+            }
+        };
+        Ok(Clock { cycle_ns, phit_bytes: phit })
+    }
+
+    /// Converts the latencies of `[link]` into the switch's delay cycles.
+    pub(super) fn apply_link_times(&mut self) -> Result<()> {
+        let clock = self.clock()?;
+        let convert = |field: &str, text: &str| -> Result<Option<u32>> {
+            if text.is_empty() {
+                return Ok(None);
+            }
+            let cycles = clock.cycles(parse_seconds(field, text)?);
+            if cycles > 1000 {
+                let allowed = format!("at most 1000 cycles of {} ns", clock.cycle_ns);
+                return Err(Error::invalid("config", field, format!("'{text}'"), allowed));
+            }
+            Ok(Some(cycles as u32))
+        };
+        if let Some(c) = convert("link.switch_latency", &self.link.switch_latency)? {
+            self.switch.switch_delay_cycles = c;
+        }
+        if let Some(c) = convert("link.wire_latency", &self.link.wire_latency)? {
+            self.switch.link_delay_cycles = c;
+        }
+        // Traced seconds become cycles of the network's clock unless the workload sets its own.
+        let clocked = !self.link.cycle.is_empty() || !self.link.bandwidth.is_empty();
+        if let Some(w) = self.workload.as_mut().filter(|w| clocked && w.cycle_ns == 1.0) {
+            w.cycle_ns = clock.cycle_ns;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,74 @@
+"""Physical units of results: every network has a clock (cycle time) and a phit size, so
+cycles become ns/µs and phits become bytes, MB/s and GB/s (docs/units.md).
+
+Results keep their cycle and phit fields; :func:`add_physical` adds columns with the unit in
+the name (``execution_time_us``, ``latency_network_mean_ns``, ``accepted_mb_s_per_node``).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from . import _core
+
+#: Units of the physical result columns (shown beside the cycle ones in tables).
+PHYSICAL_UNITS = {
+    "cycle_ns": "ns", "link_bandwidth_mb_s": "MB/s", "execution_time_us": "µs",
+    "message_latency_mean_us": "µs", "latency_network_mean_ns": "ns", "latency_network_p99_ns": "ns",
+    "offered_mb_s_per_node": "MB/s", "accepted_mb_s_per_node": "MB/s",
+}  # fmt: skip
+
+
+def physical(config_json: str) -> dict[str, Any]:
+    """The clock and NIC figures of a config (``cycle_ns``, ``phit_bytes``, ``link_bytes_per_s``,
+    ``nic_bytes_per_s``, overheads)."""
+    return json.loads(_core.physical(config_json))
+
+
+def add_physical(data: dict[str, Any], clock: dict[str, Any]) -> dict[str, Any]:
+    """``data`` (a result dict) with physical columns added from ``clock`` (see :func:`physical`)."""
+    ns, phit = clock["cycle_ns"], clock["phit_bytes"]
+    data["cycle_ns"] = ns
+    data["link_bandwidth_mb_s"] = clock["link_bytes_per_s"] / 1e6
+    t = data.get("execution_time_cycles")
+    if t is not None:
+        data["execution_time_us"] = t * ns / 1e3
+    m = data.get("message_latency")
+    if isinstance(m, dict) and m.get("count"):
+        data["message_latency_mean_us"] = m["mean"] * ns / 1e3
+    net = (data.get("latency") or {}).get("network") if isinstance(data.get("latency"), dict) else None
+    if isinstance(net, dict) and net.get("count"):
+        data["latency_network_mean_ns"] = net["mean"] * ns
+        data["latency_network_p99_ns"] = net["p99"] * ns
+    # phits/cycle/node × bytes/phit ÷ ns/cycle = GB/s per node; × 1000 for MB/s.
+    for load, column in (("offered_load", "offered_mb_s_per_node"), ("accepted_load", "accepted_mb_s_per_node")):
+        if isinstance(data.get(load), (int, float)):
+            data[column] = data[load] * phit / ns * 1e3
+    return data
+
+
+def with_physical(result_json: str, config_json: str) -> str:
+    """A result JSON text with the physical columns of its config added."""
+    return json.dumps(add_physical(json.loads(result_json), physical(config_json)))
+
+
+def format_time(ns: float) -> str:
+    """A time with a readable unit: ns, µs, ms or s."""
+    for unit, scale in (("s", 1e9), ("ms", 1e6), ("µs", 1e3)):
+        if abs(ns) >= scale:
+            return f"{ns / scale:.4g} {unit}"
+    return f"{ns:.4g} ns"
+
+
+def format_rate(bytes_per_s: float) -> str:
+    """A bandwidth with a readable unit: MB/s or GB/s."""
+    return f"{bytes_per_s / 1e9:.4g} GB/s" if bytes_per_s >= 1e9 else f"{bytes_per_s / 1e6:.4g} MB/s"
+
+
+def format_size(nbytes: float) -> str:
+    """A size with a binary unit: B, KiB or MiB."""
+    for unit, scale in (("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if nbytes >= scale:
+            return f"{nbytes / scale:g} {unit}"
+    return f"{nbytes:g} B"

@@ -1,0 +1,88 @@
+"""Physical units in results and configs, the NIC model through Python, bench-net and the
+quick Quadrics study (paper 004)."""
+
+import math
+import subprocess
+import sys
+
+import pandas
+import pytest
+
+import hpcnetsim
+from hpcnetsim import netbench
+from hpcnetsim.quadrics import run_study
+from hpcnetsim.studies import find
+
+QSNET = {"topology": "tree:k=4,n=2", "technology": "qsnet"}
+
+
+def cli(*args):
+    return subprocess.run([sys.executable, "-m", "hpcnetsim", *args], capture_output=True, text=True)
+
+
+def test_results_carry_physical_columns():
+    cfg = {**QSNET, "workload": {"kernel": "barrier", "message_bytes": "1 KiB"}}
+    r = hpcnetsim.execute(cfg)
+    assert r.cycle_ns == pytest.approx(5.0)
+    assert r.link_bandwidth_mb_s == pytest.approx(400.0)
+    assert r.execution_time_us == pytest.approx(r.execution_time_cycles * 5.0 / 1e3)
+    frame = r.to_pandas()
+    assert "execution_time_us" in frame.columns and "cycle_ns" in frame.columns
+    # Independent traffic: loads in MB/s per node (16-byte phits, 1 ns cycles by default).
+    s = hpcnetsim.simulate({"topology": "crossbar:4", "traffic": {"load": 0.1},
+                            "measurement": {"warmup_cycles": 200, "batches": 1, "batch_cycles": 1000,
+                                            "window_cycles": 100}})  # fmt: skip
+    assert s.offered_mb_s_per_node == pytest.approx(0.1 * 16 / 1.0 * 1e3)
+
+
+def test_bad_units_are_one_line_errors(tmp_path):
+    path = tmp_path / "c.toml"
+    path.write_text('topology = "tree:k=4,n=2"\n[link]\nbandwidth = "fast"\n')
+    p = cli("run", str(path))
+    assert p.returncode == 2 and "link.bandwidth" in p.stderr and p.stderr.count("\n") == 1, p.stderr
+    with pytest.raises(hpcnetsim.ConfigError, match="nic.send_overhead"):
+        hpcnetsim.execute({**QSNET, "nic": {"send_overhead": "3 MB"}, "workload": {"kernel": "barrier"}})
+
+
+def test_one_and_three_switches_differ_by_two_hops():
+    f = netbench.hops(QSNET)
+    assert f.attrs["per_hop_ns"] == pytest.approx(f.attrs["hop_ns"]) == pytest.approx(50.0)
+
+
+def test_ping_reaches_the_host_limit_and_total_exchange_respects_eq_1():
+    main = netbench.ping(QSNET, [0, 64, 1 << 20])
+    assert main["bandwidth_mb_s"].iloc[-1] == pytest.approx(200.0, rel=0.01)
+    ex = netbench.exchange(QSNET, [64, 4096], nodes=8)
+    assert (ex["time_us"] >= ex["bound_us"]).all()
+
+
+def test_bench_net_cli_writes_tables_and_figures(tmp_path):
+    p = cli("bench-net", "hops", "--out", str(tmp_path))
+    assert p.returncode == 0, p.stderr
+    assert "per_hop_ns = 50" in p.stdout and (tmp_path / "hops.csv").exists()
+
+
+def test_quadrics_quick_study_end_to_end(tmp_path):
+    out, md = run_study(find("quadrics"), tmp_path, quick=True)
+    table = pandas.read_csv(out / "summary.csv")
+    assert table["ours"].map(math.isfinite).all(), table
+    ours = dict(zip(table["quantity"], table["ours"]))
+    assert ours["latency per hop (1 vs 3 switches)"] == pytest.approx(50.0)
+    assert ours["1024 nodes (4-ary 5-tree): switches on the longest route"] == 9
+    for name in ("report.html", "ping-bandwidth.svg", "exchange.png", "summary.md"):
+        assert (out / name).exists(), name
+    assert "| published |" in md
+
+
+def test_experiments_sweep_technology_link_and_nic_fields(tmp_path):
+    from hpcnetsim import experiment
+
+    path = tmp_path / "e.toml"
+    path.write_text('name = "nic"\n[base]\ntopology = "tree:k=4,n=2"\nworkload.kernel = "alltoall"\n'
+                    '[[sweep]]\naxes.technology = ["qsnet", "qdr-infiniband"]\n'
+                    'axes.workload.message_bytes = [64, "4 KiB"]\naxes.nic.source_buffer = ["host", "nic"]\n')  # fmt: skip
+    exp = experiment.load(path)
+    assert len(exp.points) == 8
+    cfg = exp.points[-1].config
+    assert cfg["technology"] == "qdr-infiniband" and cfg["workload"]["message_bytes"] == 4096
+    assert cfg["nic"]["source_buffer"] == "nic" and cfg["switch"]["phit_bytes"] == 4
