@@ -206,6 +206,23 @@ pub struct WorkloadConfig {
     pub cycle_ns: f64,
     /// Compute speed for traces that count flops (SimGrid), in flops per second.
     pub flops_per_second: f64,
+    /// Smallest packet of a message, in cells of `switch.cell_bytes` (0 = unset: fixed
+    /// `traffic.packet_phits`).
+    pub packet_cells_min: u32,
+    /// Largest packet of a message, in cells; each packet's size is drawn uniformly in
+    /// `[packet_cells_min, packet_cells_max]` from its NIC's stream, and the last packet of a
+    /// message carries only the cells it needs (0 = unset).
+    pub packet_cells_max: u32,
+}
+
+impl WorkloadConfig {
+    /// Smallest and largest packet in phits: the cell range if set, else `fixed` twice.
+    pub fn packet_phits(&self, fixed: u32, cell_phits: u32) -> (u32, u32) {
+        match self.packet_cells_max {
+            0 => (fixed, fixed),
+            hi => (self.packet_cells_min.max(1) * cell_phits, hi * cell_phits),
+        }
+    }
 }
 
 impl Default for WorkloadConfig {
@@ -232,6 +249,8 @@ impl Default for WorkloadConfig {
             cpu_factor: 1.0,
             cycle_ns: 1.0,
             flops_per_second: 1e9,
+            packet_cells_min: 0,
+            packet_cells_max: 0,
         }
     }
 }

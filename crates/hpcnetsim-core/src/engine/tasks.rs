@@ -51,6 +51,11 @@ pub(crate) struct Tasks {
     pub(crate) last_progress: u64,
     pub(crate) packet_phits: u32,
     pub(crate) phit_bytes: u32,
+    /// Cell-granular messages (`switch.credit_unit = "cell"` or `workload.packet_cells_*`):
+    /// (phits per cell, bytes per cell, smallest and largest packet in phits). Messages are
+    /// then counted in phits, packet sizes are drawn per packet, and the last packet of a
+    /// message carries only the cells it needs.
+    pub(crate) cells: Option<(u32, u32, u32, u32)>,
     /// Time from the send to the last packet's arrival, per message.
     pub(crate) message_latency: crate::stats::LatencyHistogram,
     /// Phits delivered per time bin (temporal evolution of the consumed load).
@@ -98,6 +103,7 @@ impl Tasks {
             last_progress: 0,
             packet_phits,
             phit_bytes,
+            cells: None,
             message_latency: Default::default(),
             bin_cycles,
             bins: Vec::new(),
@@ -107,6 +113,15 @@ impl Tasks {
             compute_cycles: vec![0; n],
             finish_cycle: vec![0; n],
             latency_log2: Vec::new(),
+        }
+    }
+
+    /// What a message of `bytes` counts for until it has arrived: its packets, or its phits
+    /// (whole cells, at least one) when messages are cell-granular.
+    pub(crate) fn units(&self, bytes: u64) -> u32 {
+        match self.cells {
+            None => message_packets(bytes, self.phit_bytes, self.packet_phits).len() as u32,
+            Some((cell_phits, cell_bytes, _, _)) => bytes.div_ceil(cell_bytes as u64).max(1) as u32 * cell_phits,
         }
     }
 
@@ -176,6 +191,16 @@ impl<'a> Engine<'a> {
             cfg.switch.phit_bytes,
             bin,
         ));
+        let w = cfg.workload.as_ref();
+        if self.model.trim_last_packet || w.is_some_and(|w| w.packet_cells_max > 0) {
+            let cell_phits = self.model.cell_phits;
+            let (lo, hi) = match w {
+                Some(w) => w.packet_phits(cfg.traffic.packet_phits.next_multiple_of(cell_phits), cell_phits),
+                None => (cfg.traffic.packet_phits, cfg.traffic.packet_phits),
+            };
+            let cell_bytes = cell_phits * cfg.switch.phit_bytes;
+            self.tasks.as_mut().expect("tasks").cells = Some((cell_phits, cell_bytes, lo, hi));
+        }
         let now = self.now();
         for task in 0..n {
             self.events.push(now, Event::Resume { task: task as u32 });
@@ -201,8 +226,8 @@ impl<'a> Engine<'a> {
             };
             match op {
                 Op::Send { to, bytes } => {
+                    let packets = tasks.units(bytes);
                     let seq = tasks.next_sent.entry((t, to)).or_insert(0);
-                    let packets = message_packets(bytes, tasks.phit_bytes, tasks.packet_phits).len() as u32;
                     tasks.messages.push(Message { src: t, dst: to, seq: *seq, packets, arrived: 0, sent_at: now });
                     *seq += 1;
                     tasks.undelivered += packets as u64;
@@ -231,7 +256,7 @@ impl<'a> Engine<'a> {
                     return;
                 }
                 Op::Isend { to, bytes, tag, comm, req } => {
-                    let packets = message_packets(bytes, tasks.phit_bytes, tasks.packet_phits).len() as u32;
+                    let packets = tasks.units(bytes);
                     let id = tasks.messages.len() as u32;
                     tasks.messages.push(Message { src: t, dst: to, seq: 0, packets, arrived: 0, sent_at: now });
                     tasks.mpi.open(task, req);
@@ -284,7 +309,19 @@ impl<'a> Engine<'a> {
         while self.nic_queue[nic].len() + created.len() < self.injection_queue_packets {
             let Some(front) = tasks.backlog[nic].front_mut() else { break };
             let m = tasks.messages[front.0 as usize];
-            front.1 -= 1;
+            let size = match tasks.cells {
+                None => tasks.packet_phits,
+                Some((cell, _, lo, hi)) => {
+                    let draw = if lo == hi {
+                        lo
+                    } else {
+                        let cells = rand::Rng::random_range(&mut self.nic_rng[nic], lo / cell..=hi / cell);
+                        cells * cell
+                    };
+                    draw.min(front.1)
+                }
+            };
+            front.1 -= if tasks.cells.is_some() { size } else { 1 };
             let message = front.0;
             if front.1 == 0 {
                 tasks.backlog[nic].pop_front();
@@ -293,7 +330,7 @@ impl<'a> Engine<'a> {
             created.push(Packet {
                 src: nic as u32,
                 dst,
-                size: tasks.packet_phits,
+                size,
                 generated: now,
                 injected: 0,
                 message,
@@ -312,10 +349,11 @@ impl<'a> Engine<'a> {
     /// A packet of `message` arrived: complete the message when it was the last one.
     pub(super) fn message_packet_arrived(&mut self, message: u32, phits: u32, now: u64) {
         let Some(tasks) = self.tasks.as_mut() else { return };
-        tasks.undelivered -= 1;
+        let units = if tasks.cells.is_some() { phits } else { 1 };
+        tasks.undelivered -= units as u64;
         tasks.record_delivery(now, phits);
         let m = &mut tasks.messages[message as usize];
-        m.arrived += 1;
+        m.arrived += units;
         if m.arrived == m.packets {
             let m = *m;
             tasks.message_latency.record(now - m.sent_at);
