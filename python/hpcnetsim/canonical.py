@@ -61,6 +61,8 @@ def settable_config() -> dict[str, Any]:
     config.update(json.loads(_core.flow_defaults()))
     # Table routing's fields are left out of configs that do not use them.
     config["routing"].update({"engine": "dfsssp", "lmc": 0, "address": "round-robin", "tables": ""})
+    # Switch fields left out of configs while they keep their defaults.
+    config["switch"].update({"buffers": "fifo", "switching": "cut-through", "credit_unit": "phit", "traffic_classes": 1})
     return config
 
 

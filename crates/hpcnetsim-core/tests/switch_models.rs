@@ -45,7 +45,7 @@ fn bad_combinations_are_refused() {
             "switch.switching",
         ),
         ("topology = \"crossbar:4\"\n[switch]\narbitration = \"islip\"\n", "switch.output_allocation"),
-        ("topology = \"crossbar:4\"\n[switch]\nphit_bytes = 4\ncell_bytes = 6\n", "switch.cell_bytes"),
+        ("topology = \"crossbar:4\"\n[switch]\ncell_bytes = 0\n", "switch.cell_bytes"),
     ];
     for (toml, field) in cases {
         let e = Config::from_toml(toml).unwrap_err().to_string();

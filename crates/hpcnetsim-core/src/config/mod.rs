@@ -114,16 +114,20 @@ pub struct SwitchConfig {
     /// Bytes per phit (16 in paper 000, 4 in paper 002); used to split messages into packets.
     pub phit_bytes: u32,
     /// Buffer organisation: `fifo` (per input port and VC) or `voq` (virtual output queues).
+    #[serde(skip_serializing_if = "crate::switch::Buffers::is_fifo")]
     pub buffers: crate::switch::Buffers,
     /// `cut-through` (virtual cut-through) or `wormhole`.
+    #[serde(skip_serializing_if = "crate::switch::Switching::is_cut_through")]
     pub switching: crate::switch::Switching,
     /// iSLIP iterations per matching (`arbitration = "islip"`).
     pub islip_iterations: u32,
     /// What one credit stands for: `packet`, `phit` or `cell`.
+    #[serde(skip_serializing_if = "crate::switch::CreditUnit::is_phit")]
     pub credit_unit: crate::switch::CreditUnit,
-    /// Bytes per cell (`credit_unit = "cell"`); a multiple of `phit_bytes`.
+    /// Bytes per cell (`credit_unit = "cell"`), taken in whole phits.
     pub cell_bytes: u32,
     /// Traffic classes; `vcs` is split evenly among them (each needs at least one VC).
+    #[serde(skip_serializing_if = "crate::switch::is_one")]
     pub traffic_classes: u32,
     /// Cycles of the routing stage, added to a head's delay through a switch.
     pub routing_delay_cycles: u32,
@@ -145,9 +149,9 @@ impl SwitchConfig {
         }
     }
 
-    /// Phits per cell (at least one).
+    /// Phits per cell: a cell's bytes rounded up to whole phits (at least one).
     pub fn cell_phits(&self) -> u32 {
-        (self.cell_bytes / self.phit_bytes.max(1)).max(1)
+        self.cell_bytes.div_ceil(self.phit_bytes.max(1)).max(1)
     }
 
     /// VCs of one traffic class.
