@@ -114,8 +114,8 @@ fn traffic_classes_keep_packets_on_their_vcs() {
     assert!((got - 0.2).abs() < 0.02, "accepted {got} of 0.2");
 }
 
-/// The routings paper 003 runs on EXTOLL (3D torus DOR, adaptive with a DOR escape, DORT and
-/// TS-DOR on twin tori), on the EXTOLL switch with one and with two traffic classes: the
+/// The routings paper 003 runs on EXTOLL (3D torus DOR with a dateline or with the upper/lower
+/// VC rule, adaptive with a DOR escape, DORT and TS-DOR on twin tori), on the EXTOLL switch with one and with two traffic classes: the
 /// channel dependency graph of the deterministic ones is acyclic over the classes' VCs, and
 /// a saturating uniform load runs without deadlock through virtual output queues and iSLIP.
 #[test]
@@ -124,6 +124,8 @@ fn paper_003_routings_on_the_extoll_switch() {
     let cases = [
         ("torus:4x4x4", "dor", 3, 1, true),
         ("torus:4x4x4", "dor", 6, 2, true),
+        ("torus:4x4x4", "dor-upper-lower", 3, 1, true),
+        ("torus:5x4x3", "dor-upper-lower", 2, 1, true),
         ("torus:4x4x4", "bubble-adaptive", 3, 1, false),
         ("twin-torus:4x2x2x2x2", "dort", 4, 1, true),
         ("twin-torus:4x2x2x2x2", "ts-dor", 8, 2, true),
@@ -139,6 +141,9 @@ fn paper_003_routings_on_the_extoll_switch() {
             let r = hpcnetsim_core::switch::classes::build(&cfg, &t).unwrap();
             let verdict = deadlock::check_routing(&t, r.as_ref(), vcs as usize, false).unwrap();
             assert!(matches!(verdict, Verdict::Acyclic), "{spec} {algorithm} {classes} classes: cyclic");
+            // Control: with the VCs merged the same routes close the rings.
+            let merged = deadlock::check_routing(&t, r.as_ref(), vcs as usize, true).unwrap();
+            assert!(matches!(merged, Verdict::Cycle(_)), "{spec} {algorithm}: the control found no cycle");
         }
         let cfg = Config::from_toml(&format!(
             "{toml}[traffic]\nload = 1.0\n[measurement]\nwarmup_cycles = 2000\nwindow_cycles = 500\n\

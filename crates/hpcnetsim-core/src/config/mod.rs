@@ -215,6 +215,9 @@ pub enum Algorithm {
     /// Twin tori: twin-source dimension order, PE0's packets d_0 → d_{n−1} and PE1's
     /// d_{n−1} → d_0 on separate VC pairs (paper 003 §3.1).
     TsDor,
+    /// Tori: dimension order with the upper/lower VC rule of paper 003 (class 1 while the
+    /// destination coordinate is above the current one, class 0 otherwise).
+    DorUpperLower,
     /// Any topology: forwarding tables computed by `routing.engine` (or loaded from
     /// `routing.tables`), InfiniBand style (docs/routing.md).
     Table,
