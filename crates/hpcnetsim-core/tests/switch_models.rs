@@ -72,6 +72,11 @@ fn islip_with_voqs_beats_the_head_of_line_limit() {
     assert!((0.55..0.63).contains(&fifo), "single FIFO {fifo}");
     assert!(islip4 > 0.93, "VOQ + iSLIP, 4 iterations: {islip4}");
     assert!(islip1 > fifo + 0.1, "VOQ + iSLIP, 1 iteration: {islip1}");
+    // Paper 002's perfect crossbar: virtual output queues, one crossbar input per queue;
+    // contention is left only at the injection and consumption links.
+    let perfect = accepted(&format!("{base}[switch]\nbuffers = \"voq\"\nqueue_packets = 64\n"));
+    println!("perfect crossbar {perfect:.3}");
+    assert!(perfect > 0.95, "perfect crossbar {perfect}");
 }
 
 fn message_time(preset: &str, bytes: u64) -> u64 {
