@@ -22,8 +22,10 @@ CASES = {
                                "workload": {"kernel": k, "message_bytes": 40960, "placement": "linear",
                                             **({"return_sweep": True} if k == "2w" else {})}}
        for k in ("bu", "2w", "bt") for t in ("tree:k=8,kp=4,n=2", "tree:k=8,n=2")},
-    # workloads (paper 002 §4): 640-byte kernels on the three networks.
-    **{f"workloads {k} {t}": {"topology": t, "seed": 1, "switch": {"vcs": 4, "phit_bytes": 4},
+    # workloads (paper 002 §4): 640-byte kernels on the three networks (the crossbar with
+    # virtual output queues: the paper's perfect crossbar).
+    **{f"workloads {k} {t}": {"topology": t, "seed": 1,
+                              "switch": {"vcs": 4, "phit_bytes": 4, **({"buffers": "voq"} if a == "direct" else {})},
                               "routing": {"algorithm": a},
                               "workload": {"kernel": k, "message_bytes": 640, "tasks": 64, "placement": "linear"}}
        for k in ("bu", "2m") for t, a in (("crossbar:64", "direct"), ("tree:k=2,n=6", "tree-adaptive"),

@@ -66,6 +66,8 @@ def settable_config() -> dict[str, Any]:
     config["link"] = {**physical["link"], "cycle": ""}
     config["nic"] = {**physical["nic"], "enabled": False}
     config["technology"] = ""
+    # Switch fields left out of configs while they keep their defaults.
+    config["switch"].update({"buffers": "fifo", "switching": "cut-through", "credit_unit": "phit", "traffic_classes": 1})
     return config
 
 

@@ -57,8 +57,28 @@ def apply_overrides(config: dict[str, Any], overrides: list[str]) -> dict[str, A
             if not isinstance(table, dict):
                 where = ".".join(parts[: i + 1])
                 raise ConfigError(f"override '{item}' is invalid: {where} is not a table")
+        if [p.strip() for p in parts] == ["switch", "preset"]:
+            _forget_preset(table)
         table[parts[-1].strip()] = parse_value(value.strip())
     return config
+
+
+def _preset_fields(name: Any) -> dict[str, Any]:
+    """The ``[switch]`` fields that preset ``name`` fills in (empty for an unknown preset: the
+    core names the bad value when the config is checked)."""
+    try:
+        text = f'topology = "crossbar:2"\n[switch]\npreset = {json.dumps(name)}\n'
+        return json.loads(_core.config_from_toml(text))["switch"]
+    except (ConfigError, TypeError):
+        return {}
+
+
+def _forget_preset(switch: dict[str, Any]) -> None:
+    """Drops the fields of a ``[switch]`` table that only repeat its preset's values, so that a
+    new preset fills them in (a config read from a file carries every field explicitly)."""
+    old = _preset_fields(switch.get("preset", "insee"))
+    for key in [k for k, v in switch.items() if k != "preset" and old.get(k) == v]:
+        del switch[key]
 
 
 def to_json(config: dict[str, Any]) -> str:

@@ -13,6 +13,7 @@ pub mod resources;
 pub mod rng;
 pub mod routing;
 pub mod stats;
+pub mod switch;
 pub mod topology;
 pub mod workload;
 

@@ -80,6 +80,9 @@ pub enum Arbitration {
     RoundRobin,
     /// The packet that entered the network first.
     OldestFirst,
+    /// iSLIP (McKeown 1999): inputs request, outputs grant round-robin, inputs accept
+    /// round-robin, `switch.islip_iterations` times; an input port sends one packet at a time.
+    Islip,
 }
 
 /// How a switch hands its output links to packets.
@@ -95,11 +98,12 @@ pub enum OutputAllocation {
     Link,
 }
 
-/// The switch model: input-buffered, virtual cut-through, credit-based flow control.
+/// The switch model: input-buffered, credit-based flow control (docs/engine.md).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
+#[serde(try_from = "crate::switch::presets::SwitchFields")]
 pub struct SwitchConfig {
-    /// Named preset whose values the other fields override: `insee` (papers 000/002).
+    /// Named preset whose values the other fields override: `insee` (papers 000/002),
+    /// `extoll` (paper 003), `elite` (paper 004).
     pub preset: String,
     /// Capacity of every input FIFO (one per input port per VC), in packets of the largest size.
     pub queue_packets: u32,
@@ -126,6 +130,30 @@ pub struct SwitchConfig {
     pub credit_delay_cycles: u32,
     /// Bytes per phit (16 in paper 000, 4 in paper 002); used to split messages into packets.
     pub phit_bytes: u32,
+    /// Buffer organisation: `fifo` (per input port and VC) or `voq` (virtual output queues).
+    #[serde(skip_serializing_if = "crate::switch::Buffers::is_fifo")]
+    pub buffers: crate::switch::Buffers,
+    /// `cut-through` (virtual cut-through) or `wormhole`.
+    #[serde(skip_serializing_if = "crate::switch::Switching::is_cut_through")]
+    pub switching: crate::switch::Switching,
+    /// iSLIP iterations per matching (`arbitration = "islip"`).
+    pub islip_iterations: u32,
+    /// What one credit stands for: `packet`, `phit` or `cell`.
+    #[serde(skip_serializing_if = "crate::switch::CreditUnit::is_phit")]
+    pub credit_unit: crate::switch::CreditUnit,
+    /// Bytes per cell (`credit_unit = "cell"`), taken in whole phits.
+    pub cell_bytes: u32,
+    /// Traffic classes; `vcs` is split evenly among them (each needs at least one VC).
+    #[serde(skip_serializing_if = "crate::switch::is_one")]
+    pub traffic_classes: u32,
+    /// Cycles of the routing stage, added to a head's delay through a switch.
+    pub routing_delay_cycles: u32,
+    /// Cycles to write a head into the input buffer.
+    pub buffer_write_cycles: u32,
+    /// Cycles of the arbitration stage.
+    pub arbitration_delay_cycles: u32,
+    /// Cycles to cross the crossbar.
+    pub crossbar_delay_cycles: u32,
 }
 
 impl SwitchConfig {
@@ -136,6 +164,16 @@ impl SwitchConfig {
             0 => self.vcs as usize,
             n => n as usize,
         }
+    }
+
+    /// Phits per cell: a cell's bytes rounded up to whole phits (at least one).
+    pub fn cell_phits(&self) -> u32 {
+        self.cell_bytes.div_ceil(self.phit_bytes.max(1)).max(1)
+    }
+
+    /// VCs of one traffic class.
+    pub fn class_vcs(&self) -> u32 {
+        self.vcs / self.traffic_classes.max(1)
     }
 }
 
@@ -153,6 +191,16 @@ impl Default for SwitchConfig {
             link_delay_cycles: 1,
             credit_delay_cycles: 0,
             phit_bytes: 16,
+            buffers: crate::switch::Buffers::Fifo,
+            switching: crate::switch::Switching::CutThrough,
+            islip_iterations: 1,
+            credit_unit: crate::switch::CreditUnit::Phit,
+            cell_bytes: 16,
+            traffic_classes: 1,
+            routing_delay_cycles: 0,
+            buffer_write_cycles: 0,
+            arbitration_delay_cycles: 0,
+            crossbar_delay_cycles: 0,
         }
     }
 }
@@ -193,6 +241,9 @@ pub enum Algorithm {
     /// Twin tori: twin-source dimension order, PE0's packets d_0 → d_{n−1} and PE1's
     /// d_{n−1} → d_0 on separate VC pairs (paper 003 §3.1).
     TsDor,
+    /// Tori: dimension order with the upper/lower VC rule of paper 003 (class 1 while the
+    /// destination coordinate is above the current one, class 0 otherwise).
+    DorUpperLower,
     /// Any topology: forwarding tables computed by `routing.engine` (or loaded from
     /// `routing.tables`), InfiniBand style (docs/routing.md).
     Table,
@@ -478,9 +529,6 @@ impl Config {
         };
         // The spec is parsed (not built) so that a bad topology fails with the config.
         let family = crate::topology::check_spec(&self.topology)?;
-        if self.switch.preset != "insee" {
-            return bad("switch.preset", &format!("'{}'", self.switch.preset), "insee");
-        }
         let r = &self.routing;
         if let Some(e) = &r.engine {
             if !crate::routing::tables::ENGINES.split(", ").any(|k| k == e) {
@@ -502,8 +550,9 @@ impl Config {
         if !(1..=64).contains(&s.queue_packets) {
             return bad("switch.queue_packets", &s.queue_packets, "an integer between 1 and 64");
         }
-        if !(1..=8).contains(&s.vcs) {
-            return bad("switch.vcs", &s.vcs, "an integer between 1 and 8");
+        let max_vcs = if s.traffic_classes > 1 { 16 } else { 8 };
+        if !(1..=max_vcs).contains(&s.vcs) {
+            return bad("switch.vcs", &s.vcs, "an integer between 1 and 8 (16 with switch.traffic_classes > 1)");
         }
         if s.injection_vcs > s.vcs {
             return bad("switch.injection_vcs", &s.injection_vcs, "0 (INSEE's rule) or between 1 and switch.vcs");
@@ -583,6 +632,13 @@ impl Config {
             if !(w.cycle_ns.is_finite() && w.cycle_ns > 0.0) {
                 return bad("workload.cycle_ns", &w.cycle_ns, "a positive number of nanoseconds");
             }
+            if w.packet_cells_max > 4096 || w.packet_cells_min > w.packet_cells_max {
+                return bad(
+                    "workload.packet_cells_max",
+                    &w.packet_cells_max,
+                    &format!("0 (unset) or between packet_cells_min = {} and 4096", w.packet_cells_min),
+                );
+            }
             if !(w.flops_per_second.is_finite() && w.flops_per_second > 0.0) {
                 return bad("workload.flops_per_second", &w.flops_per_second, "a positive number");
             }
@@ -590,6 +646,7 @@ impl Config {
         self.flow.validate()?;
         self.clock()?;
         self.nic_model()?;
+        crate::switch::validate(self, &family)?;
         // Configs that can never give a result are refused rather than run.
         let bubble = match (self.routing.algorithm, &family) {
             (Algorithm::BubbleAdaptive, _) => true,

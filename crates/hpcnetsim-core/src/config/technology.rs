@@ -58,20 +58,17 @@ fn preset(name: &str) -> Option<String> {
         ),
         // Paper 003 (Andújar et al., EXTOLL): 128-bit cells, packets of 1 to 32 cells, host
         // bandwidth 10.4 GB/s (§2.1, §4.1 footnote); link rate taken equal to the host rate.
-        // The VOQ/iSLIP switch itself is the `extoll` switch preset when present.
+        // The switch is the `extoll` switch preset (VOQs, iSLIP, one-cell credits); messages
+        // are cut into whole cells by the switch model, so the NIC model stays off (the two
+        // ways of cutting messages are exclusive) and the host rate is the link rate.
         "extoll" => r#"
             [switch]
+            preset = "extoll"
             phit_bytes = 16
             [link]
             bandwidth = "10.4 GB/s"
             [traffic]
             packet_phits = 32
-            [nic]
-            enabled = true
-            max_payload = "496 B"
-            packet_overhead = "16 B"
-            host_read_bandwidth = "10.4 GB/s"
-            host_write_bandwidth = "10.4 GB/s"
             "#
         .to_string(),
         // Paper 001 (Domke et al.): 4X QDR InfiniBand (40 Gb/s signalling, 8b/10b: 32 Gb/s =

@@ -215,10 +215,27 @@ pub struct WorkloadConfig {
     /// In a job: the first terminal of its `linear` or `clustered` placement.
     #[serde(skip_serializing_if = "is_zero")]
     pub first_terminal: usize,
+    /// Smallest packet of a message, in cells of `switch.cell_bytes` (0 = unset: fixed
+    /// `traffic.packet_phits`).
+    pub packet_cells_min: u32,
+    /// Largest packet of a message, in cells; each packet's size is drawn uniformly in
+    /// `[packet_cells_min, packet_cells_max]` from its NIC's stream, and the last packet of a
+    /// message carries only the cells it needs (0 = unset).
+    pub packet_cells_max: u32,
 }
 
 fn is_zero(x: &usize) -> bool {
     *x == 0
+}
+
+impl WorkloadConfig {
+    /// Smallest and largest packet in phits: the cell range if set, else `fixed` twice.
+    pub fn packet_phits(&self, fixed: u32, cell_phits: u32) -> (u32, u32) {
+        match self.packet_cells_max {
+            0 => (fixed, fixed),
+            hi => (self.packet_cells_min.max(1) * cell_phits, hi * cell_phits),
+        }
+    }
 }
 
 impl Default for WorkloadConfig {
@@ -247,6 +264,8 @@ impl Default for WorkloadConfig {
             flops_per_second: 1e9,
             jobs: Vec::new(),
             first_terminal: 0,
+            packet_cells_min: 0,
+            packet_cells_max: 0,
         }
     }
 }

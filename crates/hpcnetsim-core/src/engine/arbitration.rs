@@ -17,6 +17,9 @@ impl Engine<'_> {
     /// Routing, selection and output allocation at switch `s`. Packets whose candidate
     /// lists (and sizes) are identical share one evaluation of the outputs' state.
     pub(super) fn arbitrate(&mut self, s: usize, now: u64) {
+        if self.model.matches_ports() {
+            return self.arbitrate_islip(s, now);
+        }
         let mut requests = std::mem::take(&mut self.requests);
         let mut groups = std::mem::take(&mut self.groups);
         let mut choices = std::mem::take(&mut self.choices);
@@ -110,7 +113,7 @@ impl Engine<'_> {
 
     /// Fills `offers` with the candidates of `class` for a packet of `size` phits at switch
     /// port range `base`: room, downstream occupancy and whether it can be taken now.
-    fn offer(&mut self, base: usize, class: u32, size: u32, now: u64) {
+    pub(super) fn offer(&mut self, base: usize, class: u32, size: u32, now: u64) {
         self.offers.clear();
         // With one candidate there is nothing to compare: its occupancy is not needed.
         let compare = self.selection == Selection::LeastOccupied && self.classes[class as usize].len() > 1;
@@ -119,12 +122,15 @@ impl Engine<'_> {
             let out = base + c.port as usize;
             let oq = out * self.vcs + c.vc as usize;
             let room = self.credits[oq];
-            let need = if c.bubble { size + self.max_packet_phits } else { size };
+            let cost = self.model.credit_cost(size);
+            let need = if c.bubble { cost + self.max_packet_phits } else { cost };
             let free = match self.output_allocation {
                 OutputAllocation::Link => self.link_free[out] <= now,
                 OutputAllocation::Vc => self.reserved[oq] == NONE,
             };
             let occupancy = match (compare, self.topo.peers()[out]) {
+                // A multi-queue buffer: what the credits say is taken.
+                (true, Peer::Switch { .. }) if self.voq_ports > 1 => self.queue_phits - room,
                 (true, Peer::Switch { switch, port }) => {
                     self.occupancy(self.topo.channel(switch as usize, port as usize) * self.vcs + c.vc as usize, now)
                 }
@@ -151,13 +157,14 @@ impl Engine<'_> {
 
     /// Queue `q` has a new front packet: route it once and make it wait for a grant.
     pub(super) fn new_front(&mut self, q: usize, now: u64) {
-        let s = self.channel_switch[q / self.vcs] as usize;
+        let b = q / self.voq_ports;
+        let s = self.channel_switch[b / self.vcs] as usize;
         let pk = self.packets[self.fifo.front(q).expect("a front packet") as usize];
         let base = self.topo.channel(s, 0);
         let req = Request {
             switch: s,
-            in_port: q / self.vcs - base,
-            in_vc: q % self.vcs,
+            in_port: b / self.vcs - base,
+            in_vc: b % self.vcs,
             src: pk.src as usize,
             dst: pk.dst as usize,
             salt: pk.salt,
@@ -171,6 +178,11 @@ impl Engine<'_> {
             credits[oq..oq + vcs].iter().map(|&c| full.saturating_sub(c)).sum()
         };
         self.routing.route_loaded(&req, &load, &mut self.scratch);
+        if self.voq_ports > 1 {
+            // A virtual output queue: only its output port.
+            let port = (q % self.voq_ports) as u16;
+            self.scratch.retain(|c| c.port == port);
+        }
         let class = match self.class_ids.get(&self.scratch) {
             Some(&id) => id,
             None => {
@@ -189,10 +201,10 @@ impl Engine<'_> {
         if reqs.len() == 1 {
             return 0;
         }
-        let s = self.channel_switch[reqs[0].1 as usize / self.vcs] as usize;
+        let s = self.channel_switch[reqs[0].1 as usize / self.voq_ports / self.vcs] as usize;
         match self.arbitration {
             Arbitration::Random => self.switch_rng[s].random_range(0..reqs.len()),
-            Arbitration::RoundRobin => {
+            Arbitration::RoundRobin | Arbitration::Islip => {
                 let last = self.rr_last[reqs[0].0 as usize];
                 // The first input queue after the last winner, cyclically.
                 let key = |q: u32| q.wrapping_sub(last.wrapping_add(1));
@@ -209,13 +221,13 @@ impl Engine<'_> {
 
     /// The front packet of queue `q` at switch `s` wins candidate `c`: the room downstream
     /// is taken, and the packet is sent (`link`) or holds the output VC until it is (`vc`).
-    fn allocate(&mut self, s: usize, q: usize, c: Candidate, now: u64) {
+    pub(super) fn allocate(&mut self, s: usize, q: usize, c: Candidate, now: u64) {
         let p = self.fifo.front(q).expect("granted queue has a front packet");
         let size = self.packets[p as usize].size;
         let out = self.topo.channel(s, c.port as usize);
         let oq = out * self.vcs + c.vc as usize;
         if let Peer::Switch { .. } = self.topo.peers()[out] {
-            self.credits[oq] -= size;
+            self.credits[oq] -= self.model.credit_cost(size);
         }
         let w = &mut self.waiting[s];
         let pos = w.iter().position(|x| x.queue as usize == q).expect("granted queue was waiting");
@@ -268,6 +280,10 @@ impl Engine<'_> {
         // The link is free again when the tail leaves: the Tail event wakes this switch then.
         self.link_free[out] = now + size as u64;
         self.departing[q] = (self.packets[p as usize].arrived, now);
+        if self.model.matches_ports() {
+            // One packet at a time through the crossbar input of this port.
+            self.input_free[q / self.voq_ports / self.vcs] = now + size as u64;
+        }
         if self.recording {
             self.busy_phits[out] += size as u64;
         }
@@ -293,8 +309,9 @@ impl Engine<'_> {
     /// link it freed.
     pub(super) fn tail_left(&mut self, q: usize, now: u64) {
         let p = self.fifo.pop(q).expect("tail of a queued packet");
-        let size = self.packets[p as usize].size;
-        let vc = q % self.vcs;
+        let size = self.model.credit_cost(self.packets[p as usize].size);
+        let b = q / self.voq_ports;
+        let vc = b % self.vcs;
         self.departing[q] = (0, u64::MAX);
         let oq = self.holding[q];
         if oq != NONE {
@@ -304,7 +321,7 @@ impl Engine<'_> {
             self.next_vc[out] = ((oq as usize % self.vcs + 1) % self.vcs) as u8;
         }
         let back = now + self.credit_delay;
-        match self.topo.peers()[q / self.vcs] {
+        match self.topo.peers()[b / self.vcs] {
             Peer::Switch { switch, port } => {
                 let upstream = (self.topo.channel(switch as usize, port as usize) * self.vcs + vc) as u32;
                 self.events.push(back, Event::Credit { queue: upstream, phits: size });
@@ -313,7 +330,7 @@ impl Engine<'_> {
             Peer::Unplugged => unreachable!("a packet arrived through an unplugged port"),
         }
         if self.fifo.len(q) == 0 {
-            self.wake(self.channel_switch[q / self.vcs] as usize, now);
+            self.wake(self.channel_switch[b / self.vcs] as usize, now);
         } else {
             self.new_front(q, now);
         }

@@ -33,11 +33,12 @@ impl Engine<'_> {
             for vc in 0..self.vcs {
                 let q = c * self.vcs + vc;
                 let mut held = 0u64;
-                for p in self.fifo.iter(q) {
+                // Every queue of the buffer: itself, or its virtual output queues.
+                for p in (q * self.voq_ports..(q + 1) * self.voq_ports).flat_map(|v| self.fifo.iter(v)) {
                     if freed[p as usize] {
                         return Err(format!("delivered packet {p} still in input queue {q}"));
                     }
-                    held += self.packets[p as usize].size as u64;
+                    held += self.model.credit_cost(self.packets[p as usize].size) as u64;
                 }
                 if held > self.queue_phits as u64 {
                     return Err(format!("input queue {q} holds {held} phits, capacity {}", self.queue_phits));

@@ -10,8 +10,8 @@
 mod arbitration;
 pub mod control;
 pub mod execute;
-mod fifos;
 mod invariants;
+mod islip;
 mod matching;
 pub mod measure;
 mod nic;
@@ -23,9 +23,10 @@ use crate::config::{Arbitration, Config, OutputAllocation, Selection};
 use crate::error::Result;
 use crate::rng::{stream, Owner, Stream};
 use crate::routing::{self, Candidate, Offer, Routing};
+use crate::switch::buffers::{Fifos, Queues};
+use crate::switch::{Buffers, Model};
 use crate::topology::{Peer, Topology};
 use crate::workload::{kernels, placement, Pattern, Source};
-use fifos::Fifos;
 use queue::EventQueue;
 use rustc_hash::FxHashMap;
 use std::collections::VecDeque;
@@ -38,9 +39,10 @@ enum Event {
     Generate { nic: u32 },
     /// The tail of the packet a NIC is sending has left it.
     NicTail { nic: u32 },
-    /// A packet head enters input queue `queue` (channel × vcs + vc).
+    /// A packet head enters the input buffer `queue` (channel × vcs + vc).
     Arrive { queue: u32, packet: u32 },
-    /// The tail of the front packet of `queue` has left it.
+    /// The tail of the front packet of `queue` has left it (an input FIFO, or a virtual
+    /// output queue: buffer × ports + output port).
     Tail { queue: u32 },
     /// Room returns to the sender of output queue `queue` (channel × vcs + vc).
     Credit { queue: u32, phits: u32 },
@@ -121,10 +123,29 @@ pub struct Engine<'a> {
     arbitration: Arbitration,
     output_allocation: OutputAllocation,
     selection: Selection,
+    /// The switch technology: buffers, arbitration, credit unit, latencies.
+    model: Model,
+    /// Queues per input buffer: 1 (FIFOs) or the largest switch radix (virtual output queues).
+    voq_ports: usize,
     /// Switch owning every channel (global port index).
     channel_switch: Vec<u32>,
-    /// Input FIFOs, one per channel and VC (the queue at the receiving end of the port).
-    fifo: Fifos,
+    /// Input queues: one FIFO per channel and VC (the queue at the receiving end of the
+    /// port), or one virtual output queue per channel, VC and output port.
+    fifo: Queues,
+    /// iSLIP state: per channel, the cycle from which its input port may send again, the
+    /// grant pointer of the output and the accept pointer of the input.
+    input_free: Vec<u64>,
+    grant_ptr: Vec<u32>,
+    accept_ptr: Vec<u32>,
+    islip: crate::switch::islip::Scratch,
+    /// iSLIP requests of one matching (input port, output port) and their queue and candidate.
+    islip_requests: Vec<(u32, u32)>,
+    islip_payload: Vec<(u32, Candidate)>,
+    islip_matched: Vec<usize>,
+    /// iSLIP: the chosen candidate of every (candidate list, size) seen in one matching.
+    islip_seen: Vec<(u32, u32, Option<Candidate>)>,
+    /// iSLIP: which (input, output) pairs of the switch being matched already request.
+    islip_pairs: Vec<bool>,
     /// Cycle from which each output link is free.
     link_free: Vec<u64>,
     /// Free phits in the downstream queue of each output channel and VC.
@@ -217,20 +238,30 @@ struct Group {
 impl<'a> Engine<'a> {
     /// Builds the network of `cfg` on `topo` with every queue empty.
     pub fn new(cfg: &Config, topo: &'a Topology) -> Result<Self> {
-        let routing = routing::build(cfg, topo)?;
+        let routing = crate::switch::classes::build(cfg, topo)?;
         let pattern = Pattern::new(&cfg.traffic, topo, cfg.seed)?;
         let source = Source::new(&cfg.traffic);
         let vcs = cfg.switch.vcs as usize;
-        let max_packet_phits = cfg.traffic.max_packet_phits();
+        let model = Model::new(cfg);
+        let max_packet_phits = model.max_packet_phits;
         let queue_phits = cfg.switch.queue_packets * max_packet_phits;
         let channels = topo.peers().len();
         let switches = topo.num_switches();
         let terminals = topo.num_terminals();
         let channel_switch = (0..switches).flat_map(|s| std::iter::repeat_n(s as u32, topo.num_ports(s))).collect();
-        let s_delay = cfg.switch.switch_delay_cycles as u64;
-        let l_delay = cfg.switch.link_delay_cycles as u64;
         let credit_delay = cfg.switch.credit_delay_cycles as u64;
-        let horizon = s_delay + l_delay + credit_delay + 2 * max_packet_phits as u64;
+        let horizon = model.hop_delay + credit_delay + 2 * max_packet_phits as u64;
+        let voq_ports = match model.buffers {
+            Buffers::Fifo => 1,
+            Buffers::Voq => (0..switches).map(|s| topo.num_ports(s)).max().unwrap_or(1),
+        };
+        let fifo = match model.buffers {
+            Buffers::Fifo => {
+                Queues::Ring(Fifos::new(channels * vcs, queue_phits.div_ceil(model.min_packet_cost()) as usize))
+            }
+            Buffers::Voq => Queues::Grow(vec![Default::default(); channels * vcs * voq_ports]),
+        };
+        let queues = channels * vcs * voq_ports;
         let mut e = Engine {
             topo,
             routing,
@@ -240,20 +271,35 @@ impl<'a> Engine<'a> {
             queue_phits,
             max_packet_phits,
             injection_queue_packets: cfg.switch.injection_queue_packets as usize,
-            injection_vcs: cfg.switch.nic_vcs(topo.family()),
-            hop_delay: s_delay + l_delay,
+            injection_vcs: {
+                // Per traffic class: the rule applied to one class's VCs.
+                let one = crate::config::SwitchConfig { vcs: cfg.switch.class_vcs(), ..cfg.switch.clone() };
+                one.nic_vcs(topo.family()).min(one.vcs as usize)
+            },
+            hop_delay: model.hop_delay,
             credit_delay,
             arbitration: cfg.switch.arbitration,
             output_allocation: cfg.switch.output_allocation,
             selection: cfg.routing.selection,
+            model,
+            voq_ports,
             channel_switch,
-            fifo: Fifos::new(channels * vcs, queue_phits.div_ceil(cfg.min_packet_phits()) as usize),
+            fifo,
+            input_free: vec![0; channels],
+            grant_ptr: vec![0; channels],
+            accept_ptr: vec![0; channels],
+            islip: Default::default(),
+            islip_requests: Vec::new(),
+            islip_payload: Vec::new(),
+            islip_matched: Vec::new(),
+            islip_seen: Vec::new(),
+            islip_pairs: Vec::new(),
             link_free: vec![0; channels],
             credits: vec![queue_phits; channels * vcs],
             rr_last: vec![u32::MAX; channels * vcs],
             reserved: vec![NONE; channels * vcs],
-            holding: vec![NONE; channels * vcs],
-            departing: vec![(0, u64::MAX); channels * vcs],
+            holding: vec![NONE; queues],
+            departing: vec![(0, u64::MAX); queues],
             next_vc: vec![0; channels],
             pending: vec![Vec::new(); switches],
             misdelivered: None,
@@ -374,6 +420,43 @@ impl<'a> Engine<'a> {
         Ok(())
     }
 
+    /// Room (phits) taken by the packets of input buffer `b` (all its virtual output queues).
+    fn buffer_held(&self, b: usize) -> u32 {
+        (b * self.voq_ports..(b + 1) * self.voq_ports)
+            .flat_map(|q| self.fifo.iter(q))
+            .map(|p| self.model.credit_cost(self.packets[p as usize].size))
+            .sum()
+    }
+
+    /// The virtual output queue of input buffer `b` that packet `p` joins: the output port
+    /// its routing chooses on arrival (the legal port whose downstream buffer has most room,
+    /// the first such in the routing's order).
+    fn voq_of(&mut self, b: usize, p: u32) -> usize {
+        let channel = b / self.vcs;
+        let s = self.channel_switch[channel] as usize;
+        let base = self.topo.channel(s, 0);
+        let pk = self.packets[p as usize];
+        let req = routing::Request {
+            switch: s,
+            in_port: channel - base,
+            in_vc: b % self.vcs,
+            src: pk.src as usize,
+            dst: pk.dst as usize,
+            salt: pk.salt,
+            offset: pk.offset,
+        };
+        self.scratch.clear();
+        self.routing.route(&req, &mut self.scratch);
+        let mut best: Option<(u32, usize)> = None;
+        for c in &self.scratch {
+            let room = self.credits[(base + c.port as usize) * self.vcs + c.vc as usize];
+            if best.is_none_or(|(r, _)| room > r) {
+                best = Some((room, c.port as usize));
+            }
+        }
+        b * self.voq_ports + best.expect("the routing gives a candidate").1
+    }
+
     /// Places one packet from `src` to `dst` in `src`'s injection queue at the current
     /// cycle (for zero-load and hand-made experiments).
     pub fn inject(&mut self, src: usize, dst: usize, size: u32) {
@@ -476,13 +559,12 @@ impl<'a> Engine<'a> {
                 self.wake(self.topo.num_switches() + nic, now);
             }
             Event::Arrive { queue, packet } => {
-                let q = queue as usize;
                 debug_assert!(
-                    self.fifo.iter(q).map(|p| self.packets[p as usize].size).sum::<u32>()
-                        + self.packets[packet as usize].size
+                    self.buffer_held(queue as usize) + self.model.credit_cost(self.packets[packet as usize].size)
                         <= self.queue_phits,
                     "input queue overflow"
                 );
+                let q = if self.voq_ports == 1 { queue as usize } else { self.voq_of(queue as usize, packet) };
                 self.packets[packet as usize].arrived = now;
                 self.fifo.push(q, packet);
                 if self.fifo.len(q) == 1 {
@@ -546,12 +628,26 @@ impl<'a> Engine<'a> {
             Some(v) => v..v + 1,
             None => 0..self.injection_vcs,
         };
+        // The VCs of the packet's traffic class.
+        let vcs = match self.model.traffic_classes {
+            1 => vcs,
+            n => {
+                let first = crate::switch::classes::packet_class(pk.salt, n) as usize * (self.vcs / n as usize);
+                vcs.start + first..vcs.end + first
+            }
+        };
         let compare = vcs.len() > 1;
+        let cost = self.model.credit_cost(size);
         for vc in vcs {
             let room = self.nic_credits[nic * self.vcs + vc];
-            let occupancy = if compare { self.occupancy(channel * self.vcs + vc, now) } else { 0 };
+            let occupancy = match compare {
+                false => 0,
+                true if self.voq_ports == 1 => self.occupancy(channel * self.vcs + vc, now),
+                // A multi-queue buffer: what the NIC's credits say is taken.
+                true => self.queue_phits - room,
+            };
             let candidate = Candidate::new(port, vc);
-            self.offers.push(Offer { candidate, room, occupancy, takeable: room >= size });
+            self.offers.push(Offer { candidate, room, occupancy, takeable: room >= cost });
         }
         self.nic_choice.prepare(self.selection, &self.offers);
         let Some(c) = self.nic_choice.pick(&mut self.nic_rng[nic]) else {
@@ -562,7 +658,7 @@ impl<'a> Engine<'a> {
             return;
         };
         let vc = c.vc as usize;
-        self.nic_credits[nic * self.vcs + vc] -= size;
+        self.nic_credits[nic * self.vcs + vc] -= cost;
         self.nic_sending[nic] = true;
         self.packets[p as usize].injected = now;
         self.counters.injected += 1;

@@ -68,6 +68,11 @@ pub(crate) struct Tasks {
     pub(crate) last_progress: u64,
     pub(crate) packet_phits: u32,
     pub(crate) phit_bytes: u32,
+    /// Cell-granular messages (`switch.credit_unit = "cell"` or `workload.packet_cells_*`):
+    /// (phits per cell, bytes per cell, smallest and largest packet in phits). Messages are
+    /// then counted in phits, packet sizes are drawn per packet, and the last packet of a
+    /// message carries only the cells it needs.
+    pub(crate) cells: Option<(u32, u32, u32, u32)>,
     /// Time from the send to the last packet's arrival, per message.
     pub(crate) message_latency: crate::stats::LatencyHistogram,
     /// Phits delivered per time bin (temporal evolution of the consumed load).
@@ -129,7 +134,17 @@ impl Tasks {
             finish_cycle: vec![0; n],
             latency_log2: Vec::new(),
             host: None,
+            cells: None,
             controls: 0,
+        }
+    }
+
+    /// What a message of `bytes` counts for until it has arrived: its packets, or its phits
+    /// (whole cells, at least one) when messages are cell-granular.
+    pub(crate) fn units(&self, bytes: u64) -> u32 {
+        match self.cells {
+            None => message_packets(bytes, self.phit_bytes, self.packet_phits).len() as u32,
+            Some((cell_phits, cell_bytes, _, _)) => bytes.div_ceil(cell_bytes as u64).max(1) as u32 * cell_phits,
         }
     }
 
@@ -170,7 +185,7 @@ impl Tasks {
         let id = self.messages.len() as u32;
         m.packets = match &self.host {
             Some(h) => h.packets(m.bytes),
-            None => message_packets(m.bytes, self.phit_bytes, self.packet_phits).len() as u32,
+            None => self.units(m.bytes),
         };
         self.undelivered += m.packets as u64;
         self.messages.push(m);
@@ -253,6 +268,16 @@ impl<'a> Engine<'a> {
         // The config was validated when it was read: a NIC model that fails here is off.
         if let Ok(Some(model)) = cfg.nic_model() {
             self.tasks.as_mut().expect("just set").host = Some(HostState::new(model, nics, n));
+        }
+        let w = cfg.workload.as_ref();
+        if self.model.trim_last_packet || w.is_some_and(|w| w.packet_cells_max > 0) {
+            let cell_phits = self.model.cell_phits;
+            let (lo, hi) = match w {
+                Some(w) => w.packet_phits(cfg.traffic.packet_phits.next_multiple_of(cell_phits), cell_phits),
+                None => (cfg.traffic.packet_phits, cfg.traffic.packet_phits),
+            };
+            let cell_bytes = cell_phits * cfg.switch.phit_bytes;
+            self.tasks.as_mut().expect("tasks").cells = Some((cell_phits, cell_bytes, lo, hi));
         }
         let now = self.now();
         for task in 0..n {
@@ -395,10 +420,23 @@ impl<'a> Engine<'a> {
                     }
                     h.model.packet_phits(payload)
                 }
-                None => tasks.packet_phits,
+                None => match tasks.cells {
+                    None => tasks.packet_phits,
+                    Some((cell, _, lo, hi)) => {
+                        let draw = if lo == hi {
+                            lo
+                        } else {
+                            let cells = rand::Rng::random_range(&mut self.nic_rng[nic], lo / cell..=hi / cell);
+                            cells * cell
+                        };
+                        draw.min(left)
+                    }
+                },
             };
+            // Cell-granular messages count phits (the NIC model and cells are exclusive).
+            let units = if tasks.cells.is_some() && tasks.host.is_none() { size } else { 1 };
             let front = tasks.backlog[nic].front_mut().expect("front seen above");
-            front.1 -= 1;
+            front.1 -= units;
             if front.1 == 0 {
                 tasks.backlog[nic].pop_front();
             }
@@ -425,10 +463,11 @@ impl<'a> Engine<'a> {
     /// A packet of `message` arrived: the message has arrived when it was the last one.
     pub(super) fn message_packet_arrived(&mut self, message: u32, phits: u32, now: u64) {
         let Some(tasks) = self.tasks.as_mut() else { return };
-        tasks.undelivered -= 1;
+        let units = if tasks.cells.is_some() && tasks.host.is_none() { phits } else { 1 };
+        tasks.undelivered -= units as u64;
         tasks.record_delivery(now, phits);
         let m = &mut tasks.messages[message as usize];
-        m.arrived += 1;
+        m.arrived += units;
         if m.arrived == m.packets {
             self.message_arrived(message, now);
         } else {

@@ -163,7 +163,11 @@ pub fn build(cfg: &Config, topo: &Topology) -> Result<Box<dyn Routing>> {
             Box::new(torus::DimensionOrder::new(t, vcs))
         }
         (Algorithm::BubbleAdaptive, Family::Torus(t)) => Box::new(torus::BubbleAdaptive::new(t, vcs)),
-        (_, Family::Torus(_)) => return Err(unsuited("auto, dor, bubble-adaptive")),
+        (Algorithm::DorUpperLower, Family::Torus(t)) if t.wrap => {
+            need_vcs(2, "dor-upper-lower (an upper and a lower VC class)")?;
+            Box::new(torus::DorUpperLower::new(t, vcs))
+        }
+        (_, Family::Torus(_)) => return Err(unsuited("auto, dor, bubble-adaptive, dor-upper-lower (tori)")),
         (Algorithm::HyperxDor, Family::HyperX(h)) => Box::new(hyperx::HyperxRouting::new(h, vcs, false)),
         (Algorithm::HyperxAdaptive, Family::HyperX(h)) => {
             need_vcs(2, "hyperx-adaptive (an escape VC and adaptive VCs)")?;
@@ -216,6 +220,7 @@ pub fn algorithm_name(a: Algorithm) -> &'static str {
         Algorithm::HyperxDal => "hyperx-dal",
         Algorithm::Dort => "dort",
         Algorithm::TsDor => "ts-dor",
+        Algorithm::DorUpperLower => "dor-upper-lower",
         Algorithm::Table => "table",
     }
 }

@@ -1,0 +1,61 @@
+//! Traffic classes mapped to VC sets: the switch's VCs are split evenly among the classes,
+//! a packet keeps its class from source to destination, and the routing sees only the VCs
+//! of that class (class c owns VCs c·v .. c·v + v − 1 with v = vcs / classes).
+
+use crate::config::Config;
+use crate::error::Result;
+use crate::routing::{self, Candidate, Request, Routing};
+use crate::topology::Topology;
+
+/// The class of a packet: its salt's high bits spread packets evenly over the classes (the
+/// low bits break the routing's ties, so the two choices stay independent).
+pub fn packet_class(salt: u32, classes: u32) -> u32 {
+    ((salt as u64 * classes as u64) >> 32) as u32
+}
+
+/// A routing built for one class's VCs, applied to every class.
+struct Classes {
+    inner: Box<dyn Routing>,
+    class_vcs: usize,
+}
+
+impl Routing for Classes {
+    fn name(&self) -> &'static str {
+        self.inner.name()
+    }
+    fn route(&self, req: &Request, out: &mut Vec<Candidate>) {
+        let class = req.in_vc / self.class_vcs;
+        let local = Request { in_vc: req.in_vc % self.class_vcs, ..*req };
+        let start = out.len();
+        self.inner.route(&local, out);
+        for c in &mut out[start..] {
+            c.vc += (class * self.class_vcs) as u8;
+        }
+    }
+    fn offsets(&self) -> usize {
+        self.inner.offsets()
+    }
+    fn salts(&self) -> u32 {
+        self.inner.salts()
+    }
+    fn address_offset(&self, src: usize, dst: usize, size_phits: u32) -> u8 {
+        self.inner.address_offset(src, dst, size_phits)
+    }
+    fn throughput_bound(&self) -> Option<f64> {
+        self.inner.throughput_bound()
+    }
+    fn injection_vc(&self, src: usize, dst: usize, offset: u8) -> Option<usize> {
+        self.inner.injection_vc(src, dst, offset)
+    }
+}
+
+/// The configured routing, per traffic class when there are several.
+pub fn build(cfg: &Config, topo: &Topology) -> Result<Box<dyn Routing>> {
+    if cfg.switch.traffic_classes <= 1 {
+        return routing::build(cfg, topo);
+    }
+    let mut one = cfg.clone();
+    one.switch.vcs = cfg.switch.class_vcs();
+    one.switch.traffic_classes = 1;
+    Ok(Box::new(Classes { inner: routing::build(&one, topo)?, class_vcs: one.switch.vcs as usize }))
+}
