@@ -62,7 +62,10 @@ fn zipf_destinations_follow_the_law_on_the_256_pe_networks() {
                 let expected = total * want[r];
                 let sd = (expected * (1.0 - want[r])).sqrt();
                 let got = counts[r] as f64;
-                assert!((got - expected).abs() < 5.0 * sd, "{spec} s={s} rank {r}: {got} draws, expected {expected:.0} ± {sd:.0}");
+                assert!(
+                    (got - expected).abs() < 5.0 * sd,
+                    "{spec} s={s} rank {r}: {got} draws, expected {expected:.0} ± {sd:.0}"
+                );
             }
             // All 255 ranks at once: chi-square with 254 degrees of freedom has mean 254 and
             // standard deviation 22.5; 380 is beyond its 99.999th percentile.
