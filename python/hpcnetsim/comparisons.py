@@ -13,11 +13,18 @@ from typing import Any
 from ._core import ConfigError
 
 
+def _text(v: Any) -> str:
+    """A cell as text for matching: 16.0 (a column with missing values) and 16 are both "16"."""
+    if isinstance(v, float) and v.is_integer():
+        return str(int(v))
+    return str(v)
+
+
 def _select(frame, where: dict[str, Any]):
     for col, value in where.items():
         if col not in frame:
             return frame.iloc[0:0]
-        frame = frame[frame[col].astype(str) == str(value)]
+        frame = frame[frame[col].map(_text) == _text(value)]
     return frame
 
 
@@ -82,8 +89,8 @@ def pair_frames(doc: dict[str, Any], df) -> list[tuple[str, Any]]:
         nets = spec.get("networks", [])
         frame = df[df["group"] == spec["sweep"]] if spec.get("sweep") else df
         frame = frame[frame.get("status") == "completed"] if "status" in frame else frame
-        published = {tuple(str(v) for v in p[: len(rows_by)]): p[len(rows_by):] for p in spec.get("published", [])}
-        keys = list(dict.fromkeys(tuple(str(v) for v in r) for r in frame[rows_by].itertuples(index=False)))
+        published = {tuple(_text(v) for v in p[: len(rows_by)]): p[len(rows_by):] for p in spec.get("published", [])}
+        keys = list(dict.fromkeys(tuple(_text(v) for v in r) for r in frame[rows_by].itertuples(index=False)))
         table = []
         for key in keys:
             row: dict[str, Any] = dict(zip(rows_by, key))
