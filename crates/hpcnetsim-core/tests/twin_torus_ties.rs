@@ -44,11 +44,11 @@ fn ties_use_both_directions_of_every_ring() {
     for algorithm in [Algorithm::TsDor, Algorithm::Dort] {
         let uses = port_uses("twin-torus:4x4x2x2x2", algorithm);
         // Card 0: d0+, d0−, d1+, d1− (4-node rings); card 1: d3+, d3−, d4+, d4− (2-node rings).
-        for card in 0..2 {
-            for dim in 0..2 {
-                let (plus, minus) = (uses[2 * dim][card] as f64, uses[2 * dim + 1][card] as f64);
-                assert!(plus > 0.0 && minus > 0.0, "{algorithm:?} card {card} dim {dim}: {plus} + / {minus} −");
-                let ratio = plus / minus;
+        for dim in 0..2 {
+            let pairs = uses[2 * dim].iter().zip(&uses[2 * dim + 1]).enumerate();
+            for (card, (&plus, &minus)) in pairs {
+                assert!(plus > 0 && minus > 0, "{algorithm:?} card {card} dim {dim}: {plus} + / {minus} −");
+                let ratio = plus as f64 / minus as f64;
                 assert!((0.95..=1.05).contains(&ratio), "{algorithm:?} card {card} dim {dim}: + / − = {ratio:.3}");
             }
         }
