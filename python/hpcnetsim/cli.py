@@ -96,6 +96,8 @@ def _build_parser() -> argparse.ArgumentParser:
     r.add_argument("--max-seconds", type=float, help="wall-clock budget: stop after this many seconds (status partial)")
     r.add_argument("--max-cycles", type=int, help="cycle budget: stop at this simulated cycle (status partial)")
     r.add_argument("--check", action="store_true", help="check the engine's invariants as it runs (slower)")
+    r.add_argument("--repetitions", type=int, metavar="R",
+                   help="run R times with seeds derived from the config's seed; print means and 95%% intervals")  # fmt: skip
     r.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                    help="show progress on stderr (default: when stderr is a terminal)")  # fmt: skip
     r.set_defaults(func=_run)
@@ -285,6 +287,8 @@ def _run(args) -> None:
         config["workload"]["trace"] = str(Path(args.config).parent / trace)
     if causal and args.loads is not None:
         raise UsageError("hpcnetsim run: --loads is invalid with a [workload]: a causal workload has no offered load")
+    if args.repetitions is not None:
+        return _run_repeated(args, config, causal)
     if args.loads is None:
         from .progress import TerminalProgress
         from .simulation import execute
@@ -314,6 +318,54 @@ def _run(args) -> None:
     if args.out is not None:
         for path in _write_curve(results, config, args.out):
             print(f"wrote {path}")
+
+
+def _run_repeated(args, config: dict, causal: bool) -> int:
+    """``hpcnetsim run --repetitions R``: the run (or load curve) R times, means and 95 % intervals."""
+    import pandas
+
+    from ._files import atomic_write, atomic_write_text
+    from .confidence import (check_repetitions, curve_summary, format_curve_summary, format_repeated,
+                             repeated_configs)  # fmt: skip
+    from .simulation import check_loads, curve_frame, execute, flatten, load_curve_results, simulate
+
+    configs = repeated_configs(config, check_repetitions(args.repetitions, "--repetitions"))
+    if args.loads is None:
+        run = execute if causal else simulate
+        control = {"max_seconds": args.max_seconds, "max_cycles": args.max_cycles, "check": args.check}
+        results = [run(c, **control).to_dict() for c in configs]
+        flat = [flatten(r) for r in results]
+        print(format_repeated(flat))
+        if args.out is not None:
+            doc = {"config": config, "seeds": [c["seed"] for c in configs], "results": results}
+            atomic_write_text(args.out / "repetitions.json", json.dumps(doc, indent=2) + "\n")
+            frame = pandas.DataFrame(flat).assign(repetition=range(len(flat)))
+            atomic_write(args.out / "repetitions.csv", lambda tmp: frame.to_csv(tmp, index=False))
+            print(f"wrote {args.out / 'repetitions.json'}\nwrote {args.out / 'repetitions.csv'}")
+        return EXIT_DEADLOCK if any(r.get("status") == "deadlock" for r in results) else 0
+    loads = check_loads(args.loads)
+    runs = [load_curve_results(c, loads) for c in configs]
+    frame = pandas.concat([curve_frame(rs).assign(seed_index=i) for i, rs in enumerate(runs)], ignore_index=True)
+    summary = curve_summary(frame)
+    print(f"{_title(runs[0][0].to_dict())}, {len(configs)} repetitions (mean ± 95 % interval)")
+    print(format_curve_summary(summary))
+    if args.out is not None:
+        from .plots import plot_load_curves
+
+        paths = [args.out / "curve.json", args.out / "curve.csv", args.out / "curve_summary.csv",
+                 args.out / "curve.png", args.out / "curve.svg"]  # fmt: skip
+        doc = {"config": config, "seeds": [c["seed"] for c in configs],
+               "results": [[r.to_dict() for r in rs] for rs in runs]}  # fmt: skip
+        atomic_write_text(paths[0], json.dumps(doc, indent=2) + "\n")
+        atomic_write(paths[1], lambda tmp: frame.rename(columns={"seed_index": "repetition"}).to_csv(tmp, index=False))
+        atomic_write(paths[2], lambda tmp: summary.to_csv(tmp, index=False))
+        label = f"{summary['topology'].iloc[0]} {summary['routing'].iloc[0]}"
+        title = f"{label}, {len(configs)} repetitions, 95 % intervals"
+        for figure in paths[3:]:
+            atomic_write(figure, lambda tmp: plot_load_curves({label: summary}, tmp, title))
+        for path in paths:
+            print(f"wrote {path}")
+    return 0
 
 
 def _num(v, spec: str) -> str:
@@ -521,6 +573,8 @@ def _sweep_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--jobs", type=int, help="local worker processes (default: all cores)")
     p.add_argument("--scheduler", metavar="tcp://HOST:PORT", help="run on this Dask scheduler instead")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--repetitions", type=int, metavar="R",
+                   help="runs of every point with derived seeds (default: the experiment's repetitions, else 1)")  # fmt: skip
 
 
 def _run_experiment(args, path: Path, report: bool) -> int:
@@ -529,10 +583,11 @@ def _run_experiment(args, path: Path, report: bool) -> int:
 
     if args.jobs is not None and args.jobs < 1:
         raise UsageError(f"--jobs = {args.jobs} is invalid: a positive number of processes")
-    exp = experiment.load(path, quick=args.quick)
+    exp = experiment.load(path, quick=args.quick, repetitions=args.repetitions)
     out = args.out or Path("results") / (exp.name + ("-quick" if args.quick else ""))
     where = args.scheduler or f"{args.jobs or 'all'} local processes"
-    print(f"{exp.name}: {len(exp.points)} points, output {out}, on {where}", flush=True)
+    reps = f" ({exp.repetitions} repetitions each)" if exp.repetitions > 1 else ""
+    print(f"{exp.name}: {len(exp.points)} points{reps}, output {out}, on {where}", flush=True)
     summary = run_sweep(exp, out, jobs=args.jobs, scheduler=args.scheduler, progress=not args.no_progress)
     print(f"{summary.total} points: {summary.stored_before} already stored, {summary.ran} run, "
           f"{len(summary.failed)} failed; store {out / 'store'}")  # fmt: skip

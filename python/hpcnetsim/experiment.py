@@ -13,11 +13,12 @@ from typing import Any
 
 from ._core import ConfigError
 from .canonical import canonical_config, config_key, settable_config
+from .confidence import check_repetitions, repetition_seeds
 from .expressions import evaluate, is_expression
 
-TOP_KEYS = ("name", "title", "description", "base", "sweep", "quick", "report")
+TOP_KEYS = ("name", "title", "description", "base", "sweep", "quick", "report", "repetitions")
 SWEEP_KEYS = ("name", "axes", "points")
-QUICK_KEYS = ("base", "sweeps")
+QUICK_KEYS = ("base", "sweeps", "repetitions")
 #: Config paths holding a size in bytes, which may also be written with a unit.
 SIZE_PATHS = ("workload.message_bytes", "workload.segment_bytes", "nic.max_payload", "nic.packet_overhead",
               "nic.rendezvous_threshold")  # fmt: skip
@@ -33,6 +34,10 @@ class Point:
     values: dict[str, Any]
     config: dict[str, Any]
     key: str
+    #: Key of the point's first repetition: the repetitions of one point share it.
+    family: str = ""
+    #: Which repetition this is (0: the point's own seed; others derive from it).
+    repetition: int = 0
 
 
 @dataclass
@@ -48,6 +53,8 @@ class Experiment:
     report: dict[str, Any] = field(default_factory=dict)
     source: dict[str, Any] = field(default_factory=dict)
     text: str = ""
+    #: Runs of every point, with seeds derived from the point's seed (docs/experiments.md).
+    repetitions: int = 1
 
 
 def _type_name(v: Any) -> str:
@@ -216,8 +223,10 @@ def _check_topologies(points: list[Point], where: str) -> None:
             raise ConfigError(f"{where}: topology {e}") from None
 
 
-def parse(doc: dict[str, Any], where: str, quick: bool = False) -> Experiment:
-    """An experiment from the parsed TOML document ``doc``; errors name ``where`` and the field."""
+def parse(doc: dict[str, Any], where: str, quick: bool = False, repetitions: int | None = None) -> Experiment:
+    """An experiment from the parsed TOML document ``doc``; errors name ``where`` and the field.
+
+    ``repetitions`` (the command line's ``--repetitions``) replaces the file's."""
     _unknown(doc, TOP_KEYS, where)
     name = doc.get("name")
     if not isinstance(name, str) or not NAME_RE.match(name):
@@ -233,8 +242,15 @@ def parse(doc: dict[str, Any], where: str, quick: bool = False) -> Experiment:
         raise ConfigError(f"{where}: sweep = {groups!r} is invalid: at least one [[sweep]] table")
     names = [g.get("name", str(i)) if isinstance(g, dict) else str(i) for i, g in enumerate(groups)]
     variant = _quick(doc.get("quick", {}), base, groups, names, where)  # checked even when not used
+    repetitions_override = repetitions
+    repetitions = check_repetitions(doc.get("repetitions", 1), f"{where}: repetitions")
+    quick_reps = (doc.get("quick") or {}).get("repetitions", repetitions)
+    quick_reps = check_repetitions(quick_reps, f"{where}: quick.repetitions")
     if quick:
         base, groups, names = variant
+        repetitions = quick_reps
+    if repetitions_override is not None:
+        repetitions = check_repetitions(repetitions_override, "--repetitions")
     points: list[Point] = []
     seen: set[str] = set()
     for gname, group in zip(names, groups):
@@ -243,16 +259,20 @@ def parse(doc: dict[str, Any], where: str, quick: bool = False) -> Experiment:
             raise ConfigError(f"{w} = {group!r} is invalid: a table")
         for settings, values in _group_points(group, w):
             config = _resolve(settings, base, w)
-            key = config_key(config)
-            if key not in seen:  # the same configuration twice is one simulation
-                seen.add(key)
-                points.append(Point(len(points), gname, values, config, key))
+            family = config_key(config)
+            for i, seed in enumerate(repetition_seeds(config["seed"], repetitions)):
+                run = config if i == 0 else {**config, "seed": seed}
+                key = family if i == 0 else config_key(run)
+                if key not in seen:  # the same configuration twice is one simulation
+                    seen.add(key)
+                    vals = values if repetitions == 1 else {**values, "repetition": i}
+                    points.append(Point(len(points), gname, vals, run, key, family, i))
     _check_topologies(points, where)
     report = doc.get("report", {})
     if not isinstance(report, dict):
         raise ConfigError(f"{where}: report = {report!r} is invalid: a table")
     return Experiment(name, str(doc.get("title", name)), str(doc.get("description", "")), quick, base, points,
-                      report, doc)  # fmt: skip
+                      report, doc, repetitions=repetitions)  # fmt: skip
 
 
 def _quick(q: Any, base: dict, groups: list, names: list, where: str):
@@ -270,7 +290,7 @@ def _quick(q: Any, base: dict, groups: list, names: list, where: str):
     return base, [g for _, g in chosen], [n for n, _ in chosen]
 
 
-def load(path: str | Path, quick: bool = False) -> Experiment:
+def load(path: str | Path, quick: bool = False, repetitions: int | None = None) -> Experiment:
     """Read and expand an experiment file."""
     path = Path(path)
     try:
@@ -280,6 +300,6 @@ def load(path: str | Path, quick: bool = False) -> Experiment:
         raise ConfigError(f"{path}: not UTF-8 text (byte {e.start})") from None
     except tomllib.TOMLDecodeError as e:
         raise ConfigError(f"{path}: invalid TOML: {e}") from None
-    exp = parse(doc, str(path), quick)
+    exp = parse(doc, str(path), quick, repetitions)
     exp.text = text
     return exp

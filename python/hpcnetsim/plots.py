@@ -45,6 +45,10 @@ def plot_load_curves(frames: dict, path: Path, title: str, ideal: dict[str, floa
     for label, df in frames.items():
         ok = df[df["status"] == "converged"]
         color = left.plot(ok["offered_load"], ok["accepted_load"], marker="o", label=label)[0].get_color()
+        for ax, m in ((left, "accepted_load"), (right, "latency_network_mean")):
+            if f"{m}_lo" in ok:  # repeated runs: 95 % confidence bands
+                ax.fill_between(ok["offered_load"].astype(float), ok[f"{m}_lo"].astype(float),
+                                ok[f"{m}_hi"].astype(float), color=color, alpha=0.2, lw=0)  # fmt: skip
         if ideal and label in ideal:
             left.axhline(ideal[label], color=color, ls="--", lw=1, label=f"{label}: ideal")
         if "latency_network_mean" in ok:  # flow-model curves have no latency
@@ -90,6 +94,8 @@ def curve_label(col: str, value) -> str:
     """A legend entry for one curve: ``4 VCs`` for switch.vcs, ``col=value`` otherwise."""
     if col == "switch.vcs":
         return f"{value} VC" + ("" if value == 1 else "s")
+    if "." not in col and col != "topology":  # a point's or a table-valued axis's label
+        return str(value)
     return f"{col}={value}"
 
 
@@ -137,6 +143,10 @@ def plot_panels(frame, panels: str, curves: str | None, metric: str, path: Path,
             ok = pts[pts["status"] == "converged"].sort_values("offered_load")
             label = curve_label(curves, value) if curves else None
             line = ax.plot(ok["offered_load"], ok[metric], marker="o", ms=3, label=label)[0]
+            if f"{metric}_lo" in ok and ok[f"{metric}_lo"].notna().any():
+                # Repeated points: the 95 % confidence interval of the mean as a band.
+                ax.fill_between(ok["offered_load"].astype(float), ok[f"{metric}_lo"].astype(float),
+                                ok[f"{metric}_hi"].astype(float), color=line.get_color(), alpha=0.2, lw=0)  # fmt: skip
             mark_troubled(ax, pts, metric, line.get_color())
         top = float(mine["traffic.load"].max())
         if bounds is not None:

@@ -9,7 +9,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from . import causal_report, plots, store
+from . import causal_report, comparisons, confidence, plots, store
 from ._core import ConfigError, __version__
 from ._files import atomic_write_text
 from .expressions import topology_properties
@@ -32,7 +32,10 @@ def load(out: str | Path):
     frame = []
     for p in doc["points"]:
         row = rows.get(p["key"]) or {"key": p["key"], "state": "missing", **store.flatten_config(p["config"])}
-        frame.append({"group": p["group"], **row})
+        # Labels of listed points and table-valued axes (``point``, ``variant``...) as columns too.
+        labels = {k: v for k, v in p["values"].items() if "." not in k and k not in row}
+        frame.append({"group": p["group"], **row, **labels, "family": p.get("family") or p["key"],
+                      "repetition": p.get("repetition", 0)})
     df = pandas.DataFrame(frame)
     cols = (
         "status",
@@ -132,7 +135,9 @@ def figure(spec: dict[str, Any], df, sat) -> str:
         raise ConfigError(f"report.figures.kind = {kind!r} is invalid: one of "
                           f"{', '.join(FIGURE_KINDS + causal_report.FIGURE_KINDS)}")  # fmt: skip
     if spec.get("sweep"):
-        df, sat = df[df["group"] == spec["sweep"]], sat[sat["group"] == spec["sweep"]]
+        # One group, or a list of groups (e.g. a study's full and quick groups).
+        groups = spec["sweep"] if isinstance(spec["sweep"], list) else [spec["sweep"]]
+        df, sat = df[df["group"].isin(groups)], sat[sat["group"].isin(groups)]
     if not (df["status"] == "converged").any():
         return ""
     if kind in ("throughput", "latency"):
@@ -145,7 +150,7 @@ def figure(spec: dict[str, Any], df, sat) -> str:
     if kind in ("throughput", "latency"):
         bounds = {t: (topology_properties(t)["ideal_throughput"], topology_properties(t)["bisection_throughput"])
                   for t in df["topology"]} if kind == "throughput" and panels == "topology" else None  # fmt: skip
-        metric = "accepted_load" if kind == "throughput" else "latency_network_mean"
+        metric = spec.get("metric") or ("accepted_load" if kind == "throughput" else "latency_network_mean")
         return _png(lambda p: plots.plot_panels(df, panels, curves, metric, p, title, bounds))
     if kind == "heatmap":
         table = sat.pivot_table(index=spec.get("y", "topology"), columns=spec.get("x", "switch.vcs"),
@@ -166,6 +171,21 @@ def _figure_html(spec: dict[str, Any], df, sat) -> str:
     b = figure(spec, df, sat)
     alt = html.escape(str(spec.get("title", kind)))
     return f"<img alt='{alt}' src='data:image/png;base64,{b}'>" if b else ""
+
+
+def confidence_table(doc: dict[str, Any], df) -> str:
+    """Each repeated point's means with the half-widths of their 95 % confidence intervals."""
+    if doc.get("repetitions", 1) <= 1 or "repetitions" not in df:
+        return ""
+    cols = ["group", *curve_columns(df), "traffic.load", "repetitions"]
+    for m in confidence.METRICS:
+        if f"{m}_ci" in df and df[m].notna().any():
+            cols += [m, f"{m}_ci"]
+    rows = df[[c for c in cols if c in df]].rename(columns={f"{m}_ci": f"{m} ±95 %" for m in confidence.METRICS})
+    n = doc["repetitions"]
+    return (f"<h2>Means and confidence intervals</h2><p>{n} repetitions per point (seeds derived from the "
+            f"point's seed); ± is the half-width of the 95 % Student-t interval over the repetitions that gave a "
+            f"value (<code>repetitions</code>).</p>" + _table(rows))  # fmt: skip
 
 
 def published(doc: dict[str, Any], sat) -> str:
@@ -246,9 +266,14 @@ th{background:#eee}img{max-width:100%}pre{background:#f6f6f6;padding:1em;overflo
 
 def render(doc: dict[str, Any], df) -> str:
     """The HTML page of one study."""
+    runs = df
+    if doc.get("repetitions", 1) > 1:
+        # Figures and tables show each point's mean and confidence interval over its repetitions;
+        # the list of points below keeps every repetition.
+        df = confidence.aggregate(runs)
     sat = saturation(df)
     e = html.escape
-    status = df["status"].where(df["state"] == "done", df["state"]).fillna("?")
+    status = runs["status"].where(runs["state"] == "done", runs["state"]).fillna("?")
     counts = status.value_counts().to_dict()
     figs = [(spec.get("title", spec.get("kind")), _figure_html(spec, df, sat))
             for spec in doc.get("report", {}).get("figures", [])]  # fmt: skip
@@ -257,7 +282,9 @@ def render(doc: dict[str, Any], df) -> str:
     cols = ["group", "key", "state", *curve_columns(df), "traffic.load", "seed", "status", "accepted_load",
             "accepted_load_std", "latency_network_mean", "latency_network_p99", "execution_time_cycles",
             "error"]  # fmt: skip
-    points = df[[c for c in cols if c in df]].assign(key=df["key"].str[:12])
+    if doc.get("repetitions", 1) > 1:
+        cols.insert(cols.index("seed") + 1, "repetition")
+    points = runs[[c for c in cols if c in runs]].assign(key=runs["key"].str[:12])
     body = [
         f"<h1>{e(doc['title'])}</h1>",
         f"<p>{e(doc.get('description', ''))}</p>",
@@ -267,9 +294,11 @@ def render(doc: dict[str, Any], df) -> str:
             f"(report written by hpcnetsim {e(__version__)}).</p>"
         ),
         *(f"<h2>{e(t)}</h2>{b}" for t, b in figs if b),
-        failures(df),
+        failures(runs),
+        confidence_table(doc, df),
         *(("<h2>Saturation throughput</h2>", _table(sat)) if len(sat) else ()),
         published(doc, sat),
+        comparisons.html(doc, df, sat, _table),
         causal_report.performance(doc, df, _table),
         causal_report.execution_table(df, _table),
         causal_report.skipped(df, _table),

@@ -50,6 +50,7 @@ def write_experiment(exp: Experiment, out: Path) -> Path:
     """Record the expanded experiment next to its store, for ``hpcnetsim report``."""
     doc = {
         "name": exp.name, "title": exp.title, "description": exp.description, "quick": exp.quick,
+        "repetitions": exp.repetitions,
         "hpcnetsim_version": __version__, "base_toml": _base_toml(exp.base),
         "base": exp.base, "report": exp.report, "source_text": exp.text,
         "points": [asdict(p) for p in exp.points],

@@ -46,7 +46,7 @@ impl TwinRouting {
     }
 
     /// The next dimension to correct, in the packet's order, and its direction.
-    fn step(&self, node: usize, src_card: usize, dst_node: usize) -> Option<(usize, bool)> {
+    fn step(&self, node: usize, src_card: usize, dst_node: usize, salt: u32) -> Option<(usize, bool)> {
         let n = self.t.dims.len();
         let reverse = self.algorithm == TwinAlgorithm::TsDor && src_card == 1;
         let mut order = (0..n).map(|i| if reverse { n - 1 - i } else { i });
@@ -54,9 +54,16 @@ impl TwinRouting {
         let k = self.t.dims[dim];
         let off = (self.at(dst_node, dim) + k - self.at(node, dim)) % k;
         let plus = if 2 * off == k {
-            // Tie: stay on the card that owns the half of d_m the packet can use (paper 003
-            // §3.1); other dimensions go +.
-            dim != self.t.middle() || src_card == 1
+            if dim == self.t.middle() {
+                // Tie along d_m: stay on the card that owns the half the packet can use
+                // (paper 003 §3.1).
+                src_card == 1
+            } else {
+                // Other ties go either way, per packet (bit `dim` of its salt), as DOR on tori
+                // does: always + would leave the − links of 2-node rings idle and load the +
+                // side of 4-node rings three times the − side.
+                (salt >> (dim % 32)) & 1 == 1
+            }
         } else {
             2 * off < k
         };
@@ -72,13 +79,17 @@ impl Routing for TwinRouting {
         }
     }
 
+    fn salts(&self) -> u32 {
+        1 << self.t.dims.len().min(31)
+    }
+
     fn route(&self, req: &Request, out: &mut Vec<Candidate>) {
         let (node, card) = (req.switch / 2, req.switch % 2);
         let (dst_node, dst_card) = (req.dst / 2, req.dst % 2);
         let src_card = req.src % 2;
         let internal = self.t.internal_port();
         let single = |port: usize, vc: usize, out: &mut Vec<Candidate>| out.push(Candidate::new(port, vc));
-        let Some((dim, plus)) = self.step(node, src_card, dst_node) else {
+        let Some((dim, plus)) = self.step(node, src_card, dst_node, req.salt) else {
             if card == dst_card {
                 // Any VC of the class may eject.
                 let class = if self.algorithm == TwinAlgorithm::TsDor { 2 * src_card } else { 0 };

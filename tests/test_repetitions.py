@@ -1,0 +1,151 @@
+"""Repetitions and 95 % confidence intervals: derived seeds, Student-t intervals that shrink with
+more repetitions, the same intervals bit for bit on every executor, one-line refusals."""
+
+import json
+import math
+
+import hpcnetsim
+import pytest
+from hpcnetsim import confidence, experiment, report
+from hpcnetsim.sweep import run_sweep
+
+TINY = {
+    "topology": "torus:4x4",
+    "switch": {"vcs": 2},
+    "routing": {"algorithm": "dor"},
+    "traffic": {"load": 0.3},
+    "measurement": {"warmup_cycles": 300, "window_cycles": 200, "convergence_tolerance": 0.5,
+                    "max_convergence_cycles": 4000, "batches": 2, "batch_cycles": 300},
+}  # fmt: skip
+
+EXPERIMENT = """\
+name = "reps"
+repetitions = {reps}
+[base]
+topology = "torus:4x4"
+switch.vcs = 2
+routing.algorithm = "dor"
+[base.measurement]
+warmup_cycles = 300
+window_cycles = 200
+convergence_tolerance = 0.5
+max_convergence_cycles = 4000
+batches = 2
+batch_cycles = 300
+[[sweep]]
+axes.traffic.load = [0.2, 0.5]
+"""
+
+
+def test_seeds_derive_from_the_base_seed():
+    seeds = confidence.repetition_seeds(7, 30)
+    assert seeds[0] == 7  # repetition 0 is the configuration itself
+    assert len(set(seeds)) == 30
+    assert seeds == confidence.repetition_seeds(7, 30)  # deterministic
+    assert confidence.repetition_seeds(7, 5) == seeds[:5]  # more repetitions keep the first ones
+    assert confidence.repetition_seeds(8, 5)[1:] != seeds[1:5]
+    assert all(0 <= s < 2**53 for s in seeds)
+
+
+def test_interval_is_the_student_t_interval():
+    s = confidence.interval([1.0, 2.0, 3.0, 4.0, 5.0])
+    # Sample sd sqrt(2.5); t(0.975, 4 dof) = 2.7764 (statistical tables).
+    assert s["mean"] == 3.0 and s["n"] == 5
+    assert s["ci"] == pytest.approx(2.7764 * math.sqrt(2.5 / 5), rel=1e-4)
+    assert (s["lo"], s["hi"]) == (s["mean"] - s["ci"], s["mean"] + s["ci"])
+    assert math.isnan(confidence.interval([4.0])["ci"])  # one run has no interval
+    assert confidence.interval([None, float("nan"), 2.0, 2.0])["n"] == 2
+
+
+def _widths(reps: int) -> dict[str, float]:
+    runs = [hpcnetsim.simulate(c).to_pandas().iloc[0].to_dict() for c in confidence.repeated_configs(TINY, reps)]
+    s = confidence.summarise(runs)
+    return {m: s[f"{m}_ci"] for m in ("accepted_load", "latency_network_mean")}
+
+
+def test_intervals_shrink_as_repetitions_grow():
+    # Expected half-widths scale as t(R-1)/sqrt(R): 1.59 s for 4 runs, 0.53 s for 16.
+    few, many = _widths(4), _widths(16)
+    for metric in few:
+        assert 0 < many[metric] < few[metric], (metric, few[metric], many[metric])
+
+
+def _intervals(out) -> list[tuple]:
+    doc, df = report.load(out)
+    agg = confidence.aggregate(df).sort_values("traffic.load")
+    cols = ["traffic.load", "repetitions", "accepted_load", "accepted_load_ci", "latency_network_mean_ci"]
+    return [tuple(r) for r in agg[cols].itertuples(index=False)]
+
+
+def test_a_sweep_stores_every_repetition_and_reports_intervals(tmp_path):
+    (tmp_path / "r.toml").write_text(EXPERIMENT.format(reps=4))
+    exp = experiment.load(tmp_path / "r.toml")
+    assert exp.repetitions == 4 and len(exp.points) == 8
+    assert [p.repetition for p in exp.points[:4]] == [0, 1, 2, 3]
+    assert len({p.family for p in exp.points}) == 2
+    first = run_sweep(exp, tmp_path / "a", jobs=2, progress=False)
+    assert (first.ran, first.failed) == (8, [])
+    df = hpcnetsim.results(tmp_path / "a")
+    assert len(df) == 8 and df["seed"].nunique() == 4  # one stored row per repetition
+    ivals = _intervals(tmp_path / "a")
+    assert [r[1] for r in ivals] == [4, 4] and all(r[3] > 0 for r in ivals)
+    # Same seeds, same intervals, bit for bit: another folder, another process count.
+    run_sweep(experiment.load(tmp_path / "r.toml"), tmp_path / "b", jobs=1, progress=False)
+    assert _intervals(tmp_path / "b") == ivals
+    page = report.write_report(tmp_path / "a").read_text()
+    assert "Means and confidence intervals" in page and "4 repetitions per point" in page
+    doc = json.loads((tmp_path / "a" / "experiment.json").read_text())
+    assert doc["repetitions"] == 4 and doc["points"][1]["family"] == doc["points"][0]["key"]
+
+
+def test_intervals_on_dask_equal_the_local_ones(tmp_path):
+    distributed = pytest.importorskip("distributed")
+    (tmp_path / "r.toml").write_text(EXPERIMENT.format(reps=3))
+    run_sweep(experiment.load(tmp_path / "r.toml"), tmp_path / "local", jobs=2, progress=False)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
+                                  dashboard_address=None, silence_logs=50) as cluster:  # fmt: skip
+        run_sweep(experiment.load(tmp_path / "r.toml"), tmp_path / "dask", scheduler=cluster.scheduler_address,
+                  progress=False)  # fmt: skip
+    assert _intervals(tmp_path / "dask") == _intervals(tmp_path / "local")
+
+
+def test_command_line_repetitions(cli, tmp_path):
+    cfg = tmp_path / "c.toml"
+    cfg.write_text('topology = "torus:4x4"\nswitch.vcs = 2\n[measurement]\nwarmup_cycles = 300\n'
+                   "window_cycles = 200\nconvergence_tolerance = 0.5\nbatches = 2\nbatch_cycles = 300\n")  # fmt: skip
+    r = cli("run", str(cfg), "--repetitions", "3", "--out", str(tmp_path / "o"))
+    assert r.returncode == 0, r.stderr
+    assert "3 repetitions" in r.stdout and "±" in r.stdout
+    rows = (tmp_path / "o" / "repetitions.csv").read_text().splitlines()
+    assert len(rows) == 4  # header and one row per repetition
+    doc = json.loads((tmp_path / "o" / "repetitions.json").read_text())
+    assert doc["seeds"] == confidence.repetition_seeds(1, 3)
+    r = cli("run", str(cfg), "--repetitions", "2", "--loads", "0.1,0.3", "--out", str(tmp_path / "c"))
+    assert r.returncode == 0, r.stderr
+    assert (tmp_path / "c" / "curve_summary.csv").is_file() and (tmp_path / "c" / "curve.png").is_file()
+
+
+def test_bad_repetitions_are_refused_in_one_line(cli, tmp_path):
+    cfg = tmp_path / "c.toml"
+    cfg.write_text('topology = "torus:4x4"\n')
+    r = cli("run", str(cfg), "--repetitions", "0")
+    assert r.returncode == 2 and r.stdout == ""
+    assert r.stderr.count("\n") == 1 and "--repetitions = 0 is invalid" in r.stderr
+    (tmp_path / "r.toml").write_text(EXPERIMENT.format(reps=0))
+    r = cli("sweep", str(tmp_path / "r.toml"), "--out", str(tmp_path / "o"))
+    assert r.returncode == 2 and r.stderr.count("\n") == 1 and "r.toml: repetitions = 0 is invalid" in r.stderr
+    assert not (tmp_path / "o").exists()  # refused before anything is written
+
+
+@pytest.mark.parametrize("value", ["0", "-2", "100000", "2.5", '"3"', "true"])
+def test_bad_repetitions_values(tmp_path, value):
+    (tmp_path / "r.toml").write_text(EXPERIMENT.replace("{reps}", value))
+    with pytest.raises(hpcnetsim.ConfigError, match=r"r.toml: repetitions = .* is invalid: an integer from 1"):
+        experiment.load(tmp_path / "r.toml")
+    (tmp_path / "q.toml").write_text(EXPERIMENT.format(reps=2) + f"[quick]\nrepetitions = {value}\n")
+    with pytest.raises(hpcnetsim.ConfigError, match="quick.repetitions"):
+        experiment.load(tmp_path / "q.toml")
+    (tmp_path / "ok.toml").write_text(EXPERIMENT.format(reps=2))
+    if value.lstrip("-").isdigit():  # the command line's --repetitions is an integer
+        with pytest.raises(hpcnetsim.ConfigError, match="--repetitions"):
+            experiment.load(tmp_path / "ok.toml", repetitions=int(value))
