@@ -142,7 +142,40 @@ impl Engine<'_> {
 
     /// Phits present in input queue `q` at `now`: a packet's phits arrive one per cycle
     /// from its head's arrival and leave one per cycle from the start of its transmission.
+    /// O(1): packets reach a queue one after another over one link, so only the last one
+    /// may still be arriving, and only the front one may be leaving.
     pub(super) fn occupancy(&self, q: usize, now: u64) -> u32 {
+        let Some(back) = self.fifo.back(q) else { return 0 };
+        let (departing, (arrived_front, d)) = (self.departing[q].1 != u64::MAX, self.departing[q]);
+        let size = self.packets[back as usize].size as u64;
+        // A departing packet's `arrived` already names the next queue: its arrival here is
+        // kept in `departing`.
+        let one = self.fifo.len(q) == 1;
+        let arrived = if departing && one { arrived_front } else { self.packets[back as usize].arrived };
+        let missing = size - (now + 1 - arrived).min(size);
+        let left = if departing {
+            let front = if one { back } else { self.fifo.front(q).expect("a departing front packet") };
+            now.saturating_sub(d).min(self.packets[front as usize].size as u64)
+        } else {
+            0
+        };
+        let total = self.queued_phits[q] - (missing + left) as u32;
+        debug_assert_eq!(
+            total,
+            self.occupancy_by_walk(q, now),
+            "occupancy of queue {q} at {now}: queued {} departing {:?} packets {:?}",
+            self.queued_phits[q],
+            self.departing[q],
+            self.fifo
+                .iter(q)
+                .map(|p| (self.packets[p as usize].size, self.packets[p as usize].arrived))
+                .collect::<Vec<_>>()
+        );
+        total
+    }
+
+    /// `occupancy` by walking every queued packet (the definition; checks the O(1) form).
+    fn occupancy_by_walk(&self, q: usize, now: u64) -> u32 {
         let mut total = 0;
         for (i, p) in self.fifo.iter(q).enumerate() {
             let size = self.packets[p as usize].size as u64;
@@ -309,6 +342,7 @@ impl Engine<'_> {
     /// link it freed.
     pub(super) fn tail_left(&mut self, q: usize, now: u64) {
         let p = self.fifo.pop(q).expect("tail of a queued packet");
+        self.queued_phits[q] -= self.packets[p as usize].size;
         let size = self.model.credit_cost(self.packets[p as usize].size);
         let b = q / self.voq_ports;
         let vc = b % self.vcs;

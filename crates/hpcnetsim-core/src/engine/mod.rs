@@ -160,6 +160,8 @@ pub struct Engine<'a> {
     /// Per input queue: (arrival, departure start) of the front packet while it is being
     /// sent (its head is already in the next queue), for the occupancy of this queue.
     departing: Vec<(u64, u64)>,
+    /// Per input queue: phits of the packets in it, arrived or not (for `occupancy`).
+    queued_phits: Vec<u32>,
     /// Per output channel: the VC the link looks at first for its next packet.
     next_vc: Vec<u8>,
     /// Per switch: output channels with a reserved VC whose packet has not started.
@@ -300,6 +302,7 @@ impl<'a> Engine<'a> {
             reserved: vec![NONE; channels * vcs],
             holding: vec![NONE; queues],
             departing: vec![(0, u64::MAX); queues],
+            queued_phits: vec![0; queues],
             next_vc: vec![0; channels],
             pending: vec![Vec::new(); switches],
             misdelivered: None,
@@ -567,6 +570,7 @@ impl<'a> Engine<'a> {
                 let q = if self.voq_ports == 1 { queue as usize } else { self.voq_of(queue as usize, packet) };
                 self.packets[packet as usize].arrived = now;
                 self.fifo.push(q, packet);
+                self.queued_phits[q] += self.packets[packet as usize].size;
                 if self.fifo.len(q) == 1 {
                     self.new_front(q, now);
                 }

@@ -32,6 +32,15 @@ impl Queues {
         }
     }
 
+    /// The back (last arrived) packet of queue `q`.
+    #[inline]
+    pub(crate) fn back(&self, q: usize) -> Option<u32> {
+        match self {
+            Queues::Ring(f) => f.back(q),
+            Queues::Grow(v) => v[q].back().copied(),
+        }
+    }
+
     /// Appends packet `p` to queue `q`.
     #[inline]
     pub(crate) fn push(&mut self, q: usize, p: u32) {
@@ -118,6 +127,12 @@ impl Fifos {
     /// The front packet of FIFO `q`.
     pub(crate) fn front(&self, q: usize) -> Option<u32> {
         (self.len[q] > 0).then(|| self.slots[q * self.capacity + self.head[q] as usize])
+    }
+
+    /// The back packet of FIFO `q`.
+    pub(crate) fn back(&self, q: usize) -> Option<u32> {
+        let len = self.len[q] as usize;
+        (len > 0).then(|| self.slots[q * self.capacity + (self.head[q] as usize + len - 1) % self.capacity])
     }
 
     /// Appends packet `p` to FIFO `q`.
