@@ -165,7 +165,7 @@ pub fn build(cfg: &Config, topo: &Topology) -> Result<Box<dyn Routing>> {
         (Algorithm::BubbleAdaptive, Family::Torus(t)) => Box::new(torus::BubbleAdaptive::new(t, vcs)),
         (Algorithm::DorUpperLower, Family::Torus(t)) if t.wrap => {
             need_vcs(2, "dor-upper-lower (an upper and a lower VC class)")?;
-            Box::new(torus::DorUpperLower::new(t, vcs))
+            Box::new(torus::DimensionOrder::upper_lower(t, vcs))
         }
         (_, Family::Torus(_)) => return Err(unsuited("auto, dor, bubble-adaptive, dor-upper-lower (tori)")),
         (Algorithm::HyperxDor, Family::HyperX(h)) => Box::new(hyperx::HyperxRouting::new(h, vcs, false)),

@@ -48,24 +48,39 @@ impl Grid {
     }
 }
 
-/// Dimension-order routing. On a torus, VC class 1 (odd VCs) is used from the hop that
-/// crosses a ring's wrap-around link on, class 0 (even VCs) before: the dateline breaks the
-/// ring's cycle. On a mesh every VC is legal.
+/// Dimension-order routing. On a mesh every VC is legal. On a torus the VC class (odd or
+/// even VCs) follows one of two rules that break each ring's cycle:
+/// - dateline (`dor`): class 1 from the hop that crosses the ring's wrap-around link on,
+///   class 0 before;
+/// - upper/lower (`dor-upper-lower`, paper 003 §3.1): class 1 while the destination
+///   coordinate in the current dimension is above the current one, class 0 otherwise. A
+///   packet that must wrap goes on class 0 up to the wrap-around link (+ direction) or class
+///   1 up to it (−) and changes class after it, so neither class's channels close a ring.
 pub struct DimensionOrder {
     grid: Grid,
     vcs: usize,
+    upper_lower: bool,
 }
 
 impl DimensionOrder {
-    /// DOR on the given mesh or torus.
+    /// DOR with the dateline rule on the given mesh or torus.
     pub fn new(t: &Torus, vcs: usize) -> Self {
-        DimensionOrder { grid: Grid::new(t), vcs }
+        DimensionOrder { grid: Grid::new(t), vcs, upper_lower: false }
+    }
+
+    /// DOR with the upper/lower rule on the given torus.
+    pub fn upper_lower(t: &Torus, vcs: usize) -> Self {
+        DimensionOrder { grid: Grid::new(t), vcs, upper_lower: true }
     }
 }
 
 impl Routing for DimensionOrder {
     fn name(&self) -> &'static str {
-        "dor"
+        if self.upper_lower {
+            "dor-upper-lower"
+        } else {
+            "dor"
+        }
     }
 
     fn salts(&self) -> u32 {
@@ -84,51 +99,15 @@ impl Routing for DimensionOrder {
             out.extend((0..self.vcs).map(|vc| Candidate::new(port, vc)));
             return;
         }
-        // DOR leaves a dimension's coordinate untouched until its turn: the packet entered
-        // this ring at the source's coordinate.
-        let (k, cur, start) = (g.dims[dim], g.at(req.switch, dim), g.at(req.src / t, dim));
-        let wrapped = if plus { cur < start || cur == k - 1 } else { cur > start || cur == 0 };
-        let class = usize::from(wrapped);
-        out.extend((class..self.vcs).step_by(2).map(|vc| Candidate::new(port, vc)));
-    }
-}
-
-/// Dimension-order routing on a torus with the upper/lower VC rule (paper 003 §3.1): a
-/// packet takes VC class 1 (odd VCs) while its destination coordinate in the current
-/// dimension is above its current one, class 0 (even VCs) otherwise. A packet that must
-/// wrap goes on class 0 up to the wrap-around link (+ direction) or class 1 up to it (−)
-/// and changes class after it, so neither class's channels close a ring.
-pub struct DorUpperLower {
-    grid: Grid,
-    vcs: usize,
-}
-
-impl DorUpperLower {
-    /// DOR with the upper/lower rule on the given torus.
-    pub fn new(t: &Torus, vcs: usize) -> Self {
-        DorUpperLower { grid: Grid::new(t), vcs }
-    }
-}
-
-impl Routing for DorUpperLower {
-    fn name(&self) -> &'static str {
-        "dor-upper-lower"
-    }
-
-    fn salts(&self) -> u32 {
-        1 << self.grid.dims.len().min(31)
-    }
-
-    fn route(&self, req: &Request, out: &mut Vec<Candidate>) {
-        let g = &self.grid;
-        let t = g.terminals_per_switch;
-        let Some((dim, plus)) = g.dor_step(req.switch, req.dst / t, req.salt) else {
-            out.extend((0..self.vcs).map(|vc| Candidate::new(g.eject_port(req.dst), vc)));
-            return;
+        let class = if self.upper_lower {
+            usize::from(g.at(req.dst / t, dim) > g.at(req.switch, dim))
+        } else {
+            // DOR leaves a dimension's coordinate untouched until its turn: the packet
+            // entered this ring at the source's coordinate.
+            let (k, cur, start) = (g.dims[dim], g.at(req.switch, dim), g.at(req.src / t, dim));
+            usize::from(if plus { cur < start || cur == k - 1 } else { cur > start || cur == 0 })
         };
-        let port = Torus::port(dim, plus);
-        let upper = g.at(req.dst / t, dim) > g.at(req.switch, dim);
-        out.extend((usize::from(upper)..self.vcs).step_by(2).map(|vc| Candidate::new(port, vc)));
+        out.extend((class..self.vcs).step_by(2).map(|vc| Candidate::new(port, vc)));
     }
 }
 
