@@ -270,7 +270,9 @@ impl<'a> Engine<'a> {
             self.tasks.as_mut().expect("just set").host = Some(HostState::new(model, nics, n));
         }
         let w = cfg.workload.as_ref();
-        if self.model.trim_last_packet || w.is_some_and(|w| w.packet_cells_max > 0) {
+        // Cells and the NIC model's payloads are exclusive (the config refuses both at once).
+        let host = self.tasks.as_ref().is_some_and(|t| t.host.is_some());
+        if !host && (self.model.trim_last_packet || w.is_some_and(|w| w.packet_cells_max > 0)) {
             let cell_phits = self.model.cell_phits;
             let (lo, hi) = match w {
                 Some(w) => w.packet_phits(cfg.traffic.packet_phits.next_multiple_of(cell_phits), cell_phits),
@@ -433,8 +435,8 @@ impl<'a> Engine<'a> {
                     }
                 },
             };
-            // Cell-granular messages count phits (the NIC model and cells are exclusive).
-            let units = if tasks.cells.is_some() && tasks.host.is_none() { size } else { 1 };
+            // Cell-granular messages count phits.
+            let units = if tasks.cells.is_some() { size } else { 1 };
             let front = tasks.backlog[nic].front_mut().expect("front seen above");
             front.1 -= units;
             if front.1 == 0 {
@@ -463,7 +465,7 @@ impl<'a> Engine<'a> {
     /// A packet of `message` arrived: the message has arrived when it was the last one.
     pub(super) fn message_packet_arrived(&mut self, message: u32, phits: u32, now: u64) {
         let Some(tasks) = self.tasks.as_mut() else { return };
-        let units = if tasks.cells.is_some() && tasks.host.is_none() { phits } else { 1 };
+        let units = if tasks.cells.is_some() { phits } else { 1 };
         tasks.undelivered -= units as u64;
         tasks.record_delivery(now, phits);
         let m = &mut tasks.messages[message as usize];
