@@ -76,20 +76,20 @@ def run_benchmarks(quick: bool = False, on_row=None) -> list[dict[str, Any]]:
     return rows
 
 
-def format_row(row: dict[str, Any]) -> str:
-    """One Markdown table row, numbers rounded for reading."""
+def format_row(row: dict[str, Any], columns: tuple[str, ...] = COLUMNS) -> str:
+    """One Markdown table row of `columns`, numbers rounded for reading."""
 
     def cell(v):
         if isinstance(v, float):
             return f"{v:.3g}" if abs(v) < 1e4 else f"{v:.3e}"
         return str(v)
 
-    return "| " + " | ".join(cell(row[c]) for c in COLUMNS) + " |"
+    return "| " + " | ".join(cell(row[c]) for c in columns) + " |"
 
 
-def table_header() -> str:
-    """The header lines of the benchmark table."""
-    return "| " + " | ".join(COLUMNS) + " |\n" + "|" + "---|" * len(COLUMNS)
+def table_header(columns: tuple[str, ...] = COLUMNS) -> str:
+    """The header lines of a benchmark table of `columns`."""
+    return "| " + " | ".join(columns) + " |\n" + "|" + "---|" * len(columns)
 
 
 # --- bench --scale: cost per phit-hop against network size -------------------------------
@@ -229,22 +229,6 @@ def scale_child() -> None:
         "max_rss_mib": max_rss_mib(),
     }
     print(json.dumps(figures))
-
-
-def format_scale_row(row: dict[str, Any]) -> str:
-    """One Markdown row of the scale table."""
-
-    def cell(v):
-        if isinstance(v, float):
-            return f"{v:.3g}" if abs(v) < 1e4 else f"{v:.3e}"
-        return str(v)
-
-    return "| " + " | ".join(cell(row[c]) for c in SCALE_COLUMNS) + " |"
-
-
-def scale_header() -> str:
-    """The header lines of the scale table."""
-    return "| " + " | ".join(SCALE_COLUMNS) + " |\n" + "|" + "---|" * len(SCALE_COLUMNS)
 
 
 # --- bench --startup: what a small run costs before and around the engine ---------------

@@ -672,7 +672,7 @@ def _report(args) -> None:
 
 
 def _bench(args) -> None:
-    from .bench import format_row, format_scale_row, run_benchmarks, run_scale, scale_header, table_header
+    from .bench import SCALE_COLUMNS, format_row, run_benchmarks, run_scale, table_header
 
     if args.million and not args.scale:
         raise ConfigError("--million is invalid without --scale: it adds rows to the scale benchmark")
@@ -687,8 +687,11 @@ def _bench(args) -> None:
             print(f"{k:<22} {v:7.1f}")
         return
     if args.scale:
-        print(scale_header(), flush=True)
-        run_scale(args.million, args.max_terminals, args.target_phit_hops, on_row=lambda row: print(format_scale_row(row), flush=True))
+        print(table_header(SCALE_COLUMNS), flush=True)
+        run_scale(
+            args.million, args.max_terminals, args.target_phit_hops,
+            on_row=lambda row: print(format_row(row, SCALE_COLUMNS), flush=True),
+        )  # fmt: skip
         return
     print(table_header(), flush=True)
     run_benchmarks(args.quick, on_row=lambda row: print(format_row(row), flush=True))
