@@ -52,9 +52,9 @@ fn rates(toml: &str, perm: &[usize]) -> (Vec<f64>, Vec<f64>) {
         .collect();
     e.recording = true;
     e.run_until(WARMUP);
-    let before: Vec<u64> = eject.iter().map(|&c| e.busy_phits[c]).collect();
+    let before: Vec<u64> = eject.iter().map(|&c| e.busy_phits(c)).collect();
     e.run_until(WARMUP + WINDOW);
-    let packet: Vec<f64> = perm.iter().map(|&d| (e.busy_phits[eject[d]] - before[d]) as f64 / WINDOW as f64).collect();
+    let packet: Vec<f64> = perm.iter().map(|&d| (e.busy_phits(eject[d]) - before[d]) as f64 / WINDOW as f64).collect();
     let links = Links::from_config(&topo, &cfg);
     let paths = flow::run::provider(&cfg, &topo).unwrap();
     let flows: Vec<Flow> =

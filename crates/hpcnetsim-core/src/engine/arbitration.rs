@@ -7,10 +7,10 @@
 //! busy, and the link then sends the reserved VCs' packets one after another, taking the VCs
 //! round-robin from the one after the last sender.
 
+use super::channel_state::End;
 use super::{Engine, Event, Group, Waiter, NONE};
 use crate::config::{Arbitration, OutputAllocation, Selection};
 use crate::routing::{Candidate, Offer, Request};
-use crate::topology::Peer;
 use rand::Rng;
 
 impl Engine<'_> {
@@ -70,7 +70,7 @@ impl Engine<'_> {
             let winner = i + self.pick(&requests[i..j]);
             let (_, q, c, _) = requests[winner];
             self.allocate(s, q as usize, c, now);
-            self.rr_last[key as usize] = q;
+            self.out_vcs[key as usize].rr_last = q;
             granted.push(key);
             winners.push(q);
             missed |= j - i > 1;
@@ -117,71 +117,56 @@ impl Engine<'_> {
         self.offers.clear();
         // With one candidate there is nothing to compare: its occupancy is not needed.
         let compare = self.selection == Selection::LeastOccupied && self.classes[class as usize].len() > 1;
+        if compare && self.voq_ports == 1 {
+            // The candidates' downstream queues are far apart in memory: ask for all at once.
+            for c in &self.classes[class as usize] {
+                let down = self.links[base + c.port as usize].peer;
+                super::prefetch::prefetch(&self.queue_state, (down as usize).wrapping_mul(self.vcs) + c.vc as usize);
+            }
+        }
         for k in 0..self.classes[class as usize].len() {
             let c = self.classes[class as usize][k];
             let out = base + c.port as usize;
             let oq = out * self.vcs + c.vc as usize;
-            let room = self.credits[oq];
+            let room = self.out_vcs[oq].credits;
             let cost = self.model.credit_cost(size);
             let need = if c.bubble { cost + self.max_packet_phits } else { cost };
             let free = match self.output_allocation {
-                OutputAllocation::Link => self.link_free[out] <= now,
-                OutputAllocation::Vc => self.reserved[oq] == NONE,
+                OutputAllocation::Link => self.links[out].free <= now,
+                OutputAllocation::Vc => self.out_vcs[oq].reserved == NONE,
             };
-            let occupancy = match (compare, self.topo.peers()[out]) {
+            let occupancy = match (compare, self.links[out].end()) {
                 // A multi-queue buffer: what the credits say is taken.
-                (true, Peer::Switch { .. }) if self.voq_ports > 1 => self.queue_phits - room,
-                (true, Peer::Switch { switch, port }) => {
-                    self.occupancy(self.topo.channel(switch as usize, port as usize) * self.vcs + c.vc as usize, now)
-                }
+                (true, End::Switch(_)) if self.voq_ports > 1 => self.queue_phits - room,
+                (true, End::Switch(down)) => self.occupancy(down as usize * self.vcs + c.vc as usize, now),
                 _ => 0,
             };
             self.offers.push(Offer { candidate: c, room, occupancy, takeable: free && room >= need });
         }
     }
 
-    /// Phits present in input queue `q` at `now`: a packet's phits arrive one per cycle
-    /// from its head's arrival and leave one per cycle from the start of its transmission.
-    /// O(1): packets reach a queue one after another over one link, so only the last one
-    /// may still be arriving, and only the front one may be leaving.
+    /// Phits present in input queue `q` at `now` (see `Fill::occupancy`).
     pub(super) fn occupancy(&self, q: usize, now: u64) -> u32 {
-        let Some(back) = self.fifo.back(q) else { return 0 };
-        let (departing, (arrived_front, d)) = (self.departing[q].1 != u64::MAX, self.departing[q]);
-        let size = self.packets[back as usize].size as u64;
-        // A departing packet's `arrived` already names the next queue: its arrival here is
-        // kept in `departing`.
-        let one = self.fifo.len(q) == 1;
-        let arrived = if departing && one { arrived_front } else { self.packets[back as usize].arrived };
-        let missing = size - (now + 1 - arrived).min(size);
-        let left = if departing {
-            let front = if one { back } else { self.fifo.front(q).expect("a departing front packet") };
-            now.saturating_sub(d).min(self.packets[front as usize].size as u64)
-        } else {
-            0
-        };
-        let total = self.queued_phits[q] - (missing + left) as u32;
-        debug_assert_eq!(
-            total,
-            self.occupancy_by_walk(q, now),
-            "occupancy of queue {q} at {now}: queued {} departing {:?} packets {:?}",
-            self.queued_phits[q],
-            self.departing[q],
-            self.fifo
-                .iter(q)
-                .map(|p| (self.packets[p as usize].size, self.packets[p as usize].arrived))
-                .collect::<Vec<_>>()
-        );
+        let total = self.queue_state[q].occupancy(now);
+        #[cfg(debug_assertions)]
+        assert_eq!(total, self.occupancy_by_walk(q, now), "occupancy of queue {q} at {now}: {:?}", self.queue_state[q]);
         total
     }
 
     /// `occupancy` by walking every queued packet (the definition; checks the O(1) form).
+    /// A departing front packet's `arrived` already names the next queue: if another packet
+    /// followed it, it had fully arrived; if not, it is the last arrival the fill recorded.
+    #[cfg(debug_assertions)]
     fn occupancy_by_walk(&self, q: usize, now: u64) -> u32 {
+        let fill = &self.queue_state[q];
+        let len = self.fifo.len(q);
         let mut total = 0;
         for (i, p) in self.fifo.iter(q).enumerate() {
             let size = self.packets[p as usize].size as u64;
-            let (arrived, left) = match self.departing[q] {
-                (a, d) if i == 0 && d != u64::MAX => (a, now.saturating_sub(d).min(size)),
-                _ => (self.packets[p as usize].arrived, 0),
+            let (arrived, left) = match i == 0 && fill.is_sending() {
+                true if len > 1 => (0, now.saturating_sub(fill.sending_since).min(size)),
+                true => (fill.back_arrived(), now.saturating_sub(fill.sending_since).min(size)),
+                false => (self.packets[p as usize].arrived, 0),
             };
             total += ((now + 1 - arrived).min(size) - left) as u32;
         }
@@ -191,7 +176,7 @@ impl Engine<'_> {
     /// Queue `q` has a new front packet: route it once and make it wait for a grant.
     pub(super) fn new_front(&mut self, q: usize, now: u64) {
         let b = q / self.voq_ports;
-        let s = self.channel_switch[b / self.vcs] as usize;
+        let s = self.links[b / self.vcs].switch as usize;
         let pk = self.packets[self.fifo.front(q).expect("a front packet") as usize];
         let base = self.topo.channel(s, 0);
         let req = Request {
@@ -204,11 +189,11 @@ impl Engine<'_> {
             offset: pk.offset,
         };
         self.scratch.clear();
-        let (credits, vcs, full) = (&self.credits, self.vcs, self.queue_phits);
+        let (out_vcs, vcs, full) = (&self.out_vcs, self.vcs, self.queue_phits);
         // Phits committed downstream of each output port, all VCs (terminal ports: none).
         let load = |port: usize| -> u32 {
             let oq = (base + port) * vcs;
-            credits[oq..oq + vcs].iter().map(|&c| full.saturating_sub(c)).sum()
+            out_vcs[oq..oq + vcs].iter().map(|o| full.saturating_sub(o.credits)).sum()
         };
         self.routing.route_loaded(&req, &load, &mut self.scratch);
         if self.voq_ports > 1 {
@@ -234,11 +219,11 @@ impl Engine<'_> {
         if reqs.len() == 1 {
             return 0;
         }
-        let s = self.channel_switch[reqs[0].1 as usize / self.voq_ports / self.vcs] as usize;
+        let s = self.links[reqs[0].1 as usize / self.voq_ports / self.vcs].switch as usize;
         match self.arbitration {
             Arbitration::Random => self.switch_rng[s].random_range(0..reqs.len()),
             Arbitration::RoundRobin | Arbitration::Islip => {
-                let last = self.rr_last[reqs[0].0 as usize];
+                let last = self.out_vcs[reqs[0].0 as usize].rr_last;
                 // The first input queue after the last winner, cyclically.
                 let key = |q: u32| q.wrapping_sub(last.wrapping_add(1));
                 (0..reqs.len()).min_by_key(|&k| key(reqs[k].1)).unwrap_or(0)
@@ -259,8 +244,8 @@ impl Engine<'_> {
         let size = self.packets[p as usize].size;
         let out = self.topo.channel(s, c.port as usize);
         let oq = out * self.vcs + c.vc as usize;
-        if let Peer::Switch { .. } = self.topo.peers()[out] {
-            self.credits[oq] -= self.model.credit_cost(size);
+        if let End::Switch(_) = self.links[out].end() {
+            self.out_vcs[oq].credits -= self.model.credit_cost(size);
         }
         let w = &mut self.waiting[s];
         let pos = w.iter().position(|x| x.queue as usize == q).expect("granted queue was waiting");
@@ -268,8 +253,8 @@ impl Engine<'_> {
         match self.output_allocation {
             OutputAllocation::Link => self.transmit(q, out, c.vc as usize, now),
             OutputAllocation::Vc => {
-                self.reserved[oq] = q as u32;
-                self.holding[q] = oq as u32;
+                self.out_vcs[oq].reserved = q as u32;
+                self.queue_state[q].holding = oq as u32;
                 if !self.pending[s].contains(&(out as u32)) {
                     self.pending[s].push(out as u32);
                 }
@@ -283,12 +268,12 @@ impl Engine<'_> {
         let mut k = 0;
         while k < self.pending[s].len() {
             let out = self.pending[s][k] as usize;
-            let mut started = self.link_free[out] > now;
+            let mut started = self.links[out].free > now;
             let mut more = false;
             for i in 0..self.vcs {
-                let vc = (self.next_vc[out] as usize + i) % self.vcs;
-                let q = self.reserved[out * self.vcs + vc];
-                if q == NONE || self.departing[q as usize].1 != u64::MAX {
+                let vc = (self.links[out].next_vc as usize + i) % self.vcs;
+                let q = self.out_vcs[out * self.vcs + vc].reserved;
+                if q == NONE || self.queue_state[q as usize].is_sending() {
                     continue;
                 }
                 if started {
@@ -311,27 +296,27 @@ impl Engine<'_> {
         let p = self.fifo.front(q).expect("a packet to send");
         let size = self.packets[p as usize].size;
         // The link is free again when the tail leaves: the Tail event wakes this switch then.
-        self.link_free[out] = now + size as u64;
-        self.departing[q] = (self.packets[p as usize].arrived, now);
+        self.links[out].free = now + size as u64;
+        self.queue_state[q].start(size, now);
         if self.model.matches_ports() {
             // One packet at a time through the crossbar input of this port.
             self.input_free[q / self.voq_ports / self.vcs] = now + size as u64;
         }
         if self.recording {
-            self.busy_phits[out] += size as u64;
+            self.links[out].busy_phits += size as u64;
         }
-        match self.topo.peers()[out] {
-            Peer::Switch { switch, port } => {
-                let next = (self.topo.channel(switch as usize, port as usize) * self.vcs + vc) as u32;
+        match self.links[out].end() {
+            End::Switch(down) => {
+                let next = (down as usize * self.vcs + vc) as u32;
                 self.events.push(now + self.hop_delay, Event::Arrive { queue: next, packet: p });
             }
-            Peer::Terminal(t) => {
+            End::Terminal(t) => {
                 if t != self.packets[p as usize].dst && self.misdelivered.is_none() {
                     self.misdelivered = Some((p, t));
                 }
                 self.events.push(now + self.hop_delay + size as u64 - 1, Event::Deliver { packet: p });
             }
-            Peer::Unplugged => unreachable!("routing chose an unplugged port"),
+            End::Unplugged => unreachable!("routing chose an unplugged port"),
         }
         self.count_hop(size);
         self.events.push(now + size as u64, Event::Tail { queue: q as u32 });
@@ -342,29 +327,28 @@ impl Engine<'_> {
     /// link it freed.
     pub(super) fn tail_left(&mut self, q: usize, now: u64) {
         let p = self.fifo.pop(q).expect("tail of a queued packet");
-        self.queued_phits[q] -= self.packets[p as usize].size;
+        self.queue_state[q].leave(self.packets[p as usize].size);
         let size = self.model.credit_cost(self.packets[p as usize].size);
         let b = q / self.voq_ports;
         let vc = b % self.vcs;
-        self.departing[q] = (0, u64::MAX);
-        let oq = self.holding[q];
+        let oq = self.queue_state[q].holding;
         if oq != NONE {
-            self.reserved[oq as usize] = NONE;
-            self.holding[q] = NONE;
+            self.out_vcs[oq as usize].reserved = NONE;
+            self.queue_state[q].holding = NONE;
             let out = oq as usize / self.vcs;
-            self.next_vc[out] = ((oq as usize % self.vcs + 1) % self.vcs) as u8;
+            self.links[out].next_vc = ((oq as usize % self.vcs + 1) % self.vcs) as u8;
         }
         let back = now + self.credit_delay;
-        match self.topo.peers()[b / self.vcs] {
-            Peer::Switch { switch, port } => {
-                let upstream = (self.topo.channel(switch as usize, port as usize) * self.vcs + vc) as u32;
+        match self.links[b / self.vcs].end() {
+            End::Switch(up) => {
+                let upstream = (up as usize * self.vcs + vc) as u32;
                 self.events.push(back, Event::Credit { queue: upstream, phits: size });
             }
-            Peer::Terminal(nic) => self.events.push(back, Event::NicCredit { nic, vc: vc as u32, phits: size }),
-            Peer::Unplugged => unreachable!("a packet arrived through an unplugged port"),
+            End::Terminal(nic) => self.events.push(back, Event::NicCredit { nic, vc: vc as u32, phits: size }),
+            End::Unplugged => unreachable!("a packet arrived through an unplugged port"),
         }
         if self.fifo.len(q) == 0 {
-            self.wake(self.channel_switch[b / self.vcs] as usize, now);
+            self.wake(self.links[b / self.vcs].switch as usize, now);
         } else {
             self.new_front(q, now);
         }

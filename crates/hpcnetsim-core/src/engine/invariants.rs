@@ -47,7 +47,7 @@ impl Engine<'_> {
                 // (credits on their way back make up the difference).
                 let upstream = match *peer {
                     Peer::Switch { switch, port } => {
-                        self.credits[self.topo.channel(switch as usize, port as usize) * self.vcs + vc]
+                        self.out_vcs[self.topo.channel(switch as usize, port as usize) * self.vcs + vc].credits
                     }
                     Peer::Terminal(nic) => self.nic_credits[nic as usize * self.vcs + vc],
                     Peer::Unplugged => continue,

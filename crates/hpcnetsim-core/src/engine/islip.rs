@@ -67,7 +67,7 @@ impl Engine<'_> {
         // iterations) is tried again next cycle, as a cycle-driven switch would.
         let retry = reqs
             .iter()
-            .any(|&(i, o)| self.input_free[base + i as usize] <= now && self.link_free[base + o as usize] <= now);
+            .any(|&(i, o)| self.input_free[base + i as usize] <= now && self.links[base + o as usize].free <= now);
         if retry {
             self.wake(s, now + 1);
         }

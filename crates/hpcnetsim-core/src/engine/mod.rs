@@ -8,6 +8,7 @@
 //! done only when something happens: idle switches and NICs cost nothing.
 
 mod arbitration;
+mod channel_state;
 pub mod control;
 pub mod execute;
 mod invariants;
@@ -15,7 +16,9 @@ mod islip;
 mod matching;
 pub mod measure;
 mod nic;
+pub(crate) mod prefetch;
 mod queue;
+mod queue_state;
 mod tasks;
 mod watchdog;
 
@@ -76,6 +79,9 @@ struct Packet {
     offset: u8,
 }
 
+/// How many events ahead of the one being handled the engine prefetches state.
+const AHEAD: usize = 8;
+
 /// No queue (an unreserved output VC, a queue holding no reservation).
 const NONE: u32 = u32::MAX;
 
@@ -127,8 +133,12 @@ pub struct Engine<'a> {
     model: Model,
     /// Queues per input buffer: 1 (FIFOs) or the largest switch radix (virtual output queues).
     voq_ports: usize,
-    /// Switch owning every channel (global port index).
-    channel_switch: Vec<u32>,
+    /// Per channel: its link (sending side).
+    links: Vec<channel_state::Link>,
+    /// Per output VC (channel × vcs + vc): credits, reservation, round-robin pointer.
+    out_vcs: Vec<channel_state::OutVc>,
+    /// Per input queue: fill, last arrival, first departure, held output VC.
+    queue_state: Vec<queue_state::QueueState>,
     /// Input queues: one FIFO per channel and VC (the queue at the receiving end of the
     /// port), or one virtual output queue per channel, VC and output port.
     fifo: Queues,
@@ -146,24 +156,6 @@ pub struct Engine<'a> {
     islip_seen: Vec<(u32, u32, Option<Candidate>)>,
     /// iSLIP: which (input, output) pairs of the switch being matched already request.
     islip_pairs: Vec<bool>,
-    /// Cycle from which each output link is free.
-    link_free: Vec<u64>,
-    /// Free phits in the downstream queue of each output channel and VC.
-    credits: Vec<u32>,
-    /// Round-robin pointer of every output (channel, or output VC): the last winning input queue.
-    rr_last: Vec<u32>,
-    /// Per output VC (channel × vcs + vc): the input queue whose front packet reserved it
-    /// (`output_allocation = "vc"`), or `NONE`.
-    reserved: Vec<u32>,
-    /// Per input queue: the output VC its front packet reserved, or `NONE`.
-    holding: Vec<u32>,
-    /// Per input queue: (arrival, departure start) of the front packet while it is being
-    /// sent (its head is already in the next queue), for the occupancy of this queue.
-    departing: Vec<(u64, u64)>,
-    /// Per input queue: phits of the packets in it, arrived or not (for `occupancy`).
-    queued_phits: Vec<u32>,
-    /// Per output channel: the VC the link looks at first for its next packet.
-    next_vc: Vec<u8>,
     /// Per switch: output channels with a reserved VC whose packet has not started.
     pending: Vec<Vec<u32>>,
     /// The first packet sent to a terminal other than its destination, with that terminal
@@ -194,8 +186,6 @@ pub struct Engine<'a> {
     pub network_latency: crate::stats::LatencyHistogram,
     /// End-to-end latencies (generation to delivery) of recorded packets.
     pub end_to_end_latency: crate::stats::LatencyHistogram,
-    /// Phits sent through every channel while recording (per-link utilisation).
-    pub busy_phits: Vec<u64>,
     active_sources: usize,
     sources_stopped: bool,
     /// The task programs of a causal workload, if any.
@@ -250,7 +240,23 @@ impl<'a> Engine<'a> {
         let channels = topo.peers().len();
         let switches = topo.num_switches();
         let terminals = topo.num_terminals();
-        let channel_switch = (0..switches).flat_map(|s| std::iter::repeat_n(s as u32, topo.num_ports(s))).collect();
+        let links = (0..switches)
+            .flat_map(|s| (0..topo.num_ports(s)).map(move |p| (s, p)))
+            .map(|(s, p)| channel_state::Link {
+                free: 0,
+                busy_phits: 0,
+                peer: match topo.ports(s)[p] {
+                    Peer::Switch { switch, port } => topo.channel(switch as usize, port as usize) as u32,
+                    _ => NONE,
+                },
+                terminal: match topo.ports(s)[p] {
+                    Peer::Terminal(t) => t,
+                    _ => NONE,
+                },
+                switch: s as u32,
+                next_vc: 0,
+            })
+            .collect();
         let credit_delay = cfg.switch.credit_delay_cycles as u64;
         let horizon = model.hop_delay + credit_delay + 2 * max_packet_phits as u64;
         let voq_ports = match model.buffers {
@@ -285,8 +291,13 @@ impl<'a> Engine<'a> {
             selection: cfg.routing.selection,
             model,
             voq_ports,
-            channel_switch,
             fifo,
+            links,
+            out_vcs: vec![
+                channel_state::OutVc { credits: queue_phits, reserved: NONE, rr_last: u32::MAX };
+                channels * vcs
+            ],
+            queue_state: vec![Default::default(); queues],
             input_free: vec![0; channels],
             grant_ptr: vec![0; channels],
             accept_ptr: vec![0; channels],
@@ -296,14 +307,6 @@ impl<'a> Engine<'a> {
             islip_matched: Vec::new(),
             islip_seen: Vec::new(),
             islip_pairs: Vec::new(),
-            link_free: vec![0; channels],
-            credits: vec![queue_phits; channels * vcs],
-            rr_last: vec![u32::MAX; channels * vcs],
-            reserved: vec![NONE; channels * vcs],
-            holding: vec![NONE; queues],
-            departing: vec![(0, u64::MAX); queues],
-            queued_phits: vec![0; queues],
-            next_vc: vec![0; channels],
             pending: vec![Vec::new(); switches],
             misdelivered: None,
             waiting: vec![Vec::new(); switches],
@@ -324,7 +327,6 @@ impl<'a> Engine<'a> {
             recording: false,
             network_latency: Default::default(),
             end_to_end_latency: Default::default(),
-            busy_phits: vec![0; channels],
             active_sources: 0,
             sources_stopped: false,
             tasks: None,
@@ -342,7 +344,7 @@ impl<'a> Engine<'a> {
         // The destination NIC consumes a phit per cycle: its channel never runs out of room.
         for (c, peer) in topo.peers().iter().enumerate() {
             if matches!(peer, Peer::Terminal(_)) {
-                e.credits[c * vcs..(c + 1) * vcs].fill(u32::MAX);
+                e.out_vcs[c * vcs..(c + 1) * vcs].iter_mut().for_each(|o| o.credits = u32::MAX);
             }
         }
         if let Some(w) = &cfg.workload {
@@ -398,7 +400,7 @@ impl<'a> Engine<'a> {
         if let Some(q) = self.fifo.first_non_empty() {
             return Err(format!("input queue {q} not empty"));
         }
-        if let Some(o) = self.reserved.iter().position(|&q| q != NONE) {
+        if let Some(o) = self.out_vcs.iter().position(|o| o.reserved != NONE) {
             return Err(format!("output VC {o} still reserved"));
         }
         if let Some(n) = self.nic_queue.iter().position(|f| !f.is_empty()) {
@@ -407,7 +409,7 @@ impl<'a> Engine<'a> {
         for (c, peer) in self.topo.peers().iter().enumerate() {
             if let Peer::Switch { .. } = peer {
                 for vc in 0..self.vcs {
-                    let credits = self.credits[c * self.vcs + vc];
+                    let credits = self.out_vcs[c * self.vcs + vc].credits;
                     if credits != self.queue_phits {
                         return Err(format!(
                             "channel {c} VC {vc} holds {credits} credits, capacity {}",
@@ -436,7 +438,7 @@ impl<'a> Engine<'a> {
     /// the first such in the routing's order).
     fn voq_of(&mut self, b: usize, p: u32) -> usize {
         let channel = b / self.vcs;
-        let s = self.channel_switch[channel] as usize;
+        let s = self.links[channel].switch as usize;
         let base = self.topo.channel(s, 0);
         let pk = self.packets[p as usize];
         let req = routing::Request {
@@ -452,7 +454,7 @@ impl<'a> Engine<'a> {
         self.routing.route(&req, &mut self.scratch);
         let mut best: Option<(u32, usize)> = None;
         for c in &self.scratch {
-            let room = self.credits[(base + c.port as usize) * self.vcs + c.vc as usize];
+            let room = self.out_vcs[(base + c.port as usize) * self.vcs + c.vc as usize].credits;
             if best.is_none_or(|(r, _)| room > r) {
                 best = Some((room, c.port as usize));
             }
@@ -528,14 +530,24 @@ impl<'a> Engine<'a> {
             // order, including events created for this same cycle while handling them.
             while !batch.is_empty() {
                 self.counters.events += batch.len() as u64;
-                for ev in batch.drain(..) {
-                    self.handle(ev, now);
+                for ev in batch.iter().take(AHEAD) {
+                    self.prefetch_event(ev);
                 }
+                for i in 0..batch.len() {
+                    if let Some(ev) = batch.get(i + AHEAD) {
+                        self.prefetch_event(ev);
+                    }
+                    self.handle(batch[i], now);
+                }
+                batch.clear();
                 self.events.take_current(&mut batch);
             }
             // Phase 2: arbitration and injection, in the order they were requested.
             let mut i = 0;
             while i < self.wakes.len() {
+                if let Some(&ahead) = self.wakes.get(i + AHEAD) {
+                    self.prefetch_wake(ahead as usize);
+                }
                 let target = self.wakes[i] as usize;
                 if target < self.topo.num_switches() {
                     self.arbitrate(target, now);
@@ -550,6 +562,41 @@ impl<'a> Engine<'a> {
             self.events.advance();
         }
         self.batch = batch;
+    }
+
+    /// Asks the cache for the state event `ev` will touch (it changes nothing).
+    #[inline]
+    fn prefetch_event(&self, ev: &Event) {
+        use prefetch::prefetch;
+        match *ev {
+            Event::Arrive { queue, packet } => {
+                prefetch(&self.packets, packet as usize);
+                let q = queue as usize * self.voq_ports;
+                self.fifo.prefetch(q);
+                prefetch(&self.queue_state, q);
+            }
+            Event::Tail { queue } => {
+                let q = queue as usize;
+                self.fifo.prefetch(q);
+                prefetch(&self.queue_state, q);
+            }
+            Event::Credit { queue, .. } => {
+                prefetch(&self.out_vcs, queue as usize);
+                prefetch(&self.links, queue as usize / self.vcs);
+            }
+            Event::Deliver { packet } => prefetch(&self.packets, packet as usize),
+            _ => {}
+        }
+    }
+
+    /// Asks the cache for what arbitration at switch `target` reads first.
+    #[inline]
+    fn prefetch_wake(&self, target: usize) {
+        if let Some(w) = self.waiting.get(target) {
+            prefetch::prefetch(w, 0);
+            prefetch::prefetch(&self.pending, target);
+            prefetch::prefetch(&self.switch_rng, target);
+        }
     }
 
     fn handle(&mut self, ev: Event, now: u64) {
@@ -570,7 +617,7 @@ impl<'a> Engine<'a> {
                 let q = if self.voq_ports == 1 { queue as usize } else { self.voq_of(queue as usize, packet) };
                 self.packets[packet as usize].arrived = now;
                 self.fifo.push(q, packet);
-                self.queued_phits[q] += self.packets[packet as usize].size;
+                self.queue_state[q].arrive(self.packets[packet as usize].size, now);
                 if self.fifo.len(q) == 1 {
                     self.new_front(q, now);
                 }
@@ -578,9 +625,9 @@ impl<'a> Engine<'a> {
             Event::Tail { queue } => self.tail_left(queue as usize, now),
             Event::Credit { queue, phits } => {
                 let q = queue as usize;
-                self.credits[q] += phits;
-                debug_assert!(self.credits[q] <= self.queue_phits, "credits above capacity");
-                self.wake(self.channel_switch[q / self.vcs] as usize, now);
+                self.out_vcs[q].credits += phits;
+                debug_assert!(self.out_vcs[q].credits <= self.queue_phits, "credits above capacity");
+                self.wake(self.links[q / self.vcs].switch as usize, now);
             }
             Event::NicCredit { nic, vc, phits } => {
                 let i = nic as usize * self.vcs + vc as usize;
@@ -693,14 +740,17 @@ impl<'a> Engine<'a> {
         self.free_packets.push(packet);
     }
 
+    /// Phits sent through `channel` while recording.
+    pub fn busy_phits(&self, channel: usize) -> u64 {
+        self.links[channel].busy_phits
+    }
+
     /// Utilisation of the links over `cycles` of recording: a summary over the
     /// switch-to-switch channels, and every channel's value (indexed like the ports) if asked.
     pub fn link_utilisation(&self, cycles: u64, per_channel: bool) -> crate::stats::Utilisation {
-        let u = |c: usize| (self.busy_phits[c] as f64 / cycles.max(1) as f64).min(1.0);
-        let mut links: Vec<f64> = (0..self.busy_phits.len())
-            .filter(|&c| matches!(self.topo.peers()[c], Peer::Switch { .. }))
-            .map(u)
-            .collect();
+        let u = |c: usize| (self.links[c].busy_phits as f64 / cycles.max(1) as f64).min(1.0);
+        let mut links: Vec<f64> =
+            (0..self.links.len()).filter(|&c| matches!(self.topo.peers()[c], Peer::Switch { .. })).map(u).collect();
         links.sort_by(f64::total_cmp);
         let q = |f: f64| links.get(((links.len() as f64 - 1.0) * f).round() as usize).copied().unwrap_or(0.0);
         crate::stats::Utilisation {
@@ -708,7 +758,7 @@ impl<'a> Engine<'a> {
             p50: q(0.5),
             p99: q(0.99),
             max: links.last().copied().unwrap_or(0.0),
-            per_channel: per_channel.then(|| (0..self.busy_phits.len()).map(u).collect()),
+            per_channel: per_channel.then(|| (0..self.links.len()).map(u).collect()),
         }
     }
 

@@ -11,7 +11,7 @@ impl Engine<'_> {
     /// them lacks room (the packet is blocked by credits, not by a busy link); `None` if it
     /// is not blocked that way. Entries are (output port, downstream queue).
     fn blocked_on(&self, q: usize) -> Option<Vec<(u32, usize, u32, u32)>> {
-        let s = self.channel_switch[q / self.vcs] as usize;
+        let s = self.links[q / self.vcs].switch as usize;
         let w = self.waiting[s].iter().find(|w| w.queue as usize == q)?;
         let base = self.topo.channel(s, 0);
         let mut next = Vec::new();
@@ -19,10 +19,10 @@ impl Engine<'_> {
             let out = base + c.port as usize;
             let Peer::Switch { switch, port } = self.topo.peers()[out] else { return None };
             let need = if c.bubble { w.size + self.max_packet_phits } else { w.size };
-            if self.credits[out * self.vcs + c.vc as usize] >= need {
+            if self.out_vcs[out * self.vcs + c.vc as usize].credits >= need {
                 return None;
             }
-            let room = self.credits[out * self.vcs + c.vc as usize];
+            let room = self.out_vcs[out * self.vcs + c.vc as usize].credits;
             let d = self.topo.channel(switch as usize, port as usize) * self.vcs + c.vc as usize;
             next.push((c.port as u32, d, need, room));
         }
@@ -32,7 +32,7 @@ impl Engine<'_> {
     /// A cycle of blocked input queues, each waiting for the next (the last for the first);
     /// empty if none is found (packets stuck for another reason).
     fn blocked_cycle_only(&self) -> Vec<BlockedChannel> {
-        let queues = self.credits.len();
+        let queues = self.out_vcs.len();
         // 0 = unvisited, 1 = on the current walk, 2 = known to lead to no cycle.
         let mut mark = vec![0u8; queues];
         for start in 0..queues {
@@ -78,7 +78,7 @@ impl Engine<'_> {
         if !cycle.is_empty() {
             return Evidence { cycle: true, channels: cycle };
         }
-        let channels = (0..self.credits.len())
+        let channels = (0..self.out_vcs.len())
             .filter(|&q| self.fifo.len(q) > 0)
             .filter_map(|q| self.blocked_on(q).map(|next| (q, next[0].0)))
             .take(limit)
@@ -95,7 +95,7 @@ impl Engine<'_> {
 
     fn blocked_entry(&self, q: usize, waits_on_port: u32) -> BlockedChannel {
         let channel = q / self.vcs;
-        let s = self.channel_switch[channel] as usize;
+        let s = self.links[channel].switch as usize;
         let p = self.fifo.front(q).expect("a blocked queue has a front packet");
         let pk = &self.packets[p as usize];
         let (need, room) = self

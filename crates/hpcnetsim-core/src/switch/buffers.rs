@@ -32,15 +32,6 @@ impl Queues {
         }
     }
 
-    /// The back (last arrived) packet of queue `q`.
-    #[inline]
-    pub(crate) fn back(&self, q: usize) -> Option<u32> {
-        match self {
-            Queues::Ring(f) => f.back(q),
-            Queues::Grow(v) => v[q].back().copied(),
-        }
-    }
-
     /// Appends packet `p` to queue `q`.
     #[inline]
     pub(crate) fn push(&mut self, q: usize, p: u32) {
@@ -56,6 +47,15 @@ impl Queues {
         match self {
             Queues::Ring(f) => f.pop(q),
             Queues::Grow(v) => v[q].pop_front(),
+        }
+    }
+
+    /// Asks the cache for the state of queue `q` (see `engine::prefetch`).
+    #[inline]
+    pub(crate) fn prefetch(&self, q: usize) {
+        match self {
+            Queues::Ring(f) => crate::engine::prefetch::prefetch(&f.data, f.block(q)),
+            Queues::Grow(v) => crate::engine::prefetch::prefetch(v, q),
         }
     }
 
@@ -91,10 +91,10 @@ impl Iterator for QueueIter<'_> {
     fn next(&mut self) -> Option<u32> {
         match self {
             QueueIter::Ring(f, q, i) => {
-                if *i >= f.len[*q] as usize {
+                if *i >= f.len(*q) {
                     return None;
                 }
-                let p = f.slots[*q * f.capacity + (f.head[*q] as usize + *i) % f.capacity];
+                let p = f.at(*q, *i);
                 *i += 1;
                 Some(p)
             }
@@ -103,11 +103,10 @@ impl Iterator for QueueIter<'_> {
     }
 }
 
-/// Fixed-capacity FIFOs of packet ids.
+/// Fixed-capacity FIFOs of packet ids. Each FIFO is one block of words: its head and length
+/// packed in the first, then its slots, so a queue operation touches one cache line.
 pub(crate) struct Fifos {
-    slots: Vec<u32>,
-    head: Vec<u16>,
-    len: Vec<u16>,
+    data: Vec<u32>,
     capacity: usize,
 }
 
@@ -116,44 +115,60 @@ impl Fifos {
     /// hold more).
     pub(crate) fn new(queues: usize, capacity: usize) -> Self {
         assert!(capacity <= u16::MAX as usize, "FIFO capacity above 65535 packets");
-        Fifos { slots: vec![0; queues * capacity], head: vec![0; queues], len: vec![0; queues], capacity }
+        Fifos { data: vec![0; queues * (capacity + 1)], capacity }
+    }
+
+    /// Index of FIFO `q`'s first word.
+    #[inline]
+    fn block(&self, q: usize) -> usize {
+        q * (self.capacity + 1)
+    }
+
+    /// (head, length) of FIFO `q`.
+    #[inline]
+    fn head_len(&self, q: usize) -> (usize, usize) {
+        let w = self.data[self.block(q)];
+        ((w & 0xffff) as usize, (w >> 16) as usize)
+    }
+
+    /// The packet `i` places behind the front of FIFO `q` (`i` below its length).
+    #[inline]
+    fn at(&self, q: usize, i: usize) -> u32 {
+        let (head, _) = self.head_len(q);
+        self.data[self.block(q) + 1 + (head + i) % self.capacity]
     }
 
     /// Number of packets in FIFO `q`.
     pub(crate) fn len(&self, q: usize) -> usize {
-        self.len[q] as usize
+        self.head_len(q).1
     }
 
     /// The front packet of FIFO `q`.
     pub(crate) fn front(&self, q: usize) -> Option<u32> {
-        (self.len[q] > 0).then(|| self.slots[q * self.capacity + self.head[q] as usize])
-    }
-
-    /// The back packet of FIFO `q`.
-    pub(crate) fn back(&self, q: usize) -> Option<u32> {
-        let len = self.len[q] as usize;
-        (len > 0).then(|| self.slots[q * self.capacity + (self.head[q] as usize + len - 1) % self.capacity])
+        let (head, len) = self.head_len(q);
+        (len > 0).then(|| self.data[self.block(q) + 1 + head])
     }
 
     /// Appends packet `p` to FIFO `q`.
     pub(crate) fn push(&mut self, q: usize, p: u32) {
-        let len = self.len[q] as usize;
+        let (head, len) = self.head_len(q);
         assert!(len < self.capacity, "input FIFO {q} overflow");
-        let slot = (self.head[q] as usize + len) % self.capacity;
-        self.slots[q * self.capacity + slot] = p;
-        self.len[q] += 1;
+        let b = self.block(q);
+        self.data[b + 1 + (head + len) % self.capacity] = p;
+        self.data[b] += 1 << 16;
     }
 
     /// Removes and returns the front packet of FIFO `q`.
     pub(crate) fn pop(&mut self, q: usize) -> Option<u32> {
         let p = self.front(q)?;
-        self.head[q] = ((self.head[q] as usize + 1) % self.capacity) as u16;
-        self.len[q] -= 1;
+        let (head, len) = self.head_len(q);
+        let b = self.block(q);
+        self.data[b] = (((head + 1) % self.capacity) | ((len - 1) << 16)) as u32;
         Some(p)
     }
 
     /// The first non-empty FIFO, if any.
     pub(crate) fn first_non_empty(&self) -> Option<usize> {
-        self.len.iter().position(|&l| l > 0)
+        self.data.iter().step_by(self.capacity + 1).position(|&w| w >> 16 > 0)
     }
 }

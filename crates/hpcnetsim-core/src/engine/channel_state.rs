@@ -1,0 +1,54 @@
+//! Per-channel and per-output-VC state of the switches, one record each, so that an event
+//! at a channel touches one cache line instead of one line in each of several arrays.
+
+/// The sending side of one channel (a switch's output port).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Link {
+    /// Cycle from which the link is free.
+    pub(super) free: u64,
+    /// Phits sent through it while recording (per-link utilisation).
+    pub(super) busy_phits: u64,
+    /// The channel at its other end (the input queue a packet sent on it joins, or the
+    /// output that sends into this port), or `NONE` for a terminal's.
+    pub(super) peer: u32,
+    /// The terminal at its other end, or `NONE` if there is none.
+    pub(super) terminal: u32,
+    /// The switch owning the channel.
+    pub(super) switch: u32,
+    /// The VC the link looks at first for its next packet (`output_allocation = "vc"`).
+    pub(super) next_vc: u8,
+}
+
+/// The sender's view of one output VC (channel × vcs + vc).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct OutVc {
+    /// Free phits in the downstream queue.
+    pub(super) credits: u32,
+    /// The input queue whose front packet reserved it (`output_allocation = "vc"`), or `NONE`.
+    pub(super) reserved: u32,
+    /// Round-robin pointer of the output keyed by this index (the output VC, or the link
+    /// under `output_allocation = "link"`): the last winning input queue.
+    pub(super) rr_last: u32,
+}
+
+/// What is at the other end of a channel.
+pub(super) enum End {
+    /// An input queue block of another switch (its channel index).
+    Switch(u32),
+    /// A terminal.
+    Terminal(u32),
+    /// Nothing.
+    Unplugged,
+}
+
+impl Link {
+    /// What is at the other end of the channel.
+    #[inline]
+    pub(super) fn end(&self) -> End {
+        match (self.peer, self.terminal) {
+            (p, _) if p != super::NONE => End::Switch(p),
+            (_, t) if t != super::NONE => End::Terminal(t),
+            _ => End::Unplugged,
+        }
+    }
+}
