@@ -55,6 +55,8 @@ impl Engine<'_> {
         w.received[q] += 1;
         let (head, present) = (w.received[q] == 1, w.present(q));
         if head {
+            let s = self.channel_switch[q / self.vcs] as usize;
+            self.worms_mut().changed[s] = true;
             self.packets[packet as usize].arrived = now;
             self.fifo.push(q, packet);
             self.new_front(q, now);
@@ -70,7 +72,9 @@ impl Engine<'_> {
         debug_assert!(self.credits[oq] <= self.queue_phits, "credits above capacity");
         if tail {
             self.reserved[oq] = NONE;
-            self.wake(self.channel_switch[oq / self.vcs] as usize, now);
+            let s = self.channel_switch[oq / self.vcs] as usize;
+            self.worms_mut().changed[s] = true;
+            self.wake(s, now);
         } else if self.credits[oq] == 1 && self.reserved[oq] != NONE {
             // The worm's link may have stalled for want of a credit.
             self.wake(self.channel_switch[oq / self.vcs] as usize, now);
@@ -161,7 +165,7 @@ impl Engine<'_> {
     /// Switch `s` is awake: heads waiting for an output VC compete for one, then every link
     /// with worms sends a flit.
     pub(super) fn arbitrate_wormhole(&mut self, s: usize, now: u64) {
-        if !self.waiting[s].is_empty() {
+        if !self.waiting[s].is_empty() && std::mem::take(&mut self.worms_mut().changed[s]) {
             self.allocate_vcs(s, now);
         }
         let mut links = std::mem::take(&mut self.worms_mut().links[s]);
@@ -258,6 +262,7 @@ impl Engine<'_> {
                     })
             });
             if retry {
+                self.worms_mut().changed[s] = true;
                 self.wake(s, now + 1);
             }
         }
@@ -377,6 +382,7 @@ impl Engine<'_> {
                     self.events.push(now + self.hop_delay, Event::Deliver { packet: p });
                     self.reserved[oq] = NONE;
                     let s = self.channel_switch[out] as usize;
+                    self.worms_mut().changed[s] = true;
                     if !self.waiting[s].is_empty() {
                         self.wake(s, now + 1);
                     }

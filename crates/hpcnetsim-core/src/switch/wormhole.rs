@@ -22,6 +22,9 @@ pub(crate) struct Worms {
     pub(crate) links: Vec<Vec<u32>>,
     /// Per output channel: whether it is in its switch's `links`.
     pub(crate) active: Vec<bool>,
+    /// Per switch: whether a head arrived, a VC came free or a head lost since its last VC
+    /// allocation (otherwise waiting heads have nothing new to try).
+    pub(crate) changed: Vec<bool>,
     /// Per NIC: the VC its front packet is being sent on, or `u32::MAX`.
     pub(crate) nic_vc: Vec<u32>,
     /// Per NIC: flits of its front packet sent.
@@ -40,6 +43,7 @@ impl Worms {
             sent: vec![0; buffers],
             links: vec![Vec::new(); switches],
             active: vec![false; channels],
+            changed: vec![false; switches],
             nic_vc: vec![u32::MAX; nics],
             nic_sent: vec![0; nics],
             nic_reserved: vec![false; nics * vcs],
