@@ -18,6 +18,7 @@ mod nic;
 mod queue;
 mod tasks;
 mod watchdog;
+mod worm_deadlock;
 mod wormhole;
 
 use crate::config::{Arbitration, Config, OutputAllocation, Selection};

@@ -70,9 +70,11 @@ impl Engine<'_> {
     /// Evidence of a deadlock: a cycle of blocked input queues, each waiting for the next;
     /// failing that, up to `limit` blocked front packets with the room they need and have.
     pub fn deadlock_evidence(&self, limit: usize) -> Evidence {
-        if self.voq_ports > 1 || self.worm.is_some() {
-            // The walk below follows input FIFOs of whole packets; virtual output queues and
-            // worms give no evidence yet.
+        if self.worm.is_some() {
+            return self.worm_deadlock_evidence(limit);
+        }
+        if self.voq_ports > 1 {
+            // The walk below follows input FIFOs; virtual output queues give no evidence yet.
             return Evidence { cycle: false, channels: Vec::new() };
         }
         let cycle = self.blocked_cycle_only();
