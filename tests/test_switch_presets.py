@@ -35,3 +35,20 @@ def test_extoll_crossbar_runs_a_workload():
                                "workload": {"kernel": "bu", "message_bytes": 100, "packet_cells_min": 1,
                                             "packet_cells_max": 4}})  # fmt: skip
     assert again.execution_time_cycles == r.execution_time_cycles
+
+
+def test_elite_wormhole_tree_runs_a_workload_and_switches_back(tmp_path):
+    cfg = {"topology": "tree:k=4,n=2", "switch": {"preset": "elite"},
+           "workload": {"kernel": "bu", "message_bytes": 1000}}  # fmt: skip
+    switch = canonical_config(cfg)["switch"]
+    assert (switch["switching"], switch["buffer_flits"], switch["vcs"]) == ("wormhole", 64, 2)
+    r = hpcnetsim.execute(cfg)
+    assert r.status == "completed"
+    assert hpcnetsim.execute(cfg).execution_time_cycles == r.execution_time_cycles
+    # Back to the cut-through preset: buffer_flits, which only wormhole uses, goes with it.
+    path = tmp_path / "c.toml"
+    path.write_text('topology = "tree:k=4,n=2"\n[switch]\npreset = "elite"\n')
+    back = canonical_config(hpcnetsim.apply_overrides(hpcnetsim.load_config(path), ["switch.preset=insee"]))
+    assert "buffer_flits" not in back["switch"] and "switching" not in back["switch"]
+    with pytest.raises(hpcnetsim.ConfigError, match="switch.buffer_flits"):
+        canonical_config({"topology": "tree:k=4,n=2", "switch": {"preset": "elite", "switching": "cut-through"}})

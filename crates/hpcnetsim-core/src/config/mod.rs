@@ -154,6 +154,10 @@ pub struct SwitchConfig {
     pub arbitration_delay_cycles: u32,
     /// Cycles to cross the crossbar.
     pub crossbar_delay_cycles: u32,
+    /// Wormhole switching only: room of every VC buffer in flits (phits); 0 = `queue_packets`
+    /// packets of the largest size.
+    #[serde(skip_serializing_if = "crate::switch::is_zero")]
+    pub buffer_flits: u32,
 }
 
 impl SwitchConfig {
@@ -201,6 +205,7 @@ impl Default for SwitchConfig {
             buffer_write_cycles: 0,
             arbitration_delay_cycles: 0,
             crossbar_delay_cycles: 0,
+            buffer_flits: 0,
         }
     }
 }

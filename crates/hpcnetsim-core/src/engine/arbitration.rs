@@ -20,6 +20,9 @@ impl Engine<'_> {
         if self.model.matches_ports() {
             return self.arbitrate_islip(s, now);
         }
+        if self.worm.is_some() {
+            return self.arbitrate_wormhole(s, now);
+        }
         let mut requests = std::mem::take(&mut self.requests);
         let mut groups = std::mem::take(&mut self.groups);
         let mut choices = std::mem::take(&mut self.choices);
@@ -215,7 +218,7 @@ impl Engine<'_> {
     }
 
     /// Index of the winning request among those for one output.
-    fn pick(&mut self, reqs: &[(u32, u32, Candidate, u32)]) -> usize {
+    pub(super) fn pick(&mut self, reqs: &[(u32, u32, Candidate, u32)]) -> usize {
         if reqs.len() == 1 {
             return 0;
         }

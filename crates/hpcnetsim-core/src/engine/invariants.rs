@@ -29,6 +29,9 @@ impl Engine<'_> {
                 return Err(format!("delivered packet {p} still in the injection queue of NIC {nic}"));
             }
         }
+        if self.worm.is_some() {
+            return self.check_worm_buffers(&freed);
+        }
         for (c, peer) in self.topo.peers().iter().enumerate() {
             for vc in 0..self.vcs {
                 let q = c * self.vcs + vc;

@@ -21,6 +21,8 @@ mod queue;
 mod queue_state;
 mod tasks;
 mod watchdog;
+mod worm_deadlock;
+mod wormhole;
 
 use crate::config::{Arbitration, Config, OutputAllocation, Selection};
 use crate::error::Result;
@@ -34,6 +36,7 @@ use queue::EventQueue;
 use rustc_hash::FxHashMap;
 use std::collections::VecDeque;
 use tasks::{Tasks, NO_MESSAGE};
+pub use wormhole::BufferedWorm;
 
 /// Something that happens at a cycle.
 #[derive(Clone, Copy, Debug)]
@@ -59,6 +62,12 @@ enum Event {
     Resume { task: u32 },
     /// The destination NIC has written the last payload of a message to host memory.
     HostWritten { message: u32 },
+    /// Wormhole: a flit of `packet` enters input buffer `queue` (its head if the buffer is empty).
+    Flit { queue: u32, packet: u32 },
+    /// Wormhole: a flit credit returns to the sender of output VC `queue`; the tail's frees the VC.
+    FlitCredit { queue: u32, tail: bool },
+    /// Wormhole: a flit credit returns to a NIC for `vc`; the tail's frees the VC.
+    NicFlitCredit { nic: u32, vc: u32, tail: bool },
 }
 
 /// A packet in flight.
@@ -207,6 +216,8 @@ pub struct Engine<'a> {
     classes: Vec<Vec<Candidate>>,
     class_ids: FxHashMap<Vec<Candidate>, u32>,
     scratch: Vec<Candidate>,
+    /// Flit-level state of wormhole switching (`None`: virtual cut-through).
+    worm: Option<Box<crate::switch::wormhole::Worms>>,
 }
 
 /// A front packet waiting at a switch: its queue, the id of its candidate list and its size.
@@ -235,8 +246,9 @@ impl<'a> Engine<'a> {
         let source = Source::new(&cfg.traffic);
         let vcs = cfg.switch.vcs as usize;
         let model = Model::new(cfg);
+        let model_switching = model.switching;
         let max_packet_phits = model.max_packet_phits;
-        let queue_phits = cfg.switch.queue_packets * max_packet_phits;
+        let queue_phits = model.vc_room;
         let channels = topo.peers().len();
         let switches = topo.num_switches();
         let terminals = topo.num_terminals();
@@ -340,7 +352,14 @@ impl<'a> Engine<'a> {
             classes: Vec::new(),
             class_ids: FxHashMap::default(),
             scratch: Vec::new(),
+            worm: None,
         };
+        if model_switching == crate::switch::Switching::Wormhole {
+            // One worm per buffer at a time.
+            e.fifo = Queues::Ring(Fifos::new(channels * vcs, 1));
+            e.worm =
+                Some(Box::new(crate::switch::wormhole::Worms::new(channels * vcs, channels, switches, terminals, vcs)));
+        }
         // The destination NIC consumes a phit per cycle: its channel never runs out of room.
         for (c, peer) in topo.peers().iter().enumerate() {
             if matches!(peer, Peer::Terminal(_)) {
@@ -639,6 +658,9 @@ impl<'a> Engine<'a> {
             Event::Wake { target } => self.wake(target as usize, now),
             Event::Resume { task } => self.advance(task as usize, now),
             Event::HostWritten { message } => self.host_written(message, now),
+            Event::Flit { queue, packet } => self.flit_arrived(queue as usize, packet, now),
+            Event::FlitCredit { queue, tail } => self.flit_credit(queue as usize, tail, now),
+            Event::NicFlitCredit { nic, vc, tail } => self.nic_flit_credit(nic as usize, vc as usize, tail, now),
         }
     }
 
@@ -664,6 +686,9 @@ impl<'a> Engine<'a> {
 
     /// The NIC sends its front packet if the link is free and a VC has room for it.
     fn try_inject(&mut self, nic: usize, now: u64) {
+        if self.worm.is_some() {
+            return self.inject_flits(nic, now);
+        }
         if self.nic_sending[nic] {
             return;
         }

@@ -70,6 +70,9 @@ impl Engine<'_> {
     /// Evidence of a deadlock: a cycle of blocked input queues, each waiting for the next;
     /// failing that, up to `limit` blocked front packets with the room they need and have.
     pub fn deadlock_evidence(&self, limit: usize) -> Evidence {
+        if self.worm.is_some() {
+            return self.worm_deadlock_evidence(limit);
+        }
         if self.voq_ports > 1 {
             // The walk below follows input FIFOs; virtual output queues give no evidence yet.
             return Evidence { cycle: false, channels: Vec::new() };

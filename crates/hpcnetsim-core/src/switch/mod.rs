@@ -9,6 +9,7 @@ pub mod buffers;
 pub mod classes;
 pub mod islip;
 pub mod presets;
+pub mod wormhole;
 
 use crate::config::{Arbitration, Config, OutputAllocation};
 use serde::{Deserialize, Serialize};
@@ -74,11 +75,20 @@ pub fn is_one(n: &u32) -> bool {
     *n == 1
 }
 
+/// Whether a count is its default of zero (left out of serialised configs).
+pub fn is_zero(n: &u32) -> bool {
+    *n == 0
+}
+
 /// The switch technology the engine runs, resolved from a validated config.
 #[derive(Clone, Debug)]
 pub struct Model {
     /// Buffer organisation.
     pub buffers: Buffers,
+    /// Virtual cut-through or wormhole.
+    pub switching: Switching,
+    /// Room of every input buffer (one per input port and VC), in phits (flits).
+    pub vc_room: u32,
     /// Output arbitration policy.
     pub arbitration: Arbitration,
     /// iSLIP iterations per matching.
@@ -126,8 +136,14 @@ impl Model {
             min_packet_phits = min_packet_phits.min(cell_phits);
             max_packet_phits = max_packet_phits.next_multiple_of(cell_phits);
         }
+        let vc_room = match (s.switching, s.buffer_flits) {
+            (Switching::Wormhole, n) if n > 0 => n,
+            _ => s.queue_packets * max_packet_phits,
+        };
         Model {
             buffers: s.buffers,
+            switching: s.switching,
+            vc_room,
             arbitration: s.arbitration,
             islip_iterations: s.islip_iterations,
             output_allocation: s.output_allocation,
@@ -219,14 +235,13 @@ pub fn validate(cfg: &Config, family: &crate::topology::Family) -> crate::Result
                 "\"cut-through\" with bubble flow control (a bubble needs whole packets in the buffers)",
             );
         }
-        if s.buffers == Buffers::Voq {
-            return bad("switch.buffers", &"\"voq\"", "\"fifo\" with switching = \"wormhole\"");
-        }
-        // The engine moves whole packets; flit-level wormhole switching is not built yet.
+        return wormhole::validate(cfg);
+    }
+    if s.buffer_flits != 0 {
         return bad(
-            "switch.switching",
-            &"\"wormhole\"",
-            "\"cut-through\" (flit-level wormhole switching, which preset \"elite\" needs, is not built yet)",
+            "switch.buffer_flits",
+            &s.buffer_flits,
+            "0 with switching = \"cut-through\" (cut-through buffers hold switch.queue_packets packets)",
         );
     }
     Ok(())

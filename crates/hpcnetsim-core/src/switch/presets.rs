@@ -27,14 +27,24 @@ pub fn preset(name: &str) -> Option<SwitchConfig> {
             vcs: 3,
             ..insee
         }),
-        // Paper 004 §2.2: Elite switches of QsNET, wormhole with 16-bit flits, two VCs.
+        // Paper 004 §2.2: the Elite switch of QsNET. Wormhole with 16-bit flits and flit
+        // credits, two VCs per link, 8 ports (the k-ary n-tree with k = 4 gives them).
+        // Timing at the Elite's 400 MB/s per link direction, one 16-bit flit per 5 ns cycle:
+        // 35 ns flow-through (§2.2, 7 cycles) and about 50 ns per hop with wire and link
+        // protocol (§5.1: 15 ns, 3 cycles). Buffers: the paper gives the link logic's "128
+        // entry, 16 bit FIFO RAM" for the two VCs (§2.1.6); each VC is taken to hold 64 flits,
+        // more than the credit loop (11 cycles). Arbitration: the Elite ages waiting packets
+        // so that the oldest goes first (§2.2); the up-phase picks among the group of up-links
+        // by the routing (tree-adaptive) and the least-occupied selection.
         "elite" => Some(SwitchConfig {
             preset: name.into(),
             switching: Switching::Wormhole,
             phit_bytes: 2,
             vcs: 2,
-            output_allocation: OutputAllocation::Link,
-            arbitration: Arbitration::RoundRobin,
+            buffer_flits: 64,
+            switch_delay_cycles: 7,
+            link_delay_cycles: 3,
+            arbitration: Arbitration::OldestFirst,
             ..insee
         }),
         _ => None,
@@ -66,6 +76,7 @@ pub struct SwitchFields {
     buffer_write_cycles: Option<u32>,
     arbitration_delay_cycles: Option<u32>,
     crossbar_delay_cycles: Option<u32>,
+    buffer_flits: Option<u32>,
 }
 
 impl TryFrom<SwitchFields> for SwitchConfig {
@@ -99,7 +110,8 @@ impl TryFrom<SwitchFields> for SwitchConfig {
             routing_delay_cycles,
             buffer_write_cycles,
             arbitration_delay_cycles,
-            crossbar_delay_cycles
+            crossbar_delay_cycles,
+            buffer_flits
         );
         Ok(s)
     }
