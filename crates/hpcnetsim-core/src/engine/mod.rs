@@ -34,6 +34,7 @@ use crate::topology::{Peer, Topology};
 use crate::workload::{kernels, placement, Pattern, Source};
 use queue::EventQueue;
 use rustc_hash::FxHashMap;
+use smallvec::SmallVec;
 use std::collections::VecDeque;
 use tasks::{Tasks, NO_MESSAGE};
 pub use wormhole::BufferedWorm;
@@ -166,12 +167,12 @@ pub struct Engine<'a> {
     /// iSLIP: which (input, output) pairs of the switch being matched already request.
     islip_pairs: Vec<bool>,
     /// Per switch: output channels with a reserved VC whose packet has not started.
-    pending: Vec<Vec<u32>>,
+    pending: Vec<SmallVec<[u32; 4]>>,
     /// The first packet sent to a terminal other than its destination, with that terminal
     /// (a routing error the invariant checks report).
     misdelivered: Option<(u32, u32)>,
     /// Front packets waiting for a grant at each switch.
-    waiting: Vec<Vec<Waiter>>,
+    waiting: Vec<SmallVec<[Waiter; 4]>>,
     nic_queue: Vec<VecDeque<u32>>,
     nic_sending: Vec<bool>,
     nic_credits: Vec<u32>,
@@ -319,9 +320,9 @@ impl<'a> Engine<'a> {
             islip_matched: Vec::new(),
             islip_seen: Vec::new(),
             islip_pairs: Vec::new(),
-            pending: vec![Vec::new(); switches],
+            pending: vec![SmallVec::new(); switches],
             misdelivered: None,
-            waiting: vec![Vec::new(); switches],
+            waiting: vec![SmallVec::new(); switches],
             nic_queue: vec![VecDeque::new(); terminals],
             nic_sending: vec![false; terminals],
             nic_credits: vec![queue_phits; terminals * vcs],

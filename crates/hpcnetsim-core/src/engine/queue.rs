@@ -84,7 +84,12 @@ impl<E> EventQueue<E> {
                 out.push(self.far_events[slot].take().expect("far event present"));
                 self.far_free.push(slot);
             }
-            out.append(&mut self.wheel[bucket]);
+            if out.is_empty() {
+                // Take the bucket's buffer instead of copying its events.
+                std::mem::swap(out, &mut self.wheel[bucket]);
+            } else {
+                out.append(&mut self.wheel[bucket]);
+            }
             // A bucket keeps no more than a small buffer: otherwise each of the wheel's
             // buckets would hold the capacity of the busiest cycle it ever saw, which on a
             // large saturated network is gigabytes of empty buffers.
