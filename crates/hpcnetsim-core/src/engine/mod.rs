@@ -14,10 +14,12 @@ mod invariants;
 mod islip;
 mod matching;
 pub mod measure;
+pub use window::StreamStats;
 mod nic;
 mod queue;
 mod tasks;
 mod watchdog;
+mod window;
 
 use crate::config::{Arbitration, Config, OutputAllocation, Selection};
 use crate::error::Result;

@@ -10,7 +10,7 @@
 //! time becomes a compute interval before the send. Each rank runs its lines in file order
 //! (VEF's dependencies allow a rank's independent messages to overlap; here they do not).
 
-use super::builder::{Builder, Scale, WORLD};
+use super::builder::{Builder, Mode, Scale, WORLD};
 use super::Location;
 use crate::config::{CollectiveAlgorithm as A, Kernel};
 use crate::error::Result;
@@ -32,6 +32,12 @@ fn num<T: std::str::FromStr>(at: &Location, what: &str, v: Option<&&str>) -> Res
 
 /// Reads a VEF trace.
 pub fn read(path: &Path, scale: Scale) -> Result<Builder> {
+    read_with(path, scale, Mode::Whole)
+}
+
+/// Reads a VEF trace with a builder in `mode` (`Count` or `Whole`: a VEF line adds to two
+/// ranks' programs, so VEF traces are not streamed).
+pub fn read_with(path: &Path, scale: Scale, mode: Mode) -> Result<Builder> {
     let file = path.display().to_string();
     // Pass 1: the root of every rooted collective (the task whose sizes say so).
     let mut roots: FxHashMap<u64, u32> = FxHashMap::default();
@@ -70,7 +76,7 @@ pub fn read(path: &Path, scale: Scale) -> Result<Builder> {
             if h.tasks == 0 {
                 return Err(at.error("a trace of 0 tasks"));
             }
-            b = Some(Builder::new(h.tasks, scale));
+            b = Some(Builder::with_mode(h.tasks, scale, mode));
             clock = vec![0.0; h.tasks];
             header = Some(h);
             return Ok(());

@@ -7,7 +7,7 @@
 
 pub mod records;
 
-use super::builder::{Builder, Scale, WORLD};
+use super::builder::{Builder, Mode, Scale, WORLD};
 use super::Location;
 use crate::config::{CollectiveAlgorithm as A, Kernel};
 use crate::error::{Error, Result};
@@ -178,10 +178,26 @@ impl Comms {
 
 /// Reads a DUMPI trace from its `.meta` file.
 pub fn read(meta: &Path, scale: Scale) -> Result<Builder> {
+    read_with(meta, scale, Mode::Whole)
+}
+
+/// Reads a DUMPI trace with a builder in `mode`.
+pub fn read_with(meta: &Path, scale: Scale, mode: Mode) -> Result<Builder> {
+    let (files, mut comms, mut b) = prepare(meta, scale, mode)?;
+    // Pass 2: the programs, rank by rank.
+    let n = files.len();
+    for (rank, f) in files.iter().enumerate() {
+        let mut state = RankState::open(rank, f)?;
+        while state.step(&mut b, &mut comms, n)? {}
+    }
+    Ok(b)
+}
+
+/// Pass 1 (who belongs to which communicator) and a builder in `mode` that knows them.
+fn prepare(meta: &Path, scale: Scale, mode: Mode) -> Result<(Vec<PathBuf>, Comms, Builder)> {
     let files = files(meta)?;
     let n = files.len();
     let mut comms = Comms::new(n);
-    // Pass 1: who belongs to which communicator.
     for (rank, f) in files.iter().enumerate() {
         let mut reader = Reader::open(f)?;
         let mut local = Local::default();
@@ -191,7 +207,7 @@ pub fn read(meta: &Path, scale: Scale) -> Result<Builder> {
             comms.follow(&mut local, &r, &at, rank)?;
         }
     }
-    let mut b = Builder::new(n, scale);
+    let mut b = Builder::with_mode(n, scale, mode);
     let at = Location { file: meta.display().to_string(), record: "communicators".into(), rank: None };
     for r in 0..n {
         b.define_comm(&at, 1 + r as u32, vec![r as u32])?;
@@ -202,39 +218,98 @@ pub fn read(meta: &Path, scale: Scale) -> Result<Builder> {
     for (id, m) in ids {
         b.define_comm(&at, id, m)?;
     }
-    // Pass 2: the programs, rank by rank.
-    for (rank, f) in files.iter().enumerate() {
-        replay(&mut b, &mut comms, rank, f, n)?;
+    Ok((files, comms, b))
+}
+
+/// A DUMPI trace replayed as the engine needs its operations: one reader per rank file.
+pub struct Stream {
+    builder: Builder,
+    comms: Comms,
+    ranks: Vec<Option<RankState>>,
+    peak: usize,
+}
+
+impl Stream {
+    /// The stream of the trace of `meta` (checked beforehand by a `Count` pass).
+    pub fn open(meta: &Path, scale: Scale) -> Result<Stream> {
+        let (files, comms, builder) = prepare(meta, scale, Mode::Stream)?;
+        let ranks = files.iter().enumerate().map(|(r, f)| RankState::open(r, f).map(Some)).collect::<Result<_>>()?;
+        Ok(Stream { builder, comms, ranks, peak: 0 })
     }
-    Ok(b)
+}
+
+impl super::stream::Source for Stream {
+    fn ranks(&self) -> usize {
+        self.ranks.len()
+    }
+
+    fn next(&mut self, rank: usize, ops: &mut Vec<crate::workload::Op>, sets: &mut Vec<Vec<u32>>) -> Result<()> {
+        let n = self.ranks.len();
+        while self.builder.pending(rank) < super::stream::BATCH_OPS {
+            let Some(state) = self.ranks[rank].as_mut() else { break };
+            if !state.step(&mut self.builder, &mut self.comms, n)? {
+                self.ranks[rank] = None;
+            }
+        }
+        self.peak = self.peak.max(self.builder.pending(rank));
+        self.builder.take(rank, ops, sets);
+        Ok(())
+    }
+
+    fn peak_buffered(&self) -> usize {
+        self.peak
+    }
 }
 
 /// A persistent request (`MPI_Send_init`, `MPI_Recv_init`): send?, count, type, peer, tag, comm.
 type Persistent = (bool, i64, i64, i64, i64, i64);
 
-fn replay(b: &mut Builder, comms: &mut Comms, rank: usize, f: &Path, n: usize) -> Result<()> {
-    let mut reader = Reader::open(f)?;
-    let mut local = Local::default();
-    let mut at = Location { file: f.display().to_string(), record: String::new(), rank: Some(rank) };
-    let mut derived: FxHashMap<i64, u64> = FxHashMap::default();
-    let mut persistent: FxHashMap<i64, Persistent> = FxHashMap::default();
-    let mut last_stop: Option<f64> = None;
-    let mut temp: u64 = 1 << 40;
-    while let Some(r) = reader.record()? {
+/// What a rank's file reader remembers between records.
+struct RankState {
+    rank: usize,
+    reader: Reader,
+    local: Local,
+    at: Location,
+    derived: FxHashMap<i64, u64>,
+    persistent: FxHashMap<i64, Persistent>,
+    last_stop: Option<f64>,
+    temp: u64,
+}
+
+impl RankState {
+    /// The reader of `rank`'s file `f`, at its first record.
+    fn open(rank: usize, f: &Path) -> Result<Self> {
+        Ok(RankState {
+            rank,
+            reader: Reader::open(f)?,
+            local: Local::default(),
+            at: Location { file: f.display().to_string(), record: String::new(), rank: Some(rank) },
+            derived: FxHashMap::default(),
+            persistent: FxHashMap::default(),
+            last_stop: None,
+            temp: 1 << 40,
+        })
+    }
+
+    /// Applies the next record to the builder; false at the end of the file.
+    fn step(&mut self, b: &mut Builder, comms: &mut Comms, n: usize) -> Result<bool> {
+        let RankState { rank, reader, local, at, derived, persistent, last_stop, temp } = self;
+        let rank = *rank;
+        let Some(r) = reader.record()? else { return Ok(false) };
         at.record = format!("record {}", r.index);
         if let Some((start, stop)) = r.wall {
-            if let Some(prev) = last_stop {
+            if let Some(prev) = *last_stop {
                 b.compute_seconds(rank, start - prev);
             }
-            last_stop = Some(stop);
+            *last_stop = Some(stop);
         }
         b.count(rank, name(r.id));
-        comms.follow(&mut local, &r, &at, rank)?;
+        comms.follow(local, &r, at, rank)?;
         let size = |dt: i64, derived: &FxHashMap<i64, u64>| -> u64 {
             derived.get(&dt).copied().or_else(|| reader.sizes.get(dt as usize).map(|&s| s as u64)).unwrap_or(1)
         };
         let bytes = |count: i64, dt: i64| count.max(0) as u64 * size(dt, &derived);
-        let comm = |h: i64| comms.id(&local, &at, rank, h);
+        let comm = |h: i64| comms.id(local, at, rank, h);
         let (v, arr) = (&r.v, &r.arrays);
         let peer = |p: i64| (p >= 0).then_some(p as u32);
         let tag = |t: i64| if t == ANY { crate::workload::program::ANY_TAG } else { t as i32 };
@@ -292,14 +367,14 @@ fn replay(b: &mut Builder, comms: &mut Comms, rank: usize, f: &Path, n: usize) -
                     (bytes(v[0], v[1]), v[2], v[3], bytes(v[0], v[1]), v[4], v[5], v[6])
                 };
                 let c = comm(c)?;
-                temp += 1;
+                *temp += 1;
                 if dest >= 0 {
-                    b.send(&at, rank, dest as u32, sbytes, tag(stag), c, Some(temp))?;
+                    b.send(&at, rank, dest as u32, sbytes, tag(stag), c, Some(*temp))?;
                 }
                 if src >= 0 || src == ANY {
                     b.recv(&at, rank, peer(src), rbytes, tag(rtag), c, None)?;
                 }
-                b.wait(rank, temp);
+                b.wait(rank, *temp);
             }
             35 => {
                 derived.insert(v[2], v[0].max(0) as u64 * size(v[1], &derived));
@@ -346,6 +421,6 @@ fn replay(b: &mut Builder, comms: &mut Comms, rank: usize, f: &Path, n: usize) -
             }
             _ => {}
         }
+        Ok(true)
     }
-    Ok(())
 }
