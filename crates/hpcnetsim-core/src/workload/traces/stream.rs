@@ -106,6 +106,10 @@ pub(crate) struct LineStream<L: Lines> {
     /// Operations a rank may hold before it gets its own cursor.
     cap: usize,
     peak: usize,
+    /// The location of the line being applied (reused: one per line would cost more than
+    /// the line), and the index of its file.
+    at: Location,
+    at_file: usize,
 }
 
 impl<L: Lines> LineStream<L> {
@@ -128,38 +132,48 @@ impl<L: Lines> LineStream<L> {
             (Some(Cursor::open(files.clone(), 0, 0, 1)?), (0..ranks).map(|_| None).collect())
         };
         let cap = (buffer_ops / ranks.max(1)).max(2 * BATCH_OPS);
-        Ok(LineStream { format, builder, files, leader, own, cap, peak: 0 })
+        let at = Location { file: files[0].display().to_string(), ..Default::default() };
+        Ok(LineStream { format, builder, files, leader, own, cap, peak: 0, at, at_file: 0 })
     }
 
     /// Applies the current line of `c` (of `rank`) to the builder.
-    fn apply(format: &mut L, b: &mut Builder, c: &Cursor, rank: usize) -> Result<()> {
-        let mut at = c.at();
-        at.rank = Some(rank);
-        format.apply(b, &at, rank, c.text()?)
+    fn apply(&mut self, c: &Cursor, rank: usize) -> Result<()> {
+        use std::fmt::Write as _;
+        if self.at_file != c.file {
+            self.at_file = c.file;
+            self.at.file = self.files[c.file].display().to_string();
+        }
+        self.at.record.clear();
+        let _ = write!(self.at.record, "line {}", c.line);
+        self.at.rank = Some(rank);
+        self.format.apply(&mut self.builder, &self.at, rank, c.text()?)
     }
 
     /// Reads `rank`'s own cursor until it has a batch or its lines end.
     fn read_own(&mut self, rank: usize) -> Result<()> {
+        let Some(Some(mut c)) = self.own[rank].take() else {
+            self.own[rank] = Some(None);
+            return Ok(());
+        };
         while self.builder.pending(rank) < BATCH_OPS {
-            let Some(Some(c)) = self.own[rank].as_mut() else { return Ok(()) };
             if !c.advance()? {
                 self.own[rank] = Some(None);
                 return Ok(());
             }
             if self.format.rank(&c.buf) == Some(rank) {
-                Self::apply(&mut self.format, &mut self.builder, c, rank)?;
+                self.apply(&c, rank)?;
             }
         }
+        self.own[rank] = Some(Some(c));
         Ok(())
     }
 
     /// Reads the leader until `rank` has a batch or the files end; ranks holding too much
     /// get their own cursor at the line the leader would have given them.
     fn read_leader(&mut self, rank: usize) -> Result<()> {
+        let Some(mut c) = self.leader.take() else { return Ok(()) };
         while self.builder.pending(rank) < BATCH_OPS {
-            let Some(c) = self.leader.as_mut() else { return Ok(()) };
             if !c.advance()? {
-                self.leader = None;
                 return Ok(());
             }
             let Some(r) = self.format.rank(&c.buf).filter(|&r| r < self.own.len()) else { continue };
@@ -170,8 +184,9 @@ impl<L: Lines> LineStream<L> {
                 self.own[r] = Some(Some(Cursor::open(self.files.clone(), c.file, c.start, c.line)?));
                 continue;
             }
-            Self::apply(&mut self.format, &mut self.builder, c, r)?;
+            self.apply(&c, r)?;
         }
+        self.leader = Some(c);
         Ok(())
     }
 }

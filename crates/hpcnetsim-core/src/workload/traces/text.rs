@@ -47,11 +47,17 @@ pub fn parse_with(name: &str, input: impl BufRead, scale: Scale, mode: Mode) -> 
     let builder_algorithm = scale.algorithm;
     let mut b: Option<Builder> = None;
     let mut at = Location { file: name.to_string(), ..Default::default() };
-    for (i, line) in input.lines().enumerate() {
-        at.record = format!("line {}", i + 1);
+    let (mut input, mut buf) = (input, String::new());
+    for i in 0.. {
+        // One location and one line buffer for the whole file (traces have millions of lines).
+        at.record.clear();
+        let _ = write!(at.record, "line {}", i + 1);
         at.rank = None;
-        let line = line.map_err(|e| at.error(format!("cannot read: {e}")))?;
-        let line = line.split('#').next().unwrap_or("").trim();
+        buf.clear();
+        if input.read_line(&mut buf).map_err(|e| at.error(format!("cannot read: {e}")))? == 0 {
+            break;
+        }
+        let line = buf.split('#').next().unwrap_or("").trim();
         if line.is_empty() {
             continue;
         }
