@@ -139,10 +139,10 @@ pub(crate) fn call(
     let mut algorithm = builder_algorithm;
     for w in words.iter().skip(2) {
         match w.split_once('=') {
-            Some(("tag", v)) => tag = Some(if v == "any" { ANY_TAG } else { num(&at, "tag", v)? }),
-            Some(("comm", v)) => comm = num(&at, "comm", v)?,
-            Some(("req", v)) => req = Some(num::<u64>(&at, "req", v)?),
-            Some(("root", v)) => root = num(&at, "root", v)?,
+            Some(("tag", v)) => tag = Some(if v == "any" { ANY_TAG } else { num(at, "tag", v)? }),
+            Some(("comm", v)) => comm = num(at, "comm", v)?,
+            Some(("req", v)) => req = Some(num::<u64>(at, "req", v)?),
+            Some(("root", v)) => root = num(at, "root", v)?,
             Some(("algorithm", v)) => {
                 algorithm = serde_json::from_value(serde_json::Value::String(v.to_string()))
                     .map_err(|_| at.error(format!("algorithm '{v}' is unknown (see docs/engine.md)")))?
@@ -163,27 +163,27 @@ pub(crate) fn call(
     builder.count(rank, call);
     match call {
         "compute" => {
-            let c: f64 = num(&at, "cycles", arg(0, "cycles")?)?;
+            let c: f64 = num(at, "cycles", arg(0, "cycles")?)?;
             if !(c.is_finite() && c >= 0.0) {
                 return Err(at.error(format!("compute {c}: cycles are ≥ 0")));
             }
             builder.compute_cycles(rank, c);
         }
         "send" | "isend" => {
-            let dst = num(&at, "destination", arg(0, "destination")?)?;
-            let bytes = num(&at, "bytes", arg(1, "bytes")?)?;
+            let dst = num(at, "destination", arg(0, "destination")?)?;
+            let bytes = num(at, "bytes", arg(1, "bytes")?)?;
             let h = if call == "isend" { Some(need_req()?) } else { None };
-            builder.send(&at, rank, dst, bytes, tag.unwrap_or(0), comm, h)?;
+            builder.send(at, rank, dst, bytes, tag.unwrap_or(0), comm, h)?;
         }
         "recv" | "irecv" => {
             let s = arg(0, "source")?;
-            let src = if s == "any" { None } else { Some(num(&at, "source", s)?) };
-            let bytes = num(&at, "bytes", arg(1, "bytes")?)?;
+            let src = if s == "any" { None } else { Some(num(at, "source", s)?) };
+            let bytes = num(at, "bytes", arg(1, "bytes")?)?;
             let h = if call == "irecv" { Some(need_req()?) } else { None };
-            builder.recv(&at, rank, src, bytes, tag.unwrap_or(0), comm, h)?;
+            builder.recv(at, rank, src, bytes, tag.unwrap_or(0), comm, h)?;
         }
         "wait" | "waitall" | "waitany" => {
-            let hs: Vec<u64> = positional.iter().map(|w| num(&at, "request", w)).collect::<Result<_>>()?;
+            let hs: Vec<u64> = positional.iter().map(|w| num(at, "request", w)).collect::<Result<_>>()?;
             if hs.is_empty() {
                 return Err(at.error(format!("{call}: missing request ids")));
             }
@@ -194,8 +194,8 @@ pub(crate) fn call(
         }
         _ => match collective(call) {
             Some(kernel) => {
-                let bytes = if kernel == Kernel::MpiBarrier { 0 } else { num(&at, "bytes", arg(0, "bytes")?)? };
-                builder.collective_with(&at, rank, kernel, bytes, root, comm, algorithm)?;
+                let bytes = if kernel == Kernel::MpiBarrier { 0 } else { num(at, "bytes", arg(0, "bytes")?)? };
+                builder.collective_with(at, rank, kernel, bytes, root, comm, algorithm)?;
             }
             None => {
                 return Err(at.error(format!(

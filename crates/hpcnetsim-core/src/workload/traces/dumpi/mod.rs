@@ -308,7 +308,7 @@ impl RankState {
         let size = |dt: i64, derived: &FxHashMap<i64, u64>| -> u64 {
             derived.get(&dt).copied().or_else(|| reader.sizes.get(dt as usize).map(|&s| s as u64)).unwrap_or(1)
         };
-        let bytes = |count: i64, dt: i64| count.max(0) as u64 * size(dt, &derived);
+        let bytes = |count: i64, dt: i64| count.max(0) as u64 * size(dt, derived);
         let comm = |h: i64| comms.id(local, at, rank, h);
         let (v, arr) = (&r.v, &r.arrays);
         let peer = |p: i64| (p >= 0).then_some(p as u32);
@@ -316,16 +316,16 @@ impl RankState {
         let h = |x: i64| x as u64;
         match r.id {
             0 | 3 | 4 | 5 if v[2] >= 0 => {
-                b.send(&at, rank, v[2] as u32, bytes(v[0], v[1]), tag(v[3]), comm(v[4])?, None)?
+                b.send(at, rank, v[2] as u32, bytes(v[0], v[1]), tag(v[3]), comm(v[4])?, None)?
             }
             1 if v[2] >= 0 || v[2] == ANY => {
-                b.recv(&at, rank, peer(v[2]), bytes(v[0], v[1]), tag(v[3]), comm(v[4])?, None)?
+                b.recv(at, rank, peer(v[2]), bytes(v[0], v[1]), tag(v[3]), comm(v[4])?, None)?
             }
             8..=11 if v[2] >= 0 => {
-                b.send(&at, rank, v[2] as u32, bytes(v[0], v[1]), tag(v[3]), comm(v[4])?, Some(h(v[5])))?
+                b.send(at, rank, v[2] as u32, bytes(v[0], v[1]), tag(v[3]), comm(v[4])?, Some(h(v[5])))?
             }
             12 if v[2] >= 0 || v[2] == ANY => {
-                b.recv(&at, rank, peer(v[2]), bytes(v[0], v[1]), tag(v[3]), comm(v[4])?, Some(h(v[5])))?
+                b.recv(at, rank, peer(v[2]), bytes(v[0], v[1]), tag(v[3]), comm(v[4])?, Some(h(v[5])))?
             }
             13 => b.wait(rank, h(v[0])),
             14 if v[1] != 0 => b.wait(rank, h(v[0])),
@@ -353,9 +353,9 @@ impl RankState {
                 for x in handles {
                     let Some(&(send, count, dt, p, t, c)) = persistent.get(&x) else { continue };
                     if send && p >= 0 {
-                        b.send(&at, rank, p as u32, bytes(count, dt), tag(t), comm(c)?, Some(h(x)))?;
+                        b.send(at, rank, p as u32, bytes(count, dt), tag(t), comm(c)?, Some(h(x)))?;
                     } else if !send && (p >= 0 || p == ANY) {
-                        b.recv(&at, rank, peer(p), bytes(count, dt), tag(t), comm(c)?, Some(h(x)))?;
+                        b.recv(at, rank, peer(p), bytes(count, dt), tag(t), comm(c)?, Some(h(x)))?;
                     }
                 }
             }
@@ -369,47 +369,47 @@ impl RankState {
                 let c = comm(c)?;
                 *temp += 1;
                 if dest >= 0 {
-                    b.send(&at, rank, dest as u32, sbytes, tag(stag), c, Some(*temp))?;
+                    b.send(at, rank, dest as u32, sbytes, tag(stag), c, Some(*temp))?;
                 }
                 if src >= 0 || src == ANY {
-                    b.recv(&at, rank, peer(src), rbytes, tag(rtag), c, None)?;
+                    b.recv(at, rank, peer(src), rbytes, tag(rtag), c, None)?;
                 }
                 b.wait(rank, *temp);
             }
             35 => {
-                derived.insert(v[2], v[0].max(0) as u64 * size(v[1], &derived));
+                derived.insert(v[2], v[0].max(0) as u64 * size(v[1], derived));
             }
             36 | 37 | 219 => {
-                derived.insert(v[4], (v[0] * v[1]).max(0) as u64 * size(v[3], &derived));
+                derived.insert(v[4], (v[0] * v[1]).max(0) as u64 * size(v[3], derived));
             }
             38 => {
-                derived.insert(v[2], arr[0].iter().sum::<i64>().max(0) as u64 * size(v[1], &derived));
+                derived.insert(v[2], arr[0].iter().sum::<i64>().max(0) as u64 * size(v[1], derived));
             }
             220 => {
-                derived.insert(v[3], (v[0] * v[1]).max(0) as u64 * size(v[2], &derived));
+                derived.insert(v[3], (v[0] * v[1]).max(0) as u64 * size(v[2], derived));
             }
             222 => {
-                let s = arr[0].iter().zip(&arr[2]).map(|(&l, &t)| l.max(0) as u64 * size(t, &derived)).sum();
+                let s = arr[0].iter().zip(&arr[2]).map(|(&l, &t)| l.max(0) as u64 * size(t, derived)).sum();
                 derived.insert(v[1], s);
             }
-            52 => b.collective(&at, rank, Kernel::MpiBarrier, 0, 0, comm(v[0])?)?,
-            53 => b.collective(&at, rank, Kernel::Bcast, bytes(v[0], v[1]), v[2] as u32, comm(v[3])?)?,
-            54 => b.collective(&at, rank, Kernel::Gather, bytes(v[1], v[2]), v[3] as u32, comm(v[4])?)?,
-            55 => b.collective(&at, rank, Kernel::Gather, bytes(v[2], v[3]), v[4] as u32, comm(v[5])?)?,
-            56 => b.collective(&at, rank, Kernel::Scatter, bytes(v[1], v[2]), v[3] as u32, comm(v[4])?)?,
-            57 => b.collective(&at, rank, Kernel::Scatter, bytes(v[3], v[4]), v[5] as u32, comm(v[6])?)?,
-            58 => b.collective(&at, rank, Kernel::Allgather, bytes(v[0], v[1]), 0, comm(v[4])?)?,
-            59 => b.collective_with(&at, rank, Kernel::Allgather, bytes(v[1], v[2]), 0, comm(v[4])?, A::Ring)?,
-            60 => b.collective(&at, rank, Kernel::Alltoall, bytes(v[0], v[1]), 0, comm(v[4])?)?,
+            52 => b.collective(at, rank, Kernel::MpiBarrier, 0, 0, comm(v[0])?)?,
+            53 => b.collective(at, rank, Kernel::Bcast, bytes(v[0], v[1]), v[2] as u32, comm(v[3])?)?,
+            54 => b.collective(at, rank, Kernel::Gather, bytes(v[1], v[2]), v[3] as u32, comm(v[4])?)?,
+            55 => b.collective(at, rank, Kernel::Gather, bytes(v[2], v[3]), v[4] as u32, comm(v[5])?)?,
+            56 => b.collective(at, rank, Kernel::Scatter, bytes(v[1], v[2]), v[3] as u32, comm(v[4])?)?,
+            57 => b.collective(at, rank, Kernel::Scatter, bytes(v[3], v[4]), v[5] as u32, comm(v[6])?)?,
+            58 => b.collective(at, rank, Kernel::Allgather, bytes(v[0], v[1]), 0, comm(v[4])?)?,
+            59 => b.collective_with(at, rank, Kernel::Allgather, bytes(v[1], v[2]), 0, comm(v[4])?, A::Ring)?,
+            60 => b.collective(at, rank, Kernel::Alltoall, bytes(v[0], v[1]), 0, comm(v[4])?)?,
             61 => {
                 let per = arr[0].iter().sum::<i64>() / (arr[0].len().max(1) as i64);
-                b.collective_with(&at, rank, Kernel::Alltoall, bytes(per, v[1]), 0, comm(v[3])?, A::Pairwise)?
+                b.collective_with(at, rank, Kernel::Alltoall, bytes(per, v[1]), 0, comm(v[3])?, A::Pairwise)?
             }
-            62 => b.collective(&at, rank, Kernel::Reduce, bytes(v[0], v[1]), v[3] as u32, comm(v[4])?)?,
-            65 | 67 | 156 => b.collective(&at, rank, Kernel::Allreduce, bytes(v[0], v[1]), 0, comm(v[3])?)?,
+            62 => b.collective(at, rank, Kernel::Reduce, bytes(v[0], v[1]), v[3] as u32, comm(v[4])?)?,
+            65 | 67 | 156 => b.collective(at, rank, Kernel::Allreduce, bytes(v[0], v[1]), 0, comm(v[3])?)?,
             66 => {
                 let total = arr[0].iter().sum::<i64>();
-                b.collective(&at, rank, Kernel::Allreduce, bytes(total, v[1]), 0, comm(v[3])?)?
+                b.collective(at, rank, Kernel::Allreduce, bytes(total, v[1]), 0, comm(v[3])?)?
             }
             81 if v[0] == COMM_WORLD && v[1] as usize != n => {
                 return Err(
