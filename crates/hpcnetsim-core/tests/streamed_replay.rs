@@ -187,3 +187,36 @@ fn memory_held_does_not_grow_with_the_trace() {
         assert!(s.peak_messages <= 64 && s.peak_window <= 2 * BATCH_OPS + 64, "{s:?}");
     }
 }
+
+/// The error of replaying `trace` (written to a file), streamed and whole: the same line.
+fn error_of(trace: &str, name: &str) -> String {
+    let dir = scratch(name);
+    let path = dir.join("bad.trace");
+    std::fs::write(&path, trace).unwrap();
+    let streamed = execute(&config("torus:2x2", &path, "", "")).expect_err("an error").to_string();
+    let whole = traces::read(&path, TraceFormat::Auto, traces::scale(&Default::default()))
+        .and_then(|t| execute_programs(&config("torus:2x2", &path, "", ""), t.programs, "whole"))
+        .expect_err("an error")
+        .to_string();
+    std::fs::remove_dir_all(dir).ok();
+    assert_eq!(streamed, whole, "the same error streamed and whole");
+    assert!(!streamed.contains('\n'), "one line: {streamed}");
+    streamed
+}
+
+#[test]
+fn bad_traces_fail_before_the_replay_in_one_line() {
+    // A bad call near the end of a long trace: found by the first pass, with file, line, rank.
+    let good = generated(4, 200);
+    let line = good.lines().count() + 1;
+    let e = error_of(&format!("{good}2 frobnicate 5\n"), "unknown");
+    assert!(e.contains(&format!("bad.trace: line {line} (rank 2): unknown call 'frobnicate'")), "{e}");
+    let e = error_of("ranks 4\n0 send 1 64\n1 recv 0 64\n1 send 2 64 tag=77\n", "unmatched");
+    assert!(e.contains("line 4 (rank 1): message from rank 1 to rank 2 tag 77 is never received"), "{e}");
+    // A collective one member does not call: its messages cannot pair up.
+    let e = error_of("ranks 3\n0 bcast 64\n1 bcast 64\n", "collective");
+    assert!(e.contains("do not match pair by pair"), "{e}");
+    // A communicator keeps its members (the stream knows them from the first pass).
+    let e = error_of("ranks 4\ncomm 1 0 1\n0 barrier comm=1\n1 barrier comm=1\ncomm 1 2 3\n", "comm");
+    assert!(e.contains("line 5: communicator 1 is defined again with other members"), "{e}");
+}
