@@ -66,6 +66,29 @@ fn sample_traces_replay_the_same_streamed() {
         let mut cfg = config("torus:2x2", &index, "", "");
         cfg.switch.phit_bytes = 1 << 20;
         same(&cfg, case);
+        // The same ranks in one file, lines interleaved: one reader hands each rank its lines.
+        let dir = scratch(case);
+        let files: Vec<Vec<String>> = (0..)
+            .map(|r| index.with_file_name(format!("trace.{r}")))
+            .take_while(|f| f.exists())
+            .map(|f| std::fs::read_to_string(f).unwrap().lines().map(String::from).collect())
+            .collect();
+        let longest = files.iter().map(|f| f.len()).max().unwrap();
+        let mut all = String::new();
+        for k in 0..longest {
+            for f in &files {
+                if let Some(l) = f.get(k) {
+                    all += l;
+                    all.push('\n');
+                }
+            }
+        }
+        std::fs::write(dir.join("all.txt"), all).unwrap();
+        let mut one = config("torus:2x2", &dir.join("all.txt"), "format = \"simgrid\"", "");
+        one.switch.phit_bytes = 1 << 20;
+        let (a, b) = (same(&one, &format!("{case}, one file")), execute(&cfg).unwrap());
+        assert_eq!(a.execution_time_cycles, b.execution_time_cycles, "{case}: one file or one per rank");
+        std::fs::remove_dir_all(dir).ok();
     }
 }
 

@@ -29,6 +29,9 @@ pub struct Scale {
     pub segment_bytes: u64,
 }
 
+/// Collective expansions kept for reuse.
+const CACHED_EXPANSIONS: usize = 64;
+
 /// Key of a cached collective expansion: operation, algorithm, bytes, root, size.
 type CollKey = (Kernel, CollectiveAlgorithm, u64, usize, usize);
 
@@ -433,6 +436,10 @@ impl Builder {
         // Expansions are cached: every rank of a collective takes its part of the same one.
         let key = (kernel, algorithm, bytes, root as usize, n);
         if !self.cache.contains_key(&key) {
+            // Traces with ever new sizes would otherwise keep every expansion.
+            if self.cache.len() >= CACHED_EXPANSIONS {
+                self.cache.clear();
+            }
             let mut p = Programs::new(n);
             let c = Collective {
                 kernel,

@@ -190,13 +190,14 @@ pub struct Scanned {
     format: TraceFormat,
     path: PathBuf,
     per_rank: bool,
+    dumpi: Option<dumpi::Comms>,
 }
 
 /// Reads the trace at `path` once without keeping its programs: checks it (the errors of
 /// [`read`]) and summarises it.
 pub fn scan(path: &Path, format: TraceFormat, scale: Scale) -> Result<Scanned> {
     let format = detect(path, format);
-    let mut per_rank = false;
+    let (mut per_rank, mut dumpi) = (false, None);
     let first = match format {
         TraceFormat::Text | TraceFormat::Auto => text::read_with(path, scale, Mode::Count)?,
         TraceFormat::Simgrid => {
@@ -204,14 +205,18 @@ pub fn scan(path: &Path, format: TraceFormat, scale: Scale) -> Result<Scanned> {
             per_rank = p;
             b
         }
-        TraceFormat::Dumpi => dumpi::read_with(path, scale, Mode::Count)?,
+        TraceFormat::Dumpi => {
+            let (b, comms) = dumpi::scan(path, scale, Mode::Count)?;
+            dumpi = Some(comms);
+            b
+        }
         TraceFormat::Vef => vef::read_with(path, scale, Mode::Count)?,
         TraceFormat::Otf2 => return Err(otf2_in_python(path)),
     };
     first.check()?;
     let summary = summarise(&first, &config_name(&format));
     let traffic = TrafficMatrix::from_pairs(first.ranks(), &first.traffic);
-    Ok(Scanned { summary, traffic, first, format, path: path.to_path_buf(), per_rank })
+    Ok(Scanned { summary, traffic, first, format, path: path.to_path_buf(), per_rank, dumpi })
 }
 
 impl Scanned {
@@ -228,7 +233,10 @@ impl Scanned {
         Ok(Some(match self.format {
             TraceFormat::Text | TraceFormat::Auto => text::stream(&self.path, &self.first, buffer_ops)?,
             TraceFormat::Simgrid => simgrid::stream(&self.path, scale, self.first.ranks(), self.per_rank, buffer_ops)?,
-            TraceFormat::Dumpi => Box::new(dumpi::Stream::open(&self.path, scale)?),
+            TraceFormat::Dumpi => {
+                let comms = self.dumpi.clone().unwrap_or_default();
+                Box::new(dumpi::Stream::open(&self.path, &self.first, comms)?)
+            }
             TraceFormat::Vef | TraceFormat::Otf2 => return Ok(None),
         }))
     }

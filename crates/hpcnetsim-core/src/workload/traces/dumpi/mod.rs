@@ -51,8 +51,8 @@ pub fn files(meta: &Path) -> Result<Vec<PathBuf>> {
 }
 
 /// Communicators of every rank: handle → logical id, and the members of each logical id.
-#[derive(Default)]
-struct Comms {
+#[derive(Clone, Default)]
+pub struct Comms {
     /// Members (world ranks) of every logical communicator created by the program, in rank
     /// order within the communicator.
     members: FxHashMap<u32, Vec<(i64, u32)>>,
@@ -183,6 +183,11 @@ pub fn read(meta: &Path, scale: Scale) -> Result<Builder> {
 
 /// Reads a DUMPI trace with a builder in `mode`.
 pub fn read_with(meta: &Path, scale: Scale, mode: Mode) -> Result<Builder> {
+    scan(meta, scale, mode).map(|(b, _)| b)
+}
+
+/// [`read_with`], also giving the communicators found (for [`Stream::open`]).
+pub fn scan(meta: &Path, scale: Scale, mode: Mode) -> Result<(Builder, Comms)> {
     let (files, mut comms, mut b) = prepare(meta, scale, mode)?;
     // Pass 2: the programs, rank by rank.
     let n = files.len();
@@ -190,7 +195,7 @@ pub fn read_with(meta: &Path, scale: Scale, mode: Mode) -> Result<Builder> {
         let mut state = RankState::open(rank, f)?;
         while state.step(&mut b, &mut comms, n)? {}
     }
-    Ok(b)
+    Ok((b, comms))
 }
 
 /// Pass 1 (who belongs to which communicator) and a builder in `mode` that knows them.
@@ -230,9 +235,10 @@ pub struct Stream {
 }
 
 impl Stream {
-    /// The stream of the trace of `meta` (checked beforehand by a `Count` pass).
-    pub fn open(meta: &Path, scale: Scale) -> Result<Stream> {
-        let (files, comms, builder) = prepare(meta, scale, Mode::Stream)?;
+    /// The stream of the trace of `meta`, checked beforehand by the `Count` pass of [`scan`]
+    /// that made `first` and found `comms`.
+    pub fn open(meta: &Path, first: &Builder, comms: Comms) -> Result<Stream> {
+        let (files, builder) = (files(meta)?, first.fresh(Mode::Stream));
         let ranks = files.iter().enumerate().map(|(r, f)| RankState::open(r, f).map(Some)).collect::<Result<_>>()?;
         Ok(Stream { builder, comms, ranks, peak: 0 })
     }
