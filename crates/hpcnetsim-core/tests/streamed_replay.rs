@@ -38,8 +38,15 @@ fn whole(cfg: &Config) -> ExecutionResult {
     execute_programs(cfg, t.programs, "whole").unwrap()
 }
 
-/// Asserts that the streamed replay of `cfg` equals its whole-program replay.
+/// Asserts that the streamed replay of `cfg` equals its whole-program replay, and the first
+/// pass's summary and traffic (what `trace info` prints) those of the whole programs.
 fn same(cfg: &Config, what: &str) -> ExecutionResult {
+    let w = cfg.workload.as_ref().unwrap();
+    let path = Path::new(w.trace.as_ref().unwrap());
+    let t = traces::read(path, w.format, traces::scale(w)).unwrap();
+    let scanned = traces::scan(path, w.format, traces::scale(w)).unwrap();
+    assert_eq!(scanned.summary, t.summary, "{what}: summary");
+    assert_eq!(scanned.traffic, traces::TrafficMatrix::of(&t.programs), "{what}: traffic");
     let a = whole(cfg);
     let b = execute(cfg).unwrap();
     assert_eq!(a.status, Status::Completed, "{what}: {}", a.message);
