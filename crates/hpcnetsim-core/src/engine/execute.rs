@@ -92,7 +92,7 @@ pub fn execute_programs_with(
 /// Replays a streamed trace (`traffic` from its first pass) like [`execute_programs_with`].
 pub fn execute_source_with(
     cfg: &Config,
-    source: Box<dyn crate::workload::traces::stream::Source>,
+    source: Box<dyn crate::workload::traces::stream::ProgramSource>,
     traffic: crate::workload::traces::TrafficMatrix,
     name: &str,
     ctl: &mut Control,

@@ -7,14 +7,14 @@ use super::Engine;
 use crate::config::Config;
 use crate::error::{Error, Result};
 use crate::topology::Topology;
-use crate::workload::traces::stream::Source;
+use crate::workload::traces::stream::ProgramSource;
 use crate::workload::Programs;
 
 /// Slots, windows and the source of a streamed replay.
 #[derive(Default)]
 pub(crate) struct StreamState {
     /// The trace the windows are refilled from (streamed replays only).
-    pub(crate) source: Option<Box<dyn Source>>,
+    pub(crate) source: Option<Box<dyn ProgramSource>>,
     /// Per task: request sets of the `WaitAny` operations of its window.
     pub(crate) batch_sets: Vec<Vec<Vec<u32>>>,
     /// The first error of the source (the replay stops and reports it).
@@ -94,7 +94,12 @@ impl Tasks {
 impl<'a> Engine<'a> {
     /// A network replaying the tasks of `source` as a stream, task `i` on terminal
     /// `terminal[i]` (the trace was checked by a first pass: see `traces::scan`).
-    pub fn with_source(cfg: &Config, topo: &'a Topology, source: Box<dyn Source>, terminal: Vec<u32>) -> Result<Self> {
+    pub fn with_source(
+        cfg: &Config,
+        topo: &'a Topology,
+        source: Box<dyn ProgramSource>,
+        terminal: Vec<u32>,
+    ) -> Result<Self> {
         let n = source.ranks();
         let mut e = Engine::with_programs(cfg, topo, Programs::new(n), terminal)?;
         let tasks = e.tasks.as_mut().expect("programs loaded");

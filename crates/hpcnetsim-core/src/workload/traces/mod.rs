@@ -222,13 +222,13 @@ pub fn scan(path: &Path, format: TraceFormat, scale: Scale) -> Result<Scanned> {
 impl Scanned {
     /// Every rank's operations as the replay needs them; `None` for VEF traces, which are
     /// read whole (a VEF line adds to two ranks' programs).
-    pub fn source(&self) -> Result<Option<Box<dyn stream::Source>>> {
+    pub fn source(&self) -> Result<Option<Box<dyn stream::ProgramSource>>> {
         self.source_with(stream::BUFFER_OPS)
     }
 
     /// [`Scanned::source`] holding about `buffer_ops` operations read ahead for other ranks
     /// (files holding every rank) before ranks get cursors of their own.
-    pub fn source_with(&self, buffer_ops: usize) -> Result<Option<Box<dyn stream::Source>>> {
+    pub fn source_with(&self, buffer_ops: usize) -> Result<Option<Box<dyn stream::ProgramSource>>> {
         let scale = *self.first.scale();
         Ok(Some(match self.format {
             TraceFormat::Text | TraceFormat::Auto => text::stream(&self.path, &self.first, buffer_ops)?,

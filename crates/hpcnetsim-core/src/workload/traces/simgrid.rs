@@ -3,7 +3,7 @@
 //! taken as bytes (the optional datatype argument is ignored).
 
 use super::builder::{Builder, Mode, Scale, WORLD};
-use super::stream::{LineStream, Lines, Source};
+use super::stream::{LineStream, Lines, ProgramSource};
 use super::Location;
 use crate::config::{CollectiveAlgorithm as A, Kernel};
 use crate::error::{Error, Result};
@@ -92,7 +92,13 @@ pub fn read_with(path: &Path, scale: Scale, mode: Mode) -> Result<(Builder, bool
 }
 
 /// A SimGrid trace read as the replay needs it (checked beforehand by a `Count` pass).
-pub fn stream(path: &Path, scale: Scale, ranks: usize, per_rank: bool, buffer_ops: usize) -> Result<Box<dyn Source>> {
+pub fn stream(
+    path: &Path,
+    scale: Scale,
+    ranks: usize,
+    per_rank: bool,
+    buffer_ops: usize,
+) -> Result<Box<dyn ProgramSource>> {
     let b = Builder::with_mode(ranks, scale, Mode::Stream);
     let lines = SimgridLines { last: vec![None; ranks] };
     Ok(Box::new(LineStream::new(lines, b, files(path)?, per_rank, buffer_ops)?))

@@ -17,7 +17,7 @@ pub const BATCH_OPS: usize = 4096;
 pub const BUFFER_OPS: usize = 1 << 21;
 
 /// The next operations of each rank of a trace, read as the replay needs them.
-pub trait Source: Send {
+pub trait ProgramSource: Send {
     /// Number of ranks.
     fn ranks(&self) -> usize;
     /// Appends the next operations of `rank` to `ops` (none when its program has ended) and
@@ -191,7 +191,7 @@ impl<L: Lines> LineStream<L> {
     }
 }
 
-impl<L: Lines> Source for LineStream<L> {
+impl<L: Lines> ProgramSource for LineStream<L> {
     fn ranks(&self) -> usize {
         self.builder.ranks()
     }

@@ -3,7 +3,7 @@
 //! may interleave; each rank's lines run in file order. Compute intervals are in cycles.
 
 use super::builder::{Builder, Mode, Scale, WORLD};
-use super::stream::{LineStream, Lines, Source};
+use super::stream::{LineStream, Lines, ProgramSource};
 use super::Location;
 use crate::config::Kernel;
 use crate::error::Result;
@@ -102,7 +102,7 @@ pub fn parse_with(name: &str, input: impl BufRead, scale: Scale, mode: Mode) -> 
 
 /// A text trace read as the replay needs it: `first` is the builder of its `Count` pass
 /// (which checked it and knows its communicators).
-pub fn stream(path: &Path, first: &Builder, buffer_ops: usize) -> Result<Box<dyn Source>> {
+pub fn stream(path: &Path, first: &Builder, buffer_ops: usize) -> Result<Box<dyn ProgramSource>> {
     let b = first.fresh(Mode::Stream);
     let lines = TextLines { algorithm: b.algorithm() };
     Ok(Box::new(LineStream::new(lines, b, vec![path.to_path_buf()], false, buffer_ops)?))

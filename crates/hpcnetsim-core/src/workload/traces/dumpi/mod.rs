@@ -244,7 +244,7 @@ impl Stream {
     }
 }
 
-impl super::stream::Source for Stream {
+impl super::stream::ProgramSource for Stream {
     fn ranks(&self) -> usize {
         self.ranks.len()
     }
