@@ -191,13 +191,14 @@ pub struct Scanned {
     path: PathBuf,
     per_rank: bool,
     dumpi: Option<dumpi::Comms>,
+    vef: Option<vef::VefLines>,
 }
 
 /// Reads the trace at `path` once without keeping its programs: checks it (the errors of
 /// [`read`]) and summarises it.
 pub fn scan(path: &Path, format: TraceFormat, scale: Scale) -> Result<Scanned> {
     let format = detect(path, format);
-    let (mut per_rank, mut dumpi) = (false, None);
+    let (mut per_rank, mut dumpi, mut vef) = (false, None, None);
     let first = match format {
         TraceFormat::Text | TraceFormat::Auto => text::read_with(path, scale, Mode::Count)?,
         TraceFormat::Simgrid => {
@@ -210,18 +211,22 @@ pub fn scan(path: &Path, format: TraceFormat, scale: Scale) -> Result<Scanned> {
             dumpi = Some(comms);
             b
         }
-        TraceFormat::Vef => vef::read_with(path, scale, Mode::Count)?,
+        TraceFormat::Vef => {
+            let (b, lines) = vef::scan(path, scale, Mode::Count)?;
+            vef = Some(lines);
+            b
+        }
         TraceFormat::Otf2 => return Err(otf2_in_python(path)),
     };
     first.check()?;
     let summary = summarise(&first, &config_name(&format));
     let traffic = TrafficMatrix::from_pairs(first.ranks(), &first.traffic);
-    Ok(Scanned { summary, traffic, first, format, path: path.to_path_buf(), per_rank, dumpi })
+    Ok(Scanned { summary, traffic, first, format, path: path.to_path_buf(), per_rank, dumpi, vef })
 }
 
 impl Scanned {
-    /// Every rank's operations as the replay needs them; `None` for VEF traces, which are
-    /// read whole (a VEF line adds to two ranks' programs).
+    /// Every rank's operations as the replay needs them (`None` for a format read whole:
+    /// none at present; OTF2 is converted by the Python package).
     pub fn source(&self) -> Result<Option<Box<dyn stream::ProgramSource>>> {
         self.source_with(stream::BUFFER_OPS)
     }
@@ -237,7 +242,11 @@ impl Scanned {
                 let comms = self.dumpi.clone().unwrap_or_default();
                 Box::new(dumpi::Stream::open(&self.path, &self.first, comms)?)
             }
-            TraceFormat::Vef | TraceFormat::Otf2 => return Ok(None),
+            TraceFormat::Vef => match &self.vef {
+                Some(lines) => vef::stream(&self.path, &self.first, lines, buffer_ops)?,
+                None => return Ok(None),
+            },
+            TraceFormat::Otf2 => return Ok(None),
         }))
     }
 

@@ -111,10 +111,9 @@ struct SimgridLines {
 }
 
 impl Lines for SimgridLines {
-    fn rank(&self, line: &[u8]) -> Option<usize> {
-        let start = line.iter().position(|c| !c.is_ascii_whitespace())?;
-        let word = line[start..].split(|c| c.is_ascii_whitespace()).next()?;
-        rank_of(std::str::from_utf8(word).ok()?)
+    fn ranks(&self, line: &[u8]) -> [Option<usize>; 2] {
+        let word = line.split(|c| c.is_ascii_whitespace()).find(|w| !w.is_empty());
+        [word.and_then(|w| rank_of(std::str::from_utf8(w).ok()?)), None]
     }
 
     fn apply(&mut self, b: &mut Builder, at: &Location, rank: usize, line: &str) -> Result<()> {

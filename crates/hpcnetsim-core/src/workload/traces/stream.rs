@@ -29,10 +29,13 @@ pub trait ProgramSource: Send {
 
 /// A line-oriented format whose files may hold every rank's lines.
 pub(crate) trait Lines: Send {
-    /// The rank whose call a line holds (`None` for headers, definitions, blank lines).
-    fn rank(&self, line: &[u8]) -> Option<usize>;
-    /// Applies a line of `rank` to the builder.
+    /// The ranks a line adds operations to (none for headers, definitions, blank lines; two
+    /// for a VEF message: its source and its destination).
+    fn ranks(&self, line: &[u8]) -> [Option<usize>; 2];
+    /// Applies the part of a line that concerns `rank` to the builder.
     fn apply(&mut self, b: &mut Builder, at: &Location, rank: usize, line: &str) -> Result<()>;
+    /// `rank` has read its last line.
+    fn end(&mut self, _b: &mut Builder, _rank: usize) {}
 }
 
 /// A position in a sequence of files read line by line.
@@ -158,9 +161,10 @@ impl<L: Lines> LineStream<L> {
         while self.builder.pending(rank) < BATCH_OPS {
             if !c.advance()? {
                 self.own[rank] = Some(None);
+                self.format.end(&mut self.builder, rank);
                 return Ok(());
             }
-            if self.format.rank(&c.buf) == Some(rank) {
+            if self.format.ranks(&c.buf).contains(&Some(rank)) {
                 self.apply(&c, rank)?;
             }
         }
@@ -174,17 +178,28 @@ impl<L: Lines> LineStream<L> {
         let Some(mut c) = self.leader.take() else { return Ok(()) };
         while self.builder.pending(rank) < BATCH_OPS {
             if !c.advance()? {
+                // Every rank still reading from the leader has read its last line.
+                for r in 0..self.own.len() {
+                    if self.own[r].is_none() {
+                        self.own[r] = Some(None);
+                        self.format.end(&mut self.builder, r);
+                    }
+                }
                 return Ok(());
             }
-            let Some(r) = self.format.rank(&c.buf).filter(|&r| r < self.own.len()) else { continue };
-            if self.own[r].is_some() {
-                continue;
+            let ranks = self.format.ranks(&c.buf);
+            for (k, r) in ranks.into_iter().enumerate() {
+                let Some(r) = r.filter(|&r| r < self.own.len()) else { continue };
+                // A line of the same rank twice (a message to itself) is applied once.
+                if self.own[r].is_some() || (k == 1 && ranks[0] == Some(r)) {
+                    continue;
+                }
+                if r != rank && self.builder.pending(r) >= self.cap {
+                    self.own[r] = Some(Some(Cursor::open(self.files.clone(), c.file, c.start, c.line)?));
+                    continue;
+                }
+                self.apply(&c, r)?;
             }
-            if r != rank && self.builder.pending(r) >= self.cap {
-                self.own[r] = Some(Some(Cursor::open(self.files.clone(), c.file, c.start, c.line)?));
-                continue;
-            }
-            self.apply(&c, r)?;
         }
         self.leader = Some(c);
         Ok(())

@@ -114,8 +114,8 @@ struct TextLines {
 }
 
 impl Lines for TextLines {
-    fn rank(&self, line: &[u8]) -> Option<usize> {
-        line_rank(line)
+    fn ranks(&self, line: &[u8]) -> [Option<usize>; 2] {
+        [line_rank(line), None]
     }
 
     fn apply(&mut self, b: &mut Builder, at: &Location, rank: usize, line: &str) -> Result<()> {
