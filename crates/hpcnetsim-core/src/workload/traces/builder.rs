@@ -63,6 +63,8 @@ pub struct Builder {
     pairs: FxHashMap<(u32, u32), [(u64, u64); 2]>,
     /// Per rank in `Stream` mode: request sets of the `WaitAny` operations not yet taken.
     batch_sets: Vec<Vec<Vec<u32>>>,
+    /// Operations kept and not yet taken, over all ranks.
+    held: usize,
     scale: Scale,
     /// Members (world ranks) of every communicator other than the world.
     comms: FxHashMap<u32, Vec<u32>>,
@@ -102,6 +104,7 @@ impl Builder {
             traffic: Default::default(),
             pairs: Default::default(),
             batch_sets: vec![Vec::new(); if mode == Mode::Stream { ranks } else { 0 }],
+            held: 0,
             scale,
             comms: Default::default(),
             handles: vec![Default::default(); ranks],
@@ -183,8 +186,14 @@ impl Builder {
                 e.1 = (e.1 ^ bytes).wrapping_mul(0x0100_0000_01b3).rotate_left(5);
             }
         } else {
+            self.held += 1;
             self.programs.tasks[rank].push(op);
         }
+    }
+
+    /// Operations made and not yet taken, over all ranks (`Stream` mode).
+    pub fn held(&self) -> usize {
+        self.held
     }
 
     /// Operations of `rank` made and not yet taken (`Stream` mode).
@@ -195,6 +204,7 @@ impl Builder {
     /// Moves `rank`'s operations made so far to `ops` and the request sets of their
     /// `WaitAny` (numbered from 0 in this batch) to `sets` (`Stream` mode).
     pub fn take(&mut self, rank: usize, ops: &mut Vec<Op>, sets: &mut Vec<Vec<u32>>) {
+        self.held -= self.programs.tasks[rank].len();
         ops.append(&mut self.programs.tasks[rank]);
         if let Some(s) = self.batch_sets.get_mut(rank) {
             sets.append(s);

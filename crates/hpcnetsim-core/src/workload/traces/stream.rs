@@ -219,8 +219,7 @@ impl<L: Lines> ProgramSource for LineStream<L> {
                 None => self.read_leader(rank)?,
             }
         }
-        let held: usize = (0..self.builder.ranks()).map(|r| self.builder.pending(r)).sum();
-        self.peak = self.peak.max(held);
+        self.peak = self.peak.max(self.builder.held());
         self.builder.take(rank, ops, sets);
         Ok(())
     }
