@@ -181,3 +181,21 @@ def test_amg_dumpi_trace_counts_traffic_and_replay(tmp_path):
     assert r.status == "completed", r.message
     assert r.messages == s["messages"]
     assert r.replay["traffic"]["bytes"] == d["traffic"]["bytes"]
+
+
+def test_otf2_archives_replay_the_same_from_their_streamed_text(tmp_path):
+    # OTF2 archives are converted in memory and replayed whole; written out as a text trace
+    # they replay as a stream, with the same result.
+    pytest.importorskip("otf2")
+    from hpcnetsim.otf2_trace import to_text
+
+    for name in ("otf2_bcast4", "otf2_coverage10"):
+        archive = DATA / name / "traces.otf2"
+        path = tmp_path / f"{name}.trace"
+        path.write_text(to_text(archive)[0])
+        whole = h.execute({"topology": "torus:4x4", "workload": {"trace": str(archive)}})
+        streamed = h.execute({"topology": "torus:4x4", "workload": {"trace": str(path)}})
+        assert whole.status == streamed.status == "completed", streamed.message
+        assert streamed.execution_time_cycles == whole.execution_time_cycles, name
+        assert streamed.messages == whole.messages and streamed.replay == whole.replay, name
+        assert h.trace.info(path)["traffic"] == h.trace.info(archive)["traffic"], name

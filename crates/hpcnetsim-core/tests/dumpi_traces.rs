@@ -118,7 +118,15 @@ fn broken_dumpi_traces_name_file_record_and_rank() {
             std::fs::copy(src.join(format!("testtrace-{r:04}.bin")), dir.join(format!("t-{r:04}.bin"))).unwrap();
         }
     };
-    let err = || read(&dir.join("t.meta")).expect_err("an error").to_string();
+    // The streamed replay's first pass stops with the same error before simulating.
+    let err = || {
+        let whole = read(&dir.join("t.meta")).expect_err("an error").to_string();
+        let toml =
+            format!("topology = \"torus:2x2\"\n[workload]\ntrace = {:?}\n", dir.join("t.meta").display().to_string());
+        let streamed = execute(&Config::from_toml(&toml).unwrap()).expect_err("an error").to_string();
+        assert_eq!(whole, streamed);
+        whole
+    };
     // The meta file says 3 ranks, there are 4 files.
     copy("numprocs=3\nfileprefix=t\n");
     let e = err();

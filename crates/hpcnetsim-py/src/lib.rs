@@ -332,9 +332,9 @@ fn trace_info(py: Python<'_>, path: &str, format: &str) -> PyResult<String> {
             to_py(Error::invalid("trace", "format", format!("'{format}'"), "auto, text, simgrid, dumpi, vef or otf2"))
         })?;
     py.detach(|| {
-        let t = traces::read(std::path::Path::new(path), w.format, traces::scale(&w))?;
-        let traffic = traces::TrafficMatrix::of(&t.programs);
-        Ok(serde_json::json!({ "summary": t.summary, "traffic": traffic }).to_string())
+        // One pass that keeps no program: memory independent of the trace's length.
+        let t = traces::scan(std::path::Path::new(path), w.format, traces::scale(&w))?;
+        Ok(serde_json::json!({ "summary": t.summary, "traffic": t.traffic }).to_string())
     })
     .map_err(to_py)
 }

@@ -120,7 +120,7 @@ impl Engine<'_> {
         self.offers.clear();
         // With one candidate there is nothing to compare: its occupancy is not needed.
         let compare = self.selection == Selection::LeastOccupied && self.classes[class as usize].len() > 1;
-        if compare && self.voq_ports == 1 {
+        if compare && self.voq_ports == 1 && self.prefetching {
             // The candidates' downstream queues are far apart in memory: ask for all at once.
             for c in &self.classes[class as usize] {
                 let down = self.links[base + c.port as usize].peer;

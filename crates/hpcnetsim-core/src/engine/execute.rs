@@ -23,10 +23,15 @@ pub fn execute_with(cfg: &Config, ctl: &mut Control) -> Result<ExecutionResult> 
         cfg.workload.as_ref().ok_or_else(|| Error::invalid("config", "workload", "missing", "a [workload] table"))?;
     crate::resources::check_config(cfg)?;
     if let Some(path) = &w.trace {
-        let trace =
-            crate::workload::traces::read(std::path::Path::new(path), w.format, crate::workload::traces::scale(w))?;
+        // A first pass checks and summarises the trace; the replay then streams it.
+        let scanned =
+            crate::workload::traces::scan(std::path::Path::new(path), w.format, crate::workload::traces::scale(w))?;
         let name = std::path::Path::new(path).file_name().map_or(path.clone(), |n| n.to_string_lossy().into_owned());
-        return execute_programs_with(cfg, trace.programs, &format!("trace {name}"), ctl);
+        let name = format!("trace {name}");
+        return match scanned.source()? {
+            Some(source) => execute_source_with(cfg, source, scanned.traffic, &name, ctl),
+            None => execute_programs_with(cfg, scanned.read()?.programs, &name, ctl),
+        };
     }
     let topo = Topology::from_spec(&cfg.topology)?;
     if !w.jobs.is_empty() {
@@ -72,9 +77,40 @@ pub fn execute_programs_with(
     name: &str,
     ctl: &mut Control,
 ) -> Result<ExecutionResult> {
-    let w = cfg.workload.clone().unwrap_or_default();
     let topo = Topology::from_spec(&cfg.topology)?;
-    let n = programs.len();
+    let terminal = place(cfg, &topo, programs.len())?;
+    let traffic = crate::workload::traces::TrafficMatrix::of(&programs);
+    let e = Engine::with_programs(cfg, &topo, programs, terminal)?;
+    let stall = cfg.workload.clone().unwrap_or_default().stall_cycles;
+    let mut r = run_controlled(cfg, e, name, stall, ctl)?;
+    if let Some(rp) = r.replay.as_mut() {
+        rp.traffic = traffic;
+    }
+    Ok(r)
+}
+
+/// Replays a streamed trace (`traffic` from its first pass) like [`execute_programs_with`].
+pub fn execute_source_with(
+    cfg: &Config,
+    source: Box<dyn crate::workload::traces::stream::ProgramSource>,
+    traffic: crate::workload::traces::TrafficMatrix,
+    name: &str,
+    ctl: &mut Control,
+) -> Result<ExecutionResult> {
+    let topo = Topology::from_spec(&cfg.topology)?;
+    let terminal = place(cfg, &topo, source.ranks())?;
+    let e = Engine::with_source(cfg, &topo, source, terminal)?;
+    let stall = cfg.workload.clone().unwrap_or_default().stall_cycles;
+    let mut r = run_controlled(cfg, e, name, stall, ctl)?;
+    if let Some(rp) = r.replay.as_mut() {
+        rp.traffic = traffic;
+    }
+    Ok(r)
+}
+
+/// The terminal of each of `n` ranks, by the placement of `cfg`'s `[workload]` table.
+fn place(cfg: &Config, topo: &Topology, n: usize) -> Result<Vec<u32>> {
+    let w = cfg.workload.clone().unwrap_or_default();
     let terminals = topo.num_terminals();
     if n > terminals * w.tasks_per_terminal {
         return Err(Error::invalid(
@@ -84,21 +120,7 @@ pub fn execute_programs_with(
             format!("enough slots for {n} ranks on {terminals} terminals of {}", cfg.topology),
         ));
     }
-    let terminal = crate::workload::placement::place(
-        w.placement,
-        &w.placement_list,
-        n,
-        w.tasks_per_terminal,
-        terminals,
-        cfg.seed,
-    )?;
-    let traffic = crate::workload::traces::TrafficMatrix::of(&programs);
-    let e = Engine::with_programs(cfg, &topo, programs, terminal)?;
-    let mut r = run_controlled(cfg, e, name, w.stall_cycles, ctl)?;
-    if let Some(rp) = r.replay.as_mut() {
-        rp.traffic = traffic;
-    }
-    Ok(r)
+    crate::workload::placement::place(w.placement, &w.placement_list, n, w.tasks_per_terminal, terminals, cfg.seed)
 }
 
 /// Runs an engine loaded with task programs until they complete or stop progressing.
@@ -130,6 +152,9 @@ pub fn run_controlled(
             break true;
         }
     };
+    if let Some(err) = e.take_stream_error() {
+        return Err(err);
+    }
     let (messages, message_latency, bin, consumed) = e.workload_stats().expect("a workload engine");
     let tasks = e.num_tasks();
     let blocked = if stalled { e.blocked_tasks(10) } else { Vec::new() };

@@ -117,9 +117,9 @@ impl Matching {
         self.envelopes[i] = Some(env);
     }
 
-    /// `task` posts a receive: match the first unexpected message it accepts (returning
-    /// whether that message has already arrived), or queue the receive.
-    pub(crate) fn post(&mut self, task: usize, p: Posted) {
+    /// `task` posts a receive: match the first unexpected message it accepts, or queue the
+    /// receive. Returns the message when it had already arrived (nothing needs it any more).
+    pub(crate) fn post(&mut self, task: usize, p: Posted) -> Option<u32> {
         self.open(task, p.req);
         let found = self.unexpected[task].iter().position(|&(id, src)| {
             let e = self.envelopes[id as usize].expect("an envelope");
@@ -132,9 +132,14 @@ impl Matching {
                 e.recv_req = p.req;
                 if e.delivered {
                     self.reqs[task][p.req as usize] = Req::Done;
+                    return Some(id);
                 }
+                None
             }
-            None => self.posted[task].push_back(p),
+            None => {
+                self.posted[task].push_back(p);
+                None
+            }
         }
     }
 

@@ -15,12 +15,14 @@ mod invariants;
 mod islip;
 mod matching;
 pub mod measure;
+pub use window::StreamStats;
 mod nic;
 pub(crate) mod prefetch;
 mod queue;
 mod queue_state;
 mod tasks;
 mod watchdog;
+mod window;
 mod worm_deadlock;
 mod wormhole;
 
@@ -92,6 +94,10 @@ struct Packet {
 /// How many events ahead of the one being handled the engine prefetches state.
 const AHEAD: usize = 8;
 
+/// Size (bytes) of the per-queue and per-channel state above which the engine prefetches:
+/// below it, the state stays in the core's own caches and prefetching only costs time.
+const PREFETCH_ABOVE_BYTES: usize = 512 * 1024;
+
 /// No queue (an unreserved output VC, a queue holding no reservation).
 const NONE: u32 = u32::MAX;
 
@@ -149,6 +155,8 @@ pub struct Engine<'a> {
     out_vcs: Vec<channel_state::OutVc>,
     /// Per input queue: fill, last arrival, first departure, held output VC.
     queue_state: Vec<queue_state::QueueState>,
+    /// Whether the state is large enough to be worth prefetching (`PREFETCH_ABOVE_BYTES`).
+    prefetching: bool,
     /// Input queues: one FIFO per channel and VC (the queue at the receiving end of the
     /// port), or one virtual output queue per channel, VC and output port.
     fifo: Queues,
@@ -311,6 +319,10 @@ impl<'a> Engine<'a> {
                 channels * vcs
             ],
             queue_state: vec![Default::default(); queues],
+            prefetching: queues * std::mem::size_of::<queue_state::QueueState>()
+                + channels
+                    * (std::mem::size_of::<channel_state::Link>() + vcs * std::mem::size_of::<channel_state::OutVc>())
+                > PREFETCH_ABOVE_BYTES,
             input_free: vec![0; channels],
             grant_ptr: vec![0; channels],
             accept_ptr: vec![0; channels],
@@ -550,22 +562,28 @@ impl<'a> Engine<'a> {
             // order, including events created for this same cycle while handling them.
             while !batch.is_empty() {
                 self.counters.events += batch.len() as u64;
-                for ev in batch.iter().take(AHEAD) {
-                    self.prefetch_event(ev);
-                }
-                for i in 0..batch.len() {
-                    if let Some(ev) = batch.get(i + AHEAD) {
+                if self.prefetching {
+                    for ev in batch.iter().take(AHEAD) {
                         self.prefetch_event(ev);
                     }
-                    self.handle(batch[i], now);
+                    for i in 0..batch.len() {
+                        if let Some(ev) = batch.get(i + AHEAD) {
+                            self.prefetch_event(ev);
+                        }
+                        self.handle(batch[i], now);
+                    }
+                    batch.clear();
+                } else {
+                    for ev in batch.drain(..) {
+                        self.handle(ev, now);
+                    }
                 }
-                batch.clear();
                 self.events.take_current(&mut batch);
             }
             // Phase 2: arbitration and injection, in the order they were requested.
             let mut i = 0;
             while i < self.wakes.len() {
-                if let Some(&ahead) = self.wakes.get(i + AHEAD) {
+                if let (true, Some(&ahead)) = (self.prefetching, self.wakes.get(i + AHEAD)) {
                     self.prefetch_wake(ahead as usize);
                 }
                 let target = self.wakes[i] as usize;

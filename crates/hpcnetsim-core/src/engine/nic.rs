@@ -122,14 +122,15 @@ impl<'a> Engine<'a> {
         match m.kind {
             Kind::Rts { data } => {
                 // The receiver's NIC answers with a clear-to-send.
-                let id = tasks.messages.len() as u32;
+                tasks.release(message);
                 let cts = Message { src: m.dst, dst: m.src, kind: Kind::Cts { data }, ready: now, ..m };
-                tasks.messages.push(Message { packets: 1, arrived: 0, bytes: 0, ..cts });
+                let id = tasks.alloc(Message { packets: 1, arrived: 0, bytes: 0, ..cts });
                 let nic = tasks.terminal[m.dst as usize] as usize;
                 tasks.backlog[nic].push_back((id, 1));
                 self.wake(self.topo.num_switches() + nic, now);
             }
             Kind::Cts { data } => {
+                tasks.release(message);
                 let d = &mut tasks.messages[data as usize];
                 d.ready = now;
                 let (packets, nic) = (d.packets, tasks.terminal[d.src as usize] as usize);

@@ -92,8 +92,10 @@ pub(crate) struct Tasks {
     pub(crate) latency_log2: Vec<u64>,
     /// The NIC and host model, when `nic.enabled`.
     pub(crate) host: Option<HostState>,
-    /// Rendezvous control messages among `messages`.
+    /// Rendezvous control messages sent.
     pub(crate) controls: usize,
+    /// Message slots, windows and the trace source of a streamed replay (engine/window.rs).
+    pub(crate) stream: super::window::StreamState,
 }
 
 impl Tasks {
@@ -136,6 +138,7 @@ impl Tasks {
             host: None,
             cells: None,
             controls: 0,
+            stream: Default::default(),
         }
     }
 
@@ -179,28 +182,27 @@ impl Tasks {
     }
 
     /// Hands data message `m` to its sender's NIC (after a rendezvous request when it is
-    /// long); returns that NIC.
-    fn post(&mut self, mut m: Message) -> usize {
+    /// long); returns that NIC and the message's id.
+    fn post(&mut self, mut m: Message) -> (usize, u32) {
         let nic = self.terminal[m.src as usize] as usize;
-        let id = self.messages.len() as u32;
         m.packets = match &self.host {
             Some(h) => h.packets(m.bytes),
             None => self.units(m.bytes),
         };
         self.undelivered += m.packets as u64;
-        self.messages.push(m);
+        let id = self.alloc(m);
+        self.stream.data_messages += 1;
         let threshold = self.host.as_ref().map_or(0, |h| h.model.rendezvous_threshold);
         if threshold > 0 && m.bytes > threshold {
             // Request and clear-to-send: two header-only packets before the data.
-            let rts = Message { packets: 1, bytes: 0, kind: Kind::Rts { data: id }, ..m };
-            self.messages.push(rts);
+            let rts = self.alloc(Message { packets: 1, bytes: 0, kind: Kind::Rts { data: id }, ..m });
             self.controls += 2;
             self.undelivered += 2;
-            self.backlog[nic].push_back((id + 1, 1));
+            self.backlog[nic].push_back((rts, 1));
         } else {
             self.backlog[nic].push_back((id, m.packets));
         }
-        nic
+        (nic, id)
     }
 
     /// With the NIC model, freeing completed receive request `req` of `task` costs the
@@ -297,6 +299,9 @@ impl<'a> Engine<'a> {
                 tasks.wait_cycles[task] += now - since;
             }
             let Some(&op) = tasks.ops[task].get(tasks.pc[task]) else {
+                if tasks.refill_window(task) {
+                    continue;
+                }
                 tasks.finish_cycle[task] = now;
                 tasks.finished += 1;
                 if tasks.all_done() {
@@ -312,7 +317,7 @@ impl<'a> Engine<'a> {
                     let seq = tasks.next_sent.entry((t, to)).or_insert(0);
                     let m = Message::data(t, to, *seq, bytes, now);
                     *seq += 1;
-                    let nic = tasks.post(m);
+                    let (nic, _) = tasks.post(m);
                     tasks.pc[task] += 1;
                     self.wake(self.topo.num_switches() + nic, now);
                 }
@@ -344,16 +349,18 @@ impl<'a> Engine<'a> {
                     if tasks.send_overhead(task, now, &mut self.events) {
                         return;
                     }
-                    let id = tasks.messages.len() as u32;
                     tasks.mpi.open(task, req);
                     let env = Envelope { tag, comm, send_req: req, recv_req: NO_REQUEST, delivered: false };
+                    let (nic, id) = tasks.post(Message::data(t, to, 0, bytes, now));
                     tasks.mpi.send(id, t, to, env);
-                    let nic = tasks.post(Message::data(t, to, 0, bytes, now));
                     tasks.pc[task] += 1;
                     self.wake(self.topo.num_switches() + nic, now);
                 }
                 Op::Irecv { from, tag, comm, req, .. } => {
-                    tasks.mpi.post(task, Posted { from, tag, comm, req });
+                    if let Some(id) = tasks.mpi.post(task, Posted { from, tag, comm, req }) {
+                        // Its message had arrived: matched now, its slot is free.
+                        tasks.release(id);
+                    }
                     if let Some(h) = tasks.host.as_mut() {
                         h.receives.insert((t, req));
                     }
@@ -378,7 +385,11 @@ impl<'a> Engine<'a> {
                 }
                 Op::WaitAny { set } => {
                     let m = &mut tasks.mpi;
-                    let reqs = &m.sets[set as usize];
+                    // A streamed replay numbers the sets per window batch.
+                    let reqs = match tasks.stream.source {
+                        Some(_) => &tasks.stream.batch_sets[task][set as usize],
+                        None => &m.sets[set as usize],
+                    };
                     let state = |r: u32| m.reqs[task].get(r as usize).copied().unwrap_or(Req::Free);
                     let mut freed = None;
                     if let Some(&r) = reqs.iter().find(|&&r| state(r) == Req::Done) {
@@ -506,16 +517,23 @@ impl<'a> Engine<'a> {
                 self.advance(m.src as usize, now);
             }
             let tasks = self.tasks.as_mut().expect("tasks");
+            // Matched and delivered: the slot is free (an unmatched one is freed by the
+            // receive that matches it).
+            if env.recv_req != NO_REQUEST {
+                tasks.release(message);
+            }
             // The receive overhead is paid when the task frees the request (`consumed`).
             if env.recv_req != NO_REQUEST && tasks.mpi.complete(m.dst as usize, env.recv_req) {
                 self.advance(m.dst as usize, now);
             }
         } else if tasks.waiting[m.dst as usize] == Some((m.src, m.seq)) {
+            tasks.release(message);
             tasks.waiting[m.dst as usize] = None;
             tasks.next_received.insert((m.src, m.dst), m.seq + 1);
             tasks.pc[m.dst as usize] += 1;
             self.resume_after_receive(m.dst as usize, now);
         } else {
+            tasks.release(message);
             tasks.complete.insert((m.src, m.dst, m.seq));
         }
         self.check_done(now);
@@ -567,6 +585,6 @@ impl<'a> Engine<'a> {
         let t = self.tasks.as_ref()?;
         let n = self.topo.num_terminals() as f64;
         let bins = t.bins.iter().map(|&p| p as f64 / (t.bin_cycles as f64 * n)).collect();
-        Some((t.messages.len() - t.controls, t.message_latency.summary(), t.bin_cycles, bins))
+        Some((t.stream.data_messages, t.message_latency.summary(), t.bin_cycles, bins))
     }
 }

@@ -29,13 +29,42 @@ pub struct Scale {
     pub segment_bytes: u64,
 }
 
+/// Collective expansions kept for reuse.
+const CACHED_EXPANSIONS: usize = 64;
+
 /// Key of a cached collective expansion: operation, algorithm, bytes, root, size.
 type CollKey = (Kernel, CollectiveAlgorithm, u64, usize, usize);
+
+/// What a builder does with the operations it makes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// Keeps every rank's whole program (`finish` returns them).
+    Whole,
+    /// Counts them only (the first pass of a streamed replay and `trace info`): the
+    /// summary, the traffic and the checks of `finish`, in memory independent of the length.
+    Count,
+    /// Keeps them until [`Builder::take`] hands them to the replay, with the request sets
+    /// of their `WaitAny` numbered per batch; no summary bookkeeping (the trace was counted).
+    Stream,
+}
 
 /// Per-rank program builder shared by the trace readers.
 pub struct Builder {
     /// The programs built so far.
     pub programs: Programs,
+    mode: Mode,
+    /// Per rank: operations made (kept or not).
+    pub ops: Vec<u64>,
+    /// Messages of the expanded programs per (source, destination): (bytes, messages),
+    /// counted when the mode is `Count`.
+    pub traffic: FxHashMap<(u32, u32), (u64, u64)>,
+    /// Untagged sends and receives per (source, destination): (count, hash of the sequence
+    /// of lengths), so that `finish` checks them pair by pair as `Programs::check` does.
+    pairs: FxHashMap<(u32, u32), [(u64, u64); 2]>,
+    /// Per rank in `Stream` mode: request sets of the `WaitAny` operations not yet taken.
+    batch_sets: Vec<Vec<Vec<u32>>>,
+    /// Operations kept and not yet taken, over all ranks.
+    held: usize,
     scale: Scale,
     /// Members (world ranks) of every communicator other than the world.
     comms: FxHashMap<u32, Vec<u32>>,
@@ -63,8 +92,19 @@ pub struct Builder {
 impl Builder {
     /// A builder for `ranks` ranks.
     pub fn new(ranks: usize, scale: Scale) -> Self {
+        Self::with_mode(ranks, scale, Mode::Whole)
+    }
+
+    /// A builder for `ranks` ranks in `mode`.
+    pub fn with_mode(ranks: usize, scale: Scale, mode: Mode) -> Self {
         Builder {
             programs: Programs::new(ranks),
+            mode,
+            ops: vec![0; ranks],
+            traffic: Default::default(),
+            pairs: Default::default(),
+            batch_sets: vec![Vec::new(); if mode == Mode::Stream { ranks } else { 0 }],
+            held: 0,
             scale,
             comms: Default::default(),
             handles: vec![Default::default(); ranks],
@@ -86,9 +126,89 @@ impl Builder {
         self.programs.len()
     }
 
+    /// A builder in `mode` for the same ranks, scale and communicators, with no operation.
+    pub fn fresh(&self, mode: Mode) -> Builder {
+        let mut b = Builder::with_mode(self.ranks(), self.scale, mode);
+        b.comms = self.comms.clone();
+        b
+    }
+
+    /// How traced quantities become operations.
+    pub fn scale(&self) -> &Scale {
+        &self.scale
+    }
+
+    /// Collective algorithm of the workload.
+    pub fn algorithm(&self) -> CollectiveAlgorithm {
+        self.scale.algorithm
+    }
+
+    /// The builder's mode.
+    pub fn mode(&self) -> Mode {
+        self.mode
+    }
+
     /// Counts one call named `name` at `rank`.
     pub fn count(&mut self, rank: usize, name: &str) {
-        *self.calls[rank].entry(name.to_string()).or_insert(0) += 1;
+        if self.mode == Mode::Stream {
+            return;
+        }
+        match self.calls[rank].get_mut(name) {
+            Some(c) => *c += 1,
+            None => {
+                self.calls[rank].insert(name.to_string(), 1);
+            }
+        }
+    }
+
+    /// Appends `op` to `rank`'s program, or only counts it.
+    fn push(&mut self, rank: usize, op: Op) {
+        self.ops[rank] += 1;
+        if self.mode == Mode::Count {
+            let r = rank as u32;
+            match op {
+                Op::Send { to, bytes } | Op::Isend { to, bytes, .. } => {
+                    let t = self.traffic.entry((r, to)).or_insert((0, 0));
+                    t.0 += bytes;
+                    t.1 += 1;
+                }
+                _ => {}
+            }
+            // Untagged messages (expanded collectives) must pair up as `Programs::check` wants.
+            let side = match op {
+                Op::Send { to, bytes } => Some(((r, to), 0, bytes)),
+                Op::Recv { from, bytes } => Some(((from, r), 1, bytes)),
+                _ => None,
+            };
+            if let Some((pair, k, bytes)) = side {
+                let e = &mut self.pairs.entry(pair).or_insert([(0, 0); 2])[k];
+                e.0 += 1;
+                e.1 = (e.1 ^ bytes).wrapping_mul(0x0100_0000_01b3).rotate_left(5);
+            }
+        } else {
+            self.held += 1;
+            self.programs.tasks[rank].push(op);
+        }
+    }
+
+    /// Operations made and not yet taken, over all ranks (`Stream` mode).
+    pub fn held(&self) -> usize {
+        self.held
+    }
+
+    /// Operations of `rank` made and not yet taken (`Stream` mode).
+    pub fn pending(&self, rank: usize) -> usize {
+        self.programs.tasks[rank].len()
+    }
+
+    /// Moves `rank`'s operations made so far to `ops` and the request sets of their
+    /// `WaitAny` (numbered from 0 in this batch) to `sets` (`Stream` mode).
+    pub fn take(&mut self, rank: usize, ops: &mut Vec<Op>, sets: &mut Vec<Vec<u32>>) {
+        self.held -= self.programs.tasks[rank].len();
+        ops.append(&mut self.programs.tasks[rank]);
+        if let Some(s) = self.batch_sets.get_mut(rank) {
+            sets.append(s);
+        }
     }
 
     /// Defines communicator `id` with its members in communicator-rank order.
@@ -98,6 +218,11 @@ impl Builder {
         }
         self.comms.insert(id, members);
         Ok(())
+    }
+
+    /// Members of communicator `id` other than the world, if it is defined.
+    pub fn members(&self, id: u32) -> Option<&[u32]> {
+        self.comms.get(&id).map(|m| m.as_slice())
     }
 
     /// Whether communicator `id` is known.
@@ -123,7 +248,7 @@ impl Builder {
     pub fn compute_cycles(&mut self, rank: usize, cycles: f64) {
         let c = (cycles * self.scale.cpu_factor).round();
         if c >= 1.0 {
-            self.programs.tasks[rank].push(Op::Compute { cycles: c as u64 });
+            self.push(rank, Op::Compute { cycles: c as u64 });
         }
     }
 
@@ -173,14 +298,22 @@ impl Builder {
             Some(h) => self.open(rank, h),
             None => NO_REQUEST,
         };
-        self.programs.isend(rank, to as usize, bytes, tag, comm, req);
+        self.push(rank, Op::Isend { to, bytes, tag, comm, req });
+        if self.mode == Mode::Stream {
+            return Ok(());
+        }
         self.bytes_sent[rank] += bytes;
         let m = self.p2p_sent.entry((rank as u32, to)).or_insert((0, 0));
         m.0 += bytes;
         m.1 += 1;
-        let e = self.sends.entry((rank as u32, to, tag, comm)).or_insert((0, at.clone()));
+        let e = self.sends.entry((rank as u32, to, tag, comm)).or_insert_with(|| (0, at.clone()));
         e.0 += 1;
-        e.1 = at.clone();
+        // In place: a trace has millions of sends.
+        if e.1.file != at.file {
+            e.1.file.clone_from(&at.file);
+        }
+        e.1.record.clone_from(&at.record);
+        e.1.rank = at.rank;
         Ok(())
     }
 
@@ -208,10 +341,13 @@ impl Builder {
             Some(h) => self.open(rank, h),
             None => self.new_request(rank),
         };
-        self.programs.irecv(rank, from, bytes, tag, comm, req);
+        self.push(rank, Op::Irecv { from, bytes, tag, comm, req });
         if handle.is_none() {
-            self.programs.wait(rank, req);
+            self.push(rank, Op::Wait { req });
             self.free[rank].push(req);
+        }
+        if self.mode == Mode::Stream {
+            return Ok(());
         }
         if from != ANY_SOURCE {
             let m = self.p2p_received.entry((from, rank as u32)).or_insert((0, 0));
@@ -229,7 +365,7 @@ impl Builder {
     /// A wait on trace handle `handle` (an unknown handle is a null request: no wait).
     pub fn wait(&mut self, rank: usize, handle: u64) {
         if let Some(id) = self.handles[rank].remove(&handle) {
-            self.programs.wait(rank, id);
+            self.push(rank, Op::Wait { req: id });
             self.free[rank].push(id);
         }
     }
@@ -260,7 +396,16 @@ impl Builder {
         }
         match done {
             Some(h) => self.wait(rank, h),
-            None => self.programs.wait_any(rank, ids),
+            None => match self.mode {
+                Mode::Whole => self.programs.wait_any(rank, ids),
+                Mode::Count => self.push(rank, Op::WaitAny { set: 0 }),
+                Mode::Stream => {
+                    let sets = &mut self.batch_sets[rank];
+                    sets.push(ids);
+                    let set = (sets.len() - 1) as u32;
+                    self.push(rank, Op::WaitAny { set });
+                }
+            },
         }
     }
 
@@ -306,6 +451,10 @@ impl Builder {
         // Expansions are cached: every rank of a collective takes its part of the same one.
         let key = (kernel, algorithm, bytes, root as usize, n);
         if !self.cache.contains_key(&key) {
+            // Traces with ever new sizes would otherwise keep every expansion.
+            if self.cache.len() >= CACHED_EXPANSIONS {
+                self.cache.clear();
+            }
             let mut p = Programs::new(n);
             let c = Collective {
                 kernel,
@@ -329,7 +478,7 @@ impl Builder {
                 Op::Recv { from, bytes } => Op::Recv { from: map(from), bytes },
                 other => other,
             };
-            self.programs.tasks[rank].push(op);
+            self.push(rank, op);
         }
         Ok(())
     }
@@ -337,6 +486,18 @@ impl Builder {
     /// Checks that every point-to-point message can be received (a send with no possible
     /// receive names its last record) and returns the programs.
     pub fn finish(self) -> Result<Programs> {
+        self.check()?;
+        // The programs stay in memory for the whole replay: drop the growth slack.
+        let mut programs = self.programs;
+        for ops in &mut programs.tasks {
+            ops.shrink_to_fit();
+        }
+        Ok(programs)
+    }
+
+    /// The checks of [`Builder::finish`]: every message can be received, there is a call
+    /// to replay, and the expanded collectives pair up.
+    pub fn check(&self) -> Result<()> {
         let mut keys: Vec<_> = self.sends.iter().collect();
         keys.sort_unstable_by_key(|(k, _)| **k);
         let mut per_dst: FxHashMap<(u32, u32), u64> = Default::default();
@@ -353,14 +514,12 @@ impl Builder {
                 }
             }
         }
-        if self.programs.tasks.iter().all(|t| t.is_empty()) {
+        if self.ops.iter().all(|&n| n == 0) {
             return Err(Error::Unsupported("trace: no MPI call to replay".into()));
         }
-        // The programs stay in memory for the whole replay: drop the growth slack.
-        let mut programs = self.programs;
-        for ops in &mut programs.tasks {
-            ops.shrink_to_fit();
+        if self.pairs.values().any(|[s, r]| s != r) {
+            return Err(Error::Unsupported("workload: sends and receives do not match pair by pair".into()));
         }
-        Ok(programs)
+        Ok(())
     }
 }

@@ -6,16 +6,17 @@
 pub mod builder;
 pub mod dumpi;
 pub mod simgrid;
+pub mod stream;
 pub mod text;
 pub mod vef;
 
 use crate::config::{config_name, TraceFormat, WorkloadConfig};
 use crate::error::{Error, Result};
 use crate::workload::program::Programs;
-use builder::{Builder, Scale};
+use builder::{Builder, Mode, Scale};
 use serde::Serialize;
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// Where a record is: file, record (line or record number) and rank, for error messages.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -156,12 +157,7 @@ pub fn read(path: &Path, format: TraceFormat, scale: Scale) -> Result<Trace> {
         TraceFormat::Text => text::read(path, scale)?,
         TraceFormat::Simgrid => simgrid::read(path, scale)?,
         TraceFormat::Dumpi => dumpi::read(path, scale)?,
-        TraceFormat::Otf2 => {
-            return Err(Error::Unsupported(format!(
-            "{}: OTF2 archives are read by the Python package (hpcnetsim run, hpcnetsim.execute, hpcnetsim trace info)",
-            path.display()
-        )))
-        }
+        TraceFormat::Otf2 => return Err(otf2_in_python(path)),
         TraceFormat::Vef => vef::read(path, scale)?,
         // `detect` never answers auto; read it as text if it ever did.
         TraceFormat::Auto => text::read(path, scale)?,
@@ -169,10 +165,111 @@ pub fn read(path: &Path, format: TraceFormat, scale: Scale) -> Result<Trace> {
     finish(builder, &config_name(&format))
 }
 
+/// OTF2 archives are converted by the Python package.
+fn otf2_in_python(path: &Path) -> Error {
+    Error::Unsupported(format!(
+        "{}: OTF2 archives are read by the Python package (hpcnetsim run, hpcnetsim.execute, hpcnetsim trace info)",
+        path.display()
+    ))
+}
+
 /// Reads a trace in the hpcnetsim text format from a string (`name` in messages).
 pub fn read_text(name: &str, text: &str, scale: Scale) -> Result<Trace> {
     let builder = text::parse(name, std::io::Cursor::new(text), scale)?;
     finish(builder, "text")
+}
+
+/// A trace checked and summarised by a first pass in memory independent of its length,
+/// ready to be replayed as a stream.
+pub struct Scanned {
+    /// The summary (as [`read`] gives it).
+    pub summary: Summary,
+    /// Traffic of the expanded programs (as [`TrafficMatrix::of`] gives it).
+    pub traffic: TrafficMatrix,
+    first: Builder,
+    format: TraceFormat,
+    path: PathBuf,
+    per_rank: bool,
+    dumpi: Option<dumpi::Comms>,
+    vef: Option<vef::VefLines>,
+}
+
+/// Reads the trace at `path` once without keeping its programs: checks it (the errors of
+/// [`read`]) and summarises it.
+pub fn scan(path: &Path, format: TraceFormat, scale: Scale) -> Result<Scanned> {
+    let format = detect(path, format);
+    let (mut per_rank, mut dumpi, mut vef) = (false, None, None);
+    let first = match format {
+        TraceFormat::Text | TraceFormat::Auto => text::read_with(path, scale, Mode::Count)?,
+        TraceFormat::Simgrid => {
+            let (b, p) = simgrid::read_with(path, scale, Mode::Count)?;
+            per_rank = p;
+            b
+        }
+        TraceFormat::Dumpi => {
+            let (b, comms) = dumpi::scan(path, scale, Mode::Count)?;
+            dumpi = Some(comms);
+            b
+        }
+        TraceFormat::Vef => {
+            let (b, lines) = vef::scan(path, scale, Mode::Count)?;
+            vef = Some(lines);
+            b
+        }
+        TraceFormat::Otf2 => return Err(otf2_in_python(path)),
+    };
+    first.check()?;
+    let summary = summarise(&first, &config_name(&format));
+    let traffic = TrafficMatrix::from_pairs(first.ranks(), &first.traffic);
+    Ok(Scanned { summary, traffic, first, format, path: path.to_path_buf(), per_rank, dumpi, vef })
+}
+
+impl Scanned {
+    /// Every rank's operations as the replay needs them (`None` for a format read whole:
+    /// none at present; OTF2 is converted by the Python package).
+    pub fn source(&self) -> Result<Option<Box<dyn stream::ProgramSource>>> {
+        self.source_with(stream::BUFFER_OPS)
+    }
+
+    /// [`Scanned::source`] holding about `buffer_ops` operations read ahead for other ranks
+    /// (files holding every rank) before ranks get cursors of their own.
+    pub fn source_with(&self, buffer_ops: usize) -> Result<Option<Box<dyn stream::ProgramSource>>> {
+        let scale = *self.first.scale();
+        Ok(Some(match self.format {
+            TraceFormat::Text | TraceFormat::Auto => text::stream(&self.path, &self.first, buffer_ops)?,
+            TraceFormat::Simgrid => simgrid::stream(&self.path, scale, self.first.ranks(), self.per_rank, buffer_ops)?,
+            TraceFormat::Dumpi => {
+                let comms = self.dumpi.clone().unwrap_or_default();
+                Box::new(dumpi::Stream::open(&self.path, &self.first, comms)?)
+            }
+            TraceFormat::Vef => match &self.vef {
+                Some(lines) => vef::stream(&self.path, &self.first, lines, buffer_ops)?,
+                None => return Ok(None),
+            },
+            TraceFormat::Otf2 => return Ok(None),
+        }))
+    }
+
+    /// The whole programs (for the formats that do not stream).
+    pub fn read(&self) -> Result<Trace> {
+        read(&self.path, self.format, *self.first.scale())
+    }
+}
+
+/// The summary of what builder `b` made.
+fn summarise(b: &Builder, format: &str) -> Summary {
+    let n = b.ranks();
+    let (messages, bytes) = b.traffic.values().fold((0u64, 0u64), |(m, y), &(by, c)| (m + c, y + by));
+    Summary {
+        format: format.to_string(),
+        ranks: n,
+        calls: b.calls.clone(),
+        bytes_sent: b.bytes_sent.clone(),
+        messages,
+        bytes,
+        p2p_sent: TrafficMatrix::from_pairs(n, &b.p2p_sent),
+        p2p_received: TrafficMatrix::from_pairs(n, &b.p2p_received),
+    }
 }
 
 fn finish(b: Builder, format: &str) -> Result<Trace> {

@@ -2,7 +2,8 @@
 //! listed in an index file or every rank in one file. Compute is in flops; sizes are
 //! taken as bytes (the optional datatype argument is ignored).
 
-use super::builder::{Builder, Scale, WORLD};
+use super::builder::{Builder, Mode, Scale, WORLD};
+use super::stream::{LineStream, Lines, ProgramSource};
 use super::Location;
 use crate::config::{CollectiveAlgorithm as A, Kernel};
 use crate::error::{Error, Result};
@@ -44,6 +45,12 @@ fn files(path: &Path) -> Result<Vec<PathBuf>> {
 
 /// Reads a SimGrid time-independent trace (index file or single file).
 pub fn read(path: &Path, scale: Scale) -> Result<Builder> {
+    read_with(path, scale, Mode::Whole).map(|(b, _)| b)
+}
+
+/// Reads a SimGrid trace with a builder in `mode`; also says whether its files are one per
+/// rank, file i holding only rank i's lines.
+pub fn read_with(path: &Path, scale: Scale, mode: Mode) -> Result<(Builder, bool)> {
     let files = files(path)?;
     // Rank count: one file per rank, or the largest rank of the single file.
     let ranks = if files.len() > 1 {
@@ -60,9 +67,10 @@ pub fn read(path: &Path, scale: Scale) -> Result<Builder> {
         }
         max + 1
     };
-    let mut b = Builder::new(ranks, scale);
+    let mut b = Builder::with_mode(ranks, scale, mode);
     let mut last: Vec<Option<u64>> = vec![None; ranks];
-    for f in &files {
+    let mut per_rank = files.len() > 1;
+    for (k, f) in files.iter().enumerate() {
         let mut at = Location { file: f.display().to_string(), ..Default::default() };
         for (i, line) in super::open(f)?.lines().enumerate() {
             at.record = format!("line {}", i + 1);
@@ -76,10 +84,42 @@ pub fn read(path: &Path, scale: Scale) -> Result<Builder> {
                 at.error(format!("'{}' is not a rank in 0..{ranks} (the index lists {} files)", w[0], files.len()))
             })?;
             at.rank = Some(rank);
+            per_rank &= rank == k;
             action(&mut b, &at, rank, &w[1..], &mut last[rank])?;
         }
     }
-    Ok(b)
+    Ok((b, per_rank))
+}
+
+/// A SimGrid trace read as the replay needs it (checked beforehand by a `Count` pass).
+pub fn stream(
+    path: &Path,
+    scale: Scale,
+    ranks: usize,
+    per_rank: bool,
+    buffer_ops: usize,
+) -> Result<Box<dyn ProgramSource>> {
+    let b = Builder::with_mode(ranks, scale, Mode::Stream);
+    let lines = SimgridLines { last: vec![None; ranks] };
+    Ok(Box::new(LineStream::new(lines, b, files(path)?, per_rank, buffer_ops)?))
+}
+
+/// The lines of SimGrid traces, with each rank's last request (for `wait` without
+/// arguments).
+struct SimgridLines {
+    last: Vec<Option<u64>>,
+}
+
+impl Lines for SimgridLines {
+    fn ranks(&self, line: &[u8]) -> [Option<usize>; 2] {
+        let word = line.split(|c| c.is_ascii_whitespace()).find(|w| !w.is_empty());
+        [word.and_then(|w| rank_of(std::str::from_utf8(w).ok()?)), None]
+    }
+
+    fn apply(&mut self, b: &mut Builder, at: &Location, rank: usize, line: &str) -> Result<()> {
+        let w: Vec<&str> = line.split_whitespace().collect();
+        action(b, at, rank, &w[1..], &mut self.last[rank])
+    }
 }
 
 /// Key of a SimGrid request: (source, destination, tag), as its `wait` names it.

@@ -2,7 +2,8 @@
 //! after a `ranks N` header (docs/traces.md has the grammar). Lines of different ranks
 //! may interleave; each rank's lines run in file order. Compute intervals are in cycles.
 
-use super::builder::{Builder, Scale, WORLD};
+use super::builder::{Builder, Mode, Scale, WORLD};
+use super::stream::{LineStream, Lines, ProgramSource};
 use super::Location;
 use crate::config::Kernel;
 use crate::error::Result;
@@ -13,7 +14,12 @@ use std::path::Path;
 
 /// Reads a text-format trace file.
 pub fn read(path: &Path, scale: Scale) -> Result<Builder> {
-    parse(&path.display().to_string(), super::open(path)?, scale)
+    read_with(path, scale, Mode::Whole)
+}
+
+/// Reads a text-format trace file with a builder in `mode`.
+pub fn read_with(path: &Path, scale: Scale, mode: Mode) -> Result<Builder> {
+    parse_with(&path.display().to_string(), super::open(path)?, scale, mode)
 }
 
 /// The collective calls of the format and the operation each expands to.
@@ -33,14 +39,25 @@ pub fn collective(name: &str) -> Option<Kernel> {
 
 /// Parses text-format lines from `input` (`name` in messages).
 pub fn parse(name: &str, input: impl BufRead, scale: Scale) -> Result<Builder> {
+    parse_with(name, input, scale, Mode::Whole)
+}
+
+/// [`parse`] with a builder in `mode`.
+pub fn parse_with(name: &str, input: impl BufRead, scale: Scale, mode: Mode) -> Result<Builder> {
     let builder_algorithm = scale.algorithm;
     let mut b: Option<Builder> = None;
     let mut at = Location { file: name.to_string(), ..Default::default() };
-    for (i, line) in input.lines().enumerate() {
-        at.record = format!("line {}", i + 1);
+    let (mut input, mut buf) = (input, String::new());
+    for i in 0.. {
+        // One location and one line buffer for the whole file (traces have millions of lines).
+        at.record.clear();
+        let _ = write!(at.record, "line {}", i + 1);
         at.rank = None;
-        let line = line.map_err(|e| at.error(format!("cannot read: {e}")))?;
-        let line = line.split('#').next().unwrap_or("").trim();
+        buf.clear();
+        if input.read_line(&mut buf).map_err(|e| at.error(format!("cannot read: {e}")))? == 0 {
+            break;
+        }
+        let line = buf.split('#').next().unwrap_or("").trim();
         if line.is_empty() {
             continue;
         }
@@ -48,7 +65,7 @@ pub fn parse(name: &str, input: impl BufRead, scale: Scale) -> Result<Builder> {
         let Some(builder) = b.as_mut() else {
             match words.as_slice() {
                 ["ranks", n] => match n.parse::<usize>() {
-                    Ok(n) if n >= 1 => b = Some(Builder::new(n, scale)),
+                    Ok(n) if n >= 1 => b = Some(Builder::with_mode(n, scale, mode)),
                     _ => return Err(at.error(format!("ranks = '{n}'; a positive number of ranks"))),
                 },
                 _ => return Err(at.error("the first line must be 'ranks N'")),
@@ -59,7 +76,13 @@ pub fn parse(name: &str, input: impl BufRead, scale: Scale) -> Result<Builder> {
             let id = words.get(1).and_then(|w| w.parse::<u32>().ok()).filter(|&c| c != WORLD);
             let members: std::result::Result<Vec<u32>, _> = words[2..].iter().map(|w| w.parse::<u32>()).collect();
             match (id, members) {
-                (Some(id), Ok(m)) if !m.is_empty() => builder.define_comm(&at, id, m)?,
+                (Some(id), Ok(m)) if !m.is_empty() => {
+                    // A communicator keeps its members: a streamed replay knows them all from the start.
+                    if builder.members(id).is_some_and(|old| old != m.as_slice()) {
+                        return Err(at.error(format!("communicator {id} is defined again with other members")));
+                    }
+                    builder.define_comm(&at, id, m)?
+                }
                 _ => return Err(at.error("expected 'comm ID RANK…' with ID ≥ 1 and world ranks")),
             }
             continue;
@@ -69,82 +92,130 @@ pub fn parse(name: &str, input: impl BufRead, scale: Scale) -> Result<Builder> {
             _ => return Err(at.error(format!("rank '{}' is not a rank in 0..{}", words[0], builder.ranks()))),
         };
         at.rank = Some(rank);
-        let call = words.get(1).copied().unwrap_or("");
-        let mut positional = Vec::new();
-        let (mut tag, mut comm, mut req, mut root) = (None, WORLD, None, 0u32);
-        let mut algorithm = builder_algorithm;
-        for w in words.iter().skip(2) {
-            match w.split_once('=') {
-                Some(("tag", v)) => tag = Some(if v == "any" { ANY_TAG } else { num(&at, "tag", v)? }),
-                Some(("comm", v)) => comm = num(&at, "comm", v)?,
-                Some(("req", v)) => req = Some(num::<u64>(&at, "req", v)?),
-                Some(("root", v)) => root = num(&at, "root", v)?,
-                Some(("algorithm", v)) => {
-                    algorithm = serde_json::from_value(serde_json::Value::String(v.to_string()))
-                        .map_err(|_| at.error(format!("algorithm '{v}' is unknown (see docs/engine.md)")))?
-                }
-                Some((k, _)) => {
-                    return Err(at.error(format!("unknown option '{k}'; allowed: tag, comm, req, root, algorithm")))
-                }
-                None => positional.push(*w),
-            }
-        }
-        if !builder.has_comm(comm) {
-            return Err(at.error(format!("communicator {comm} is not defined (add a 'comm {comm} …' line first)")));
-        }
-        let arg = |k: usize, what: &str| -> Result<&str> {
-            positional.get(k).copied().ok_or_else(|| at.error(format!("{call}: missing {what}")))
-        };
-        let need_req = || req.ok_or_else(|| at.error(format!("{call}: missing req=ID")));
-        builder.count(rank, call);
-        match call {
-            "compute" => {
-                let c: f64 = num(&at, "cycles", arg(0, "cycles")?)?;
-                if !(c.is_finite() && c >= 0.0) {
-                    return Err(at.error(format!("compute {c}: cycles are ≥ 0")));
-                }
-                builder.compute_cycles(rank, c);
-            }
-            "send" | "isend" => {
-                let dst = num(&at, "destination", arg(0, "destination")?)?;
-                let bytes = num(&at, "bytes", arg(1, "bytes")?)?;
-                let h = if call == "isend" { Some(need_req()?) } else { None };
-                builder.send(&at, rank, dst, bytes, tag.unwrap_or(0), comm, h)?;
-            }
-            "recv" | "irecv" => {
-                let s = arg(0, "source")?;
-                let src = if s == "any" { None } else { Some(num(&at, "source", s)?) };
-                let bytes = num(&at, "bytes", arg(1, "bytes")?)?;
-                let h = if call == "irecv" { Some(need_req()?) } else { None };
-                builder.recv(&at, rank, src, bytes, tag.unwrap_or(0), comm, h)?;
-            }
-            "wait" | "waitall" | "waitany" => {
-                let hs: Vec<u64> = positional.iter().map(|w| num(&at, "request", w)).collect::<Result<_>>()?;
-                if hs.is_empty() {
-                    return Err(at.error(format!("{call}: missing request ids")));
-                }
-                match call {
-                    "waitany" => builder.wait_any(rank, &hs, None),
-                    _ => builder.wait_all(rank, &hs),
-                }
-            }
-            _ => match collective(call) {
-                Some(kernel) => {
-                    let bytes = if kernel == Kernel::MpiBarrier { 0 } else { num(&at, "bytes", arg(0, "bytes")?)? };
-                    builder.collective_with(&at, rank, kernel, bytes, root, comm, algorithm)?;
-                }
-                None => {
-                    return Err(at.error(format!(
-                        "unknown call '{call}'; allowed: compute, send, isend, recv, irecv, wait, waitall, waitany, barrier, bcast, reduce, allreduce, allgather, alltoall, gather, scatter"
-                    )))
-                }
-            },
-        }
+        call(builder, &at, rank, &words, builder_algorithm)?;
     }
     b.ok_or_else(|| {
         Location { file: name.to_string(), record: "line 1".into(), rank: None }
             .error("empty trace: expected 'ranks N'")
     })
+}
+
+/// A text trace read as the replay needs it: `first` is the builder of its `Count` pass
+/// (which checked it and knows its communicators).
+pub fn stream(path: &Path, first: &Builder, buffer_ops: usize) -> Result<Box<dyn ProgramSource>> {
+    let b = first.fresh(Mode::Stream);
+    let lines = TextLines { algorithm: b.algorithm() };
+    Ok(Box::new(LineStream::new(lines, b, vec![path.to_path_buf()], false, buffer_ops)?))
+}
+
+/// The lines of text traces.
+struct TextLines {
+    algorithm: crate::config::CollectiveAlgorithm,
+}
+
+impl Lines for TextLines {
+    fn ranks(&self, line: &[u8]) -> [Option<usize>; 2] {
+        [line_rank(line), None]
+    }
+
+    fn apply(&mut self, b: &mut Builder, at: &Location, rank: usize, line: &str) -> Result<()> {
+        let line = line.split('#').next().unwrap_or("").trim();
+        let words: Vec<&str> = line.split_whitespace().collect();
+        call(b, at, rank, &words, self.algorithm)
+    }
+}
+
+/// Applies the call of one rank's line (`words[0]` is the rank) to the builder.
+pub(crate) fn call(
+    builder: &mut Builder,
+    at: &Location,
+    rank: usize,
+    words: &[&str],
+    builder_algorithm: crate::config::CollectiveAlgorithm,
+) -> Result<()> {
+    let call = words.get(1).copied().unwrap_or("");
+    let mut positional = Vec::new();
+    let (mut tag, mut comm, mut req, mut root) = (None, WORLD, None, 0u32);
+    let mut algorithm = builder_algorithm;
+    for w in words.iter().skip(2) {
+        match w.split_once('=') {
+            Some(("tag", v)) => tag = Some(if v == "any" { ANY_TAG } else { num(at, "tag", v)? }),
+            Some(("comm", v)) => comm = num(at, "comm", v)?,
+            Some(("req", v)) => req = Some(num::<u64>(at, "req", v)?),
+            Some(("root", v)) => root = num(at, "root", v)?,
+            Some(("algorithm", v)) => {
+                algorithm = serde_json::from_value(serde_json::Value::String(v.to_string()))
+                    .map_err(|_| at.error(format!("algorithm '{v}' is unknown (see docs/engine.md)")))?
+            }
+            Some((k, _)) => {
+                return Err(at.error(format!("unknown option '{k}'; allowed: tag, comm, req, root, algorithm")))
+            }
+            None => positional.push(*w),
+        }
+    }
+    if !builder.has_comm(comm) {
+        return Err(at.error(format!("communicator {comm} is not defined (add a 'comm {comm} …' line first)")));
+    }
+    let arg = |k: usize, what: &str| -> Result<&str> {
+        positional.get(k).copied().ok_or_else(|| at.error(format!("{call}: missing {what}")))
+    };
+    let need_req = || req.ok_or_else(|| at.error(format!("{call}: missing req=ID")));
+    builder.count(rank, call);
+    match call {
+        "compute" => {
+            let c: f64 = num(at, "cycles", arg(0, "cycles")?)?;
+            if !(c.is_finite() && c >= 0.0) {
+                return Err(at.error(format!("compute {c}: cycles are ≥ 0")));
+            }
+            builder.compute_cycles(rank, c);
+        }
+        "send" | "isend" => {
+            let dst = num(at, "destination", arg(0, "destination")?)?;
+            let bytes = num(at, "bytes", arg(1, "bytes")?)?;
+            let h = if call == "isend" { Some(need_req()?) } else { None };
+            builder.send(at, rank, dst, bytes, tag.unwrap_or(0), comm, h)?;
+        }
+        "recv" | "irecv" => {
+            let s = arg(0, "source")?;
+            let src = if s == "any" { None } else { Some(num(at, "source", s)?) };
+            let bytes = num(at, "bytes", arg(1, "bytes")?)?;
+            let h = if call == "irecv" { Some(need_req()?) } else { None };
+            builder.recv(at, rank, src, bytes, tag.unwrap_or(0), comm, h)?;
+        }
+        "wait" | "waitall" | "waitany" => {
+            let hs: Vec<u64> = positional.iter().map(|w| num(at, "request", w)).collect::<Result<_>>()?;
+            if hs.is_empty() {
+                return Err(at.error(format!("{call}: missing request ids")));
+            }
+            match call {
+                "waitany" => builder.wait_any(rank, &hs, None),
+                _ => builder.wait_all(rank, &hs),
+            }
+        }
+        _ => match collective(call) {
+            Some(kernel) => {
+                let bytes = if kernel == Kernel::MpiBarrier { 0 } else { num(at, "bytes", arg(0, "bytes")?)? };
+                builder.collective_with(at, rank, kernel, bytes, root, comm, algorithm)?;
+            }
+            None => {
+                return Err(at.error(format!(
+                    "unknown call '{call}'; allowed: compute, send, isend, recv, irecv, wait, waitall, waitany, barrier, bcast, reduce, allreduce, allgather, alltoall, gather, scatter"
+                )))
+            }
+        },
+    }
+    Ok(())
+}
+
+/// The rank of a line, without parsing the rest (`None` for the header, communicator
+/// definitions, comments and blank lines).
+pub(crate) fn line_rank(line: &[u8]) -> Option<usize> {
+    let start = line.iter().position(|c| !c.is_ascii_whitespace())?;
+    let digits = line[start..].iter().take_while(|c| c.is_ascii_digit()).count();
+    if digits == 0 {
+        return None;
+    }
+    std::str::from_utf8(&line[start..start + digits]).ok()?.parse().ok()
 }
 
 fn num<T: std::str::FromStr>(at: &Location, what: &str, v: &str) -> Result<T> {

@@ -9,8 +9,10 @@
 //! its destination when the line is read; a reception dependency waits for that receive; the
 //! time becomes a compute interval before the send. Each rank runs its lines in file order
 //! (VEF's dependencies allow a rank's independent messages to overlap; here they do not).
+//! Streamed, a message line gives its source the send and its destination the receive.
 
-use super::builder::{Builder, Scale, WORLD};
+use super::builder::{Builder, Mode, Scale, WORLD};
+use super::stream::{LineStream, Lines, ProgramSource};
 use super::Location;
 use crate::config::{CollectiveAlgorithm as A, Kernel};
 use crate::error::Result;
@@ -32,6 +34,27 @@ fn num<T: std::str::FromStr>(at: &Location, what: &str, v: Option<&&str>) -> Res
 
 /// Reads a VEF trace.
 pub fn read(path: &Path, scale: Scale) -> Result<Builder> {
+    read_with(path, scale, Mode::Whole)
+}
+
+/// Reads a VEF trace with a builder in `mode` (`Count` or `Whole`).
+pub fn read_with(path: &Path, scale: Scale, mode: Mode) -> Result<Builder> {
+    scan(path, scale, mode).map(|(b, _)| b)
+}
+
+/// What the lines of a VEF trace need besides the builder: the roots of the collectives
+/// (from a first look at the file), the communicators and each task's clock.
+#[derive(Clone)]
+pub struct VefLines {
+    roots: FxHashMap<u64, u32>,
+    comms: FxHashMap<u32, Vec<u32>>,
+    clock: Vec<f64>,
+    tasks: usize,
+    algorithm: A,
+}
+
+/// [`read_with`], also giving what a streamed replay of the trace needs ([`stream`]).
+pub fn scan(path: &Path, scale: Scale, mode: Mode) -> Result<(Builder, VefLines)> {
     let file = path.display().to_string();
     // Pass 1: the root of every rooted collective (the task whose sizes say so).
     let mut roots: FxHashMap<u64, u32> = FxHashMap::default();
@@ -55,9 +78,8 @@ pub fn read(path: &Path, scale: Scale) -> Result<Builder> {
     let mut b: Option<Builder> = None;
     let mut header: Option<Header> = None;
     let mut messages = 0u64;
-    let mut clock: Vec<f64> = Vec::new();
-    let mut comms: FxHashMap<u32, Vec<u32>> = FxHashMap::default();
-    for_each_line(path, |at, w, line_no| {
+    let mut v = VefLines { roots, comms: Default::default(), clock: Vec::new(), tasks: 0, algorithm: scale.algorithm };
+    for_each_line(path, |at, w, _| {
         if header.is_none() {
             if w[0] != "VEF" || w.len() < 6 {
                 return Err(at.error("the first line must be 'VEF tasks messages comms global local flag'"));
@@ -70,16 +92,16 @@ pub fn read(path: &Path, scale: Scale) -> Result<Builder> {
             if h.tasks == 0 {
                 return Err(at.error("a trace of 0 tasks"));
             }
-            b = Some(Builder::new(h.tasks, scale));
-            clock = vec![0.0; h.tasks];
+            b = Some(Builder::with_mode(h.tasks, scale, mode));
+            v.clock = vec![0.0; h.tasks];
+            v.tasks = h.tasks;
             header = Some(h);
             return Ok(());
         }
         let (h, b) = (header.as_ref().expect("header"), b.as_mut().expect("builder"));
-        let mut at = at.clone();
         if let Some(c) = w[0].strip_prefix('C') {
-            let id: u32 = num(&at, "communicator id", Some(&c))?;
-            let members: Vec<u32> = w[1..].iter().map(|x| num(&at, "task", Some(x))).collect::<Result<_>>()?;
+            let id: u32 = num(at, "communicator id", Some(&c))?;
+            let members: Vec<u32> = w[1..].iter().map(|x| num(at, "task", Some(x))).collect::<Result<_>>()?;
             if id == 0 && members.len() != h.tasks {
                 return Err(at.error(format!(
                     "rank count mismatch: communicator C0 has {} tasks, the header {}",
@@ -91,81 +113,14 @@ pub fn read(path: &Path, scale: Scale) -> Result<Builder> {
                 return Err(at.error(format!("communicator C{id}; the header declares {}", h.comms)));
             }
             if id != 0 {
-                b.define_comm(&at, id, members.clone())?;
+                b.define_comm(at, id, members.clone())?;
             }
-            comms.insert(id, members);
+            v.comms.insert(id, members);
             return Ok(());
         }
-        let _ = line_no;
-        let collective = w[0].starts_with('G');
-        let (rank, dep, time, dep_id) = if collective {
-            (num::<usize>(&at, "task", w.get(3))?, w.get(6), w.get(7), w.get(8))
-        } else {
-            (num::<usize>(&at, "source", w.get(1))?, w.get(4), w.get(5), w.get(6))
-        };
-        if rank >= h.tasks {
-            return Err(at.error(format!("task {rank} is not among the {} tasks of the header", h.tasks)));
-        }
-        at.rank = Some(rank);
-        let dep: u32 = num(&at, "dependency type", dep)?;
-        let time: f64 = num(&at, "time", time)?;
-        let dep_id = dep_id.ok_or_else(|| at.error("missing dependency id (truncated line?)"))?;
-        let ns = |x: f64| x.max(0.0) * 1e-9;
-        match dep {
-            // Independent: `time` is absolute, counted from the rank's last absolute time.
-            0 => {
-                b.compute_seconds(rank, ns(time - clock[rank]));
-                clock[rank] = clock[rank].max(time);
-            }
-            1 | 3 => b.compute_seconds(rank, ns(time)),
-            2 => {
-                let d: u64 = num(&at, "dependency message", Some(dep_id))?;
-                b.wait(rank, d);
-                b.compute_seconds(rank, ns(time));
-            }
-            _ => return Err(at.error(format!("dependency type {dep}; allowed 0, 1, 2, 3"))),
-        }
-        b.count(rank, if collective { "collective" } else { "send" });
-        if !collective {
-            let id: u64 = num(&at, "message id", w.first())?;
-            let dst: usize = num(&at, "destination", w.get(2))?;
-            let bytes: u64 = num(&at, "size", w.get(3))?;
-            if dst >= h.tasks {
-                return Err(at.error(format!("destination {dst} is not among the {} tasks", h.tasks)));
-            }
-            let tag = i32::try_from(id).map_err(|_| at.error(format!("message id {id} is too large")))?;
-            // The receive is posted at the destination now (matched by the message's ID).
-            b.count(dst, "recv");
-            b.recv(&at, dst, Some(rank as u32), bytes, tag, WORLD, Some(id))?;
-            b.send(&at, rank, dst as u32, bytes, tag, WORLD, None)?;
+        if v.line(b, at, w, None)? {
             messages += 1;
-            return Ok(());
         }
-        let id: u64 = num(&at, "collective id", Some(&&w[0][1..]))?;
-        let comm: u32 = num(&at, "communicator", w.get(1))?;
-        let op: u32 = num(&at, "op", w.get(2))?;
-        let (send, recv): (u64, u64) = (num(&at, "send size", w.get(4))?, num(&at, "recv size", w.get(5))?);
-        let members = comms.get(&comm).ok_or_else(|| at.error(format!("communicator C{comm} is not defined")))?;
-        let n = members.len() as u64;
-        let root_world = roots.get(&id).copied().unwrap_or(members[0]);
-        let root = members.iter().position(|&m| m == root_world).unwrap_or(0) as u32;
-        let (kernel, bytes, algorithm) = match op {
-            0 => (Kernel::Bcast, send.max(recv), None),
-            1 => (Kernel::Reduce, send.max(recv), None),
-            2 => (Kernel::Allreduce, send, None),
-            3 => (Kernel::Gather, send, Some(A::Binomial)),
-            4 => (Kernel::Scatter, recv, Some(A::Binomial)),
-            5 => (Kernel::Allgather, send, Some(A::Ring)),
-            6 => (Kernel::MpiBarrier, 0, None),
-            7 if recv == 1 => (Kernel::Alltoall, send / n.max(1), Some(A::Pairwise)),
-            7 => (Kernel::Alltoall, send, None),
-            _ => return Err(at.error(format!("collective op {op}; allowed 0-7"))),
-        };
-        let algorithm = match (algorithm, scale.algorithm) {
-            (Some(a), A::Auto) => a,
-            (_, a) => a,
-        };
-        b.collective_with(&at, rank, kernel, bytes, root, comm, algorithm)?;
         Ok(())
     })?;
     let (h, mut b) = match (header, b) {
@@ -179,9 +134,132 @@ pub fn read(path: &Path, scale: Scale) -> Result<Builder> {
         )));
     }
     for r in 0..h.tasks {
-        b.wait_outstanding(r);
+        v.end(&mut b, r);
     }
-    Ok(b)
+    v.clock.iter_mut().for_each(|c| *c = 0.0);
+    Ok((b, v))
+}
+
+impl VefLines {
+    /// Applies a point-to-point or collective line to the programs of `only` (every task
+    /// when `None`): a message is a send at its source and a receive posted at its
+    /// destination. True for a point-to-point line.
+    fn line(&mut self, b: &mut Builder, at: &Location, w: &[&str], only: Option<usize>) -> Result<bool> {
+        let mut at = at.clone();
+        let collective = w[0].starts_with('G');
+        let (rank, dep, time, dep_id) = if collective {
+            (num::<usize>(&at, "task", w.get(3))?, w.get(6), w.get(7), w.get(8))
+        } else {
+            (num::<usize>(&at, "source", w.get(1))?, w.get(4), w.get(5), w.get(6))
+        };
+        if rank >= self.tasks {
+            return Err(at.error(format!("task {rank} is not among the {} tasks of the header", self.tasks)));
+        }
+        at.rank = Some(rank);
+        let mine = only.is_none_or(|o| o == rank);
+        let dep: u32 = num(&at, "dependency type", dep)?;
+        let time: f64 = num(&at, "time", time)?;
+        let dep_id = dep_id.ok_or_else(|| at.error("missing dependency id (truncated line?)"))?;
+        let ns = |x: f64| x.max(0.0) * 1e-9;
+        match dep {
+            // Independent: `time` is absolute, counted from the rank's last absolute time.
+            0 if mine => {
+                b.compute_seconds(rank, ns(time - self.clock[rank]));
+                self.clock[rank] = self.clock[rank].max(time);
+            }
+            1 | 3 if mine => b.compute_seconds(rank, ns(time)),
+            2 if mine => {
+                let d: u64 = num(&at, "dependency message", Some(dep_id))?;
+                b.wait(rank, d);
+                b.compute_seconds(rank, ns(time));
+            }
+            0..=3 => {}
+            _ => return Err(at.error(format!("dependency type {dep}; allowed 0, 1, 2, 3"))),
+        }
+        if mine {
+            b.count(rank, if collective { "collective" } else { "send" });
+        }
+        if !collective {
+            let id: u64 = num(&at, "message id", w.first())?;
+            let dst: usize = num(&at, "destination", w.get(2))?;
+            let bytes: u64 = num(&at, "size", w.get(3))?;
+            if dst >= self.tasks {
+                return Err(at.error(format!("destination {dst} is not among the {} tasks", self.tasks)));
+            }
+            let tag = i32::try_from(id).map_err(|_| at.error(format!("message id {id} is too large")))?;
+            // The receive is posted at the destination now (matched by the message's ID).
+            if only.is_none_or(|o| o == dst) {
+                b.count(dst, "recv");
+                b.recv(&at, dst, Some(rank as u32), bytes, tag, WORLD, Some(id))?;
+            }
+            if mine {
+                b.send(&at, rank, dst as u32, bytes, tag, WORLD, None)?;
+            }
+            return Ok(true);
+        }
+        if !mine {
+            return Ok(false);
+        }
+        let id: u64 = num(&at, "collective id", Some(&&w[0][1..]))?;
+        let comm: u32 = num(&at, "communicator", w.get(1))?;
+        let op: u32 = num(&at, "op", w.get(2))?;
+        let (send, recv): (u64, u64) = (num(&at, "send size", w.get(4))?, num(&at, "recv size", w.get(5))?);
+        let members = self.comms.get(&comm).ok_or_else(|| at.error(format!("communicator C{comm} is not defined")))?;
+        let n = members.len() as u64;
+        let root_world = self.roots.get(&id).copied().unwrap_or(members[0]);
+        let root = members.iter().position(|&m| m == root_world).unwrap_or(0) as u32;
+        let (kernel, bytes, algorithm) = match op {
+            0 => (Kernel::Bcast, send.max(recv), None),
+            1 => (Kernel::Reduce, send.max(recv), None),
+            2 => (Kernel::Allreduce, send, None),
+            3 => (Kernel::Gather, send, Some(A::Binomial)),
+            4 => (Kernel::Scatter, recv, Some(A::Binomial)),
+            5 => (Kernel::Allgather, send, Some(A::Ring)),
+            6 => (Kernel::MpiBarrier, 0, None),
+            7 if recv == 1 => (Kernel::Alltoall, send / n.max(1), Some(A::Pairwise)),
+            7 => (Kernel::Alltoall, send, None),
+            _ => return Err(at.error(format!("collective op {op}; allowed 0-7"))),
+        };
+        let algorithm = match (algorithm, self.algorithm) {
+            (Some(a), A::Auto) => a,
+            (_, a) => a,
+        };
+        b.collective_with(&at, rank, kernel, bytes, root, comm, algorithm)?;
+        Ok(false)
+    }
+
+    /// The end of `rank`'s lines: it waits for the receives it still has posted.
+    fn end(&mut self, b: &mut Builder, rank: usize) {
+        b.wait_outstanding(rank);
+    }
+}
+
+/// A VEF trace read as the replay needs it: `first` and `lines` from its [`scan`].
+pub fn stream(path: &Path, first: &Builder, lines: &VefLines, buffer_ops: usize) -> Result<Box<dyn ProgramSource>> {
+    let b = first.fresh(Mode::Stream);
+    Ok(Box::new(LineStream::new(lines.clone(), b, vec![path.to_path_buf()], false, buffer_ops)?))
+}
+
+impl Lines for VefLines {
+    fn ranks(&self, line: &[u8]) -> [Option<usize>; 2] {
+        let text = std::str::from_utf8(line).unwrap_or("");
+        let w: Vec<&str> = text.split_whitespace().take(4).collect();
+        let at = |k: usize| w.get(k).and_then(|x| x.parse().ok());
+        match w.first() {
+            Some(x) if x.starts_with('G') => [at(3), None],
+            Some(x) if x.starts_with(|c: char| c.is_ascii_digit()) => [at(1), at(2)],
+            _ => [None, None],
+        }
+    }
+
+    fn apply(&mut self, b: &mut Builder, at: &Location, rank: usize, line: &str) -> Result<()> {
+        let w: Vec<&str> = line.split_whitespace().collect();
+        self.line(b, at, &w, Some(rank)).map(|_| ())
+    }
+
+    fn end(&mut self, b: &mut Builder, rank: usize) {
+        VefLines::end(self, b, rank)
+    }
 }
 
 /// Calls `f(location, words, line number)` for every non-empty line of `path`.

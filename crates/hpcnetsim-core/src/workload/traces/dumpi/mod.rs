@@ -7,7 +7,7 @@
 
 pub mod records;
 
-use super::builder::{Builder, Scale, WORLD};
+use super::builder::{Builder, Mode, Scale, WORLD};
 use super::Location;
 use crate::config::{CollectiveAlgorithm as A, Kernel};
 use crate::error::{Error, Result};
@@ -51,8 +51,8 @@ pub fn files(meta: &Path) -> Result<Vec<PathBuf>> {
 }
 
 /// Communicators of every rank: handle → logical id, and the members of each logical id.
-#[derive(Default)]
-struct Comms {
+#[derive(Clone, Default)]
+pub struct Comms {
     /// Members (world ranks) of every logical communicator created by the program, in rank
     /// order within the communicator.
     members: FxHashMap<u32, Vec<(i64, u32)>>,
@@ -178,10 +178,31 @@ impl Comms {
 
 /// Reads a DUMPI trace from its `.meta` file.
 pub fn read(meta: &Path, scale: Scale) -> Result<Builder> {
+    read_with(meta, scale, Mode::Whole)
+}
+
+/// Reads a DUMPI trace with a builder in `mode`.
+pub fn read_with(meta: &Path, scale: Scale, mode: Mode) -> Result<Builder> {
+    scan(meta, scale, mode).map(|(b, _)| b)
+}
+
+/// [`read_with`], also giving the communicators found (for [`Stream::open`]).
+pub fn scan(meta: &Path, scale: Scale, mode: Mode) -> Result<(Builder, Comms)> {
+    let (files, mut comms, mut b) = prepare(meta, scale, mode)?;
+    // Pass 2: the programs, rank by rank.
+    let n = files.len();
+    for (rank, f) in files.iter().enumerate() {
+        let mut state = RankState::open(rank, f)?;
+        while state.step(&mut b, &mut comms, n)? {}
+    }
+    Ok((b, comms))
+}
+
+/// Pass 1 (who belongs to which communicator) and a builder in `mode` that knows them.
+fn prepare(meta: &Path, scale: Scale, mode: Mode) -> Result<(Vec<PathBuf>, Comms, Builder)> {
     let files = files(meta)?;
     let n = files.len();
     let mut comms = Comms::new(n);
-    // Pass 1: who belongs to which communicator.
     for (rank, f) in files.iter().enumerate() {
         let mut reader = Reader::open(f)?;
         let mut local = Local::default();
@@ -191,7 +212,7 @@ pub fn read(meta: &Path, scale: Scale) -> Result<Builder> {
             comms.follow(&mut local, &r, &at, rank)?;
         }
     }
-    let mut b = Builder::new(n, scale);
+    let mut b = Builder::with_mode(n, scale, mode);
     let at = Location { file: meta.display().to_string(), record: "communicators".into(), rank: None };
     for r in 0..n {
         b.define_comm(&at, 1 + r as u32, vec![r as u32])?;
@@ -202,55 +223,115 @@ pub fn read(meta: &Path, scale: Scale) -> Result<Builder> {
     for (id, m) in ids {
         b.define_comm(&at, id, m)?;
     }
-    // Pass 2: the programs, rank by rank.
-    for (rank, f) in files.iter().enumerate() {
-        replay(&mut b, &mut comms, rank, f, n)?;
+    Ok((files, comms, b))
+}
+
+/// A DUMPI trace replayed as the engine needs its operations: one reader per rank file.
+pub struct Stream {
+    builder: Builder,
+    comms: Comms,
+    ranks: Vec<Option<RankState>>,
+    peak: usize,
+}
+
+impl Stream {
+    /// The stream of the trace of `meta`, checked beforehand by the `Count` pass of [`scan`]
+    /// that made `first` and found `comms`.
+    pub fn open(meta: &Path, first: &Builder, comms: Comms) -> Result<Stream> {
+        let (files, builder) = (files(meta)?, first.fresh(Mode::Stream));
+        let ranks = files.iter().enumerate().map(|(r, f)| RankState::open(r, f).map(Some)).collect::<Result<_>>()?;
+        Ok(Stream { builder, comms, ranks, peak: 0 })
     }
-    Ok(b)
+}
+
+impl super::stream::ProgramSource for Stream {
+    fn ranks(&self) -> usize {
+        self.ranks.len()
+    }
+
+    fn next(&mut self, rank: usize, ops: &mut Vec<crate::workload::Op>, sets: &mut Vec<Vec<u32>>) -> Result<()> {
+        let n = self.ranks.len();
+        while self.builder.pending(rank) < super::stream::BATCH_OPS {
+            let Some(state) = self.ranks[rank].as_mut() else { break };
+            if !state.step(&mut self.builder, &mut self.comms, n)? {
+                self.ranks[rank] = None;
+            }
+        }
+        self.peak = self.peak.max(self.builder.pending(rank));
+        self.builder.take(rank, ops, sets);
+        Ok(())
+    }
+
+    fn peak_buffered(&self) -> usize {
+        self.peak
+    }
 }
 
 /// A persistent request (`MPI_Send_init`, `MPI_Recv_init`): send?, count, type, peer, tag, comm.
 type Persistent = (bool, i64, i64, i64, i64, i64);
 
-fn replay(b: &mut Builder, comms: &mut Comms, rank: usize, f: &Path, n: usize) -> Result<()> {
-    let mut reader = Reader::open(f)?;
-    let mut local = Local::default();
-    let mut at = Location { file: f.display().to_string(), record: String::new(), rank: Some(rank) };
-    let mut derived: FxHashMap<i64, u64> = FxHashMap::default();
-    let mut persistent: FxHashMap<i64, Persistent> = FxHashMap::default();
-    let mut last_stop: Option<f64> = None;
-    let mut temp: u64 = 1 << 40;
-    while let Some(r) = reader.record()? {
+/// What a rank's file reader remembers between records.
+struct RankState {
+    rank: usize,
+    reader: Reader,
+    local: Local,
+    at: Location,
+    derived: FxHashMap<i64, u64>,
+    persistent: FxHashMap<i64, Persistent>,
+    last_stop: Option<f64>,
+    temp: u64,
+}
+
+impl RankState {
+    /// The reader of `rank`'s file `f`, at its first record.
+    fn open(rank: usize, f: &Path) -> Result<Self> {
+        Ok(RankState {
+            rank,
+            reader: Reader::open(f)?,
+            local: Local::default(),
+            at: Location { file: f.display().to_string(), record: String::new(), rank: Some(rank) },
+            derived: FxHashMap::default(),
+            persistent: FxHashMap::default(),
+            last_stop: None,
+            temp: 1 << 40,
+        })
+    }
+
+    /// Applies the next record to the builder; false at the end of the file.
+    fn step(&mut self, b: &mut Builder, comms: &mut Comms, n: usize) -> Result<bool> {
+        let RankState { rank, reader, local, at, derived, persistent, last_stop, temp } = self;
+        let rank = *rank;
+        let Some(r) = reader.record()? else { return Ok(false) };
         at.record = format!("record {}", r.index);
         if let Some((start, stop)) = r.wall {
-            if let Some(prev) = last_stop {
+            if let Some(prev) = *last_stop {
                 b.compute_seconds(rank, start - prev);
             }
-            last_stop = Some(stop);
+            *last_stop = Some(stop);
         }
         b.count(rank, name(r.id));
-        comms.follow(&mut local, &r, &at, rank)?;
+        comms.follow(local, &r, at, rank)?;
         let size = |dt: i64, derived: &FxHashMap<i64, u64>| -> u64 {
             derived.get(&dt).copied().or_else(|| reader.sizes.get(dt as usize).map(|&s| s as u64)).unwrap_or(1)
         };
-        let bytes = |count: i64, dt: i64| count.max(0) as u64 * size(dt, &derived);
-        let comm = |h: i64| comms.id(&local, &at, rank, h);
+        let bytes = |count: i64, dt: i64| count.max(0) as u64 * size(dt, derived);
+        let comm = |h: i64| comms.id(local, at, rank, h);
         let (v, arr) = (&r.v, &r.arrays);
         let peer = |p: i64| (p >= 0).then_some(p as u32);
         let tag = |t: i64| if t == ANY { crate::workload::program::ANY_TAG } else { t as i32 };
         let h = |x: i64| x as u64;
         match r.id {
             0 | 3 | 4 | 5 if v[2] >= 0 => {
-                b.send(&at, rank, v[2] as u32, bytes(v[0], v[1]), tag(v[3]), comm(v[4])?, None)?
+                b.send(at, rank, v[2] as u32, bytes(v[0], v[1]), tag(v[3]), comm(v[4])?, None)?
             }
             1 if v[2] >= 0 || v[2] == ANY => {
-                b.recv(&at, rank, peer(v[2]), bytes(v[0], v[1]), tag(v[3]), comm(v[4])?, None)?
+                b.recv(at, rank, peer(v[2]), bytes(v[0], v[1]), tag(v[3]), comm(v[4])?, None)?
             }
             8..=11 if v[2] >= 0 => {
-                b.send(&at, rank, v[2] as u32, bytes(v[0], v[1]), tag(v[3]), comm(v[4])?, Some(h(v[5])))?
+                b.send(at, rank, v[2] as u32, bytes(v[0], v[1]), tag(v[3]), comm(v[4])?, Some(h(v[5])))?
             }
             12 if v[2] >= 0 || v[2] == ANY => {
-                b.recv(&at, rank, peer(v[2]), bytes(v[0], v[1]), tag(v[3]), comm(v[4])?, Some(h(v[5])))?
+                b.recv(at, rank, peer(v[2]), bytes(v[0], v[1]), tag(v[3]), comm(v[4])?, Some(h(v[5])))?
             }
             13 => b.wait(rank, h(v[0])),
             14 if v[1] != 0 => b.wait(rank, h(v[0])),
@@ -278,9 +359,9 @@ fn replay(b: &mut Builder, comms: &mut Comms, rank: usize, f: &Path, n: usize) -
                 for x in handles {
                     let Some(&(send, count, dt, p, t, c)) = persistent.get(&x) else { continue };
                     if send && p >= 0 {
-                        b.send(&at, rank, p as u32, bytes(count, dt), tag(t), comm(c)?, Some(h(x)))?;
+                        b.send(at, rank, p as u32, bytes(count, dt), tag(t), comm(c)?, Some(h(x)))?;
                     } else if !send && (p >= 0 || p == ANY) {
-                        b.recv(&at, rank, peer(p), bytes(count, dt), tag(t), comm(c)?, Some(h(x)))?;
+                        b.recv(at, rank, peer(p), bytes(count, dt), tag(t), comm(c)?, Some(h(x)))?;
                     }
                 }
             }
@@ -292,49 +373,49 @@ fn replay(b: &mut Builder, comms: &mut Comms, rank: usize, f: &Path, n: usize) -
                     (bytes(v[0], v[1]), v[2], v[3], bytes(v[0], v[1]), v[4], v[5], v[6])
                 };
                 let c = comm(c)?;
-                temp += 1;
+                *temp += 1;
                 if dest >= 0 {
-                    b.send(&at, rank, dest as u32, sbytes, tag(stag), c, Some(temp))?;
+                    b.send(at, rank, dest as u32, sbytes, tag(stag), c, Some(*temp))?;
                 }
                 if src >= 0 || src == ANY {
-                    b.recv(&at, rank, peer(src), rbytes, tag(rtag), c, None)?;
+                    b.recv(at, rank, peer(src), rbytes, tag(rtag), c, None)?;
                 }
-                b.wait(rank, temp);
+                b.wait(rank, *temp);
             }
             35 => {
-                derived.insert(v[2], v[0].max(0) as u64 * size(v[1], &derived));
+                derived.insert(v[2], v[0].max(0) as u64 * size(v[1], derived));
             }
             36 | 37 | 219 => {
-                derived.insert(v[4], (v[0] * v[1]).max(0) as u64 * size(v[3], &derived));
+                derived.insert(v[4], (v[0] * v[1]).max(0) as u64 * size(v[3], derived));
             }
             38 => {
-                derived.insert(v[2], arr[0].iter().sum::<i64>().max(0) as u64 * size(v[1], &derived));
+                derived.insert(v[2], arr[0].iter().sum::<i64>().max(0) as u64 * size(v[1], derived));
             }
             220 => {
-                derived.insert(v[3], (v[0] * v[1]).max(0) as u64 * size(v[2], &derived));
+                derived.insert(v[3], (v[0] * v[1]).max(0) as u64 * size(v[2], derived));
             }
             222 => {
-                let s = arr[0].iter().zip(&arr[2]).map(|(&l, &t)| l.max(0) as u64 * size(t, &derived)).sum();
+                let s = arr[0].iter().zip(&arr[2]).map(|(&l, &t)| l.max(0) as u64 * size(t, derived)).sum();
                 derived.insert(v[1], s);
             }
-            52 => b.collective(&at, rank, Kernel::MpiBarrier, 0, 0, comm(v[0])?)?,
-            53 => b.collective(&at, rank, Kernel::Bcast, bytes(v[0], v[1]), v[2] as u32, comm(v[3])?)?,
-            54 => b.collective(&at, rank, Kernel::Gather, bytes(v[1], v[2]), v[3] as u32, comm(v[4])?)?,
-            55 => b.collective(&at, rank, Kernel::Gather, bytes(v[2], v[3]), v[4] as u32, comm(v[5])?)?,
-            56 => b.collective(&at, rank, Kernel::Scatter, bytes(v[1], v[2]), v[3] as u32, comm(v[4])?)?,
-            57 => b.collective(&at, rank, Kernel::Scatter, bytes(v[3], v[4]), v[5] as u32, comm(v[6])?)?,
-            58 => b.collective(&at, rank, Kernel::Allgather, bytes(v[0], v[1]), 0, comm(v[4])?)?,
-            59 => b.collective_with(&at, rank, Kernel::Allgather, bytes(v[1], v[2]), 0, comm(v[4])?, A::Ring)?,
-            60 => b.collective(&at, rank, Kernel::Alltoall, bytes(v[0], v[1]), 0, comm(v[4])?)?,
+            52 => b.collective(at, rank, Kernel::MpiBarrier, 0, 0, comm(v[0])?)?,
+            53 => b.collective(at, rank, Kernel::Bcast, bytes(v[0], v[1]), v[2] as u32, comm(v[3])?)?,
+            54 => b.collective(at, rank, Kernel::Gather, bytes(v[1], v[2]), v[3] as u32, comm(v[4])?)?,
+            55 => b.collective(at, rank, Kernel::Gather, bytes(v[2], v[3]), v[4] as u32, comm(v[5])?)?,
+            56 => b.collective(at, rank, Kernel::Scatter, bytes(v[1], v[2]), v[3] as u32, comm(v[4])?)?,
+            57 => b.collective(at, rank, Kernel::Scatter, bytes(v[3], v[4]), v[5] as u32, comm(v[6])?)?,
+            58 => b.collective(at, rank, Kernel::Allgather, bytes(v[0], v[1]), 0, comm(v[4])?)?,
+            59 => b.collective_with(at, rank, Kernel::Allgather, bytes(v[1], v[2]), 0, comm(v[4])?, A::Ring)?,
+            60 => b.collective(at, rank, Kernel::Alltoall, bytes(v[0], v[1]), 0, comm(v[4])?)?,
             61 => {
                 let per = arr[0].iter().sum::<i64>() / (arr[0].len().max(1) as i64);
-                b.collective_with(&at, rank, Kernel::Alltoall, bytes(per, v[1]), 0, comm(v[3])?, A::Pairwise)?
+                b.collective_with(at, rank, Kernel::Alltoall, bytes(per, v[1]), 0, comm(v[3])?, A::Pairwise)?
             }
-            62 => b.collective(&at, rank, Kernel::Reduce, bytes(v[0], v[1]), v[3] as u32, comm(v[4])?)?,
-            65 | 67 | 156 => b.collective(&at, rank, Kernel::Allreduce, bytes(v[0], v[1]), 0, comm(v[3])?)?,
+            62 => b.collective(at, rank, Kernel::Reduce, bytes(v[0], v[1]), v[3] as u32, comm(v[4])?)?,
+            65 | 67 | 156 => b.collective(at, rank, Kernel::Allreduce, bytes(v[0], v[1]), 0, comm(v[3])?)?,
             66 => {
                 let total = arr[0].iter().sum::<i64>();
-                b.collective(&at, rank, Kernel::Allreduce, bytes(total, v[1]), 0, comm(v[3])?)?
+                b.collective(at, rank, Kernel::Allreduce, bytes(total, v[1]), 0, comm(v[3])?)?
             }
             81 if v[0] == COMM_WORLD && v[1] as usize != n => {
                 return Err(
@@ -346,6 +427,6 @@ fn replay(b: &mut Builder, comms: &mut Comms, rank: usize, f: &Path, n: usize) -
             }
             _ => {}
         }
+        Ok(true)
     }
-    Ok(())
 }
