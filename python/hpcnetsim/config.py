@@ -9,12 +9,14 @@ from __future__ import annotations
 import copy
 import json
 import os
-import tomllib
-from pathlib import Path
-from typing import Any
 
 from . import _core
 from ._core import ConfigError
+
+# Names for annotations only: importing `typing` costs start-up time.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def load_config(source: str | os.PathLike | dict) -> dict[str, Any]:
@@ -23,8 +25,9 @@ def load_config(source: str | os.PathLike | dict) -> dict[str, Any]:
         return copy.deepcopy(source)
     if not isinstance(source, (str, os.PathLike)):
         raise ConfigError(f"config = {source!r} is invalid: a path to a TOML file or a dict")
-    path = Path(source)
-    data = path.read_bytes()
+    path = os.fspath(source)
+    with open(path, "rb") as f:
+        data = f.read()
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as e:
@@ -37,6 +40,8 @@ def load_config(source: str | os.PathLike | dict) -> dict[str, Any]:
 
 def parse_value(text: str) -> Any:
     """A TOML scalar or array (``4``, ``0.5``, ``true``, ``"dor"``, ``[1, 2]``); anything else is a string."""
+    import tomllib
+
     try:
         return tomllib.loads(f"v = {text}")["v"]
     except tomllib.TOMLDecodeError:

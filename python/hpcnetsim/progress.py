@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from typing import TextIO
+# Names for annotations only: importing `typing` costs start-up time.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import TextIO
 
 
 class TerminalProgress:

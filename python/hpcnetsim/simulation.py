@@ -6,13 +6,16 @@ import json
 import math
 import os
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
 
 from . import _core
 from ._core import ConfigError
 from .config import load_config, to_json
 
+# Names for annotations only: importing `typing` costs start-up time.
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     import pandas as pd
 
 ConfigSource = str | os.PathLike | dict
