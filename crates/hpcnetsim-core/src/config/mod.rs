@@ -653,6 +653,7 @@ impl Config {
         }
         self.flow.validate()?;
         self.clock()?;
+        self.host_bytes_per_second()?;
         self.nic_model()?;
         crate::switch::validate(self, &family)?;
         // Configs that can never give a result are refused rather than run.
