@@ -52,6 +52,12 @@ def test_report_shows_intervals_and_the_papers_values(quick):
     # Accepted load equals offered load well below saturation, on every network.
     low = thr[thr["traffic.load"] == 0.1]
     assert len(low) == 6 and ((low["accepted_load"] - 0.1).abs() < 0.01).all()
+    # Paper 003's normalized rates: the EXTOLL links run at the host bandwidth, so a load is
+    # the same percentage of it; the adaptive 3D torus is Duato's routing.
+    assert ((thr["offered_pct_host"] - 100 * thr["offered_load"]).abs() < 1e-6).all()
+    assert ((thr["accepted_pct_host"] - 100 * thr["accepted_load"]).abs() < 1e-6).all()
+    assert "accepted load (% of host bandwidth)" in page
+    assert set(thr.loc[thr["topology"] == "torus:8x8x4", "routing.algorithm"]) == {"dor", "duato"}
 
 
 def test_comparisons_are_computed_from_our_runs(quick):

@@ -494,6 +494,10 @@ def _physical_lines(r: dict) -> list[str]:
         lat = r.get("latency_network_mean_ns")
         extra = f", network latency mean {format_time(lat)}" if lat is not None else ""
         out.append(f"in bandwidth      {format_rate(r['accepted_mb_s_per_node'] * 1e6)} per node accepted{extra}")
+    if r.get("accepted_pct_host") is not None:
+        host = format_rate(r["host_bandwidth_mb_s"] * 1e6)
+        pct = f"{r['offered_pct_host']:.4g} % offered, {r['accepted_pct_host']:.4g} % accepted"
+        out.append(f"of host bandwidth {pct} ({host})")
     return out
 
 

@@ -25,6 +25,7 @@ SEED_MASK = (1 << 53) - 1
 #: Metrics summarised per point when present (throughput runs and causal workloads).
 METRICS = (
     "accepted_load",
+    "accepted_pct_host",
     "latency_network_mean",
     "latency_end_to_end_mean",
     "latency_network_p99",

@@ -90,6 +90,27 @@ def _physical_axes(frames: dict, load_ax, latency_ax) -> None:
     )
 
 
+def _host_axes(frame, axes, accepted: bool) -> None:
+    """With one known host bandwidth for every point (paper 003's normalized rates): offered load
+    as % of it on a top axis, and accepted load on a right axis when the panels plot it."""
+    if "offered_pct_host" not in frame or "offered_load" not in frame:
+        return
+    both = frame[["offered_load", "offered_pct_host"]].dropna().astype(float)
+    both = both[both["offered_load"] > 0]
+    ratios = (both["offered_pct_host"] / both["offered_load"]).round(9).unique()
+    if len(ratios) != 1:
+        return
+    f = float(ratios[0])
+    for ax in axes:
+        ax.secondary_xaxis("top", functions=(lambda v: v * f, lambda v: v / f)).set_xlabel(
+            "offered (% of host bandwidth)", fontsize=8
+        )
+    if accepted:
+        axes[-1].secondary_yaxis("right", functions=(lambda v: v * f, lambda v: v / f)).set_ylabel(
+            "accepted (% of host bandwidth)", fontsize=8
+        )
+
+
 def curve_label(col: str, value) -> str:
     """A legend entry for one curve: ``4 VCs`` for switch.vcs, ``col=value`` otherwise."""
     if col == "switch.vcs":
@@ -163,6 +184,7 @@ def plot_panels(frame, panels: str, curves: str | None, metric: str, path: Path,
         ax.set_xlim(0, top * 1.02)
         ax.grid(alpha=0.3)
     axes[0].set_ylabel("accepted load (phits/cycle/node)" if bounds else METRIC_LABELS.get(metric, metric))
+    _host_axes(frame, axes, metric == "accepted_load")
     axes[0].legend(fontsize=8)
     fig.suptitle(title, fontsize=10)
     fig.tight_layout()

@@ -61,12 +61,11 @@ def saturation(df):
     """One row per curve: highest accepted load, the ideal and Θ bounds, and their ratio."""
     cols = ["group", "topology", *(c for c in curve_columns(df) if c != "topology")]
     ok = df[df["status"] == "converged"]
-    out = (
-        ok.groupby(cols, sort=False, dropna=False)
-        .agg(points=("key", "size"), max_accepted=("accepted_load", "max"),
-             max_converged_load=("offered_load", "max"))
-        .reset_index()
-    )  # fmt: skip
+    aggs = {"points": ("key", "size"), "max_accepted": ("accepted_load", "max"),
+            "max_converged_load": ("offered_load", "max")}  # fmt: skip
+    if "accepted_pct_host" in ok and ok["accepted_pct_host"].notna().any():
+        aggs["max_accepted_pct_host"] = ("accepted_pct_host", "max")
+    out = ok.groupby(cols, sort=False, dropna=False).agg(**aggs).reset_index()
     # Points of the same curve without a value: if any lies above the highest converged load,
     # the saturation value comes from the converged points only and may be too low.
     bad = df[(df["status"] != "converged") & (df["state"] != "missing") & (df.get("status") != "skipped")]
@@ -253,6 +252,10 @@ UNITS = {
     "latency_network_p99": "p99 network latency (cycles)",
     "execution_time_cycles": "execution time (cycles)",
     "max_accepted": "max accepted (phits/cycle/node)",
+    "offered_pct_host": "offered load (% of host bandwidth)",
+    "accepted_pct_host": "accepted load (% of host bandwidth)",
+    "accepted_pct_host_ci": "accepted load ±95 % (% of host bandwidth)",
+    "max_accepted_pct_host": "max accepted (% of host bandwidth)",
     "ideal": "ideal (phits/cycle/node)",
     "theta": "Θ (phits/cycle/node)",
     "max_over_ideal": "max accepted / ideal",
@@ -280,7 +283,8 @@ def render(doc: dict[str, Any], df) -> str:
     if not doc.get("report", {}).get("figures"):
         figs = [("Throughput", _figure_html({"kind": "throughput", "curves": None}, df, sat))]
     cols = ["group", "key", "state", *curve_columns(df), "traffic.load", "seed", "status", "accepted_load",
-            "accepted_load_std", "latency_network_mean", "latency_network_p99", "execution_time_cycles",
+            "accepted_load_std", "offered_pct_host", "accepted_pct_host", "latency_network_mean",
+            "latency_network_p99", "execution_time_cycles",
             "error"]  # fmt: skip
     if doc.get("repetitions", 1) > 1:
         cols.insert(cols.index("seed") + 1, "repetition")

@@ -2,7 +2,8 @@
 cycles become ns/µs and phits become bytes, MB/s and GB/s (docs/units.md).
 
 Results keep their cycle and phit fields; :func:`add_physical` adds columns with the unit in
-the name (``execution_time_us``, ``latency_network_mean_ns``, ``accepted_mb_s_per_node``).
+the name (``execution_time_us``, ``latency_network_mean_ns``, ``accepted_mb_s_per_node``), and
+with a known host bandwidth (``link.host_bandwidth``) ``offered_pct_host``/``accepted_pct_host``.
 """
 
 from __future__ import annotations
@@ -16,7 +17,8 @@ from . import _core
 PHYSICAL_UNITS = {
     "cycle_ns": "ns", "link_bandwidth_mb_s": "MB/s", "execution_time_us": "µs",
     "message_latency_mean_us": "µs", "latency_network_mean_ns": "ns", "latency_network_p99_ns": "ns",
-    "offered_mb_s_per_node": "MB/s", "accepted_mb_s_per_node": "MB/s",
+    "offered_mb_s_per_node": "MB/s", "accepted_mb_s_per_node": "MB/s", "host_bandwidth_mb_s": "MB/s",
+    "offered_pct_host": "% of host bandwidth", "accepted_pct_host": "% of host bandwidth",
 }  # fmt: skip
 
 
@@ -45,7 +47,24 @@ def add_physical(data: dict[str, Any], clock: dict[str, Any]) -> dict[str, Any]:
     for load, column in (("offered_load", "offered_mb_s_per_node"), ("accepted_load", "accepted_mb_s_per_node")):
         if isinstance(data.get(load), (int, float)):
             data[column] = data[load] * phit / ns * 1e3
+    # Paper 003's normalized rates: loads as percentages of the host interface's bandwidth.
+    host = clock.get("host_bytes_per_s")
+    if host:
+        data["host_bandwidth_mb_s"] = host / 1e6
+        for load, column in (("offered_load", "offered_pct_host"), ("accepted_load", "accepted_pct_host")):
+            if isinstance(data.get(load), (int, float)):
+                data[column] = load_to_pct_host(data[load], clock)
     return data
+
+
+def load_to_pct_host(load: float, clock: dict[str, Any]) -> float:
+    """A load in phits/cycle/node as a percentage of the host bandwidth (``clock["host_bytes_per_s"]``)."""
+    return load * clock["phit_bytes"] / (clock["cycle_ns"] * 1e-9) / clock["host_bytes_per_s"] * 100
+
+
+def pct_host_to_load(pct: float, clock: dict[str, Any]) -> float:
+    """A percentage of the host bandwidth as a load in phits/cycle/node (:func:`load_to_pct_host` inverted)."""
+    return pct / 100 * clock["host_bytes_per_s"] * (clock["cycle_ns"] * 1e-9) / clock["phit_bytes"]
 
 
 def with_physical(result_json: str, config_json: str) -> str:

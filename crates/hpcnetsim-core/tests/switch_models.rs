@@ -132,6 +132,7 @@ fn paper_003_routings_on_the_extoll_switch() {
         ("torus:4x4x4", "dor-upper-lower", 3, 1, true),
         ("torus:5x4x3", "dor-upper-lower", 2, 1, true),
         ("torus:4x4x4", "bubble-adaptive", 3, 1, false),
+        ("torus:4x4x4", "duato", 6, 2, false),
         ("twin-torus:4x2x2x2x2", "dort", 4, 1, true),
         ("twin-torus:4x2x2x2x2", "ts-dor", 8, 2, true),
     ];

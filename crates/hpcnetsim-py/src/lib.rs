@@ -363,7 +363,8 @@ fn config_from_toml(text: &str) -> PyResult<String> {
 }
 
 /// The physical figures of a config as JSON: cycle (ns), phit (bytes), link bandwidth and the
-/// NIC's payload bandwidth (bytes/s; null without the NIC model), overheads (ns).
+/// NIC's payload bandwidth (bytes/s; null without the NIC model), overheads (ns), and the host
+/// bandwidth (bytes/s; null unless `link.host_bandwidth` is set).
 #[pyfunction]
 fn physical(config_json: &str) -> PyResult<String> {
     let cfg = Config::from_json(config_json).map_err(to_py)?;
@@ -380,6 +381,7 @@ fn physical(config_json: &str) -> PyResult<String> {
         "max_payload_bytes": nic.as_ref().map(|m| m.max_payload),
         "packet_overhead_bytes": nic.as_ref().map(|m| m.packet_overhead),
         "hop_ns": (cfg.switch.switch_delay_cycles + cfg.switch.link_delay_cycles) as f64 * c.cycle_ns,
+        "host_bytes_per_s": cfg.host_bytes_per_second().map_err(to_py)?,
     })
     .to_string())
 }

@@ -24,6 +24,10 @@ pub struct LinkConfig {
     /// Time for a phit to cross a wire (with link protocol), e.g. `"15 ns"`; when set, it
     /// replaces `switch.link_delay_cycles` (rounded to the nearest cycle).
     pub wire_latency: String,
+    /// Bandwidth of a node's host interface, e.g. `"10.4 GB/s"` (paper 003's normalized load):
+    /// when set, results also give offered and accepted load as percentages of it.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub host_bandwidth: String,
 }
 
 impl LinkConfig {
@@ -65,6 +69,12 @@ impl Config {
             }
         };
         Ok(Clock { cycle_ns, phit_bytes: phit })
+    }
+
+    /// The host interface's bandwidth in bytes per second (`link.host_bandwidth`), if set.
+    pub fn host_bytes_per_second(&self) -> Result<Option<f64>> {
+        let text = &self.link.host_bandwidth;
+        (!text.is_empty()).then(|| parse_rate("link.host_bandwidth", text)).transpose()
     }
 
     /// Converts the latencies of `[link]` into the switch's delay cycles.

@@ -252,6 +252,9 @@ pub enum Algorithm {
     /// Any topology: forwarding tables computed by `routing.engine` (or loaded from
     /// `routing.tables`), InfiniBand style (docs/routing.md).
     Table,
+    /// Meshes and tori: Duato's fully adaptive minimal routing on VCs 2.., with dimension
+    /// order (upper/lower rule) on VCs 0-1 as escape; paper 003's adaptive 3D torus (≥ 3 VCs).
+    Duato,
 }
 
 /// How a sender picks the LID offset (virtual destination) of each packet under table
@@ -650,6 +653,7 @@ impl Config {
         }
         self.flow.validate()?;
         self.clock()?;
+        self.host_bytes_per_second()?;
         self.nic_model()?;
         crate::switch::validate(self, &family)?;
         // Configs that can never give a result are refused rather than run.

@@ -59,13 +59,15 @@ fn preset(name: &str) -> Option<String> {
         // bandwidth 10.4 GB/s (§2.1, §4.1 footnote); link rate taken equal to the host rate.
         // The switch is the `extoll` switch preset (VOQs, iSLIP, one-cell credits); messages
         // are cut into whole cells by the switch model, so the NIC model stays off (the two
-        // ways of cutting messages are exclusive) and the host rate is the link rate.
+        // ways of cutting messages are exclusive) and the host rate is the link rate. Loads are
+        // also reported as percentages of the host bandwidth, the paper's normalized rates.
         "extoll" => r#"
             [switch]
             preset = "extoll"
             phit_bytes = 16
             [link]
             bandwidth = "10.4 GB/s"
+            host_bandwidth = "10.4 GB/s"
             [traffic]
             packet_phits = 32
             "#

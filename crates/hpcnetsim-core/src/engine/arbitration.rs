@@ -200,9 +200,10 @@ impl Engine<'_> {
         };
         self.routing.route_loaded(&req, &load, &mut self.scratch);
         if self.voq_ports > 1 {
-            // A virtual output queue: only its output port.
+            // A virtual output queue: only its output port, and the escape channels (Duato:
+            // a packet waiting for an adaptive port may always take its escape channel).
             let port = (q % self.voq_ports) as u16;
-            self.scratch.retain(|c| c.port == port);
+            self.scratch.retain(|c| c.port == port || c.escape);
         }
         let class = match self.class_ids.get(&self.scratch) {
             Some(&id) => id,

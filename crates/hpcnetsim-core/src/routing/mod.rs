@@ -3,6 +3,7 @@
 //! from family coordinates; a separate selection policy picks among the available ones.
 
 pub mod deadlock;
+pub mod duato;
 pub mod hyperx;
 pub mod hyperx_adaptive;
 pub mod table_lookup;
@@ -167,7 +168,11 @@ pub fn build(cfg: &Config, topo: &Topology) -> Result<Box<dyn Routing>> {
             need_vcs(2, "dor-upper-lower (an upper and a lower VC class)")?;
             Box::new(torus::DimensionOrder::upper_lower(t, vcs))
         }
-        (_, Family::Torus(_)) => return Err(unsuited("auto, dor, bubble-adaptive, dor-upper-lower (tori)")),
+        (Algorithm::Duato, Family::Torus(t)) => {
+            need_vcs(3, "duato (two escape VCs and at least one adaptive VC per traffic class)")?;
+            Box::new(duato::Duato::new(t, vcs))
+        }
+        (_, Family::Torus(_)) => return Err(unsuited("auto, dor, bubble-adaptive, dor-upper-lower (tori), duato")),
         (Algorithm::HyperxDor, Family::HyperX(h)) => Box::new(hyperx::HyperxRouting::new(h, vcs, false)),
         (Algorithm::HyperxAdaptive, Family::HyperX(h)) => {
             need_vcs(2, "hyperx-adaptive (an escape VC and adaptive VCs)")?;
@@ -222,6 +227,7 @@ pub fn algorithm_name(a: Algorithm) -> &'static str {
         Algorithm::TsDor => "ts-dor",
         Algorithm::DorUpperLower => "dor-upper-lower",
         Algorithm::Table => "table",
+        Algorithm::Duato => "duato",
     }
 }
 

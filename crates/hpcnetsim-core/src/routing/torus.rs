@@ -4,32 +4,32 @@
 use super::{Candidate, Request, Routing};
 use crate::topology::torus::Torus;
 
-/// Coordinates of every switch, flattened, plus the facts both routings need.
-struct Grid {
-    dims: Vec<usize>,
-    wrap: bool,
-    terminals_per_switch: usize,
+/// Coordinates of every switch, flattened, plus the facts the torus routings need.
+pub(super) struct Grid {
+    pub(super) dims: Vec<usize>,
+    pub(super) wrap: bool,
+    pub(super) terminals_per_switch: usize,
     coords: Vec<u32>,
 }
 
 impl Grid {
-    fn new(t: &Torus) -> Self {
+    pub(super) fn new(t: &Torus) -> Self {
         let coords = (0..t.switches()).flat_map(|s| t.coordinates(s)).map(|c| c as u32).collect();
         Grid { dims: t.dims.clone(), wrap: t.wrap, terminals_per_switch: t.terminals_per_switch, coords }
     }
 
-    fn at(&self, switch: usize, dim: usize) -> usize {
+    pub(super) fn at(&self, switch: usize, dim: usize) -> usize {
         self.coords[switch * self.dims.len() + dim] as usize
     }
 
     /// Port of the destination terminal on its switch.
-    fn eject_port(&self, dst: usize) -> usize {
+    pub(super) fn eject_port(&self, dst: usize) -> usize {
         2 * self.dims.len() + dst % self.terminals_per_switch
     }
 
     /// Minimal directions along `dim` from `cur` towards `dst` (+ is `true`); both when a
     /// torus offset is exactly half the ring.
-    fn directions(&self, dim: usize, cur: usize, dst: usize) -> (bool, bool) {
+    pub(super) fn directions(&self, dim: usize, cur: usize, dst: usize) -> (bool, bool) {
         if !self.wrap {
             return (dst > cur, dst < cur);
         }
@@ -40,7 +40,7 @@ impl Grid {
 
     /// First dimension where the packet is not yet aligned, with the DOR direction; a
     /// half-ring offset goes + when bit `dim` of the packet's salt is set.
-    fn dor_step(&self, switch: usize, dst_switch: usize, salt: u32) -> Option<(usize, bool)> {
+    pub(super) fn dor_step(&self, switch: usize, dst_switch: usize, salt: u32) -> Option<(usize, bool)> {
         (0..self.dims.len()).find(|&i| self.at(switch, i) != self.at(dst_switch, i)).map(|i| {
             let (plus, minus) = self.directions(i, self.at(switch, i), self.at(dst_switch, i));
             (i, if plus && minus { (salt >> (i % 32)) & 1 == 1 } else { plus })
