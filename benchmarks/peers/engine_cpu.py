@@ -10,4 +10,5 @@ for path in sys.argv[1:]:
     result = hpcnetsim.simulate(path)
     cpu = time.process_time() - start
     phit_hops = result.phit_hops
-    print(f"{path}: {cpu:.3f} s engine CPU, {phit_hops} phit-hops, {phit_hops / cpu / 1e6:.1f} M phit-hops/s")
+    rate = phit_hops / cpu / 1e6
+    print(f"{path}: {cpu:.3f} s engine CPU, {phit_hops} phit-hops, {rate:.1f} M phit-hops/s")
