@@ -167,6 +167,13 @@ def test_run_prints_the_summary_and_writes_result_files(cli, torus_file, tmp_pat
     lines = (out / "result.csv").read_text().splitlines()
     assert len(lines) == 2 and "latency_network_mean" in lines[0].split(",")
     assert sorted(os.listdir(out)) == ["result.csv", "result.json"]
+    # The CSV is written without pandas; it must be what pandas writes for the same result.
+    import pandas as pd
+
+    from hpcnetsim.simulation import flatten
+
+    expected = pd.DataFrame([flatten(doc["result"])]).to_csv(index=False)
+    assert (out / "result.csv").read_text() == expected
 
 
 def test_run_with_loads_writes_the_curve(cli, torus_file, tmp_path):

@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Callable
+
+# Names for annotations only: importing `typing` costs start-up time.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Callable
 
 
 def atomic_write(path: Path, write: Callable[[Path], None]) -> None:

@@ -9,9 +9,13 @@ with a known host bandwidth (``link.host_bandwidth``) ``offered_pct_host``/``acc
 from __future__ import annotations
 
 import json
-from typing import Any
 
 from . import _core
+
+# Names for annotations only: importing `typing` costs start-up time.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 #: Units of the physical result columns (shown beside the cycle ones in tables).
 PHYSICAL_UNITS = {
