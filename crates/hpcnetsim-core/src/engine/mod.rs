@@ -15,7 +15,6 @@ mod invariants;
 mod islip;
 mod matching;
 pub mod measure;
-pub use window::StreamStats;
 mod nic;
 pub(crate) mod prefetch;
 mod queue;
@@ -39,6 +38,7 @@ use rustc_hash::FxHashMap;
 use smallvec::SmallVec;
 use std::collections::VecDeque;
 use tasks::{Tasks, NO_MESSAGE};
+pub use window::StreamStats;
 pub use wormhole::BufferedWorm;
 
 /// Something that happens at a cycle.
