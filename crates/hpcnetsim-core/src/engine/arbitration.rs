@@ -148,7 +148,7 @@ impl Engine<'_> {
         }
     }
 
-    /// Phits present in input queue `q` at `now` (see `Fill::occupancy`).
+    /// Phits present in input queue `q` at `now` (see `QueueState::occupancy`).
     pub(super) fn occupancy(&self, q: usize, now: u64) -> u32 {
         let total = self.queue_state[q].occupancy(now);
         #[cfg(debug_assertions)]
