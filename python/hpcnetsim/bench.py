@@ -248,8 +248,9 @@ batch_cycles = 100
 
 
 def run_startup(repeats: int = 20) -> dict[str, float]:
-    """Best and median wall time (ms) of the bare interpreter and of ``hpcnetsim run`` on a
-    tiny config, over `repeats` runs each after one warm-up run (which compiles bytecode)."""
+    """Best and median wall time (ms) of the bare interpreter, of ``hpcnetsim run`` on a tiny
+    config, and of what that run does before its engine starts (process start, imports, the
+    config), over `repeats` runs each after one warm-up run (which compiles bytecode)."""
     import os
     import statistics
     import subprocess
@@ -277,10 +278,17 @@ def run_startup(repeats: int = 20) -> dict[str, float]:
         # What the `hpcnetsim` console script runs (not `python -m`, which also loads runpy).
         script = "import sys; from hpcnetsim.cli import main; sys.exit(main())"
         run = times([sys.executable, "-c", script, "run", str(config), "--no-progress"])
+        # Everything `hpcnetsim run` does before the engine: its imports and the config.
+        before = ("import sys, hpcnetsim.cli, hpcnetsim.simulation, hpcnetsim.progress; "
+                  "from hpcnetsim.config import apply_overrides, load_config; "
+                  "apply_overrides(load_config(sys.argv[1]), [])")  # fmt: skip
+        to_engine = times([sys.executable, "-c", before, str(config)])
     return {
         "interpreter_best_ms": min(bare),
         "interpreter_median_ms": statistics.median(bare),
         "run_best_ms": min(run),
         "run_median_ms": statistics.median(run),
         "hpcnetsim_best_ms": min(run) - min(bare),
+        "before_engine_best_ms": min(to_engine),
+        "before_engine_median_ms": statistics.median(to_engine),
     }

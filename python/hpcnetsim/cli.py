@@ -9,9 +9,21 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from pathlib import Path
 
 from ._core import ConfigError
+
+# Names for annotations only: importing `typing` and `pathlib` costs start-up time.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
+
+
+def _path(text: str) -> Path:
+    """A path argument (argparse `type`): `pathlib` is imported only when one is given."""
+    from pathlib import Path
+
+    return Path(text)
+
 
 EXPORT_FORMATS = ("graphml", "dot", "json", "ibnet")
 
@@ -50,13 +62,13 @@ def _build_parser() -> argparse.ArgumentParser:
     e = tsub.add_parser("export", help="write the port-level graph")
     e.add_argument("spec")
     e.add_argument("--format", required=True, choices=EXPORT_FORMATS)
-    e.add_argument("-o", "--output", type=Path, help="file to write (default: standard output)")
+    e.add_argument("-o", "--output", type=_path, help="file to write (default: standard output)")
     e.set_defaults(func=_export)
 
     fb = tsub.add_parser("fabric", help="write a generated fabric file (edge list, load it as edges:FILE)")
     fb.add_argument("name", help="paper001-fattree: paper 001's 672-node, 204-switch fat-tree plane")
     fb.add_argument("--nodes", type=int, default=672, help="compute nodes (default 672)")
-    fb.add_argument("-o", "--output", type=Path, help="file to write (default: standard output)")
+    fb.add_argument("-o", "--output", type=_path, help="file to write (default: standard output)")
     fb.set_defaults(func=_fabric)
 
     m = tsub.add_parser("paths", help="distance and number of minimal paths between two terminals")
@@ -69,7 +81,7 @@ def _build_parser() -> argparse.ArgumentParser:
     c.add_argument("specs", nargs="*", help="specs to compare (default: the k:k',n thin-tree family)")
     c.add_argument("--k", type=int, default=8, help="down ports of the thin-tree family (default 8)")
     c.add_argument("--n", type=int, default=4, help="levels of the thin-tree family (default 4)")
-    c.add_argument("--out", type=Path, help="directory for compare.csv, compare.md and compare.png")
+    c.add_argument("--out", type=_path, help="directory for compare.csv, compare.md and compare.png")
     c.set_defaults(func=_compare)
 
     ro = sub.add_parser("route", help="forwarding tables of a routing engine: paths, link loads, lanes, deadlock")
@@ -78,21 +90,21 @@ def _build_parser() -> argparse.ArgumentParser:
     ro.add_argument("--lmc", type=int, default=0, help="LID mask control: 2^LMC addresses per terminal (parx: 2)")
     ro.add_argument("--vls", type=int, default=8, help="virtual lanes the layering may use (1-8, default 8)")
     ro.add_argument("--root", type=int, action="append", default=[], help="Up*/Down* root switch (repeatable)")
-    ro.add_argument("--demands", type=Path, help="PARX communication demands: SOURCE DESTINATION BYTES lines")
+    ro.add_argument("--demands", type=_path, help="PARX communication demands: SOURCE DESTINATION BYTES lines")
     ro.add_argument("--check-deadlock", action="store_true", help="channel dependency analysis of the tables")
-    ro.add_argument("--dump", type=Path, help="write the tables to this file (LFT dump format)")
-    ro.add_argument("--load", type=Path, help="read the tables from this dump instead of computing them")
+    ro.add_argument("--dump", type=_path, help="write the tables to this file (LFT dump format)")
+    ro.add_argument("--load", type=_path, help="read the tables from this dump instead of computing them")
     ro.add_argument("--json", action="store_true", help="print one JSON object")
     ro.set_defaults(func=_route)
 
     r = sub.add_parser("run", help="simulate a config: one run, or a load curve with --loads")
-    r.add_argument("config", type=Path, help="TOML config file (see docs/config.md)")
+    r.add_argument("config", help="TOML config file (see docs/config.md)")
     r.add_argument(
         "--set", dest="overrides", action="append", default=[], nargs="+", metavar="PATH=VALUE",
         help="override a config value, e.g. --set switch.vcs=4 traffic.load=0.5",
     )  # fmt: skip
     r.add_argument("--loads", type=_loads, help="comma-separated offered loads, e.g. 0.1,0.2,0.3")
-    r.add_argument("--out", type=Path, help="directory for result.json and .csv (curve.* with --loads)")
+    r.add_argument("--out", type=_path, help="directory for result.json and .csv (curve.* with --loads)")
     r.add_argument("--max-seconds", type=float, help="wall-clock budget: stop after this many seconds (status partial)")
     r.add_argument("--max-cycles", type=int, help="cycle budget: stop at this simulated cycle (status partial)")
     r.add_argument("--check", action="store_true", help="check the engine's invariants as it runs (slower)")
@@ -116,18 +128,18 @@ def _build_parser() -> argparse.ArgumentParser:
 
     bn = sub.add_parser("bench-net", help="network microbenchmarks of paper 004 §4 (ping, hot spot, total exchange...)")
     bn.add_argument("name", choices=("ping", "bidirectional", "hotspot", "exchange", "barrier", "contention", "hops", "all"))
-    bn.add_argument("config", type=Path, nargs="?", help="TOML config (default: the 4-ary 2-tree with --technology)")
+    bn.add_argument("config", type=_path, nargs="?", help="TOML config (default: the 4-ary 2-tree with --technology)")
     bn.add_argument("--topology", default="tree:k=4,n=2", help="topology without a config (default tree:k=4,n=2)")
     bn.add_argument("--technology", default="qsnet", help="technology preset without a config (default qsnet)")
     bn.add_argument("--set", dest="overrides", action="append", default=[], nargs="+", metavar="PATH=VALUE",
                     help="override a config value, e.g. --set nic.source_buffer=nic")  # fmt: skip
     bn.add_argument("--quick", action="store_true", help="fewer message sizes and messages")
-    bn.add_argument("--out", type=Path, help="directory for one CSV per benchmark and the figures (PNG, SVG)")
+    bn.add_argument("--out", type=_path, help="directory for one CSV per benchmark and the figures (PNG, SVG)")
     bn.set_defaults(func=_bench_net)
 
     sw = sub.add_parser("sweep", help="run an experiment file: a base config and sweep axes (docs/experiments.md)")
-    sw.add_argument("file", type=Path, help="experiment file (TOML)")
-    sw.add_argument("--out", type=Path, help="output folder (default: results/NAME, results/NAME-quick with --quick)")
+    sw.add_argument("file", type=_path, help="experiment file (TOML)")
+    sw.add_argument("--out", type=_path, help="output folder (default: results/NAME, results/NAME-quick with --quick)")
     _sweep_options(sw)
     sw.set_defaults(func=_sweep)
 
@@ -137,13 +149,13 @@ def _build_parser() -> argparse.ArgumentParser:
     sl.set_defaults(func=_study_list)
     sr = ssub.add_parser("run", help="run a built-in study and write its HTML report")
     sr.add_argument("name", help="study name (see: hpcnetsim study list)")
-    sr.add_argument("--out", type=Path, help="output folder (default: results/NAME, results/NAME-quick with --quick)")
+    sr.add_argument("--out", type=_path, help="output folder (default: results/NAME, results/NAME-quick with --quick)")
     _sweep_options(sr)
     sr.set_defaults(func=_study_run)
 
     stt = ssub.add_parser("tables", help="a study's validation tables as Markdown (docs/validation.md)")
-    stt.add_argument("dir", type=Path, help="output folder of the study")
-    stt.add_argument("--before", type=Path, help="output folder of an earlier run, shown beside ours")
+    stt.add_argument("dir", type=_path, help="output folder of the study")
+    stt.add_argument("--before", type=_path, help="output folder of an earlier run, shown beside ours")
     stt.set_defaults(func=_study_tables)
 
     _flow_parsers(sub)
@@ -151,13 +163,13 @@ def _build_parser() -> argparse.ArgumentParser:
     tr = sub.add_parser("trace", help="MPI traces: summary without simulating (docs/traces.md)")
     trsub = tr.add_subparsers(dest="trace_command", required=True, parser_class=_Parser)
     ti = trsub.add_parser("info", help="ranks, call counts and volumes of a trace")
-    ti.add_argument("file", type=Path, help="trace file (text, SimGrid index, DUMPI .meta)")
+    ti.add_argument("file", type=_path, help="trace file (text, SimGrid index, DUMPI .meta)")
     ti.add_argument("--format", default="auto", help="auto, text, simgrid, dumpi, vef or otf2 (default auto)")
     ti.add_argument("--json", action="store_true", help="print one JSON object (summary and traffic matrix)")
     ti.set_defaults(func=_trace_info)
 
     rp = sub.add_parser("report", help="write the HTML report of a sweep's output folder")
-    rp.add_argument("dir", type=Path, help="output folder of a sweep or study")
+    rp.add_argument("dir", type=_path, help="output folder of a sweep or study")
     rp.set_defaults(func=_report)
     return p
 
@@ -279,12 +291,12 @@ def _run(args) -> None:
         # A technology preset fills the fields the file leaves out: start from the file as written.
         import tomllib
 
-        config = apply_overrides(tomllib.loads(Path(args.config).read_text()), overrides)
+        config = apply_overrides(tomllib.loads(_path(args.config).read_text()), overrides)
     causal = config.get("workload") is not None
     trace = (config.get("workload") or {}).get("trace")
-    if trace and not Path(trace).is_absolute():
+    if trace and not _path(trace).is_absolute():
         # A trace path in a config file is relative to that file.
-        config["workload"]["trace"] = str(Path(args.config).parent / trace)
+        config["workload"]["trace"] = str(_path(args.config).parent / trace)
     if causal and args.loads is not None:
         raise UsageError("hpcnetsim run: --loads is invalid with a [workload]: a causal workload has no offered load")
     if args.repetitions is not None:
@@ -604,7 +616,7 @@ def _run_experiment(args, path: Path, report: bool) -> int:
     if args.jobs is not None and args.jobs < 1:
         raise UsageError(f"--jobs = {args.jobs} is invalid: a positive number of processes")
     exp = experiment.load(path, quick=args.quick, repetitions=args.repetitions)
-    out = args.out or Path("results") / (exp.name + ("-quick" if args.quick else ""))
+    out = args.out or _path("results") / (exp.name + ("-quick" if args.quick else ""))
     where = args.scheduler or f"{args.jobs or 'all'} local processes"
     reps = f" ({exp.repetitions} repetitions each)" if exp.repetitions > 1 else ""
     print(f"{exp.name}: {len(exp.points)} points{reps}, output {out}, on {where}", flush=True)
@@ -657,7 +669,7 @@ def _study_run(args) -> int:
     if is_benchmark_study(path):
         from .benchmark_study import run
 
-        out = args.out or Path("results") / (args.name + ("-quick" if args.quick else ""))
+        out = args.out or _path("results") / (args.name + ("-quick" if args.quick else ""))
         note = " (one process: --jobs and --scheduler do not apply)" if args.jobs or args.scheduler else ""
         print(f"{args.name}: benchmarks of static routing, output {out}{note}", flush=True)
         run(path, out, quick=args.quick)
@@ -704,7 +716,7 @@ def _bench(args) -> None:
         from .bench import run_startup
 
         for k, v in run_startup().items():
-            print(f"{k:<22} {v:7.1f}")
+            print(f"{k:<24} {v:7.1f}")
         return
     if args.scale:
         print(table_header(SCALE_COLUMNS), flush=True)
@@ -764,7 +776,7 @@ def _flow_parsers(sub) -> None:
             help="any other config value, e.g. --set switch.vcs=2",
         )  # fmt: skip
         f.add_argument("--json", action="store_true", help="print the result as one JSON object")
-        f.add_argument("--out", type=Path, help="directory for the result JSON and its plot")
+        f.add_argument("--out", type=_path, help="directory for the result JSON and its plot")
         f.set_defaults(func=func)
 
 
