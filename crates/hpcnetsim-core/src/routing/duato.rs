@@ -48,14 +48,7 @@ impl Routing for Duato {
             out.extend((0..self.vcs).map(|vc| Candidate::new(g.eject_port(req.dst), vc)));
             return;
         };
-        for i in 0..g.dims.len() {
-            let (p, m) = g.directions(i, g.at(req.switch, i), g.at(dst_switch, i));
-            for (ok, dir) in [(p, true), (m, false)] {
-                if ok {
-                    out.extend((ESCAPE_VCS..self.vcs).map(|vc| Candidate::new(Torus::port(i, dir), vc)));
-                }
-            }
-        }
+        g.minimal_ports(req.switch, dst_switch, ESCAPE_VCS..self.vcs, out);
         let port = Torus::port(dim, plus) as u16;
         let escape = |vc: usize| Candidate { port, vc: vc as u8, escape: true, bubble: false };
         if g.wrap {

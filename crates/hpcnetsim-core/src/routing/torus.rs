@@ -38,6 +38,25 @@ impl Grid {
         (off > 0 && 2 * off <= k, off > 0 && 2 * off >= k)
     }
 
+    /// Every minimal port from `switch` towards `dst_switch`, on each VC of `vcs` (the
+    /// fully adaptive candidates).
+    pub(super) fn minimal_ports(
+        &self,
+        switch: usize,
+        dst_switch: usize,
+        vcs: std::ops::Range<usize>,
+        out: &mut Vec<Candidate>,
+    ) {
+        for i in 0..self.dims.len() {
+            let (p, m) = self.directions(i, self.at(switch, i), self.at(dst_switch, i));
+            for (ok, dir) in [(p, true), (m, false)] {
+                if ok {
+                    out.extend(vcs.clone().map(|vc| Candidate::new(Torus::port(i, dir), vc)));
+                }
+            }
+        }
+    }
+
     /// First dimension where the packet is not yet aligned, with the DOR direction; a
     /// half-ring offset goes + when bit `dim` of the packet's salt is set.
     pub(super) fn dor_step(&self, switch: usize, dst_switch: usize, salt: u32) -> Option<(usize, bool)> {
@@ -142,14 +161,7 @@ impl Routing for BubbleAdaptive {
             out.extend((0..self.vcs).map(|vc| Candidate::new(g.eject_port(req.dst), vc)));
             return;
         };
-        for i in 0..g.dims.len() {
-            let (p, m) = g.directions(i, g.at(req.switch, i), g.at(dst_switch, i));
-            for (ok, dir) in [(p, true), (m, false)] {
-                if ok {
-                    out.extend((1..self.vcs).map(|vc| Candidate::new(Torus::port(i, dir), vc)));
-                }
-            }
-        }
+        g.minimal_ports(req.switch, dst_switch, 1..self.vcs, out);
         // Staying on the escape channel of the same ring needs one packet of room; every
         // other way onto it (injection, turning, leaving an adaptive VC) needs two.
         let continuing = req.in_vc == 0 && req.in_port == Torus::port(dim, !plus);
