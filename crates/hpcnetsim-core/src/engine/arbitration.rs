@@ -58,27 +58,9 @@ impl Engine<'_> {
             }
         }
         // One grant per output (link or VC); requests are grouped by output, in arrival order.
-        requests.sort_by_key(|r| r.0);
-        let mut granted = std::mem::take(&mut self.granted_outputs);
-        granted.clear();
-        let mut winners = std::mem::take(&mut self.winners);
-        winners.clear();
-        let mut i = 0;
-        while i < requests.len() {
-            let key = requests[i].0;
-            let mut j = i;
-            while j < requests.len() && requests[j].0 == key {
-                j += 1;
-            }
-            let winner = i + self.pick(&requests[i..j]);
-            let (_, q, c, _) = requests[winner];
-            self.allocate(s, q as usize, c, now);
-            self.out_vcs[key as usize].rr_last = q;
-            granted.push(key);
-            winners.push(q);
-            missed |= j - i > 1;
-            i = j;
-        }
+        let (granted, winners, contended) =
+            self.grant_each_output(&mut requests, |e, q, c, _| e.allocate(s, q, c, now));
+        missed |= contended;
         if self.output_allocation == OutputAllocation::Vc {
             self.start_pending(s, now);
         }
@@ -103,6 +85,40 @@ impl Engine<'_> {
         self.requests = requests;
         self.groups = groups;
         self.choices = choices;
+    }
+
+    /// One grant per output among `requests` (output key, input queue, candidate, group):
+    /// sorted by output, in arrival order within one, the arbitration picks each winner and
+    /// `grant(engine, queue, candidate, key)` applies it. Returns the granted outputs, the
+    /// winning queues, and whether any output had several requests.
+    pub(super) fn grant_each_output(
+        &mut self,
+        requests: &mut [(u32, u32, Candidate, u32)],
+        grant: impl Fn(&mut Self, usize, Candidate, u32),
+    ) -> (Vec<u32>, Vec<u32>, bool) {
+        requests.sort_by_key(|r| r.0);
+        let mut granted = std::mem::take(&mut self.granted_outputs);
+        granted.clear();
+        let mut winners = std::mem::take(&mut self.winners);
+        winners.clear();
+        let mut contended = false;
+        let mut i = 0;
+        while i < requests.len() {
+            let key = requests[i].0;
+            let mut j = i;
+            while j < requests.len() && requests[j].0 == key {
+                j += 1;
+            }
+            let winner = i + self.pick(&requests[i..j]);
+            let (_, q, c, _) = requests[winner];
+            grant(self, q as usize, c, key);
+            self.out_vcs[key as usize].rr_last = q;
+            granted.push(key);
+            winners.push(q);
+            contended |= j - i > 1;
+            i = j;
+        }
+        (granted, winners, contended)
     }
 
     /// The output a request competes for: the link, or the output VC under `vc` allocation.
@@ -176,21 +192,27 @@ impl Engine<'_> {
         total
     }
 
-    /// Queue `q` has a new front packet: route it once and make it wait for a grant.
-    pub(super) fn new_front(&mut self, q: usize, now: u64) {
-        let b = q / self.voq_ports;
+    /// The routing question for packet `p` in input buffer `b` (channel × vcs + vc).
+    pub(super) fn request(&self, b: usize, p: u32) -> Request {
         let s = self.links[b / self.vcs].switch as usize;
-        let pk = self.packets[self.fifo.front(q).expect("a front packet") as usize];
-        let base = self.topo.channel(s, 0);
-        let req = Request {
+        let pk = &self.packets[p as usize];
+        Request {
             switch: s,
-            in_port: b / self.vcs - base,
+            in_port: b / self.vcs - self.topo.channel(s, 0),
             in_vc: b % self.vcs,
             src: pk.src as usize,
             dst: pk.dst as usize,
             salt: pk.salt,
             offset: pk.offset,
-        };
+        }
+    }
+
+    /// Queue `q` has a new front packet: route it once and make it wait for a grant.
+    pub(super) fn new_front(&mut self, q: usize, now: u64) {
+        let p = self.fifo.front(q).expect("a front packet");
+        let pk = self.packets[p as usize];
+        let req = self.request(q / self.voq_ports, p);
+        let (s, base) = (req.switch, self.topo.channel(req.switch, 0));
         self.scratch.clear();
         let (out_vcs, vcs, full) = (&self.out_vcs, self.vcs, self.queue_phits);
         // Phits committed downstream of each output port, all VCs (terminal ports: none).

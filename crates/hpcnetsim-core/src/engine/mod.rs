@@ -469,19 +469,8 @@ impl<'a> Engine<'a> {
     /// its routing chooses on arrival (the legal port whose downstream buffer has most room,
     /// the first such in the routing's order).
     fn voq_of(&mut self, b: usize, p: u32) -> usize {
-        let channel = b / self.vcs;
-        let s = self.links[channel].switch as usize;
-        let base = self.topo.channel(s, 0);
-        let pk = self.packets[p as usize];
-        let req = routing::Request {
-            switch: s,
-            in_port: channel - base,
-            in_vc: b % self.vcs,
-            src: pk.src as usize,
-            dst: pk.dst as usize,
-            salt: pk.salt,
-            offset: pk.offset,
-        };
+        let req = self.request(b, p);
+        let base = self.topo.channel(req.switch, 0);
         self.scratch.clear();
         self.routing.route(&req, &mut self.scratch);
         let mut best: Option<(u32, usize)> = None;

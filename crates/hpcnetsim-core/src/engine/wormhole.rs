@@ -229,27 +229,9 @@ impl Engine<'_> {
                 None => missed |= !groups[g].choice.available().is_empty(),
             }
         }
-        requests.sort_by_key(|r| r.0);
-        let mut granted = std::mem::take(&mut self.granted_outputs);
-        granted.clear();
-        let mut winners = std::mem::take(&mut self.winners);
-        winners.clear();
-        let mut i = 0;
-        while i < requests.len() {
-            let key = requests[i].0;
-            let mut j = i;
-            while j < requests.len() && requests[j].0 == key {
-                j += 1;
-            }
-            let winner = i + self.pick(&requests[i..j]);
-            let (oq, q, c, _) = requests[winner];
-            self.take_vc(s, q as usize, base + c.port as usize, oq as usize);
-            self.out_vcs[oq as usize].rr_last = q;
-            granted.push(oq);
-            winners.push(q);
-            missed |= j - i > 1;
-            i = j;
-        }
+        let (granted, winners, contended) =
+            self.grant_each_output(&mut requests, |e, q, c, oq| e.take_vc(s, q, base + c.port as usize, oq as usize));
+        missed |= contended;
         // A head that lost, or whose choice was taken, while another of its candidates is
         // still free tries again next cycle; the others wait for a tail credit.
         if missed {
