@@ -6,6 +6,8 @@ fn main() {
         let cfg = hpcnetsim_core::Config::from_toml(&text).expect("valid config");
         let topo = hpcnetsim_core::Topology::from_spec(&cfg.topology).expect("valid topology");
         let mut e = hpcnetsim_core::engine::Engine::new(&cfg, &topo).expect("valid network");
+        let threads = std::env::var("HPCNETSIM_THREADS").ok().and_then(|t| t.parse().ok()).unwrap_or(1);
+        e.set_threads(threads);
         e.run_until(cfg.measurement.warmup_cycles);
         println!("{:?}", e.counters);
         return;

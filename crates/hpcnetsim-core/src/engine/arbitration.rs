@@ -8,60 +8,64 @@
 //! round-robin from the one after the last sender.
 
 use super::channel_state::End;
-use super::{Engine, Event, Group, Waiter, NONE};
+use super::fabric::Fabric;
+use super::{Event, Group, Waiter, NONE};
 use crate::config::{Arbitration, OutputAllocation, Selection};
 use crate::routing::{Candidate, Offer, Request};
 use rand::Rng;
 
-impl Engine<'_> {
-    /// Routing, selection and output allocation at switch `s`. Packets whose candidate
-    /// lists (and sizes) are identical share one evaluation of the outputs' state.
-    pub(super) fn arbitrate(&mut self, s: usize, now: u64) {
-        if self.model.matches_ports() {
-            return self.arbitrate_islip(s, now);
+/// Routing, arbitration and the switch events, for the whole network or one partition.
+pub(super) trait Switching: Fabric {
+    /// Routing, selection and output allocation at switch `s` (cut-through: virtual
+    /// output queues with iSLIP, or input FIFOs). Packets whose candidate lists (and sizes)
+    /// are identical share one evaluation of the outputs' state.
+    fn arbitrate(&mut self, s: usize, now: u64) {
+        if self.model().matches_ports() {
+            return super::islip::Islip::arbitrate_islip(self, s, now);
         }
-        if self.worm.is_some() {
-            return self.arbitrate_wormhole(s, now);
-        }
-        let mut requests = std::mem::take(&mut self.requests);
-        let mut groups = std::mem::take(&mut self.groups);
-        let mut choices = std::mem::take(&mut self.choices);
+        let k = self.knobs();
+        let mut requests = std::mem::take(&mut self.tmp().requests);
+        let mut groups = std::mem::take(&mut self.tmp().groups);
+        let mut choices = std::mem::take(&mut self.tmp().choices);
         requests.clear();
         choices.clear();
         let mut used = 0;
-        let base = self.topo.channel(s, 0);
-        self.counters.arbitrations += 1;
-        self.counters.heads_examined += self.waiting[s].len() as u64;
+        let base = self.topo().channel(s, 0);
+        self.counters().arbitrations += 1;
+        let waiting = self.waiting(s).len();
+        self.counters().heads_examined += waiting as u64;
         // Whether a packet could have taken a candidate it did not request.
         let mut missed = false;
-        for i in 0..self.waiting[s].len() {
-            let Waiter { queue: q, class, size } = self.waiting[s][i];
+        for i in 0..waiting {
+            let Waiter { queue: q, class, size } = self.waiting(s)[i];
             let g = match groups[..used].iter().position(|g: &Group| g.class == class && g.size == size) {
                 Some(g) => g,
                 None => {
-                    self.counters.evaluations += 1;
+                    self.counters().evaluations += 1;
                     self.offer(base, class, size, now);
                     if used == groups.len() {
                         groups.push(Group::default());
                     }
                     let g = &mut groups[used];
                     (g.class, g.size) = (class, size);
-                    g.choice.prepare(self.selection, &self.offers);
+                    g.choice.prepare(k.selection, &self.tmp().offers);
                     used += 1;
                     used - 1
                 }
             };
             choices.push((q, g as u32));
-            match groups[g].choice.pick(&mut self.switch_rng[s]) {
+            match groups[g].choice.pick(self.switch_rng(s)) {
                 Some(c) => requests.push((self.output_key(base, c), q, c, g as u32)),
                 None => missed |= !groups[g].choice.available().is_empty(),
             }
         }
         // One grant per output (link or VC); requests are grouped by output, in arrival order.
         let (granted, winners, contended) =
-            self.grant_each_output(&mut requests, |e, q, c, _| e.allocate(s, q, c, now));
+            self.grant_each_output(&mut requests, k.output_allocation == OutputAllocation::Vc, |e, q, c, _| {
+                e.allocate(s, q, c, now)
+            });
         missed |= contended;
-        if self.output_allocation == OutputAllocation::Vc {
+        if k.output_allocation == OutputAllocation::Vc {
             self.start_pending(s, now);
         }
         // A packet that lost, or whose choice could not be taken, while another of its
@@ -80,26 +84,29 @@ impl Engine<'_> {
                 self.wake(s, now + 1);
             }
         }
-        self.granted_outputs = granted;
-        self.winners = winners;
-        self.requests = requests;
-        self.groups = groups;
-        self.choices = choices;
+        let tmp = self.tmp();
+        tmp.granted_outputs = granted;
+        tmp.winners = winners;
+        tmp.requests = requests;
+        tmp.groups = groups;
+        tmp.choices = choices;
     }
 
     /// One grant per output among `requests` (output key, input queue, candidate, group):
     /// sorted by output, in arrival order within one, the arbitration picks each winner and
-    /// `grant(engine, queue, candidate, key)` applies it. Returns the granted outputs, the
-    /// winning queues, and whether any output had several requests.
-    pub(super) fn grant_each_output(
+    /// `grant(engine, queue, candidate, key)` applies it. The keys are output VCs if
+    /// `vc_keys`, links otherwise. Returns the granted outputs, the winning queues, and
+    /// whether any output had several requests.
+    fn grant_each_output(
         &mut self,
         requests: &mut [(u32, u32, Candidate, u32)],
+        vc_keys: bool,
         grant: impl Fn(&mut Self, usize, Candidate, u32),
     ) -> (Vec<u32>, Vec<u32>, bool) {
         requests.sort_by_key(|r| r.0);
-        let mut granted = std::mem::take(&mut self.granted_outputs);
+        let mut granted = std::mem::take(&mut self.tmp().granted_outputs);
         granted.clear();
-        let mut winners = std::mem::take(&mut self.winners);
+        let mut winners = std::mem::take(&mut self.tmp().winners);
         winners.clear();
         let mut contended = false;
         let mut i = 0;
@@ -109,10 +116,13 @@ impl Engine<'_> {
             while j < requests.len() && requests[j].0 == key {
                 j += 1;
             }
-            let winner = i + self.pick(&requests[i..j]);
+            // The output VC record whose round-robin pointer serves this output: the VC
+            // itself, or a link's first VC (which has no pointer of its own then).
+            let rr = if vc_keys { key as usize } else { key as usize * self.knobs().vcs };
+            let winner = i + self.pick(&requests[i..j], rr);
             let (_, q, c, _) = requests[winner];
             grant(self, q as usize, c, key);
-            self.out_vcs[key as usize].rr_last = q;
+            self.out_vc_mut(rr).rr_last = q;
             granted.push(key);
             winners.push(q);
             contended |= j - i > 1;
@@ -124,82 +134,90 @@ impl Engine<'_> {
     /// The output a request competes for: the link, or the output VC under `vc` allocation.
     fn output_key(&self, base: usize, c: Candidate) -> u32 {
         let out = base + c.port as usize;
-        match self.output_allocation {
+        let k = self.knobs();
+        match k.output_allocation {
             OutputAllocation::Link => out as u32,
-            OutputAllocation::Vc => (out * self.vcs + c.vc as usize) as u32,
+            OutputAllocation::Vc => (out * k.vcs + c.vc as usize) as u32,
         }
     }
 
     /// Fills `offers` with the candidates of `class` for a packet of `size` phits at switch
     /// port range `base`: room, downstream occupancy and whether it can be taken now.
-    pub(super) fn offer(&mut self, base: usize, class: u32, size: u32, now: u64) {
-        self.offers.clear();
+    fn offer(&mut self, base: usize, class: u32, size: u32, now: u64) {
+        self.tmp().offers.clear();
+        let k = self.knobs();
         // With one candidate there is nothing to compare: its occupancy is not needed.
-        let compare = self.selection == Selection::LeastOccupied && self.classes[class as usize].len() > 1;
-        if compare && self.voq_ports == 1 && self.prefetching {
+        let n = self.class(class).len();
+        let compare = k.selection == Selection::LeastOccupied && n > 1;
+        if compare && k.voq_ports == 1 && k.prefetching {
             // The candidates' downstream queues are far apart in memory: ask for all at once.
-            for c in &self.classes[class as usize] {
-                let down = self.links[base + c.port as usize].peer;
-                super::prefetch::prefetch(&self.queue_state, (down as usize).wrapping_mul(self.vcs) + c.vc as usize);
+            for i in 0..n {
+                let c = self.class(class)[i];
+                let down = self.link(base + c.port as usize).peer;
+                self.prefetch_queue_state((down as usize).wrapping_mul(k.vcs).wrapping_add(c.vc as usize));
             }
         }
-        for k in 0..self.classes[class as usize].len() {
-            let c = self.classes[class as usize][k];
+        let cost = self.model().credit_cost(size);
+        for i in 0..n {
+            let c = self.class(class)[i];
             let out = base + c.port as usize;
-            let oq = out * self.vcs + c.vc as usize;
-            let room = self.out_vcs[oq].credits;
-            let cost = self.model.credit_cost(size);
-            let need = if c.bubble { cost + self.max_packet_phits } else { cost };
-            let free = match self.output_allocation {
-                OutputAllocation::Link => self.links[out].free <= now,
-                OutputAllocation::Vc => self.out_vcs[oq].reserved == NONE,
+            let oq = out * k.vcs + c.vc as usize;
+            let room = self.out_vc(oq).credits;
+            let need = if c.bubble { cost + k.max_packet_phits } else { cost };
+            let free = match k.output_allocation {
+                OutputAllocation::Link => self.link(out).free <= now,
+                OutputAllocation::Vc => self.out_vc(oq).reserved == NONE,
             };
-            let occupancy = match (compare, self.links[out].end()) {
+            let occupancy = match (compare, self.link(out).end()) {
                 // A multi-queue buffer: what the credits say is taken.
-                (true, End::Switch(_)) if self.voq_ports > 1 => self.queue_phits - room,
-                (true, End::Switch(down)) => self.occupancy(down as usize * self.vcs + c.vc as usize, now),
+                (true, End::Switch(_)) if k.voq_ports > 1 => k.queue_phits - room,
+                (true, End::Switch(down)) => self.occupancy(down as usize * k.vcs + c.vc as usize, now),
                 _ => 0,
             };
-            self.offers.push(Offer { candidate: c, room, occupancy, takeable: free && room >= need });
+            self.tmp().offers.push(Offer { candidate: c, room, occupancy, takeable: free && room >= need });
         }
     }
 
     /// Phits present in input queue `q` at `now` (see `QueueState::occupancy`).
-    pub(super) fn occupancy(&self, q: usize, now: u64) -> u32 {
-        let total = self.queue_state[q].occupancy(now);
+    fn occupancy(&self, q: usize, now: u64) -> u32 {
+        let total = self.queue_state(q).occupancy(now);
         #[cfg(debug_assertions)]
-        assert_eq!(total, self.occupancy_by_walk(q, now), "occupancy of queue {q} at {now}: {:?}", self.queue_state[q]);
-        total
-    }
-
-    /// `occupancy` by walking every queued packet (the definition; checks the O(1) form).
-    /// A departing front packet's `arrived` already names the next queue: if another packet
-    /// followed it, it had fully arrived; if not, it is the last arrival the fill recorded.
-    #[cfg(debug_assertions)]
-    fn occupancy_by_walk(&self, q: usize, now: u64) -> u32 {
-        let fill = &self.queue_state[q];
-        let len = self.fifo.len(q);
-        let mut total = 0;
-        for (i, p) in self.fifo.iter(q).enumerate() {
-            let size = self.packets[p as usize].size as u64;
-            let (arrived, left) = match i == 0 && fill.is_sending() {
-                true if len > 1 => (0, now.saturating_sub(fill.sending_since).min(size)),
-                true => (fill.back_arrived(), now.saturating_sub(fill.sending_since).min(size)),
-                false => (self.packets[p as usize].arrived, 0),
-            };
-            total += ((now + 1 - arrived).min(size) - left) as u32;
+        if let Some(walk) = self.occupancy_by_walk(q, now) {
+            assert_eq!(total, walk, "occupancy of queue {q} at {now}: {:?}", self.queue_state(q));
         }
         total
     }
 
+    /// `occupancy` by walking every queued packet (the definition; checks the O(1) form),
+    /// if this side holds queue `q`. A departing front packet's `arrived` already names the
+    /// next queue: if another packet followed it, it had fully arrived; if not, it is the
+    /// last arrival the fill recorded.
+    #[cfg(debug_assertions)]
+    fn occupancy_by_walk(&self, q: usize, now: u64) -> Option<u32> {
+        let fill = self.queue_state(q);
+        let len = self.fifo_iter(q)?.count();
+        let mut total = 0;
+        for (i, p) in self.fifo_iter(q)?.enumerate() {
+            let size = self.packet(p).size as u64;
+            let (arrived, left) = match i == 0 && fill.is_sending() {
+                true if len > 1 => (0, now.saturating_sub(fill.sending_since()).min(size)),
+                true => (fill.back_arrived(), now.saturating_sub(fill.sending_since()).min(size)),
+                false => (self.packet(p).arrived, 0),
+            };
+            total += ((now + 1 - arrived).min(size) - left) as u32;
+        }
+        Some(total)
+    }
+
     /// The routing question for packet `p` in input buffer `b` (channel × vcs + vc).
-    pub(super) fn request(&self, b: usize, p: u32) -> Request {
-        let s = self.links[b / self.vcs].switch as usize;
-        let pk = &self.packets[p as usize];
+    fn request(&self, b: usize, p: u32) -> Request {
+        let vcs = self.knobs().vcs;
+        let s = self.link(b / vcs).switch as usize;
+        let pk = self.packet(p);
         Request {
             switch: s,
-            in_port: b / self.vcs - self.topo.channel(s, 0),
-            in_vc: b % self.vcs,
+            in_port: b / vcs - self.topo().channel(s, 0),
+            in_vc: b % vcs,
             src: pk.src as usize,
             dst: pk.dst as usize,
             salt: pk.salt,
@@ -207,56 +225,83 @@ impl Engine<'_> {
         }
     }
 
-    /// Queue `q` has a new front packet: route it once and make it wait for a grant.
-    pub(super) fn new_front(&mut self, q: usize, now: u64) {
-        let p = self.fifo.front(q).expect("a front packet");
-        let pk = self.packets[p as usize];
-        let req = self.request(q / self.voq_ports, p);
-        let (s, base) = (req.switch, self.topo.channel(req.switch, 0));
-        self.scratch.clear();
-        let (out_vcs, vcs, full) = (&self.out_vcs, self.vcs, self.queue_phits);
-        // Phits committed downstream of each output port, all VCs (terminal ports: none).
+    /// The routing's candidates for packet `p` in input buffer `b`, in `tmp().candidates`,
+    /// seeing the load (phits committed downstream, all VCs) of every output port.
+    fn route(&mut self, b: usize, p: u32) -> usize {
+        let req = self.request(b, p);
+        let base = self.topo().channel(req.switch, 0);
+        let mut out = std::mem::take(&mut self.tmp().candidates);
+        out.clear();
+        let k = self.knobs();
         let load = |port: usize| -> u32 {
-            let oq = (base + port) * vcs;
-            out_vcs[oq..oq + vcs].iter().map(|o| full.saturating_sub(o.credits)).sum()
+            let oq = (base + port) * k.vcs;
+            (oq..oq + k.vcs).map(|i| k.queue_phits.saturating_sub(self.out_vc(i).credits)).sum()
         };
-        self.routing.route_loaded(&req, &load, &mut self.scratch);
-        if self.voq_ports > 1 {
+        self.routing().route_loaded(&req, &load, &mut out);
+        self.tmp().candidates = out;
+        base
+    }
+
+    /// The virtual output queue of input buffer `b` that packet `p` joins: the output port
+    /// its routing chooses on arrival (the legal port whose downstream buffer has most room,
+    /// the first such in the routing's order).
+    fn voq_of(&mut self, b: usize, p: u32) -> usize {
+        let req = self.request(b, p);
+        let base = self.topo().channel(req.switch, 0);
+        let mut out = std::mem::take(&mut self.tmp().candidates);
+        out.clear();
+        self.routing().route(&req, &mut out);
+        let k = self.knobs();
+        let mut best: Option<(u32, usize)> = None;
+        for c in &out {
+            let room = self.out_vc((base + c.port as usize) * k.vcs + c.vc as usize).credits;
+            if best.is_none_or(|(r, _)| room > r) {
+                best = Some((room, c.port as usize));
+            }
+        }
+        self.tmp().candidates = out;
+        b * k.voq_ports + best.expect("the routing gives a candidate").1
+    }
+
+    /// Queue `q` has a new front packet: route it once and make it wait for a grant.
+    fn new_front(&mut self, q: usize, now: u64) {
+        let p = self.fifo_front(q).expect("a front packet");
+        let size = self.packet(p).size;
+        let k = self.knobs();
+        let base = self.route(q / k.voq_ports, p);
+        let s = self.link(base).switch as usize;
+        let mut list = std::mem::take(&mut self.tmp().candidates);
+        if k.voq_ports > 1 {
             // A virtual output queue: only its output port, and the escape channels (Duato:
             // a packet waiting for an adaptive port may always take its escape channel).
-            let port = (q % self.voq_ports) as u16;
-            self.scratch.retain(|c| c.port == port || c.escape);
+            let port = (q % k.voq_ports) as u16;
+            list.retain(|c| c.port == port || c.escape);
         }
-        let class = match self.class_ids.get(&self.scratch) {
-            Some(&id) => id,
-            None => {
-                let id = self.classes.len() as u32;
-                self.classes.push(self.scratch.clone());
-                self.class_ids.insert(self.scratch.clone(), id);
-                id
-            }
-        };
-        self.waiting[s].push(Waiter { queue: q as u32, class, size: pk.size });
+        let class = self.intern(&list);
+        self.tmp().candidates = list;
+        self.waiting_mut(s).push(Waiter { queue: q as u32, class, size });
         self.wake(s, now);
     }
 
-    /// Index of the winning request among those for one output.
-    pub(super) fn pick(&mut self, reqs: &[(u32, u32, Candidate, u32)]) -> usize {
+    /// Index of the winning request among those for one output (whose round-robin pointer
+    /// is in output VC record `rr`).
+    fn pick(&mut self, reqs: &[(u32, u32, Candidate, u32)], rr: usize) -> usize {
         if reqs.len() == 1 {
             return 0;
         }
-        let s = self.links[reqs[0].1 as usize / self.voq_ports / self.vcs].switch as usize;
-        match self.arbitration {
-            Arbitration::Random => self.switch_rng[s].random_range(0..reqs.len()),
+        let k = self.knobs();
+        let s = self.link(reqs[0].1 as usize / k.voq_ports / k.vcs).switch as usize;
+        match k.arbitration {
+            Arbitration::Random => self.switch_rng(s).random_range(0..reqs.len()),
             Arbitration::RoundRobin | Arbitration::Islip => {
-                let last = self.out_vcs[reqs[0].0 as usize].rr_last;
+                let last = self.out_vc(rr).rr_last;
                 // The first input queue after the last winner, cyclically.
                 let key = |q: u32| q.wrapping_sub(last.wrapping_add(1));
                 (0..reqs.len()).min_by_key(|&k| key(reqs[k].1)).unwrap_or(0)
             }
             Arbitration::OldestFirst => (0..reqs.len())
                 .min_by_key(|&k| {
-                    let p = &self.packets[self.fifo.front(reqs[k].1 as usize).expect("a front packet") as usize];
+                    let p = self.packet(self.fifo_front(reqs[k].1 as usize).expect("a front packet"));
                     (p.injected, p.generated, reqs[k].1)
                 })
                 .unwrap_or(0),
@@ -265,24 +310,27 @@ impl Engine<'_> {
 
     /// The front packet of queue `q` at switch `s` wins candidate `c`: the room downstream
     /// is taken, and the packet is sent (`link`) or holds the output VC until it is (`vc`).
-    pub(super) fn allocate(&mut self, s: usize, q: usize, c: Candidate, now: u64) {
-        let p = self.fifo.front(q).expect("granted queue has a front packet");
-        let size = self.packets[p as usize].size;
-        let out = self.topo.channel(s, c.port as usize);
-        let oq = out * self.vcs + c.vc as usize;
-        if let End::Switch(_) = self.links[out].end() {
-            self.out_vcs[oq].credits -= self.model.credit_cost(size);
+    fn allocate(&mut self, s: usize, q: usize, c: Candidate, now: u64) {
+        let p = self.fifo_front(q).expect("granted queue has a front packet");
+        let size = self.packet(p).size;
+        let k = self.knobs();
+        let out = self.topo().channel(s, c.port as usize);
+        let oq = out * k.vcs + c.vc as usize;
+        if let End::Switch(_) = self.link(out).end() {
+            let cost = self.model().credit_cost(size);
+            self.out_vc_mut(oq).credits -= cost;
         }
-        let w = &mut self.waiting[s];
+        let w = self.waiting_mut(s);
         let pos = w.iter().position(|x| x.queue as usize == q).expect("granted queue was waiting");
         w.swap_remove(pos);
-        match self.output_allocation {
+        match k.output_allocation {
             OutputAllocation::Link => self.transmit(q, out, c.vc as usize, now),
             OutputAllocation::Vc => {
-                self.out_vcs[oq].reserved = q as u32;
-                self.queue_state[q].holding = oq as u32;
-                if !self.pending[s].contains(&(out as u32)) {
-                    self.pending[s].push(out as u32);
+                self.out_vc_mut(oq).reserved = q as u32;
+                self.queue_state(q).set_holding(oq as u32);
+                let pending = self.pending_mut(s);
+                if !pending.contains(&(out as u32)) {
+                    pending.push(out as u32);
                 }
             }
         }
@@ -291,15 +339,16 @@ impl Engine<'_> {
     /// Starts the next packet on every free output link of switch `s` that has reserved
     /// VCs waiting: the first such VC from the link's round-robin pointer.
     fn start_pending(&mut self, s: usize, now: u64) {
+        let vcs = self.knobs().vcs;
         let mut k = 0;
-        while k < self.pending[s].len() {
-            let out = self.pending[s][k] as usize;
-            let mut started = self.links[out].free > now;
+        while k < self.pending_mut(s).len() {
+            let out = self.pending_mut(s)[k] as usize;
+            let mut started = self.link(out).free > now;
             let mut more = false;
-            for i in 0..self.vcs {
-                let vc = (self.links[out].next_vc as usize + i) % self.vcs;
-                let q = self.out_vcs[out * self.vcs + vc].reserved;
-                if q == NONE || self.queue_state[q as usize].is_sending() {
+            for i in 0..vcs {
+                let vc = (self.link(out).next_vc as usize + i) % vcs;
+                let q = self.out_vc(out * vcs + vc).reserved;
+                if q == NONE || self.queue_state(q as usize).is_sending() {
                     continue;
                 }
                 if started {
@@ -312,71 +361,125 @@ impl Engine<'_> {
             if more {
                 k += 1;
             } else {
-                self.pending[s].swap_remove(k);
+                self.pending_mut(s).swap_remove(k);
             }
         }
     }
 
     /// The front packet of queue `q` starts crossing output channel `out` on VC `vc`.
     fn transmit(&mut self, q: usize, out: usize, vc: usize, now: u64) {
-        let p = self.fifo.front(q).expect("a packet to send");
-        let size = self.packets[p as usize].size;
+        let p = self.fifo_front(q).expect("a packet to send");
+        let size = self.packet(p).size;
+        let k = self.knobs();
         // The link is free again when the tail leaves: the Tail event wakes this switch then.
-        self.links[out].free = now + size as u64;
-        self.queue_state[q].start(size, now);
-        if self.model.matches_ports() {
+        self.link_mut(out).free = now + size as u64;
+        self.queue_state(q).start(size, now);
+        if self.model().matches_ports() {
             // One packet at a time through the crossbar input of this port.
-            self.input_free[q / self.voq_ports / self.vcs] = now + size as u64;
+            self.set_input_free(q / k.voq_ports / k.vcs, now + size as u64);
         }
-        if self.recording {
-            self.links[out].busy_phits += size as u64;
+        if k.recording {
+            self.link_mut(out).busy_phits += size as u64;
         }
-        match self.links[out].end() {
+        match self.link(out).end() {
             End::Switch(down) => {
-                let next = (down as usize * self.vcs + vc) as u32;
-                self.events.push(now + self.hop_delay, Event::Arrive { queue: next, packet: p });
+                let next = (down as usize * k.vcs + vc) as u32;
+                self.push_event(now + k.hop_delay, Event::Arrive { queue: next, packet: p });
             }
             End::Terminal(t) => {
-                if t != self.packets[p as usize].dst && self.misdelivered.is_none() {
-                    self.misdelivered = Some((p, t));
+                if t != self.packet(p).dst {
+                    self.misdelivered(p, t);
                 }
-                self.events.push(now + self.hop_delay + size as u64 - 1, Event::Deliver { packet: p });
+                self.push_event(now + k.hop_delay + size as u64 - 1, Event::Deliver { packet: p });
             }
             End::Unplugged => unreachable!("routing chose an unplugged port"),
         }
-        self.count_hop(size);
-        self.events.push(now + size as u64, Event::Tail { queue: q as u32 });
+        let counters = self.counters();
+        counters.packet_hops += 1;
+        counters.phit_hops += size as u64;
+        self.push_event(now + size as u64, Event::Tail { queue: q as u32 });
     }
 
     /// The front packet's tail has left queue `q`: free its room upstream and the output VC
     /// it held, let the next packet compete, and let every waiting packet try the output
     /// link it freed.
-    pub(super) fn tail_left(&mut self, q: usize, now: u64) {
-        let p = self.fifo.pop(q).expect("tail of a queued packet");
-        self.queue_state[q].leave(self.packets[p as usize].size);
-        let size = self.model.credit_cost(self.packets[p as usize].size);
-        let b = q / self.voq_ports;
-        let vc = b % self.vcs;
-        let oq = self.queue_state[q].holding;
+    fn tail_left(&mut self, q: usize, now: u64) {
+        let p = self.fifo_pop(q).expect("tail of a queued packet");
+        let k = self.knobs();
+        let psize = self.packet(p).size;
+        self.queue_state(q).leave(psize);
+        let size = self.model().credit_cost(psize);
+        let b = q / k.voq_ports;
+        let vc = b % k.vcs;
+        let oq = self.queue_state(q).holding();
         if oq != NONE {
-            self.out_vcs[oq as usize].reserved = NONE;
-            self.queue_state[q].holding = NONE;
-            let out = oq as usize / self.vcs;
-            self.links[out].next_vc = ((oq as usize % self.vcs + 1) % self.vcs) as u8;
+            self.out_vc_mut(oq as usize).reserved = NONE;
+            self.queue_state(q).set_holding(NONE);
+            let out = oq as usize / k.vcs;
+            self.link_mut(out).next_vc = ((oq as usize % k.vcs + 1) % k.vcs) as u8;
         }
-        let back = now + self.credit_delay;
-        match self.links[b / self.vcs].end() {
+        let back = now + k.credit_delay;
+        match self.link(b / k.vcs).end() {
             End::Switch(up) => {
-                let upstream = (up as usize * self.vcs + vc) as u32;
-                self.events.push(back, Event::Credit { queue: upstream, phits: size });
+                let upstream = (up as usize * k.vcs + vc) as u32;
+                self.push_event(back, Event::Credit { queue: upstream, phits: size });
             }
-            End::Terminal(nic) => self.events.push(back, Event::NicCredit { nic, vc: vc as u32, phits: size }),
+            End::Terminal(nic) => self.push_event(back, Event::NicCredit { nic, vc: vc as u32, phits: size }),
             End::Unplugged => unreachable!("a packet arrived through an unplugged port"),
         }
-        if self.fifo.len(q) == 0 {
-            self.wake(self.links[b / self.vcs].switch as usize, now);
+        if self.fifo_len(q) == 0 {
+            let s = self.link(b / k.vcs).switch as usize;
+            self.wake(s, now);
         } else {
             self.new_front(q, now);
         }
     }
+
+    /// Room (phits) taken by the packets of input buffer `b` (all its virtual output queues).
+    fn buffer_held(&self, b: usize) -> u32 {
+        let voq = self.knobs().voq_ports;
+        (b * voq..(b + 1) * voq)
+            .flat_map(|q| self.fifo_iter(q).into_iter().flatten())
+            .map(|p| self.model().credit_cost(self.packet(p).size))
+            .sum()
+    }
+
+    /// A packet head enters input buffer `queue` (its virtual output queue, if any).
+    fn arrive(&mut self, queue: usize, packet: u32, now: u64) {
+        let k = self.knobs();
+        debug_assert!(
+            self.buffer_held(queue) + self.model().credit_cost(self.packet(packet).size) <= k.queue_phits,
+            "input queue overflow"
+        );
+        let q = if k.voq_ports == 1 { queue } else { self.voq_of(queue, packet) };
+        self.set_arrived(packet, now);
+        self.fifo_push(q, packet);
+        let size = self.packet(packet).size;
+        self.queue_state(q).arrive(size, now);
+        if self.fifo_len(q) == 1 {
+            self.new_front(q, now);
+        }
+    }
+
+    /// Room returns to output VC `q`: its switch may grant again.
+    fn credit(&mut self, q: usize, phits: u32, now: u64) {
+        let k = self.knobs();
+        self.out_vc_mut(q).credits += phits;
+        debug_assert!(self.out_vc(q).credits <= k.queue_phits, "credits above capacity");
+        let s = self.link(q / k.vcs).switch as usize;
+        self.wake(s, now);
+    }
+
+    /// Handles an event of a switch (an arrival, a tail leaving or credits returning).
+    #[inline]
+    fn switch_event(&mut self, ev: Event, now: u64) {
+        match ev {
+            Event::Arrive { queue, packet } => self.arrive(queue as usize, packet, now),
+            Event::Tail { queue } => self.tail_left(queue as usize, now),
+            Event::Credit { queue, phits } => self.credit(queue as usize, phits, now),
+            _ => unreachable!("not a switch event"),
+        }
+    }
 }
+
+impl<F: Fabric + ?Sized> Switching for F {}

@@ -2,33 +2,38 @@
 //! VCs together) sends one packet at a time, and a matching of input ports to free output
 //! links is computed with `crate::switch::islip` whenever the switch is woken.
 
-use super::{Engine, Waiter};
+use super::arbitration::Switching;
+use super::Waiter;
 use crate::switch::islip;
 
-impl Engine<'_> {
+/// iSLIP arbitration, for the whole network or one partition.
+pub(super) trait Islip: Switching {
     /// One iSLIP matching at switch `s`: requests from the front packets of free input ports
     /// whose output link is free and has room downstream, then the grants it matches start.
-    pub(super) fn arbitrate_islip(&mut self, s: usize, now: u64) {
-        self.counters.arbitrations += 1;
-        self.counters.heads_examined += self.waiting[s].len() as u64;
-        let base = self.topo.channel(s, 0);
-        let ports = self.topo.num_ports(s);
-        if self.islip_pairs.len() < ports * ports {
-            self.islip_pairs.resize(ports * ports, false);
+    fn arbitrate_islip(&mut self, s: usize, now: u64) {
+        let k = self.knobs();
+        let waiting = self.waiting(s).len();
+        self.counters().arbitrations += 1;
+        self.counters().heads_examined += waiting as u64;
+        let base = self.topo().channel(s, 0);
+        let ports = self.topo().num_ports(s);
+        let tmp = self.tmp();
+        if tmp.islip_pairs.len() < ports * ports {
+            tmp.islip_pairs.resize(ports * ports, false);
         }
-        let mut reqs = std::mem::take(&mut self.islip_requests);
-        let mut payload = std::mem::take(&mut self.islip_payload);
-        let mut matched = std::mem::take(&mut self.islip_matched);
+        let mut reqs = std::mem::take(&mut tmp.islip_requests);
+        let mut payload = std::mem::take(&mut tmp.islip_payload);
+        let mut matched = std::mem::take(&mut tmp.islip_matched);
         reqs.clear();
         payload.clear();
         matched.clear();
         // The outputs' state is evaluated once per distinct (candidate list, size).
-        let mut seen = std::mem::take(&mut self.islip_seen);
+        let mut seen = std::mem::take(&mut tmp.islip_seen);
         seen.clear();
-        for i in 0..self.waiting[s].len() {
-            let Waiter { queue: q, class, size } = self.waiting[s][i];
-            let input = q as usize / self.voq_ports / self.vcs;
-            if self.input_free[input] > now {
+        for i in 0..waiting {
+            let Waiter { queue: q, class, size } = self.waiting(s)[i];
+            let input = q as usize / k.voq_ports / k.vcs;
+            if self.input_free(input) > now {
                 continue; // the input's current tail wakes the switch when it is free
             }
             if let Some(&(_, _, c)) = seen.iter().find(|x| x.0 == class && x.1 == size) {
@@ -37,11 +42,12 @@ impl Engine<'_> {
                 }
                 continue;
             }
-            self.counters.evaluations += 1;
+            self.counters().evaluations += 1;
             self.offer(base, class, size, now);
             // The VC: an adaptive one if any can be taken (escape channels last), the one
             // with most room, the first in the routing's order among equals.
             let best = self
+                .tmp()
                 .offers
                 .iter()
                 .filter(|o| o.takeable)
@@ -55,10 +61,11 @@ impl Engine<'_> {
             self.islip_request(ports, (input - base) as u32, q, c, &mut reqs, &mut payload);
         }
         for &(i, o) in &reqs {
-            self.islip_pairs[i as usize * ports + o as usize] = false;
+            self.tmp().islip_pairs[i as usize * ports + o as usize] = false;
         }
-        let (g, a) = (&mut self.grant_ptr[base..base + ports], &mut self.accept_ptr[base..base + ports]);
-        islip::matching(&reqs, ports, self.model.islip_iterations, g, a, &mut self.islip, &mut matched);
+        let iterations = self.model().islip_iterations;
+        let (g, a, tmp) = self.islip_state(base, ports);
+        islip::matching(&reqs, ports, iterations, g, a, &mut tmp.islip, &mut matched);
         for &k in &matched {
             let (q, c) = payload[k];
             self.allocate(s, q as usize, c, now);
@@ -67,14 +74,15 @@ impl Engine<'_> {
         // iterations) is tried again next cycle, as a cycle-driven switch would.
         let retry = reqs
             .iter()
-            .any(|&(i, o)| self.input_free[base + i as usize] <= now && self.links[base + o as usize].free <= now);
+            .any(|&(i, o)| self.input_free(base + i as usize) <= now && self.link(base + o as usize).free <= now);
         if retry {
             self.wake(s, now + 1);
         }
-        self.islip_seen = seen;
-        self.islip_requests = reqs;
-        self.islip_payload = payload;
-        self.islip_matched = matched;
+        let tmp = self.tmp();
+        tmp.islip_seen = seen;
+        tmp.islip_requests = reqs;
+        tmp.islip_payload = payload;
+        tmp.islip_matched = matched;
     }
 
     /// Adds the request of queue `q` (input port `input`, candidate `c`), one per (input,
@@ -89,10 +97,13 @@ impl Engine<'_> {
         payload: &mut Vec<(u32, crate::routing::Candidate)>,
     ) {
         let k = input as usize * ports + c.port as usize;
-        if !self.islip_pairs[k] {
-            self.islip_pairs[k] = true;
+        let pairs = &mut self.tmp().islip_pairs;
+        if !pairs[k] {
+            pairs[k] = true;
             reqs.push((input, c.port as u32));
             payload.push((q, c));
         }
     }
 }
+
+impl<F: Switching + ?Sized> Islip for F {}

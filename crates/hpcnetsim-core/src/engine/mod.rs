@@ -11,11 +11,13 @@ mod arbitration;
 mod channel_state;
 pub mod control;
 pub mod execute;
+mod fabric;
 mod invariants;
 mod islip;
 mod matching;
 pub mod measure;
 mod nic;
+mod parallel;
 pub(crate) mod prefetch;
 mod queue;
 mod queue_state;
@@ -33,11 +35,13 @@ use crate::switch::buffers::{Fifos, Queues};
 use crate::switch::{Buffers, Model};
 use crate::topology::{Peer, Topology};
 use crate::workload::{kernels, placement, Pattern, Source};
+use arbitration::Switching;
 use queue::EventQueue;
-use rustc_hash::FxHashMap;
 use smallvec::SmallVec;
 use std::collections::VecDeque;
 use tasks::{Tasks, NO_MESSAGE};
+pub use parallel::AUTO_MIN_TERMINALS;
+pub(crate) use parallel::split_ranges;
 pub use window::StreamStats;
 pub use wormhole::BufferedWorm;
 
@@ -165,15 +169,6 @@ pub struct Engine<'a> {
     input_free: Vec<u64>,
     grant_ptr: Vec<u32>,
     accept_ptr: Vec<u32>,
-    islip: crate::switch::islip::Scratch,
-    /// iSLIP requests of one matching (input port, output port) and their queue and candidate.
-    islip_requests: Vec<(u32, u32)>,
-    islip_payload: Vec<(u32, Candidate)>,
-    islip_matched: Vec<usize>,
-    /// iSLIP: the chosen candidate of every (candidate list, size) seen in one matching.
-    islip_seen: Vec<(u32, u32, Option<Candidate>)>,
-    /// iSLIP: which (input, output) pairs of the switch being matched already request.
-    islip_pairs: Vec<bool>,
     /// Per switch: output channels with a reserved VC whose packet has not started.
     pending: Vec<SmallVec<[u32; 4]>>,
     /// The first packet sent to a terminal other than its destination, with that terminal
@@ -208,23 +203,14 @@ pub struct Engine<'a> {
     sources_stopped: bool,
     /// The task programs of a causal workload, if any.
     tasks: Option<Tasks>,
-    /// The legal candidates of one decision as the selection sees them.
-    offers: Vec<Offer>,
-    /// Requests of one arbitration: (output channel, input queue, candidate, group).
-    requests: Vec<(u32, u32, Candidate, u32)>,
-    groups: Vec<Group>,
+    /// Working buffers of routing and arbitration (the sequential engine's).
+    tmp: fabric::Scratch,
     /// The choice among a NIC's VCs, reused for every injection.
     nic_choice: routing::Choice,
-    granted_outputs: Vec<u32>,
-    /// Input queues granted in one arbitration.
-    winners: Vec<u32>,
-    /// Every waiting packet of one arbitration and its group: (input queue, group).
-    choices: Vec<(u32, u32)>,
-    /// Distinct candidate lists seen so far (port numbers are local to a switch, so one
-    /// list serves every switch), and their ids.
-    classes: Vec<Vec<Candidate>>,
-    class_ids: FxHashMap<Vec<Candidate>, u32>,
-    scratch: Vec<Candidate>,
+    /// Distinct candidate lists seen so far: one table per partition of the switches.
+    interners: Vec<fabric::Interner>,
+    /// The partitions and threads of the parallel engine, if it is in use.
+    parallel: Option<Box<parallel::Parallel>>,
     /// Flit-level state of wormhole switching (`None`: virtual cut-through).
     worm: Option<Box<crate::switch::wormhole::Worms>>,
 }
@@ -288,7 +274,7 @@ impl<'a> Engine<'a> {
             Buffers::Fifo => {
                 Queues::Ring(Fifos::new(channels * vcs, queue_phits.div_ceil(model.min_packet_cost()) as usize))
             }
-            Buffers::Voq => Queues::Grow(vec![Default::default(); channels * vcs * voq_ports]),
+            Buffers::Voq => Queues::Grow(vec![Default::default(); channels * vcs * voq_ports], 0),
         };
         let queues = channels * vcs * voq_ports;
         let mut e = Engine {
@@ -326,12 +312,6 @@ impl<'a> Engine<'a> {
             input_free: vec![0; channels],
             grant_ptr: vec![0; channels],
             accept_ptr: vec![0; channels],
-            islip: Default::default(),
-            islip_requests: Vec::new(),
-            islip_payload: Vec::new(),
-            islip_matched: Vec::new(),
-            islip_seen: Vec::new(),
-            islip_pairs: Vec::new(),
             pending: vec![SmallVec::new(); switches],
             misdelivered: None,
             waiting: vec![SmallVec::new(); switches],
@@ -355,16 +335,10 @@ impl<'a> Engine<'a> {
             active_sources: 0,
             sources_stopped: false,
             tasks: None,
-            offers: Vec::new(),
-            requests: Vec::new(),
-            groups: Vec::new(),
+            tmp: Default::default(),
             nic_choice: routing::Choice::default(),
-            granted_outputs: Vec::new(),
-            winners: Vec::new(),
-            choices: Vec::new(),
-            classes: Vec::new(),
-            class_ids: FxHashMap::default(),
-            scratch: Vec::new(),
+            interners: vec![Default::default()],
+            parallel: None,
             worm: None,
         };
         if model_switching == crate::switch::Switching::Wormhole {
@@ -457,32 +431,6 @@ impl<'a> Engine<'a> {
         Ok(())
     }
 
-    /// Room (phits) taken by the packets of input buffer `b` (all its virtual output queues).
-    fn buffer_held(&self, b: usize) -> u32 {
-        (b * self.voq_ports..(b + 1) * self.voq_ports)
-            .flat_map(|q| self.fifo.iter(q))
-            .map(|p| self.model.credit_cost(self.packets[p as usize].size))
-            .sum()
-    }
-
-    /// The virtual output queue of input buffer `b` that packet `p` joins: the output port
-    /// its routing chooses on arrival (the legal port whose downstream buffer has most room,
-    /// the first such in the routing's order).
-    fn voq_of(&mut self, b: usize, p: u32) -> usize {
-        let req = self.request(b, p);
-        let base = self.topo.channel(req.switch, 0);
-        self.scratch.clear();
-        self.routing.route(&req, &mut self.scratch);
-        let mut best: Option<(u32, usize)> = None;
-        for c in &self.scratch {
-            let room = self.out_vcs[(base + c.port as usize) * self.vcs + c.vc as usize].credits;
-            if best.is_none_or(|(r, _)| room > r) {
-                best = Some((room, c.port as usize));
-            }
-        }
-        b * self.voq_ports + best.expect("the routing gives a candidate").1
-    }
-
     /// Places one packet from `src` to `dst` in `src`'s injection queue at the current
     /// cycle (for zero-load and hand-made experiments).
     pub fn inject(&mut self, src: usize, dst: usize, size: u32) {
@@ -545,6 +493,9 @@ impl<'a> Engine<'a> {
 
     /// Runs every event before cycle `limit`.
     pub fn run_until(&mut self, limit: u64) {
+        if self.parallel.is_some() {
+            return self.run_until_parallel(limit);
+        }
         let mut batch = std::mem::take(&mut self.batch);
         while let Some(now) = self.events.next_cycle(limit, &mut batch) {
             // Phase 1: arrivals, departures, credits, generation, deliveries — in creation
@@ -576,10 +527,12 @@ impl<'a> Engine<'a> {
                     self.prefetch_wake(ahead as usize);
                 }
                 let target = self.wakes[i] as usize;
-                if target < self.topo.num_switches() {
-                    self.arbitrate(target, now);
-                } else {
+                if target >= self.topo.num_switches() {
                     self.try_inject(target - self.topo.num_switches(), now);
+                } else if self.worm.is_some() {
+                    self.arbitrate_wormhole(target, now);
+                } else {
+                    Switching::arbitrate(self, target, now);
                 }
                 i += 1;
             }
@@ -635,27 +588,7 @@ impl<'a> Engine<'a> {
                 self.nic_sending[nic] = false;
                 self.wake(self.topo.num_switches() + nic, now);
             }
-            Event::Arrive { queue, packet } => {
-                debug_assert!(
-                    self.buffer_held(queue as usize) + self.model.credit_cost(self.packets[packet as usize].size)
-                        <= self.queue_phits,
-                    "input queue overflow"
-                );
-                let q = if self.voq_ports == 1 { queue as usize } else { self.voq_of(queue as usize, packet) };
-                self.packets[packet as usize].arrived = now;
-                self.fifo.push(q, packet);
-                self.queue_state[q].arrive(self.packets[packet as usize].size, now);
-                if self.fifo.len(q) == 1 {
-                    self.new_front(q, now);
-                }
-            }
-            Event::Tail { queue } => self.tail_left(queue as usize, now),
-            Event::Credit { queue, phits } => {
-                let q = queue as usize;
-                self.out_vcs[q].credits += phits;
-                debug_assert!(self.out_vcs[q].credits <= self.queue_phits, "credits above capacity");
-                self.wake(self.links[q / self.vcs].switch as usize, now);
-            }
+            Event::Arrive { .. } | Event::Tail { .. } | Event::Credit { .. } => Switching::switch_event(self, ev, now),
             Event::NicCredit { nic, vc, phits } => {
                 let i = nic as usize * self.vcs + vc as usize;
                 self.nic_credits[i] += phits;
@@ -705,7 +638,7 @@ impl<'a> Engine<'a> {
         let size = self.packets[p as usize].size;
         let (s, port) = self.topo.terminal_attachment(nic);
         let channel = self.topo.channel(s, port);
-        self.offers.clear();
+        self.tmp.offers.clear();
         let pk = &self.packets[p as usize];
         // Table routing fixes the VL of the packet's path; otherwise the NIC's injection VCs.
         let vcs = match self.routing.injection_vc(nic, pk.dst as usize, pk.offset) {
@@ -731,9 +664,9 @@ impl<'a> Engine<'a> {
                 true => self.queue_phits - room,
             };
             let candidate = Candidate::new(port, vc);
-            self.offers.push(Offer { candidate, room, occupancy, takeable: room >= cost });
+            self.tmp.offers.push(Offer { candidate, room, occupancy, takeable: room >= cost });
         }
-        self.nic_choice.prepare(self.selection, &self.offers);
+        self.nic_choice.prepare(self.selection, &self.tmp.offers);
         let Some(c) = self.nic_choice.pick(&mut self.nic_rng[nic]) else {
             // A least-occupied choice that cannot be taken is made again next cycle.
             if !self.nic_choice.available().is_empty() {

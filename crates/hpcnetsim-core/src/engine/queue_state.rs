@@ -3,33 +3,54 @@
 //! follow), and the output VC its front packet holds. Upstream switches read it for every
 //! candidate they weigh and every event at the queue updates it, so it is kept to half a
 //! cache line instead of being gathered from several arrays.
+//!
+//! The fields are relaxed atomics: with the parallel engine, a switch reads the occupancy
+//! of its neighbours' queues while their owners update them. Only the owner writes a
+//! queue, and the only write a reader can race with (a transmission starting in the same
+//! cycle) does not change the occupancy of that cycle, so results do not depend on timing.
+//! On the machines we target a relaxed load or store is a plain move.
+
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
 
 /// The state of one input queue.
-#[derive(Clone, Copy, Debug)]
+#[derive(Debug)]
 pub(super) struct QueueState {
     /// Phits of the packets in the queue, arrived or not.
-    pub(super) queued: u32,
+    queued: AtomicU32,
     /// Size of the last packet that entered the queue.
-    back_size: u32,
+    back_size: AtomicU32,
     /// Cycle the last packet's head entered the queue.
-    back_arrived: u64,
+    back_arrived: AtomicU64,
     /// Size of the front packet being sent, if any.
-    front_size: u32,
+    front_size: AtomicU32,
     /// The output VC its front packet reserved (`output_allocation = "vc"`), or `NONE`.
-    pub(super) holding: u32,
+    holding: AtomicU32,
     /// Cycle the front packet started leaving, or `u64::MAX` if it has not.
-    pub(super) sending_since: u64,
+    sending_since: AtomicU64,
 }
 
 impl Default for QueueState {
     fn default() -> Self {
         QueueState {
-            queued: 0,
-            back_size: 0,
-            back_arrived: 0,
-            front_size: 0,
-            holding: super::NONE,
-            sending_since: u64::MAX,
+            queued: AtomicU32::new(0),
+            back_size: AtomicU32::new(0),
+            back_arrived: AtomicU64::new(0),
+            front_size: AtomicU32::new(0),
+            holding: AtomicU32::new(super::NONE),
+            sending_since: AtomicU64::new(u64::MAX),
+        }
+    }
+}
+
+impl Clone for QueueState {
+    fn clone(&self) -> Self {
+        QueueState {
+            queued: AtomicU32::new(self.queued.load(Relaxed)),
+            back_size: AtomicU32::new(self.back_size.load(Relaxed)),
+            back_arrived: AtomicU64::new(self.back_arrived.load(Relaxed)),
+            front_size: AtomicU32::new(self.front_size.load(Relaxed)),
+            holding: AtomicU32::new(self.holding.load(Relaxed)),
+            sending_since: AtomicU64::new(self.sending_since.load(Relaxed)),
         }
     }
 }
@@ -37,36 +58,54 @@ impl Default for QueueState {
 impl QueueState {
     /// A packet of `size` phits has its head in the queue at `now`.
     #[inline]
-    pub(super) fn arrive(&mut self, size: u32, now: u64) {
-        self.queued += size;
-        self.back_size = size;
-        self.back_arrived = now;
+    pub(super) fn arrive(&self, size: u32, now: u64) {
+        self.queued.store(self.queued.load(Relaxed) + size, Relaxed);
+        self.back_size.store(size, Relaxed);
+        self.back_arrived.store(now, Relaxed);
     }
 
     /// The front packet, of `size` phits, starts leaving at `now`.
     #[inline]
-    pub(super) fn start(&mut self, size: u32, now: u64) {
-        self.front_size = size;
-        self.sending_since = now;
+    pub(super) fn start(&self, size: u32, now: u64) {
+        self.front_size.store(size, Relaxed);
+        self.sending_since.store(now, Relaxed);
     }
 
     /// Whether the front packet is leaving.
     #[inline]
     pub(super) fn is_sending(&self) -> bool {
-        self.sending_since != u64::MAX
+        self.sending_since() != u64::MAX
+    }
+
+    /// Cycle the front packet started leaving, or `u64::MAX` if it has not.
+    #[inline]
+    pub(super) fn sending_since(&self) -> u64 {
+        self.sending_since.load(Relaxed)
+    }
+
+    /// The output VC the front packet holds, or `NONE`.
+    #[inline]
+    pub(super) fn holding(&self) -> u32 {
+        self.holding.load(Relaxed)
+    }
+
+    /// The front packet holds output VC `oq` (`NONE`: it holds none).
+    #[inline]
+    pub(super) fn set_holding(&self, oq: u32) {
+        self.holding.store(oq, Relaxed);
     }
 
     /// The front packet, of `size` phits, has left entirely.
     #[inline]
-    pub(super) fn leave(&mut self, size: u32) {
-        self.queued -= size;
-        self.sending_since = u64::MAX;
+    pub(super) fn leave(&self, size: u32) {
+        self.queued.store(self.queued.load(Relaxed) - size, Relaxed);
+        self.sending_since.store(u64::MAX, Relaxed);
     }
 
     /// Cycle the last packet's head entered the queue (for the debug check of `occupancy`).
     #[cfg(debug_assertions)]
     pub(super) fn back_arrived(&self) -> u64 {
-        self.back_arrived
+        self.back_arrived.load(Relaxed)
     }
 
     /// Phits present at `now`: a packet's phits arrive one per cycle from its head's
@@ -75,13 +114,15 @@ impl QueueState {
     /// only the first may be leaving.
     #[inline]
     pub(super) fn occupancy(&self, now: u64) -> u32 {
-        if self.queued == 0 {
+        let queued = self.queued.load(Relaxed);
+        if queued == 0 {
             return 0;
         }
-        let size = self.back_size as u64;
-        let missing = size - (now + 1 - self.back_arrived).min(size);
+        let size = self.back_size.load(Relaxed) as u64;
+        let missing = size - (now + 1 - self.back_arrived.load(Relaxed)).min(size);
+        let since = self.sending_since();
         let left =
-            if self.is_sending() { now.saturating_sub(self.sending_since).min(self.front_size as u64) } else { 0 };
-        self.queued - (missing + left) as u32
+            if since != u64::MAX { now.saturating_sub(since).min(self.front_size.load(Relaxed) as u64) } else { 0 };
+        queued - (missing + left) as u32
     }
 }

@@ -1,6 +1,7 @@
 //! Deadlock evidence: when no packet moves, find a cycle of input queues whose front
 //! packets each wait for room in the next one.
 
+use super::fabric::Fabric;
 use super::Engine;
 use crate::routing::Routing;
 use crate::stats::{BlockedChannel, Evidence};
@@ -15,7 +16,7 @@ impl Engine<'_> {
         let w = self.waiting[s].iter().find(|w| w.queue as usize == q)?;
         let base = self.topo.channel(s, 0);
         let mut next = Vec::new();
-        for c in &self.classes[w.class as usize] {
+        for c in self.class(w.class) {
             let out = base + c.port as usize;
             let Peer::Switch { switch, port } = self.topo.peers()[out] else { return None };
             let need = if c.bubble { w.size + self.max_packet_phits } else { w.size };

@@ -3,6 +3,7 @@
 //! (one worm per buffer, until the tail's credit returns), so the wait-for graph runs from
 //! a waiting head to the head of the worm in the downstream buffer of every VC it may take.
 
+use super::fabric::Fabric;
 use super::{Engine, NONE};
 use crate::stats::{BlockedChannel, Evidence};
 use crate::topology::Peer;
@@ -27,7 +28,7 @@ impl Engine<'_> {
         let w = self.waiting[s].iter().find(|w| w.queue as usize == q)?;
         let base = self.topo.channel(s, 0);
         let mut next = Vec::new();
-        for c in &self.classes[w.class as usize] {
+        for c in self.class(w.class) {
             let out = base + c.port as usize;
             let oq = out * self.vcs + c.vc as usize;
             let Peer::Switch { switch, port } = self.topo.peers()[out] else { return None };

@@ -10,6 +10,8 @@
 //! of `size` flits crossing `h` links is delivered `h·L + size − 1` cycles after its head
 //! left the NIC, as long as every buffer covers the credit loop (`L + 1 + c` flits).
 
+use super::arbitration::Switching;
+use super::fabric::Fabric;
 use super::{Engine, Event, Group, Waiter, NONE};
 use crate::routing::{Candidate, Offer};
 use crate::topology::Peer;
@@ -60,7 +62,7 @@ impl Engine<'_> {
             self.packets[packet as usize].arrived = now;
             self.fifo.push(q, packet);
             self.new_front(q, now);
-        } else if present == 1 && self.queue_state[q].holding != NONE {
+        } else if present == 1 && self.queue_state[q].holding() != NONE {
             // The worm's link may have stalled for want of a flit.
             self.wake(self.links[q / self.vcs].switch as usize, now);
         }
@@ -119,15 +121,15 @@ impl Engine<'_> {
                 let first = crate::switch::classes::packet_class(pk.salt, n) as usize * (self.vcs / n as usize);
                 vcs = vcs.start + first..vcs.end + first;
             }
-            self.offers.clear();
+            self.tmp.offers.clear();
             for vc in vcs {
                 let i = nic * self.vcs + vc;
                 let free = !self.worms().nic_reserved[i];
                 let occupancy = if free { 0 } else { u32::MAX };
                 let candidate = Candidate::new(port, vc);
-                self.offers.push(Offer { candidate, room: self.nic_credits[i], occupancy, takeable: free });
+                self.tmp.offers.push(Offer { candidate, room: self.nic_credits[i], occupancy, takeable: free });
             }
-            self.nic_choice.prepare(self.selection, &self.offers);
+            self.nic_choice.prepare(self.selection, &self.tmp.offers);
             // Every VC held by an earlier worm: the tail credit of one wakes the NIC.
             let Some(c) = self.nic_choice.pick(&mut self.nic_rng[nic]) else { return };
             let vc = c.vc as usize;
@@ -193,9 +195,9 @@ impl Engine<'_> {
     /// VC allocation: every waiting head picks a free output VC among its candidates; one
     /// head wins each VC. Heads with identical candidate lists share one evaluation.
     fn allocate_vcs(&mut self, s: usize, now: u64) {
-        let mut requests = std::mem::take(&mut self.requests);
-        let mut groups = std::mem::take(&mut self.groups);
-        let mut choices = std::mem::take(&mut self.choices);
+        let mut requests = std::mem::take(&mut self.tmp.requests);
+        let mut groups = std::mem::take(&mut self.tmp.groups);
+        let mut choices = std::mem::take(&mut self.tmp.choices);
         requests.clear();
         choices.clear();
         let mut used = 0;
@@ -215,7 +217,7 @@ impl Engine<'_> {
                     }
                     let g = &mut groups[used];
                     (g.class, g.size) = (class, 0);
-                    g.choice.prepare(self.selection, &self.offers);
+                    g.choice.prepare(self.selection, &self.tmp.offers);
                     used += 1;
                     used - 1
                 }
@@ -230,7 +232,7 @@ impl Engine<'_> {
             }
         }
         let (granted, winners, contended) =
-            self.grant_each_output(&mut requests, |e, q, c, oq| e.take_vc(s, q, base + c.port as usize, oq as usize));
+            self.grant_each_output(&mut requests, true, |e, q, c, oq| e.take_vc(s, q, base + c.port as usize, oq as usize));
         missed |= contended;
         // A head that lost, or whose choice was taken, while another of its candidates is
         // still free tries again next cycle; the others wait for a tail credit.
@@ -248,20 +250,20 @@ impl Engine<'_> {
                 self.wake(s, now + 1);
             }
         }
-        self.granted_outputs = granted;
-        self.winners = winners;
-        self.requests = requests;
-        self.groups = groups;
-        self.choices = choices;
+        self.tmp.granted_outputs = granted;
+        self.tmp.winners = winners;
+        self.tmp.requests = requests;
+        self.tmp.groups = groups;
+        self.tmp.choices = choices;
     }
 
     /// Fills `offers` with the candidates of `class`: a free output VC can be taken; the
     /// least-occupied selection prefers the output link with fewest worms, then fewest
     /// flits committed downstream (the Elite's adaptive choice of a free link in a group).
     fn worm_offer(&mut self, base: usize, class: u32) {
-        self.offers.clear();
-        for k in 0..self.classes[class as usize].len() {
-            let c = self.classes[class as usize][k];
+        self.tmp.offers.clear();
+        for k in 0..self.class(class).len() {
+            let c = self.class(class)[k];
             let out = base + c.port as usize;
             let oq = out * self.vcs + c.vc as usize;
             let free = self.out_vcs[oq].reserved == NONE;
@@ -275,14 +277,14 @@ impl Engine<'_> {
                     .sum(),
                 _ => 0,
             };
-            self.offers.push(Offer { candidate: c, room: self.out_vcs[oq].credits, occupancy, takeable: free });
+            self.tmp.offers.push(Offer { candidate: c, room: self.out_vcs[oq].credits, occupancy, takeable: free });
         }
     }
 
     /// The head in input buffer `q` of switch `s` takes output VC `oq` of channel `out`.
     fn take_vc(&mut self, s: usize, q: usize, out: usize, oq: usize) {
         self.out_vcs[oq].reserved = q as u32;
-        self.queue_state[q].holding = oq as u32;
+        self.queue_state[q].set_holding(oq as u32);
         let w = &mut self.waiting[s];
         let pos = w.iter().position(|x| x.queue as usize == q).expect("granted head was waiting");
         w.swap_remove(pos);
@@ -306,7 +308,7 @@ impl Engine<'_> {
             let vc = (first + i) % vcs;
             let oq = out * vcs + vc;
             let q = self.out_vcs[oq].reserved;
-            if q == NONE || self.queue_state[q as usize].holding != oq as u32 {
+            if q == NONE || self.queue_state[q as usize].holding() != oq as u32 {
                 continue;
             }
             worms = true;
@@ -325,7 +327,7 @@ impl Engine<'_> {
         for v in 0..vcs {
             let oq = out * vcs + v;
             let q = self.out_vcs[oq].reserved;
-            if q == NONE || self.queue_state[q as usize].holding != oq as u32 {
+            if q == NONE || self.queue_state[q as usize].holding() != oq as u32 {
                 continue;
             }
             worms = true;
@@ -390,7 +392,7 @@ impl Engine<'_> {
             self.fifo.pop(q);
             let w = self.worms_mut();
             (w.received[q], w.sent[q]) = (0, 0);
-            self.queue_state[q].holding = NONE;
+            self.queue_state[q].set_holding(NONE);
         }
     }
 

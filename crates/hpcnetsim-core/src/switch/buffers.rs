@@ -5,21 +5,26 @@
 
 use std::collections::VecDeque;
 
-/// Queues of packet ids: fixed-capacity rings, or growable queues.
-pub(crate) enum Queues {
+/// Queues of packet ids: fixed-capacity rings, or growable queues. `R` and `G` hold the
+/// storage: owned for the whole network, borrowed for one partition of the parallel engine
+/// ([`QueuesMut`], from [`Queues::split`]); queue numbers stay global in both.
+pub(crate) enum Queues<R = Vec<u32>, G = Vec<VecDeque<u32>>> {
     /// Fixed-capacity ring buffers.
-    Ring(Fifos),
-    /// One growable queue each (virtual output queues).
-    Grow(Vec<VecDeque<u32>>),
+    Ring(Fifos<R>),
+    /// One growable queue each (virtual output queues), from queue `first` on.
+    Grow(G, usize),
 }
 
-impl Queues {
+/// The queues of one partition: a borrowed range of the network's queues.
+pub(crate) type QueuesMut<'a> = Queues<&'a mut [u32], &'a mut [VecDeque<u32>]>;
+
+impl<R: AsRef<[u32]>, G: AsRef<[VecDeque<u32>]>> Queues<R, G> {
     /// Number of packets in queue `q`.
     #[inline]
     pub(crate) fn len(&self, q: usize) -> usize {
         match self {
             Queues::Ring(f) => f.len(q),
-            Queues::Grow(v) => v[q].len(),
+            Queues::Grow(v, first) => v.as_ref()[q - first].len(),
         }
     }
 
@@ -28,16 +33,56 @@ impl Queues {
     pub(crate) fn front(&self, q: usize) -> Option<u32> {
         match self {
             Queues::Ring(f) => f.front(q),
-            Queues::Grow(v) => v[q].front().copied(),
+            Queues::Grow(v, first) => v.as_ref()[q - first].front().copied(),
         }
     }
 
+    /// Asks the cache for the state of queue `q` (see `engine::prefetch`).
+    #[inline]
+    pub(crate) fn prefetch(&self, q: usize) {
+        match self {
+            Queues::Ring(f) => crate::engine::prefetch::prefetch(f.data.as_ref(), f.block(q)),
+            Queues::Grow(v, first) => crate::engine::prefetch::prefetch(v.as_ref(), q - first),
+        }
+    }
+
+    /// The packets of queue `q`, front first.
+    pub(crate) fn iter(&self, q: usize) -> QueueIter<'_> {
+        match self {
+            Queues::Ring(f) => {
+                let (head, len) = f.head_len(q);
+                let b = f.block(q);
+                QueueIter::Ring(&f.data.as_ref()[b + 1..b + 1 + f.capacity], head, len)
+            }
+            Queues::Grow(v, first) => QueueIter::Grow(v.as_ref()[q - first].iter()),
+        }
+    }
+
+    /// Whether queue `q` is one of these (a partition holds a range of the queues).
+    #[inline]
+    pub(crate) fn holds(&self, q: usize) -> bool {
+        match self {
+            Queues::Ring(f) => q >= f.first && (q - f.first) * (f.capacity + 1) < f.data.as_ref().len(),
+            Queues::Grow(v, first) => q >= *first && q - first < v.as_ref().len(),
+        }
+    }
+
+    /// The first non-empty queue, if any.
+    pub(crate) fn first_non_empty(&self) -> Option<usize> {
+        match self {
+            Queues::Ring(f) => f.first_non_empty(),
+            Queues::Grow(v, first) => v.as_ref().iter().position(|q| !q.is_empty()).map(|q| q + first),
+        }
+    }
+}
+
+impl<R: AsRef<[u32]> + AsMut<[u32]>, G: AsRef<[VecDeque<u32>]> + AsMut<[VecDeque<u32>]>> Queues<R, G> {
     /// Appends packet `p` to queue `q`.
     #[inline]
     pub(crate) fn push(&mut self, q: usize, p: u32) {
         match self {
             Queues::Ring(f) => f.push(q, p),
-            Queues::Grow(v) => v[q].push_back(p),
+            Queues::Grow(v, first) => v.as_mut()[q - *first].push_back(p),
         }
     }
 
@@ -46,40 +91,36 @@ impl Queues {
     pub(crate) fn pop(&mut self, q: usize) -> Option<u32> {
         match self {
             Queues::Ring(f) => f.pop(q),
-            Queues::Grow(v) => v[q].pop_front(),
+            Queues::Grow(v, first) => v.as_mut()[q - *first].pop_front(),
         }
     }
 
-    /// Asks the cache for the state of queue `q` (see `engine::prefetch`).
-    #[inline]
-    pub(crate) fn prefetch(&self, q: usize) {
+    /// Borrows the queues as consecutive ranges, `cuts[i]..cuts[i + 1]` each (global queue
+    /// numbers, from this range's first).
+    pub(crate) fn split(&mut self, cuts: &[usize]) -> Vec<QueuesMut<'_>> {
         match self {
-            Queues::Ring(f) => crate::engine::prefetch::prefetch(&f.data, f.block(q)),
-            Queues::Grow(v) => crate::engine::prefetch::prefetch(v, q),
-        }
-    }
-
-    /// The packets of queue `q`, front first.
-    pub(crate) fn iter(&self, q: usize) -> QueueIter<'_> {
-        match self {
-            Queues::Ring(f) => QueueIter::Ring(f, q, 0),
-            Queues::Grow(v) => QueueIter::Grow(v[q].iter()),
-        }
-    }
-
-    /// The first non-empty queue, if any.
-    pub(crate) fn first_non_empty(&self) -> Option<usize> {
-        match self {
-            Queues::Ring(f) => f.first_non_empty(),
-            Queues::Grow(v) => v.iter().position(|q| !q.is_empty()),
+            Queues::Ring(f) => {
+                let words = f.capacity + 1;
+                let first = f.first;
+                crate::engine::split_ranges(f.data.as_mut(), cuts, first, words)
+                    .into_iter()
+                    .zip(cuts)
+                    .map(|(data, &q)| Queues::Ring(Fifos { data, capacity: f.capacity, first: q }))
+                    .collect()
+            }
+            Queues::Grow(v, first) => crate::engine::split_ranges(v.as_mut(), cuts, *first, 1)
+                .into_iter()
+                .zip(cuts)
+                .map(|(v, &q)| Queues::Grow(v, q))
+                .collect(),
         }
     }
 }
 
 /// The packets of one queue, front first (no allocation).
 pub(crate) enum QueueIter<'a> {
-    /// A ring FIFO: (fifos, queue, position).
-    Ring(&'a Fifos, usize, usize),
+    /// A ring FIFO: its slots, the position of the next packet and how many are left.
+    Ring(&'a [u32], usize, usize),
     /// A growable queue.
     Grow(std::collections::vec_deque::Iter<'a, u32>),
 }
@@ -90,12 +131,13 @@ impl Iterator for QueueIter<'_> {
     #[inline]
     fn next(&mut self) -> Option<u32> {
         match self {
-            QueueIter::Ring(f, q, i) => {
-                if *i >= f.len(*q) {
+            QueueIter::Ring(slots, at, left) => {
+                if *left == 0 {
                     return None;
                 }
-                let p = f.at(*q, *i);
-                *i += 1;
+                let p = slots[*at % slots.len()];
+                *at += 1;
+                *left -= 1;
                 Some(p)
             }
             QueueIter::Grow(it) => it.next().copied(),
@@ -104,10 +146,12 @@ impl Iterator for QueueIter<'_> {
 }
 
 /// Fixed-capacity FIFOs of packet ids. Each FIFO is one block of words: its head and length
-/// packed in the first, then its slots, so a queue operation touches one cache line.
-pub(crate) struct Fifos {
-    data: Vec<u32>,
+/// packed in the first, then its slots, so a queue operation touches one cache line. `D`
+/// holds the blocks of FIFOs `first`, `first + 1`, …
+pub(crate) struct Fifos<D = Vec<u32>> {
+    data: D,
     capacity: usize,
+    first: usize,
 }
 
 impl Fifos {
@@ -115,27 +159,22 @@ impl Fifos {
     /// hold more).
     pub(crate) fn new(queues: usize, capacity: usize) -> Self {
         assert!(capacity <= u16::MAX as usize, "FIFO capacity above 65535 packets");
-        Fifos { data: vec![0; queues * (capacity + 1)], capacity }
+        Fifos { data: vec![0; queues * (capacity + 1)], capacity, first: 0 }
     }
+}
 
+impl<D: AsRef<[u32]>> Fifos<D> {
     /// Index of FIFO `q`'s first word.
     #[inline]
     fn block(&self, q: usize) -> usize {
-        q * (self.capacity + 1)
+        (q - self.first) * (self.capacity + 1)
     }
 
     /// (head, length) of FIFO `q`.
     #[inline]
     fn head_len(&self, q: usize) -> (usize, usize) {
-        let w = self.data[self.block(q)];
+        let w = self.data.as_ref()[self.block(q)];
         ((w & 0xffff) as usize, (w >> 16) as usize)
-    }
-
-    /// The packet `i` places behind the front of FIFO `q` (`i` below its length).
-    #[inline]
-    fn at(&self, q: usize, i: usize) -> u32 {
-        let (head, _) = self.head_len(q);
-        self.data[self.block(q) + 1 + (head + i) % self.capacity]
     }
 
     /// Number of packets in FIFO `q`.
@@ -146,16 +185,24 @@ impl Fifos {
     /// The front packet of FIFO `q`.
     pub(crate) fn front(&self, q: usize) -> Option<u32> {
         let (head, len) = self.head_len(q);
-        (len > 0).then(|| self.data[self.block(q) + 1 + head])
+        (len > 0).then(|| self.data.as_ref()[self.block(q) + 1 + head])
     }
 
+    /// The first non-empty FIFO, if any.
+    pub(crate) fn first_non_empty(&self) -> Option<usize> {
+        self.data.as_ref().iter().step_by(self.capacity + 1).position(|&w| w >> 16 > 0).map(|q| q + self.first)
+    }
+}
+
+impl<D: AsRef<[u32]> + AsMut<[u32]>> Fifos<D> {
     /// Appends packet `p` to FIFO `q`.
     pub(crate) fn push(&mut self, q: usize, p: u32) {
         let (head, len) = self.head_len(q);
         assert!(len < self.capacity, "input FIFO {q} overflow");
         let b = self.block(q);
-        self.data[b + 1 + (head + len) % self.capacity] = p;
-        self.data[b] += 1 << 16;
+        let data = self.data.as_mut();
+        data[b + 1 + (head + len) % self.capacity] = p;
+        data[b] += 1 << 16;
     }
 
     /// Removes and returns the front packet of FIFO `q`.
@@ -163,12 +210,7 @@ impl Fifos {
         let p = self.front(q)?;
         let (head, len) = self.head_len(q);
         let b = self.block(q);
-        self.data[b] = (((head + 1) % self.capacity) | ((len - 1) << 16)) as u32;
+        self.data.as_mut()[b] = (((head + 1) % self.capacity) | ((len - 1) << 16)) as u32;
         Some(p)
-    }
-
-    /// The first non-empty FIFO, if any.
-    pub(crate) fn first_non_empty(&self) -> Option<usize> {
-        self.data.iter().step_by(self.capacity + 1).position(|&w| w >> 16 > 0)
     }
 }

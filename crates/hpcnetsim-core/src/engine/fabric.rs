@@ -1,0 +1,271 @@
+//! The switch side of the engine (links, output VCs, input queues, waiting packets) seen
+//! through one trait, so that routing, arbitration and the switch events are written once
+//! (`arbitration.rs`, `islip.rs`) and run either on the whole network (`Engine`, the
+//! sequential engine) or on one partition of its switches (`parallel::Part`). Indices are
+//! global in both: a partition holds a range of switches, channels and queues.
+
+use super::channel_state::{Link, OutVc};
+use super::queue_state::QueueState;
+use super::{Counters, Engine, Event, Packet, Waiter};
+use crate::config::{Arbitration, OutputAllocation, Selection};
+use crate::routing::{Candidate, Offer, Routing};
+use crate::rng::Stream;
+use crate::switch::Model;
+use crate::topology::Topology;
+use rustc_hash::FxHashMap;
+use smallvec::SmallVec;
+
+/// The engine's fixed settings that switch code reads, copied once per parallel phase.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Knobs {
+    pub(super) vcs: usize,
+    pub(super) voq_ports: usize,
+    pub(super) queue_phits: u32,
+    pub(super) max_packet_phits: u32,
+    pub(super) hop_delay: u64,
+    pub(super) credit_delay: u64,
+    pub(super) arbitration: Arbitration,
+    pub(super) output_allocation: OutputAllocation,
+    pub(super) selection: Selection,
+    pub(super) prefetching: bool,
+    pub(super) recording: bool,
+}
+
+/// Distinct candidate lists and their ids (port numbers are local to a switch, so one list
+/// serves every switch). With several partitions each has its own: list `i` of partition
+/// `p` of `n` has id `i · n + p`, and ids are only ever compared within one switch.
+#[derive(Debug, Default)]
+pub(super) struct Interner {
+    lists: Vec<Vec<Candidate>>,
+    ids: FxHashMap<Vec<Candidate>, u32>,
+}
+
+impl Interner {
+    /// The id of `list` in partition `part` of `parts`, adding it if new.
+    pub(super) fn intern(&mut self, list: &[Candidate], part: u32, parts: u32) -> u32 {
+        if let Some(&id) = self.ids.get(list) {
+            return id;
+        }
+        let id = self.lists.len() as u32 * parts + part;
+        self.lists.push(list.to_vec());
+        self.ids.insert(list.to_vec(), id);
+        id
+    }
+
+    /// The list with id `id` (of `parts` partitions).
+    #[inline]
+    pub(super) fn get(&self, id: u32, parts: u32) -> &[Candidate] {
+        &self.lists[(id / parts) as usize]
+    }
+}
+
+/// Working buffers of routing and arbitration, reused from one decision to the next.
+#[derive(Default)]
+pub(super) struct Scratch {
+    /// The legal candidates of one decision as the selection sees them.
+    pub(super) offers: Vec<Offer>,
+    /// Requests of one arbitration: (output key, input queue, candidate, group).
+    pub(super) requests: Vec<(u32, u32, Candidate, u32)>,
+    pub(super) groups: Vec<super::Group>,
+    pub(super) granted_outputs: Vec<u32>,
+    /// Input queues granted in one arbitration.
+    pub(super) winners: Vec<u32>,
+    /// Every waiting packet of one arbitration and its group: (input queue, group).
+    pub(super) choices: Vec<(u32, u32)>,
+    /// The routing's candidates for one packet.
+    pub(super) candidates: Vec<Candidate>,
+    pub(super) islip: crate::switch::islip::Scratch,
+    /// iSLIP requests of one matching (input port, output port) and their queue and candidate.
+    pub(super) islip_requests: Vec<(u32, u32)>,
+    pub(super) islip_payload: Vec<(u32, Candidate)>,
+    pub(super) islip_matched: Vec<usize>,
+    /// iSLIP: the chosen candidate of every (candidate list, size) seen in one matching.
+    pub(super) islip_seen: Vec<(u32, u32, Option<Candidate>)>,
+    /// iSLIP: which (input, output) pairs of the switch being matched already request.
+    pub(super) islip_pairs: Vec<bool>,
+}
+
+/// What switch code needs from the network state: read-only settings and shared state, and
+/// the switches' own state by global index.
+pub(super) trait Fabric {
+    fn topo(&self) -> &Topology;
+    fn routing(&self) -> &dyn Routing;
+    fn model(&self) -> &Model;
+    fn knobs(&self) -> Knobs;
+    fn packet(&self, p: u32) -> &Packet;
+    /// Every input queue's state (shared by all partitions; see `queue_state.rs`).
+    fn queue_state(&self, q: usize) -> &QueueState;
+    fn link(&self, c: usize) -> &Link;
+    fn link_mut(&mut self, c: usize) -> &mut Link;
+    fn out_vc(&self, i: usize) -> &OutVc;
+    fn out_vc_mut(&mut self, i: usize) -> &mut OutVc;
+    fn fifo_len(&self, q: usize) -> usize;
+    fn fifo_front(&self, q: usize) -> Option<u32>;
+    fn fifo_push(&mut self, q: usize, p: u32);
+    fn fifo_pop(&mut self, q: usize) -> Option<u32>;
+    /// The packets of queue `q`, if this side holds it (for the debug checks).
+    fn fifo_iter(&self, q: usize) -> Option<crate::switch::buffers::QueueIter<'_>>;
+    fn waiting(&self, s: usize) -> &SmallVec<[Waiter; 4]>;
+    fn waiting_mut(&mut self, s: usize) -> &mut SmallVec<[Waiter; 4]>;
+    fn pending_mut(&mut self, s: usize) -> &mut SmallVec<[u32; 4]>;
+    fn switch_rng(&mut self, s: usize) -> &mut Stream;
+    fn input_free(&self, c: usize) -> u64;
+    fn set_input_free(&mut self, c: usize, cycle: u64);
+    /// iSLIP grant and accept pointers of channels `base..base + ports`, and the matching's buffers.
+    fn islip_state(&mut self, base: usize, ports: usize) -> (&mut [u32], &mut [u32], &mut Scratch);
+    /// The candidate list with id `id`.
+    fn class(&self, id: u32) -> &[Candidate];
+    /// The id of candidate list `list`.
+    fn intern(&mut self, list: &[Candidate]) -> u32;
+    fn tmp(&mut self) -> &mut Scratch;
+    fn counters(&mut self) -> &mut Counters;
+    /// Packet `p` was sent to terminal `t`, which is not its destination.
+    fn misdelivered(&mut self, p: u32, t: u32);
+    /// Packet `p`'s head entered an input queue at `now`.
+    fn set_arrived(&mut self, p: u32, now: u64);
+    fn push_event(&mut self, cycle: u64, ev: Event);
+    /// Schedules an arbitration (or injection attempt) of `target` at `cycle`, once.
+    fn wake(&mut self, target: usize, cycle: u64);
+    fn prefetch_queue_state(&self, q: usize);
+}
+
+impl<'a> Fabric for Engine<'a> {
+    #[inline]
+    fn topo(&self) -> &Topology {
+        self.topo
+    }
+    #[inline]
+    fn routing(&self) -> &dyn Routing {
+        &*self.routing
+    }
+    #[inline]
+    fn model(&self) -> &Model {
+        &self.model
+    }
+    #[inline]
+    fn knobs(&self) -> Knobs {
+        Knobs {
+            vcs: self.vcs,
+            voq_ports: self.voq_ports,
+            queue_phits: self.queue_phits,
+            max_packet_phits: self.max_packet_phits,
+            hop_delay: self.hop_delay,
+            credit_delay: self.credit_delay,
+            arbitration: self.arbitration,
+            output_allocation: self.output_allocation,
+            selection: self.selection,
+            prefetching: self.prefetching,
+            recording: self.recording,
+        }
+    }
+    #[inline]
+    fn packet(&self, p: u32) -> &Packet {
+        &self.packets[p as usize]
+    }
+    #[inline]
+    fn queue_state(&self, q: usize) -> &QueueState {
+        &self.queue_state[q]
+    }
+    #[inline]
+    fn link(&self, c: usize) -> &Link {
+        &self.links[c]
+    }
+    #[inline]
+    fn link_mut(&mut self, c: usize) -> &mut Link {
+        &mut self.links[c]
+    }
+    #[inline]
+    fn out_vc(&self, i: usize) -> &OutVc {
+        &self.out_vcs[i]
+    }
+    #[inline]
+    fn out_vc_mut(&mut self, i: usize) -> &mut OutVc {
+        &mut self.out_vcs[i]
+    }
+    #[inline]
+    fn fifo_len(&self, q: usize) -> usize {
+        self.fifo.len(q)
+    }
+    #[inline]
+    fn fifo_front(&self, q: usize) -> Option<u32> {
+        self.fifo.front(q)
+    }
+    #[inline]
+    fn fifo_push(&mut self, q: usize, p: u32) {
+        self.fifo.push(q, p)
+    }
+    #[inline]
+    fn fifo_pop(&mut self, q: usize) -> Option<u32> {
+        self.fifo.pop(q)
+    }
+    fn fifo_iter(&self, q: usize) -> Option<crate::switch::buffers::QueueIter<'_>> {
+        Some(self.fifo.iter(q))
+    }
+    #[inline]
+    fn waiting(&self, s: usize) -> &SmallVec<[Waiter; 4]> {
+        &self.waiting[s]
+    }
+    #[inline]
+    fn waiting_mut(&mut self, s: usize) -> &mut SmallVec<[Waiter; 4]> {
+        &mut self.waiting[s]
+    }
+    #[inline]
+    fn pending_mut(&mut self, s: usize) -> &mut SmallVec<[u32; 4]> {
+        &mut self.pending[s]
+    }
+    #[inline]
+    fn switch_rng(&mut self, s: usize) -> &mut Stream {
+        &mut self.switch_rng[s]
+    }
+    #[inline]
+    fn input_free(&self, c: usize) -> u64 {
+        self.input_free[c]
+    }
+    #[inline]
+    fn set_input_free(&mut self, c: usize, cycle: u64) {
+        self.input_free[c] = cycle;
+    }
+    fn islip_state(&mut self, base: usize, ports: usize) -> (&mut [u32], &mut [u32], &mut Scratch) {
+        (&mut self.grant_ptr[base..base + ports], &mut self.accept_ptr[base..base + ports], &mut self.tmp)
+    }
+    #[inline]
+    fn class(&self, id: u32) -> &[Candidate] {
+        let parts = self.interners.len() as u32;
+        self.interners[(id % parts) as usize].get(id, parts)
+    }
+    #[inline]
+    fn intern(&mut self, list: &[Candidate]) -> u32 {
+        // Only the sequential engine interns here: partition 0 of however many there are.
+        let parts = self.interners.len() as u32;
+        self.interners[0].intern(list, 0, parts)
+    }
+    #[inline]
+    fn tmp(&mut self) -> &mut Scratch {
+        &mut self.tmp
+    }
+    #[inline]
+    fn counters(&mut self) -> &mut Counters {
+        &mut self.counters
+    }
+    fn misdelivered(&mut self, p: u32, t: u32) {
+        if self.misdelivered.is_none() {
+            self.misdelivered = Some((p, t));
+        }
+    }
+    #[inline]
+    fn set_arrived(&mut self, p: u32, now: u64) {
+        self.packets[p as usize].arrived = now;
+    }
+    #[inline]
+    fn push_event(&mut self, cycle: u64, ev: Event) {
+        self.events.push(cycle, ev);
+    }
+    #[inline]
+    fn wake(&mut self, target: usize, cycle: u64) {
+        Engine::wake(self, target, cycle)
+    }
+    #[inline]
+    fn prefetch_queue_state(&self, q: usize) {
+        super::prefetch::prefetch(&self.queue_state, q);
+    }
+}

@@ -1,0 +1,533 @@
+//! The parallel engine: one simulation on several threads, with results bit-identical to
+//! the sequential engine's whatever the number of threads.
+//!
+//! The switches are cut into consecutive ranges (partitions) with about equal numbers of
+//! channels, so each partition's links, output VCs, input queues, waiting packets and
+//! random streams are consecutive ranges of the engine's arrays; a thread borrows one
+//! partition's ranges for a step. A cycle runs as in the sequential engine:
+//!
+//! 1. each round of the cycle's events: the switch events (a head arriving, a tail leaving,
+//!    credits returning, a wake-up) are handled by the threads owning their switches, all
+//!    at once, each in the round's order; then the other events (sources, NICs, deliveries,
+//!    tasks) are handled in order on one thread;
+//! 2. the switches woken in the cycle arbitrate, all threads at once, each in wake-up
+//!    order; then the NICs try to inject, in order.
+//!
+//! What a thread creates (events, wake-ups) goes to its outbox tagged with the position of
+//! the event or wake-up that created it, and the outboxes are merged in that order while
+//! the single-threaded rest of the step runs: every event and wake-up enters the queues in
+//! exactly the sequential engine's order. Handling a step's items in another order is safe
+//! because items of different switches, and switch items against NIC items, touch disjoint
+//! state: a switch reads of other switches only the occupancy of the queues it sends into,
+//! which a transmission starting in the same cycle does not change (`queue_state.rs`); NICs
+//! read of switches only that occupancy too; packets are allocated and freed only by the
+//! single-threaded part; and every random stream belongs to one switch or NIC.
+
+use super::arbitration::Switching;
+use super::channel_state::{Link, OutVc};
+use super::fabric::{Fabric, Interner, Knobs, Scratch};
+use super::queue_state::QueueState;
+use super::{Counters, Engine, Event, Packet, Waiter};
+use crate::rng::Stream;
+use crate::routing::{Candidate, Routing};
+use crate::switch::buffers::{QueueIter, QueuesMut};
+use crate::switch::Model;
+use crate::topology::Topology;
+use rayon::prelude::*;
+use smallvec::SmallVec;
+
+/// Terminals from which the parallel engine is used when the thread count is automatic:
+/// below, a cycle holds too little work to pay for handing it to other threads.
+pub const AUTO_MIN_TERMINALS: usize = 4096;
+
+/// The partitions of the switches and the threads that run them.
+pub(super) struct Parallel {
+    pool: rayon::ThreadPool,
+    /// Partition `i` holds switches `switches[i]..switches[i + 1]` and their channels
+    /// `channels[i]..channels[i + 1]`.
+    switches: Vec<usize>,
+    channels: Vec<usize>,
+    parts: Vec<PartData>,
+}
+
+/// What a partition keeps from one step to the next.
+#[derive(Default)]
+struct PartData {
+    /// Positions of the step's items that belong to the partition.
+    mine: Vec<u32>,
+    tmp: Scratch,
+    counters: Counters,
+    out: Outbox,
+}
+
+/// What a partition created during one step, each tagged with the position of the event or
+/// wake-up that created it.
+#[derive(Default)]
+struct Outbox {
+    events: Vec<(u32, u64, Event)>,
+    wakes: Vec<(u32, u32)>,
+    /// Packets whose heads entered a queue (`Packet::arrived`, written after the step).
+    arrivals: Vec<(u32, u64)>,
+    /// The first misdelivery seen: (position, packet, terminal).
+    misdelivered: Option<(u32, u32, u32)>,
+}
+
+/// What the threads do in a step.
+#[derive(Clone, Copy)]
+enum Step<'a> {
+    /// Handle the switch events of a round (each partition those its list names).
+    Events(&'a [Event]),
+    /// Arbitrate the switches among these wake-up targets (those its list names).
+    Wakes(&'a [u32]),
+}
+
+/// One partition's state, borrowed from the engine for a step.
+struct Part<'a> {
+    topo: &'a Topology,
+    routing: &'a dyn Routing,
+    model: &'a Model,
+    packets: &'a [Packet],
+    queue_state: &'a [QueueState],
+    k: Knobs,
+    part: u32,
+    parts: u32,
+    now: u64,
+    /// Position of the event or wake-up being handled.
+    key: u32,
+    /// First switch and first channel of the partition.
+    sw0: usize,
+    ch0: usize,
+    links: &'a mut [Link],
+    out_vcs: &'a mut [OutVc],
+    fifo: QueuesMut<'a>,
+    waiting: &'a mut [SmallVec<[Waiter; 4]>],
+    pending: &'a mut [SmallVec<[u32; 4]>],
+    switch_rng: &'a mut [Stream],
+    wake_cycle: &'a mut [u64],
+    input_free: &'a mut [u64],
+    grant_ptr: &'a mut [u32],
+    accept_ptr: &'a mut [u32],
+    interner: &'a mut Interner,
+    data: &'a mut PartData,
+}
+
+/// Borrows `v` (whose first element is item `first`, `scale` elements per item) as the
+/// consecutive ranges of items `cuts[i]..cuts[i + 1]`.
+pub(crate) fn split_ranges<'a, T>(mut v: &'a mut [T], cuts: &[usize], first: usize, scale: usize) -> Vec<&'a mut [T]> {
+    debug_assert_eq!(cuts[0], first);
+    let mut out = Vec::with_capacity(cuts.len() - 1);
+    for w in cuts.windows(2) {
+        let (head, tail) = std::mem::take(&mut v).split_at_mut((w[1] - w[0]) * scale);
+        out.push(head);
+        v = tail;
+    }
+    out
+}
+
+/// The partition boundaries of `topo`'s switches for `parts` partitions: consecutive
+/// ranges with about equal numbers of channels. Returns (switch cuts, channel cuts).
+fn partition(topo: &Topology, parts: usize) -> (Vec<usize>, Vec<usize>) {
+    let switches = topo.num_switches();
+    let channels = topo.peers().len();
+    let (mut sw, mut ch) = (vec![0], vec![0]);
+    for s in 0..switches {
+        let next = sw.len();
+        if next < parts && topo.channel(s, 0) >= channels * next / parts && s > *sw.last().unwrap() {
+            sw.push(s);
+            ch.push(topo.channel(s, 0));
+        }
+    }
+    sw.push(switches);
+    ch.push(channels);
+    (sw, ch)
+}
+
+impl Engine<'_> {
+    /// Runs this simulation on `threads` threads (0: as many as the machine has, if the
+    /// network is large enough to gain from them). Results do not depend on the choice.
+    /// Wormhole switching always runs on one thread. Returns the number of threads used.
+    pub fn set_threads(&mut self, threads: usize) -> usize {
+        let wanted = match threads {
+            0 if self.topo.num_terminals() >= AUTO_MIN_TERMINALS => {
+                std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)
+            }
+            0 => 1,
+            n => n,
+        };
+        // Each partition needs at least one switch; wormhole switching is sequential.
+        let parts = wanted.min(self.topo.num_switches());
+        if parts <= 1 || self.worm.is_some() {
+            self.parallel = None;
+            self.interners.truncate(1);
+            return 1;
+        }
+        debug_assert!(self.waiting.iter().all(|w| w.is_empty()), "threads are set before the run starts");
+        let Ok(pool) = rayon::ThreadPoolBuilder::new().num_threads(parts).build() else {
+            return 1;
+        };
+        let (switches, channels) = partition(self.topo, parts);
+        let parts = switches.len() - 1;
+        self.interners = (0..parts).map(|_| Interner::default()).collect();
+        self.parallel = Some(Box::new(Parallel {
+            pool,
+            switches,
+            channels,
+            parts: (0..parts).map(|_| PartData::default()).collect(),
+        }));
+        parts
+    }
+
+    /// Threads this simulation runs on.
+    pub fn threads(&self) -> usize {
+        self.parallel.as_ref().map_or(1, |p| p.parts.len())
+    }
+
+    /// The partition of the switch an event belongs to, if it is a switch event.
+    #[inline]
+    fn owner(&self, par: &Parallel, ev: &Event) -> Option<usize> {
+        let channel = match *ev {
+            Event::Arrive { queue, .. } | Event::Credit { queue, .. } => queue as usize / self.vcs,
+            Event::Tail { queue } => queue as usize / self.voq_ports / self.vcs,
+            Event::Wake { target } if (target as usize) < self.topo.num_switches() => {
+                return Some(par.switches.partition_point(|&s| s <= target as usize) - 1);
+            }
+            _ => return None,
+        };
+        Some(par.channels.partition_point(|&c| c <= channel) - 1)
+    }
+
+    /// `run_until` on several threads (see the module's documentation).
+    pub(super) fn run_until_parallel(&mut self, limit: u64) {
+        let mut par = self.parallel.take().expect("the parallel engine");
+        let mut batch = std::mem::take(&mut self.batch);
+        let mut owners: Vec<u8> = Vec::new();
+        while let Some(now) = self.events.next_cycle(limit, &mut batch) {
+            // Phase 1: the cycle's events, round by round.
+            while !batch.is_empty() {
+                self.counters.events += batch.len() as u64;
+                owners.clear();
+                for (i, ev) in batch.iter().enumerate() {
+                    let p = self.owner(&par, ev);
+                    if let Some(p) = p {
+                        par.parts[p].mine.push(i as u32);
+                    }
+                    owners.push(p.map_or(u8::MAX, |p| p as u8));
+                }
+                self.step(&mut par, now, Step::Events(&batch));
+                let mut cursors = vec![(0, 0); par.parts.len()];
+                for (i, &ev) in batch.iter().enumerate() {
+                    match owners[i] {
+                        u8::MAX => self.handle(ev, now),
+                        p => self.merge(&mut par.parts[p as usize].out, &mut cursors[p as usize], i as u32),
+                    }
+                }
+                self.finish_step(&mut par);
+                batch.clear();
+                self.events.take_current(&mut batch);
+            }
+            // Phase 2: arbitration and injection, in the order they were requested.
+            let woken = std::mem::take(&mut self.wakes);
+            let switches = self.topo.num_switches();
+            for (i, &target) in woken.iter().enumerate() {
+                if (target as usize) < switches {
+                    let p = par.switches.partition_point(|&s| s <= target as usize) - 1;
+                    par.parts[p].mine.push(i as u32);
+                }
+            }
+            self.step(&mut par, now, Step::Wakes(&woken));
+            self.wakes = woken;
+            let stepped = self.wakes.len();
+            let mut cursors = vec![(0, 0); par.parts.len()];
+            let mut i = 0;
+            while i < self.wakes.len() {
+                let target = self.wakes[i] as usize;
+                if target >= switches {
+                    self.try_inject(target - switches, now);
+                } else if i < stepped {
+                    let p = par.switches.partition_point(|&s| s <= target) - 1;
+                    self.merge(&mut par.parts[p].out, &mut cursors[p], i as u32);
+                } else {
+                    // Woken during this phase by the single-threaded part: arbitrate here.
+                    Switching::arbitrate(self, target, now);
+                }
+                i += 1;
+            }
+            self.finish_step(&mut par);
+            self.wakes.clear();
+            self.events.take_current(&mut batch);
+            debug_assert!(batch.is_empty(), "arbitration may not create events for its own cycle");
+            self.events.advance();
+        }
+        for d in &mut par.parts {
+            let c = std::mem::take(&mut d.counters);
+            self.counters.arbitrations += c.arbitrations;
+            self.counters.heads_examined += c.heads_examined;
+            self.counters.evaluations += c.evaluations;
+            self.counters.packet_hops += c.packet_hops;
+            self.counters.phit_hops += c.phit_hops;
+        }
+        self.batch = batch;
+        self.parallel = Some(par);
+    }
+
+    /// Moves what the item at position `key` created from a partition's outbox into the
+    /// engine's queues; `cursor` is the (events, wakes) read so far.
+    #[inline]
+    fn merge(&mut self, out: &mut Outbox, cursor: &mut (usize, usize), key: u32) {
+        while let Some(&(k, cycle, ev)) = out.events.get(cursor.0) {
+            if k != key {
+                break;
+            }
+            self.events.push(cycle, ev);
+            cursor.0 += 1;
+        }
+        while let Some(&(k, target)) = out.wakes.get(cursor.1) {
+            if k != key {
+                break;
+            }
+            self.wakes.push(target);
+            cursor.1 += 1;
+        }
+    }
+
+    /// Applies the deferred effects of a step and empties the outboxes.
+    fn finish_step(&mut self, par: &mut Parallel) {
+        let mut first: Option<(u32, u32, u32)> = None;
+        for d in &mut par.parts {
+            for &(p, at) in &d.out.arrivals {
+                self.packets[p as usize].arrived = at;
+            }
+            if let Some(m) = d.out.misdelivered.take() {
+                first = Some(first.map_or(m, |f| f.min(m)));
+            }
+            d.mine.clear();
+            d.out.events.clear();
+            d.out.wakes.clear();
+            d.out.arrivals.clear();
+        }
+        if let (None, Some((_, p, t))) = (self.misdelivered, first) {
+            self.misdelivered = Some((p, t));
+        }
+    }
+
+    /// Runs `step` on every partition, one thread each.
+    fn step(&mut self, par: &mut Parallel, now: u64, step: Step) {
+        let k = self.knobs();
+        let parts = par.parts.len();
+        let Engine {
+            topo,
+            routing,
+            model,
+            packets,
+            queue_state,
+            links,
+            out_vcs,
+            fifo,
+            waiting,
+            pending,
+            switch_rng,
+            wake_cycle,
+            input_free,
+            grant_ptr,
+            accept_ptr,
+            interners,
+            ..
+        } = self;
+        let (sw, ch) = (&par.switches, &par.channels);
+        let queues: Vec<usize> = ch.iter().map(|&c| c * k.vcs * k.voq_ports).collect();
+        let vc_cuts: Vec<usize> = ch.iter().map(|&c| c * k.vcs).collect();
+        let mut links = split_ranges(links, ch, 0, 1).into_iter();
+        let mut out_vcs = split_ranges(out_vcs, &vc_cuts, 0, 1).into_iter();
+        let mut fifo = fifo.split(&queues).into_iter();
+        let mut waiting = split_ranges(waiting, sw, 0, 1).into_iter();
+        let mut pending = split_ranges(pending, sw, 0, 1).into_iter();
+        let mut switch_rng = split_ranges(switch_rng, sw, 0, 1).into_iter();
+        let mut wake_cycle = split_ranges(&mut wake_cycle[..*sw.last().unwrap()], sw, 0, 1).into_iter();
+        let mut input_free = split_ranges(input_free, ch, 0, 1).into_iter();
+        let mut grant_ptr = split_ranges(grant_ptr, ch, 0, 1).into_iter();
+        let mut accept_ptr = split_ranges(accept_ptr, ch, 0, 1).into_iter();
+        let mut views = Vec::with_capacity(parts);
+        for (i, (interner, data)) in interners.iter_mut().zip(par.parts.iter_mut()).enumerate() {
+            views.push(Part {
+                topo,
+                routing: &**routing,
+                model,
+                packets,
+                queue_state,
+                k,
+                part: i as u32,
+                parts: parts as u32,
+                now,
+                key: 0,
+                sw0: sw[i],
+                ch0: ch[i],
+                links: links.next().expect("one range per partition"),
+                out_vcs: out_vcs.next().expect("one range per partition"),
+                fifo: fifo.next().expect("one range per partition"),
+                waiting: waiting.next().expect("one range per partition"),
+                pending: pending.next().expect("one range per partition"),
+                switch_rng: switch_rng.next().expect("one range per partition"),
+                wake_cycle: wake_cycle.next().expect("one range per partition"),
+                input_free: input_free.next().expect("one range per partition"),
+                grant_ptr: grant_ptr.next().expect("one range per partition"),
+                accept_ptr: accept_ptr.next().expect("one range per partition"),
+                interner,
+                data,
+            });
+        }
+        par.pool.install(|| views.into_par_iter().for_each(|mut part| part.run(step)));
+    }
+}
+
+impl Part<'_> {
+    /// Handles this partition's share of a step.
+    fn run(&mut self, step: Step) {
+        let mine = std::mem::take(&mut self.data.mine);
+        for &i in &mine {
+            self.key = i;
+            match step {
+                Step::Events(batch) => match batch[i as usize] {
+                    Event::Wake { target } => Fabric::wake(self, target as usize, self.now),
+                    ev => self.switch_event(ev, self.now),
+                },
+                Step::Wakes(targets) => self.arbitrate(targets[i as usize] as usize, self.now),
+            }
+        }
+        self.data.mine = mine;
+    }
+}
+
+impl Fabric for Part<'_> {
+    #[inline]
+    fn topo(&self) -> &Topology {
+        self.topo
+    }
+    #[inline]
+    fn routing(&self) -> &dyn Routing {
+        self.routing
+    }
+    #[inline]
+    fn model(&self) -> &Model {
+        self.model
+    }
+    #[inline]
+    fn knobs(&self) -> Knobs {
+        self.k
+    }
+    #[inline]
+    fn packet(&self, p: u32) -> &Packet {
+        &self.packets[p as usize]
+    }
+    #[inline]
+    fn queue_state(&self, q: usize) -> &QueueState {
+        &self.queue_state[q]
+    }
+    #[inline]
+    fn link(&self, c: usize) -> &Link {
+        &self.links[c - self.ch0]
+    }
+    #[inline]
+    fn link_mut(&mut self, c: usize) -> &mut Link {
+        &mut self.links[c - self.ch0]
+    }
+    #[inline]
+    fn out_vc(&self, i: usize) -> &OutVc {
+        &self.out_vcs[i - self.ch0 * self.k.vcs]
+    }
+    #[inline]
+    fn out_vc_mut(&mut self, i: usize) -> &mut OutVc {
+        &mut self.out_vcs[i - self.ch0 * self.k.vcs]
+    }
+    #[inline]
+    fn fifo_len(&self, q: usize) -> usize {
+        self.fifo.len(q)
+    }
+    #[inline]
+    fn fifo_front(&self, q: usize) -> Option<u32> {
+        self.fifo.front(q)
+    }
+    #[inline]
+    fn fifo_push(&mut self, q: usize, p: u32) {
+        self.fifo.push(q, p)
+    }
+    #[inline]
+    fn fifo_pop(&mut self, q: usize) -> Option<u32> {
+        self.fifo.pop(q)
+    }
+    fn fifo_iter(&self, q: usize) -> Option<QueueIter<'_>> {
+        self.fifo.holds(q).then(|| self.fifo.iter(q))
+    }
+    #[inline]
+    fn waiting(&self, s: usize) -> &SmallVec<[Waiter; 4]> {
+        &self.waiting[s - self.sw0]
+    }
+    #[inline]
+    fn waiting_mut(&mut self, s: usize) -> &mut SmallVec<[Waiter; 4]> {
+        &mut self.waiting[s - self.sw0]
+    }
+    #[inline]
+    fn pending_mut(&mut self, s: usize) -> &mut SmallVec<[u32; 4]> {
+        &mut self.pending[s - self.sw0]
+    }
+    #[inline]
+    fn switch_rng(&mut self, s: usize) -> &mut Stream {
+        &mut self.switch_rng[s - self.sw0]
+    }
+    #[inline]
+    fn input_free(&self, c: usize) -> u64 {
+        self.input_free[c - self.ch0]
+    }
+    #[inline]
+    fn set_input_free(&mut self, c: usize, cycle: u64) {
+        self.input_free[c - self.ch0] = cycle;
+    }
+    fn islip_state(&mut self, base: usize, ports: usize) -> (&mut [u32], &mut [u32], &mut Scratch) {
+        let b = base - self.ch0;
+        (&mut self.grant_ptr[b..b + ports], &mut self.accept_ptr[b..b + ports], &mut self.data.tmp)
+    }
+    #[inline]
+    fn class(&self, id: u32) -> &[Candidate] {
+        self.interner.get(id, self.parts)
+    }
+    #[inline]
+    fn intern(&mut self, list: &[Candidate]) -> u32 {
+        self.interner.intern(list, self.part, self.parts)
+    }
+    #[inline]
+    fn tmp(&mut self) -> &mut Scratch {
+        &mut self.data.tmp
+    }
+    #[inline]
+    fn counters(&mut self) -> &mut Counters {
+        &mut self.data.counters
+    }
+    fn misdelivered(&mut self, p: u32, t: u32) {
+        if self.data.out.misdelivered.is_none() {
+            self.data.out.misdelivered = Some((self.key, p, t));
+        }
+    }
+    #[inline]
+    fn set_arrived(&mut self, p: u32, now: u64) {
+        self.data.out.arrivals.push((p, now));
+    }
+    #[inline]
+    fn push_event(&mut self, cycle: u64, ev: Event) {
+        self.data.out.events.push((self.key, cycle, ev));
+    }
+    #[inline]
+    fn wake(&mut self, target: usize, cycle: u64) {
+        if cycle == self.now {
+            let w = &mut self.wake_cycle[target - self.sw0];
+            if *w != cycle {
+                *w = cycle;
+                self.data.out.wakes.push((self.key, target as u32));
+            }
+        } else {
+            self.push_event(cycle, Event::Wake { target: target as u32 });
+        }
+    }
+    #[inline]
+    fn prefetch_queue_state(&self, q: usize) {
+        super::prefetch::prefetch(self.queue_state, q);
+    }
+}
