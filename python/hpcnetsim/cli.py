@@ -108,6 +108,8 @@ def _build_parser() -> argparse.ArgumentParser:
     r.add_argument("--max-seconds", type=float, help="wall-clock budget: stop after this many seconds (status partial)")
     r.add_argument("--max-cycles", type=int, help="cycle budget: stop at this simulated cycle (status partial)")
     r.add_argument("--check", action="store_true", help="check the engine's invariants as it runs (slower)")
+    r.add_argument("--threads", type=_threads, default=0, metavar="N",
+                   help="threads of the simulation (default 0: all cores from 4096 terminals); same results")  # fmt: skip
     r.add_argument("--repetitions", type=int, metavar="R",
                    help="run R times with seeds derived from the config's seed; print means and 95%% intervals")  # fmt: skip
     r.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
@@ -281,6 +283,13 @@ def _loads(text: str) -> list[float]:
         raise argparse.ArgumentTypeError(f"'{text}' is not a comma-separated list of numbers") from None
 
 
+def _threads(text: str) -> int:
+    """``--threads``: a whole number of threads, 0 for automatic."""
+    if not text.strip().isdigit():
+        raise argparse.ArgumentTypeError(f"'{text}' is not a number of threads (a whole number >= 0; 0: automatic)")
+    return int(text)
+
+
 def _run(args) -> None:
     from .config import apply_overrides, load_config
     from .simulation import check_loads, load_curve_results, simulate
@@ -308,7 +317,7 @@ def _run(args) -> None:
         show = sys.stderr.isatty() if args.progress is None else args.progress
         reporter = TerminalProgress(sys.stderr) if show else None
         control = {"progress": reporter, "max_seconds": args.max_seconds, "max_cycles": args.max_cycles,
-                   "check": args.check}  # fmt: skip
+                   "check": args.check, "threads": args.threads}  # fmt: skip
         try:
             result = execute(config, **control) if causal else simulate(config, **control)
         finally:
@@ -344,7 +353,8 @@ def _run_repeated(args, config: dict, causal: bool) -> int:
     configs = repeated_configs(config, check_repetitions(args.repetitions, "--repetitions"))
     if args.loads is None:
         run = execute if causal else simulate
-        control = {"max_seconds": args.max_seconds, "max_cycles": args.max_cycles, "check": args.check}
+        control = {"max_seconds": args.max_seconds, "max_cycles": args.max_cycles, "check": args.check,
+                   "threads": args.threads}  # fmt: skip
         results = [run(c, **control).to_dict() for c in configs]
         flat = [flatten(r) for r in results]
         print(format_repeated(flat))

@@ -119,6 +119,7 @@ def simulate(
     max_seconds: float | None = None,
     max_cycles: int | None = None,
     check: bool = False,
+    threads: int = 0,
 ) -> SimulationResult:
     """Run one simulation of ``config`` (a dict or the path of a TOML file).
 
@@ -126,12 +127,14 @@ def simulate(
     called about every 100 ms with a dict (``cycle``, ``phase``, ``in_flight``, ``delivered``,
     ``wall_seconds``). After ``max_seconds`` of wall-clock time or ``max_cycles`` simulated
     cycles the run stops with status ``partial``. ``check`` verifies the engine's invariants
-    as it runs (docs/reliability.md).
+    as it runs (docs/reliability.md). ``threads`` is the number of threads of the simulation (0:
+    all cores for networks of at least 4096 terminals, one below); results do not depend on it.
     """
     from .units import with_physical
 
     cfg = to_json(load_config(config))
-    return SimulationResult(json.loads(with_physical(_core.simulate(cfg, progress, max_seconds, max_cycles, check), cfg)))
+    text = _core.simulate(cfg, progress, max_seconds, max_cycles, check, threads)
+    return SimulationResult(json.loads(with_physical(text, cfg)))
 
 
 def execute(
@@ -141,6 +144,7 @@ def execute(
     max_seconds: float | None = None,
     max_cycles: int | None = None,
     check: bool = False,
+    threads: int = 0,
 ) -> SimulationResult:
     """Run the causal workload of ``config`` (its ``[workload]`` table) to completion.
 
@@ -164,7 +168,7 @@ def execute(
     from .units import with_physical
 
     cfg_json = to_json(cfg)
-    text = _core.execute(cfg_json, progress, max_seconds, max_cycles, check)
+    text = _core.execute(cfg_json, progress, max_seconds, max_cycles, check, threads)
     return SimulationResult(json.loads(with_physical(text, cfg_json)))
 
 

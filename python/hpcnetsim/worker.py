@@ -31,6 +31,7 @@ def run_point(config_json: str) -> tuple[str | None, str | None]:
     """``(result_json, None)`` for a completed (or skipped) simulation, ``(None, error)`` if it raised."""
     config = json.loads(config_json)
     try:
+        # A sweep runs its points side by side: one thread each.
         if is_causal(config):
             from .otf2_trace import is_otf2
 
@@ -40,8 +41,8 @@ def run_point(config_json: str) -> tuple[str | None, str | None]:
                 from .simulation import execute
 
                 return json.dumps(execute(config).to_dict()), None
-            return with_physical(_core.execute(config_json), config_json), None
-        return with_physical(_core.simulate(config_json), config_json), None
+            return with_physical(_core.execute(config_json, threads=1), config_json), None
+        return with_physical(_core.simulate(config_json, threads=1), config_json), None
     except _core.ConfigError as e:
         if is_causal(config) and "workload.tasks = " in str(e):
             return skipped_result(config, str(e).removeprefix("config: ")), None

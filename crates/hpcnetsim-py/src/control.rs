@@ -40,6 +40,8 @@ pub struct RunOptions {
     pub progress: Option<Py<PyAny>>,
     pub budget: Budget,
     pub check: bool,
+    /// Threads of the simulation (0: automatic).
+    pub threads: usize,
 }
 
 /// Runs `f` with the GIL released under a control built from `opts`; a KeyboardInterrupt
@@ -53,9 +55,11 @@ pub fn controlled<T: Send>(
     let mut obs = PyObserver { callback: opts.progress, error: None };
     let budget = opts.budget;
     let check = opts.check;
+    let threads = opts.threads;
     let out = py.detach(|| {
         let mut ctl = Control::new(Some(&mut obs), budget);
         ctl.check |= check;
+        ctl.threads = threads;
         f(&mut ctl)
     });
     match out {

@@ -231,7 +231,7 @@ fn to_json<T: serde::Serialize>(value: &T) -> String {
 /// Ctrl-C raises KeyboardInterrupt within a fraction of a second; `progress(dict)` is
 /// called about every 100 ms; a budget stops the run with status `partial`.
 #[pyfunction]
-#[pyo3(signature = (config_json, progress=None, max_seconds=None, max_cycles=None, check=false))]
+#[pyo3(signature = (config_json, progress=None, max_seconds=None, max_cycles=None, check=false, threads=0))]
 fn simulate(
     py: Python<'_>,
     config_json: &str,
@@ -239,12 +239,13 @@ fn simulate(
     max_seconds: Option<f64>,
     max_cycles: Option<u64>,
     check: bool,
+    threads: usize,
 ) -> PyResult<String> {
     let cfg = Config::from_json(config_json).map_err(to_py)?;
     if cfg.model == Model::Flow {
         return py.detach(|| flow::run::simulate(&cfg)).map(|r| to_json(&r)).map_err(to_py);
     }
-    let opts = RunOptions { progress, budget: Budget { max_wall_seconds: max_seconds, max_cycles }, check };
+    let opts = RunOptions { progress, budget: Budget { max_wall_seconds: max_seconds, max_cycles }, check, threads };
     controlled(py, opts, |ctl| measure::run_with(&cfg, ctl)).map(|r| to_json(&r))
 }
 
@@ -273,7 +274,7 @@ fn flow_mpigraph(py: Python<'_>, config_json: &str) -> PyResult<String> {
 /// Runs a causal workload (a config with a `[workload]` table) to completion; JSON result.
 /// Takes the same control arguments as `simulate`.
 #[pyfunction]
-#[pyo3(signature = (config_json, progress=None, max_seconds=None, max_cycles=None, check=false))]
+#[pyo3(signature = (config_json, progress=None, max_seconds=None, max_cycles=None, check=false, threads=0))]
 fn execute(
     py: Python<'_>,
     config_json: &str,
@@ -281,6 +282,7 @@ fn execute(
     max_seconds: Option<f64>,
     max_cycles: Option<u64>,
     check: bool,
+    threads: usize,
 ) -> PyResult<String> {
     let cfg = Config::from_json(config_json).map_err(to_py)?;
     if cfg.model == Model::Flow {
@@ -291,7 +293,7 @@ fn execute(
             "'packet' for a [workload] (the flow model runs independent traffic, eBB and mpiGraph)",
         )));
     }
-    let opts = RunOptions { progress, budget: Budget { max_wall_seconds: max_seconds, max_cycles }, check };
+    let opts = RunOptions { progress, budget: Budget { max_wall_seconds: max_seconds, max_cycles }, check, threads };
     controlled(py, opts, |ctl| hpcnetsim_core::engine::execute::execute_with(&cfg, ctl)).map(|r| to_json(&r))
 }
 

@@ -55,6 +55,9 @@ pub struct Control<'a> {
     pub stopped: Option<String>,
     /// Whether to check the engine's invariants after every chunk (`--check`).
     pub check: bool,
+    /// Threads of one simulation (`--threads`; 0: all the machine's cores if the network
+    /// has at least `AUTO_MIN_TERMINALS` terminals, one otherwise). Results do not depend on it.
+    pub threads: usize,
 }
 
 impl Default for Control<'_> {
@@ -76,6 +79,7 @@ impl<'a> Control<'a> {
             last_cycle: 0,
             stopped: None,
             check: cfg!(debug_assertions),
+            threads: 0,
         }
     }
 

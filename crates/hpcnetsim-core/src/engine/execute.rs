@@ -137,6 +137,7 @@ pub fn run_controlled(
     ctl: &mut Control,
 ) -> Result<ExecutionResult> {
     let start = Instant::now();
+    e.set_threads(ctl.threads);
     e.recording = true;
     let mut partial = false;
     let stalled = loop {

@@ -50,6 +50,7 @@ pub fn run_with(cfg: &Config, ctl: &mut Control) -> Result<RunResult> {
     let topo = Topology::from_spec(&cfg.topology)?;
     let ideal = 1.0 / topo.max_channel_load();
     let mut e = Engine::new(cfg, &topo)?;
+    e.set_threads(ctl.threads);
     let m = &cfg.measurement;
     let sources = e.active_sources();
     let mut status = Status::Converged;

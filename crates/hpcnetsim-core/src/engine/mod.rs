@@ -36,12 +36,12 @@ use crate::switch::{Buffers, Model};
 use crate::topology::{Peer, Topology};
 use crate::workload::{kernels, placement, Pattern, Source};
 use arbitration::Switching;
+pub(crate) use parallel::split_ranges;
+pub use parallel::AUTO_MIN_TERMINALS;
 use queue::EventQueue;
 use smallvec::SmallVec;
 use std::collections::VecDeque;
 use tasks::{Tasks, NO_MESSAGE};
-pub use parallel::AUTO_MIN_TERMINALS;
-pub(crate) use parallel::split_ranges;
 pub use window::StreamStats;
 pub use wormhole::BufferedWorm;
 

@@ -231,8 +231,8 @@ impl Engine<'_> {
                 None => missed |= !groups[g].choice.available().is_empty(),
             }
         }
-        let (granted, winners, contended) =
-            self.grant_each_output(&mut requests, true, |e, q, c, oq| e.take_vc(s, q, base + c.port as usize, oq as usize));
+        let (granted, winners, contended) = self
+            .grant_each_output(&mut requests, true, |e, q, c, oq| e.take_vc(s, q, base + c.port as usize, oq as usize));
         missed |= contended;
         // A head that lost, or whose choice was taken, while another of its candidates is
         // still free tries again next cycle; the others wait for a tail credit.

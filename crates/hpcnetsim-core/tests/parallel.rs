@@ -1,0 +1,115 @@
+//! The parallel engine gives the sequential engine's results bit for bit, whatever the
+//! number of threads: on every topology family, every switch technology and allocation
+//! rule, adaptive and table routing, and causal workloads. Each run checks the engine's
+//! invariants after every chunk (debug builds), so the merged state is checked as it goes.
+
+use hpcnetsim_core::config::Config;
+use hpcnetsim_core::engine::control::Control;
+use hpcnetsim_core::engine::execute::execute_with;
+use hpcnetsim_core::engine::measure::run_with;
+use hpcnetsim_core::engine::Engine;
+use hpcnetsim_core::topology::Topology;
+
+/// A short measurement (the runs are compared, not judged).
+const SHORT: &str = "[measurement]\nwarmup_cycles = 600\nwindow_cycles = 300\nconvergence_windows = 1\n\
+max_convergence_cycles = 300\nbatches = 2\nbatch_cycles = 400\n";
+
+fn fabric(name: &str) -> String {
+    let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/data/fabrics").join(name);
+    p.to_string_lossy().into_owned()
+}
+
+/// The result of `toml` as JSON, without its wall-clock time, run on `threads` threads.
+fn result(toml: &str, threads: usize) -> String {
+    let cfg = Config::from_toml(toml).unwrap_or_else(|e| panic!("{e}\n{toml}"));
+    let mut ctl = Control::default();
+    ctl.threads = threads;
+    let mut v = if cfg.workload.is_some() {
+        serde_json::to_value(execute_with(&cfg, &mut ctl).unwrap_or_else(|e| panic!("{e}\n{toml}"))).unwrap()
+    } else {
+        serde_json::to_value(run_with(&cfg, &mut ctl).unwrap_or_else(|e| panic!("{e}\n{toml}"))).unwrap()
+    };
+    v.as_object_mut().unwrap().remove("wall_seconds");
+    serde_json::to_string(&v).unwrap()
+}
+
+/// Runs `toml` on 1, 2 and 3 threads and asserts identical results; returns the JSON.
+fn same_on_all_threads(toml: &str) -> String {
+    let one = result(toml, 1);
+    for threads in [2, 3] {
+        let many = result(toml, threads);
+        assert!(one == many, "{threads} threads differ from 1 on\n{toml}\n1: {one}\n{threads}: {many}");
+    }
+    one
+}
+
+#[test]
+fn every_family_gives_the_same_results_on_any_number_of_threads() {
+    let cases = [
+        "topology = \"torus:8x8\"\n[traffic]\nload = 0.6\n",
+        "topology = \"mesh:4x3,t=2\"\n[traffic]\nload = 0.5\n",
+        "topology = \"tree:k=4,kp=2,n=3\"\n[traffic]\nload = 0.8\n",
+        "topology = \"tree:k=4,kp=4,n=3\"\n[routing]\nalgorithm = \"tree-deterministic\"\n[traffic]\nload = 0.9\n",
+        "topology = \"twin-torus:4x2x2x2x2\"\n[switch]\nvcs = 4\n[traffic]\nload = 0.7\n",
+        "topology = \"hyperx:4x4,t=2\"\n[switch]\nvcs = 2\n[routing]\nalgorithm = \"hyperx-ugal\"\n[traffic]\nload = 0.6\n",
+        "topology = \"crossbar:8\"\n[traffic]\nload = 0.9\n",
+    ];
+    for case in cases {
+        let r = same_on_all_threads(&format!("{case}{SHORT}"));
+        assert!(r.contains("\"delivered_packets\"") || r.contains("delivered"), "{r}");
+    }
+}
+
+#[test]
+fn switch_technologies_and_allocation_rules_give_the_same_results() {
+    let cases = [
+        // INSEE: output VC reservation, least-occupied selection, bubble flow control.
+        "topology = \"torus:6x6\"\n[switch]\nvcs = 3\noutput_allocation = \"vc\"\n[routing]\nalgorithm = \"bubble-adaptive\"\n[traffic]\nload = 0.9\n",
+        // Random arbitration and random selection.
+        "topology = \"torus:4x4x4\"\n[switch]\narbitration = \"random\"\n[routing]\nselection = \"random\"\n[traffic]\nload = 0.8\n",
+        // Oldest-first arbitration, Duato's routing with two traffic classes.
+        "topology = \"torus:4x4x4\"\n[switch]\nvcs = 6\ntraffic_classes = 2\narbitration = \"oldest-first\"\n[routing]\nalgorithm = \"duato\"\n[traffic]\nload = 0.8\n",
+        // EXTOLL: virtual output queues and iSLIP.
+        "topology = \"torus:4x4x2\"\ntechnology = \"extoll\"\n[switch]\nvcs = 3\n[routing]\nalgorithm = \"duato\"\n[traffic]\nload = 0.9\n",
+        // Table routing (InfiniBand-style forwarding, lanes on the VCs) on an imported fabric.
+        &format!(
+            "topology = \"ibnet:{},t=3\"\n[switch]\nvcs = 4\n[routing]\nalgorithm = \"table\"\nengine = \"dfsssp\"\nlmc = 1\n[traffic]\nload = 0.5\n",
+            fabric("slimfly_q5_ibsim.txt")
+        ),
+    ];
+    for case in cases {
+        same_on_all_threads(&format!("{case}{SHORT}"));
+    }
+}
+
+#[test]
+fn causal_workloads_give_the_same_execution_on_any_number_of_threads() {
+    let cases = [
+        "topology = \"tree:k=4,kp=4,n=3\"\n[workload]\nkernel = \"alltoall\"\nmessage_bytes = 4096\n",
+        "topology = \"torus:4x4\"\n[workload]\nkernel = \"bu\"\nmessage_bytes = 20000\n",
+        // Concurrent jobs with the NIC and host model.
+        "topology = \"torus:8x4\"\ntechnology = \"qdr-infiniband\"\n[[workload.jobs]]\nkernel = \"allreduce\"\ntasks = 16\nmessage_bytes = 8192\n\
+         [[workload.jobs]]\nkernel = \"alltoall\"\ntasks = 16\nfirst_terminal = 16\nmessage_bytes = 2048\n",
+    ];
+    for case in cases {
+        let r = same_on_all_threads(case);
+        assert!(r.contains("\"completed\""), "{r}");
+    }
+}
+
+#[test]
+fn threads_are_chosen_by_size_and_wormhole_stays_sequential() {
+    let small = Topology::from_spec("torus:8x8").unwrap();
+    let cfg = Config::from_toml("topology = \"torus:8x8\"\n").unwrap();
+    let mut e = Engine::new(&cfg, &small).unwrap();
+    assert_eq!(e.set_threads(0), 1, "small networks run on one thread");
+    assert_eq!(e.set_threads(2), 2);
+    assert_eq!(e.threads(), 2);
+    // More threads than switches: one partition per switch at most.
+    let tiny = Topology::from_spec("crossbar:4").unwrap();
+    let cfg = Config::from_toml("topology = \"crossbar:4\"\n").unwrap();
+    assert_eq!(Engine::new(&cfg, &tiny).unwrap().set_threads(3), 1);
+    let cfg = Config::from_toml("topology = \"tree:k=4,kp=4,n=3\"\n[switch]\npreset = \"elite\"\n").unwrap();
+    let tree = Topology::from_spec(&cfg.topology).unwrap();
+    assert_eq!(Engine::new(&cfg, &tree).unwrap().set_threads(3), 1, "wormhole switching is sequential");
+}
