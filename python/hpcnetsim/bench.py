@@ -108,9 +108,9 @@ MILLION = (("torus", "torus:1024x1024", "dor", 2), ("tree", "tree:k=32,kp=32,n=4
 SCALE_TARGET_PHIT_HOPS = 3e7
 #: Columns of the scale table.
 SCALE_COLUMNS = (
-    "family", "spec", "terminals", "load_fraction", "offered_load", "status", "cycles", "phit_hops",
+    "family", "spec", "terminals", "load_fraction", "offered_load", "threads", "status", "cycles", "phit_hops",
     "engine_seconds", "total_seconds", "phit_hops_per_s", "ns_per_phit_hop", "cost_vs_smallest",
-    "max_rss_mib", "rss_kib_per_terminal",
+    "speedup_vs_1_thread", "max_rss_mib", "rss_kib_per_terminal",
 )  # fmt: skip
 
 
@@ -171,55 +171,72 @@ def _scale_row(family, spec, terminals, fraction, algorithm, vcs, load, cycles) 
 
 
 def run_scale(
-    million: bool = False, max_terminals: int | None = None, target: float = SCALE_TARGET_PHIT_HOPS, on_row=None
+    million: bool = False,
+    max_terminals: int | None = None,
+    target: float = SCALE_TARGET_PHIT_HOPS,
+    on_row=None,
+    threads: tuple[int, ...] = (1,),
 ) -> list[dict[str, Any]]:
-    """Run every scale row in its own process (so its peak memory is its own)."""
-    import json
-    import subprocess
-
+    """Run every scale row in its own process (so its peak memory is its own), once for each
+    thread count in ``threads``; ``speedup_vs_1_thread`` compares with the row's 1-thread run."""
     out = []
-    smallest: dict[tuple[str, float], float] = {}
+    smallest: dict[tuple[str, float, int], float] = {}
     for row in scale_rows(million, max_terminals, target):
-        child = subprocess.run(
-            [sys.executable, "-c", "from hpcnetsim.bench import scale_child; scale_child()"],
-            input=json.dumps(row["config"]),
-            capture_output=True,
-            text=True,
-            check=False,
-        )
-        if child.returncode != 0:
-            lines = (child.stderr.strip() or "no output").splitlines()
-            raise RuntimeError(f"scale row {row['spec']} failed: {lines[-1]}")
-        r = json.loads(child.stdout)
-        ns = 1e9 * r["wall_seconds"] / r["phit_hops"] if r["phit_hops"] else float("nan")
-        key = (row["family"], row["load_fraction"])
-        smallest.setdefault(key, ns)
-        result = {
-            **{k: row[k] for k in ("family", "spec", "terminals", "load_fraction", "offered_load")},
-            "status": r["status"],
-            "cycles": r["cycles"],
-            "phit_hops": r["phit_hops"],
-            "engine_seconds": r["wall_seconds"],
-            "total_seconds": r["total_seconds"],
-            "phit_hops_per_s": rate(r["phit_hops"], r["wall_seconds"]),
-            "ns_per_phit_hop": ns,
-            "cost_vs_smallest": ns / smallest[key],
-            "max_rss_mib": r["max_rss_mib"],
-            "rss_kib_per_terminal": r["max_rss_mib"] * 1024 / row["terminals"],
-        }
-        out.append(result)
-        if on_row is not None:
-            on_row(result)
+        one_thread = float("nan")
+        for t in threads:
+            result = _scale_run(row, t, smallest, one_thread)
+            if t == 1:
+                one_thread = result["ns_per_phit_hop"]
+            out.append(result)
+            if on_row is not None:
+                on_row(result)
     return out
 
 
+def _scale_run(row: dict[str, Any], threads: int, smallest: dict, one_thread: float) -> dict[str, Any]:
+    """One scale row on ``threads`` threads, in a process of its own."""
+    import json
+    import subprocess
+
+    child = subprocess.run(
+        [sys.executable, "-c", "from hpcnetsim.bench import scale_child; scale_child()"],
+        input=json.dumps({"config": row["config"], "threads": threads}),
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if child.returncode != 0:
+        lines = (child.stderr.strip() or "no output").splitlines()
+        raise RuntimeError(f"scale row {row['spec']} failed: {lines[-1]}")
+    r = json.loads(child.stdout)
+    ns = 1e9 * r["wall_seconds"] / r["phit_hops"] if r["phit_hops"] else float("nan")
+    key = (row["family"], row["load_fraction"], threads)
+    smallest.setdefault(key, ns)
+    return {
+        **{k: row[k] for k in ("family", "spec", "terminals", "load_fraction", "offered_load")},
+        "threads": threads,
+        "status": r["status"],
+        "cycles": r["cycles"],
+        "phit_hops": r["phit_hops"],
+        "engine_seconds": r["wall_seconds"],
+        "total_seconds": r["total_seconds"],
+        "phit_hops_per_s": rate(r["phit_hops"], r["wall_seconds"]),
+        "ns_per_phit_hop": ns,
+        "cost_vs_smallest": ns / smallest[key],
+        "speedup_vs_1_thread": one_thread / ns if threads != 1 else 1.0,
+        "max_rss_mib": r["max_rss_mib"],
+        "rss_kib_per_terminal": r["max_rss_mib"] * 1024 / row["terminals"],
+    }
+
+
 def scale_child() -> None:
-    """Body of one scale row's process: config JSON on stdin, figures as JSON on stdout."""
+    """Body of one scale row's process: config and threads as JSON on stdin, figures as JSON on stdout."""
     import json
     import time
 
     start = time.perf_counter()
-    r = simulate(json.loads(sys.stdin.read()))
+    job = json.loads(sys.stdin.read())
+    r = simulate(job["config"], threads=job["threads"])
     figures = {
         "status": r.status,
         "cycles": r.cycles,

@@ -126,6 +126,8 @@ def _build_parser() -> argparse.ArgumentParser:
     b.add_argument("--max-terminals", type=int, help="with --scale: skip networks larger than this")
     b.add_argument("--target-phit-hops", type=float, default=3e7,
                    help="with --scale: phit-hops each row aims at (at least 3000 cycles; default 3e7)")
+    b.add_argument("--threads", type=_thread_list, default=(1,), metavar="N[,N...]",
+                   help="with --scale: run every row on each of these thread counts (default 1)")
     b.set_defaults(func=_bench)
 
     bn = sub.add_parser("bench-net", help="network microbenchmarks of paper 004 §4 (ping, hot spot, total exchange...)")
@@ -281,6 +283,14 @@ def _loads(text: str) -> list[float]:
         return [float(x) for x in text.split(",")]
     except ValueError:
         raise argparse.ArgumentTypeError(f"'{text}' is not a comma-separated list of numbers") from None
+
+
+def _thread_list(text: str) -> tuple[int, ...]:
+    """``bench --threads``: comma-separated thread counts, each at least 1."""
+    counts = tuple(_threads(t) for t in text.split(","))
+    if 0 in counts:
+        raise argparse.ArgumentTypeError(f"'{text}' holds 0: list thread counts of at least 1, e.g. 1,2")
+    return counts
 
 
 def _threads(text: str) -> int:
@@ -718,6 +728,8 @@ def _bench(args) -> None:
 
     if args.million and not args.scale:
         raise ConfigError("--million is invalid without --scale: it adds rows to the scale benchmark")
+    if args.threads != (1,) and not args.scale:
+        raise ConfigError("--threads is invalid without --scale: the other benchmarks measure one thread")
     if args.max_terminals is not None and args.max_terminals < 1:
         raise ConfigError(f"--max-terminals = {args.max_terminals} is invalid: a positive number of terminals")
     if not args.target_phit_hops > 0:
@@ -732,7 +744,7 @@ def _bench(args) -> None:
         print(table_header(SCALE_COLUMNS), flush=True)
         run_scale(
             args.million, args.max_terminals, args.target_phit_hops,
-            on_row=lambda row: print(format_row(row, SCALE_COLUMNS), flush=True),
+            on_row=lambda row: print(format_row(row, SCALE_COLUMNS), flush=True), threads=args.threads,
         )  # fmt: skip
         return
     print(table_header(), flush=True)

@@ -33,7 +33,6 @@ use crate::routing::{Candidate, Routing};
 use crate::switch::buffers::{QueueIter, QueuesMut};
 use crate::switch::Model;
 use crate::topology::Topology;
-use rayon::prelude::*;
 use smallvec::SmallVec;
 
 /// Terminals from which the parallel engine is used when the thread count is automatic:
@@ -43,10 +42,17 @@ pub const AUTO_MIN_TERMINALS: usize = 4096;
 /// The partitions of the switches and the threads that run them.
 pub(super) struct Parallel {
     pool: rayon::ThreadPool,
+    work: Partitions,
+}
+
+/// The partitions of the switches.
+struct Partitions {
     /// Partition `i` holds switches `switches[i]..switches[i + 1]` and their channels
     /// `channels[i]..channels[i + 1]`.
     switches: Vec<usize>,
     channels: Vec<usize>,
+    /// The same boundaries in input queues.
+    queues: Vec<usize>,
     parts: Vec<PartData>,
 }
 
@@ -58,6 +64,8 @@ struct PartData {
     tmp: Scratch,
     counters: Counters,
     out: Outbox,
+    /// Outbox events and wake-ups merged so far in this step.
+    merged: (usize, usize),
 }
 
 /// What a partition created during one step, each tagged with the position of the event or
@@ -124,6 +132,25 @@ pub(crate) fn split_ranges<'a, T>(mut v: &'a mut [T], cuts: &[usize], first: usi
     out
 }
 
+/// The first `n` elements of `rest`, which keeps the others.
+fn cut<'a, T>(rest: &mut &'a mut [T], n: usize) -> &'a mut [T] {
+    let (head, tail) = std::mem::take(rest).split_at_mut(n);
+    *rest = tail;
+    head
+}
+
+/// Runs `step` on every partition of `views`: the first on this thread, the others on
+/// the pool's (rayon's `join`, which waits by working or stealing).
+fn run_all(views: &mut [Part], step: Step) {
+    match views {
+        [] => {}
+        [one] => one.run(step),
+        [first, rest @ ..] => {
+            rayon::join(|| first.run(step), || run_all(rest, step));
+        }
+    }
+}
+
 /// The partition boundaries of `topo`'s switches for `parts` partitions: consecutive
 /// ranges with about equal numbers of channels. Returns (switch cuts, channel cuts).
 fn partition(topo: &Topology, parts: usize) -> (Vec<usize>, Vec<usize>) {
@@ -170,21 +197,24 @@ impl Engine<'_> {
         self.interners = (0..parts).map(|_| Interner::default()).collect();
         self.parallel = Some(Box::new(Parallel {
             pool,
-            switches,
-            channels,
-            parts: (0..parts).map(|_| PartData::default()).collect(),
+            work: Partitions {
+                queues: channels.iter().map(|&c| c * self.vcs * self.voq_ports).collect(),
+                switches,
+                channels,
+                parts: (0..parts).map(|_| PartData::default()).collect(),
+            },
         }));
         parts
     }
 
     /// Threads this simulation runs on.
     pub fn threads(&self) -> usize {
-        self.parallel.as_ref().map_or(1, |p| p.parts.len())
+        self.parallel.as_ref().map_or(1, |p| p.work.parts.len())
     }
 
     /// The partition of the switch an event belongs to, if it is a switch event.
     #[inline]
-    fn owner(&self, par: &Parallel, ev: &Event) -> Option<usize> {
+    fn owner(&self, par: &Partitions, ev: &Event) -> Option<usize> {
         let channel = match *ev {
             Event::Arrive { queue, .. } | Event::Credit { queue, .. } => queue as usize / self.vcs,
             Event::Tail { queue } => queue as usize / self.voq_ports / self.vcs,
@@ -199,6 +229,15 @@ impl Engine<'_> {
     /// `run_until` on several threads (see the module's documentation).
     pub(super) fn run_until_parallel(&mut self, limit: u64) {
         let mut par = self.parallel.take().expect("the parallel engine");
+        // The whole loop runs on one of the pool's threads: handing a step to the others is
+        // then a push on its own work queue, and waiting for them is stealing, not sleeping.
+        let Parallel { pool, work } = &mut *par;
+        pool.install(|| self.cycles(work, limit));
+        self.parallel = Some(par);
+    }
+
+    /// The cycles before `limit` (see `run_until_parallel`).
+    fn cycles(&mut self, par: &mut Partitions, limit: u64) {
         let mut batch = std::mem::take(&mut self.batch);
         let mut owners: Vec<u8> = Vec::new();
         while let Some(now) = self.events.next_cycle(limit, &mut batch) {
@@ -207,21 +246,20 @@ impl Engine<'_> {
                 self.counters.events += batch.len() as u64;
                 owners.clear();
                 for (i, ev) in batch.iter().enumerate() {
-                    let p = self.owner(&par, ev);
+                    let p = self.owner(par, ev);
                     if let Some(p) = p {
                         par.parts[p].mine.push(i as u32);
                     }
                     owners.push(p.map_or(u8::MAX, |p| p as u8));
                 }
-                self.step(&mut par, now, Step::Events(&batch));
-                let mut cursors = vec![(0, 0); par.parts.len()];
+                self.step(par, now, Step::Events(&batch));
                 for (i, &ev) in batch.iter().enumerate() {
                     match owners[i] {
                         u8::MAX => self.handle(ev, now),
-                        p => self.merge(&mut par.parts[p as usize].out, &mut cursors[p as usize], i as u32),
+                        p => self.merge(&mut par.parts[p as usize], i as u32),
                     }
                 }
-                self.finish_step(&mut par);
+                self.finish_step(par);
                 batch.clear();
                 self.events.take_current(&mut batch);
             }
@@ -234,10 +272,9 @@ impl Engine<'_> {
                     par.parts[p].mine.push(i as u32);
                 }
             }
-            self.step(&mut par, now, Step::Wakes(&woken));
+            self.step(par, now, Step::Wakes(&woken));
             self.wakes = woken;
             let stepped = self.wakes.len();
-            let mut cursors = vec![(0, 0); par.parts.len()];
             let mut i = 0;
             while i < self.wakes.len() {
                 let target = self.wakes[i] as usize;
@@ -245,14 +282,14 @@ impl Engine<'_> {
                     self.try_inject(target - switches, now);
                 } else if i < stepped {
                     let p = par.switches.partition_point(|&s| s <= target) - 1;
-                    self.merge(&mut par.parts[p].out, &mut cursors[p], i as u32);
+                    self.merge(&mut par.parts[p], i as u32);
                 } else {
                     // Woken during this phase by the single-threaded part: arbitrate here.
                     Switching::arbitrate(self, target, now);
                 }
                 i += 1;
             }
-            self.finish_step(&mut par);
+            self.finish_step(par);
             self.wakes.clear();
             self.events.take_current(&mut batch);
             debug_assert!(batch.is_empty(), "arbitration may not create events for its own cycle");
@@ -267,13 +304,13 @@ impl Engine<'_> {
             self.counters.phit_hops += c.phit_hops;
         }
         self.batch = batch;
-        self.parallel = Some(par);
     }
 
     /// Moves what the item at position `key` created from a partition's outbox into the
-    /// engine's queues; `cursor` is the (events, wakes) read so far.
+    /// engine's queues.
     #[inline]
-    fn merge(&mut self, out: &mut Outbox, cursor: &mut (usize, usize), key: u32) {
+    fn merge(&mut self, d: &mut PartData, key: u32) {
+        let (out, cursor) = (&d.out, &mut d.merged);
         while let Some(&(k, cycle, ev)) = out.events.get(cursor.0) {
             if k != key {
                 break;
@@ -291,7 +328,7 @@ impl Engine<'_> {
     }
 
     /// Applies the deferred effects of a step and empties the outboxes.
-    fn finish_step(&mut self, par: &mut Parallel) {
+    fn finish_step(&mut self, par: &mut Partitions) {
         let mut first: Option<(u32, u32, u32)> = None;
         for d in &mut par.parts {
             for &(p, at) in &d.out.arrivals {
@@ -301,6 +338,7 @@ impl Engine<'_> {
                 first = Some(first.map_or(m, |f| f.min(m)));
             }
             d.mine.clear();
+            d.merged = (0, 0);
             d.out.events.clear();
             d.out.wakes.clear();
             d.out.arrivals.clear();
@@ -311,7 +349,7 @@ impl Engine<'_> {
     }
 
     /// Runs `step` on every partition, one thread each.
-    fn step(&mut self, par: &mut Parallel, now: u64, step: Step) {
+    fn step(&mut self, par: &mut Partitions, now: u64, step: Step) {
         let k = self.knobs();
         let parts = par.parts.len();
         let Engine {
@@ -334,20 +372,15 @@ impl Engine<'_> {
             ..
         } = self;
         let (sw, ch) = (&par.switches, &par.channels);
-        let queues: Vec<usize> = ch.iter().map(|&c| c * k.vcs * k.voq_ports).collect();
-        let vc_cuts: Vec<usize> = ch.iter().map(|&c| c * k.vcs).collect();
-        let mut links = split_ranges(links, ch, 0, 1).into_iter();
-        let mut out_vcs = split_ranges(out_vcs, &vc_cuts, 0, 1).into_iter();
-        let mut fifo = fifo.split(&queues).into_iter();
-        let mut waiting = split_ranges(waiting, sw, 0, 1).into_iter();
-        let mut pending = split_ranges(pending, sw, 0, 1).into_iter();
-        let mut switch_rng = split_ranges(switch_rng, sw, 0, 1).into_iter();
-        let mut wake_cycle = split_ranges(&mut wake_cycle[..*sw.last().unwrap()], sw, 0, 1).into_iter();
-        let mut input_free = split_ranges(input_free, ch, 0, 1).into_iter();
-        let mut grant_ptr = split_ranges(grant_ptr, ch, 0, 1).into_iter();
-        let mut accept_ptr = split_ranges(accept_ptr, ch, 0, 1).into_iter();
+        let mut fifo = fifo.split(&par.queues).into_iter();
+        let (mut links, mut out_vcs, mut waiting, mut pending) =
+            (&mut links[..], &mut out_vcs[..], &mut waiting[..], &mut pending[..]);
+        let (mut switch_rng, mut wake_cycle) = (&mut switch_rng[..], &mut wake_cycle[..]);
+        let (mut input_free, mut grant_ptr, mut accept_ptr) =
+            (&mut input_free[..], &mut grant_ptr[..], &mut accept_ptr[..]);
         let mut views = Vec::with_capacity(parts);
         for (i, (interner, data)) in interners.iter_mut().zip(par.parts.iter_mut()).enumerate() {
+            let (switches, channels) = (sw[i + 1] - sw[i], ch[i + 1] - ch[i]);
             views.push(Part {
                 topo,
                 routing: &**routing,
@@ -361,21 +394,21 @@ impl Engine<'_> {
                 key: 0,
                 sw0: sw[i],
                 ch0: ch[i],
-                links: links.next().expect("one range per partition"),
-                out_vcs: out_vcs.next().expect("one range per partition"),
+                links: cut(&mut links, channels),
+                out_vcs: cut(&mut out_vcs, channels * k.vcs),
                 fifo: fifo.next().expect("one range per partition"),
-                waiting: waiting.next().expect("one range per partition"),
-                pending: pending.next().expect("one range per partition"),
-                switch_rng: switch_rng.next().expect("one range per partition"),
-                wake_cycle: wake_cycle.next().expect("one range per partition"),
-                input_free: input_free.next().expect("one range per partition"),
-                grant_ptr: grant_ptr.next().expect("one range per partition"),
-                accept_ptr: accept_ptr.next().expect("one range per partition"),
+                waiting: cut(&mut waiting, switches),
+                pending: cut(&mut pending, switches),
+                switch_rng: cut(&mut switch_rng, switches),
+                wake_cycle: cut(&mut wake_cycle, switches),
+                input_free: cut(&mut input_free, channels),
+                grant_ptr: cut(&mut grant_ptr, channels),
+                accept_ptr: cut(&mut accept_ptr, channels),
                 interner,
                 data,
             });
         }
-        par.pool.install(|| views.into_par_iter().for_each(|mut part| part.run(step)));
+        run_all(&mut views, step);
     }
 }
 
