@@ -103,6 +103,12 @@ fn threads_are_chosen_by_size_and_wormhole_stays_sequential() {
     let cfg = Config::from_toml("topology = \"torus:8x8\"\n").unwrap();
     let mut e = Engine::new(&cfg, &small).unwrap();
     assert_eq!(e.set_threads(0), 1, "small networks run on one thread");
+    // From AUTO_MIN_CHANNELS channels on: every core.
+    let large = Topology::from_spec("torus:128x128").unwrap();
+    assert!(large.peers().len() >= hpcnetsim_core::engine::AUTO_MIN_CHANNELS);
+    let cfg = Config::from_toml("topology = \"torus:128x128\"\n").unwrap();
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    assert_eq!(Engine::new(&cfg, &large).unwrap().set_threads(0), cores);
     assert_eq!(e.set_threads(2), 2);
     assert_eq!(e.threads(), 2);
     // More threads than switches: one partition per switch at most.

@@ -56,7 +56,7 @@ pub struct Control<'a> {
     /// Whether to check the engine's invariants after every chunk (`--check`).
     pub check: bool,
     /// Threads of one simulation (`--threads`; 0: all the machine's cores if the network
-    /// has at least `AUTO_MIN_TERMINALS` terminals, one otherwise). Results do not depend on it.
+    /// has at least `AUTO_MIN_CHANNELS` channels, one otherwise). Results do not depend on it.
     pub threads: usize,
 }
 

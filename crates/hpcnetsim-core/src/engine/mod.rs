@@ -37,7 +37,7 @@ use crate::topology::{Peer, Topology};
 use crate::workload::{kernels, placement, Pattern, Source};
 use arbitration::Switching;
 pub(crate) use parallel::split_ranges;
-pub use parallel::AUTO_MIN_TERMINALS;
+pub use parallel::AUTO_MIN_CHANNELS;
 use queue::EventQueue;
 use smallvec::SmallVec;
 use std::collections::VecDeque;

@@ -35,9 +35,11 @@ use crate::switch::Model;
 use crate::topology::Topology;
 use smallvec::SmallVec;
 
-/// Terminals from which the parallel engine is used when the thread count is automatic:
-/// below, a cycle holds too little work to pay for handing it to other threads.
-pub const AUTO_MIN_TERMINALS: usize = 4096;
+/// Channels (switch ports) from which the parallel engine is used when the thread count is
+/// automatic: below, a cycle holds too little work to pay for handing it to other threads
+/// (measured in docs/engine.md: a 64x64 torus, 20 480 channels, gains nothing from a second
+/// thread; a 4-ary 6-tree, 49 152 channels, gains 1.4–1.6×).
+pub const AUTO_MIN_CHANNELS: usize = 32768;
 
 /// The partitions of the switches and the threads that run them.
 pub(super) struct Parallel {
@@ -175,7 +177,7 @@ impl Engine<'_> {
     /// Wormhole switching always runs on one thread. Returns the number of threads used.
     pub fn set_threads(&mut self, threads: usize) -> usize {
         let wanted = match threads {
-            0 if self.topo.num_terminals() >= AUTO_MIN_TERMINALS => {
+            0 if self.topo.peers().len() >= AUTO_MIN_CHANNELS => {
                 std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)
             }
             0 => 1,

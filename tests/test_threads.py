@@ -1,0 +1,46 @@
+"""One simulation on several threads: ``threads=`` in the Python API and ``--threads`` on the
+command line give the one-thread results, and bad thread counts are refused in one line."""
+
+import subprocess
+import sys
+
+import hpcnetsim
+
+SHORT = {"warmup_cycles": 500, "window_cycles": 200, "batches": 2, "batch_cycles": 500}
+
+
+def without_time(result) -> dict:
+    d = result.to_dict()
+    return {k: v for k, v in d.items() if "seconds" not in k and not k.endswith("_per_s")}
+
+
+def test_threads_give_the_same_results_through_the_api():
+    cfg = {"topology": "tree:k=4,kp=2,n=3", "traffic": {"load": 0.7}, "measurement": SHORT}
+    one = without_time(hpcnetsim.simulate(cfg, threads=1))
+    for threads in (2, 3, 0):
+        assert without_time(hpcnetsim.simulate(cfg, threads=threads)) == one
+    work = {"topology": "torus:4x4", "workload": {"kernel": "alltoall", "message_bytes": 4096}}
+    assert without_time(hpcnetsim.execute(work, threads=2)) == without_time(hpcnetsim.execute(work, threads=1))
+
+
+def cli(*args):
+    return subprocess.run([sys.executable, "-m", "hpcnetsim", *args], capture_output=True, text=True, check=False)
+
+
+def test_the_command_line_runs_on_threads_and_refuses_bad_counts(tmp_path):
+    config = tmp_path / "torus.toml"
+    config.write_text('topology = "torus:6x6"\n[traffic]\nload = 0.5\n[measurement]\nwarmup_cycles = 500\n'
+                      "batches = 1\nbatch_cycles = 500\n")  # fmt: skip
+    runs = [cli("run", str(config), "--threads", t) for t in ("1", "2")]
+    assert all(r.returncode == 0 for r in runs), [r.stderr for r in runs]
+    # Identical reports but for the speed line.
+    same = [[line for line in r.stdout.splitlines() if not line.startswith("speed")] for r in runs]
+    assert same[0] == same[1]
+    for bad in ("-1", "two", "1.5"):
+        r = cli("run", str(config), "--threads", bad)
+        assert r.returncode == 2 and "--threads" in r.stderr and f"'{bad}'" in r.stderr, r.stderr
+        assert len(r.stderr.strip().splitlines()) == 1
+    r = cli("bench", "--threads", "2")
+    assert r.returncode == 2 and "--threads is invalid without --scale" in r.stderr
+    r = cli("bench", "--scale", "--threads", "1,0")
+    assert r.returncode == 2 and "'1,0'" in r.stderr
