@@ -282,14 +282,21 @@ def test_bench_scale_plans_every_size_below_capacity():
 
 
 def test_bench_scale_runs_and_compares_with_the_smallest(cli):
-    r = cli("bench", "--scale", "--max-terminals", "64", "--target-phit-hops", "1e5")
+    r = cli("bench", "--scale", "--max-terminals", "64", "--target-phit-hops", "1e5", "--threads", "1,2")
     assert r.returncode == 0, r.stderr
     lines = r.stdout.strip().splitlines()
-    assert lines[0].startswith("| family | spec | terminals")
-    rows = [[c.strip() for c in line.strip("|").split("|")] for line in lines[2:]]
-    assert len(rows) == 4  # 8x8 torus and 4-ary 3-tree, two loads each
-    for cells in rows:
-        assert cells[5] == "converged" and int(cells[7]) > 0 and float(cells[12]) == 1.0, cells
+    header = [c.strip() for c in lines[0].strip("|").split("|")]
+    assert header[:3] == ["family", "spec", "terminals"]
+    rows = [dict(zip(header, (c.strip() for c in line.strip("|").split("|")))) for line in lines[2:]]
+    assert len(rows) == 8  # 8x8 torus and 4-ary 3-tree, two loads each, on 1 and 2 threads
+    for row in rows:
+        assert row["status"] == "converged" and int(row["cycles"]) > 0, row
+        assert float(row["cost_vs_smallest"]) == 1.0, row
+    for one, two in zip(rows[::2], rows[1::2]):
+        # The same run on two threads: the same phit-hops, its own time.
+        assert (one["threads"], two["threads"]) == ("1", "2")
+        assert one["phit_hops"] == two["phit_hops"] and one["cycles"] == two["cycles"]
+        assert float(one["speedup_vs_1_thread"]) == 1.0 and float(two["speedup_vs_1_thread"]) > 0
 
 
 @pytest.mark.parametrize(

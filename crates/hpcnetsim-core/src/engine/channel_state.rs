@@ -26,8 +26,8 @@ pub(super) struct OutVc {
     pub(super) credits: u32,
     /// The input queue whose front packet reserved it (`output_allocation = "vc"`), or `NONE`.
     pub(super) reserved: u32,
-    /// Round-robin pointer of the output keyed by this index (the output VC, or the link
-    /// under `output_allocation = "link"`): the last winning input queue.
+    /// Round-robin pointer of this output VC, or under `output_allocation = "link"` (VC 0's
+    /// record only) of its link: the last winning input queue.
     pub(super) rr_last: u32,
 }
 
