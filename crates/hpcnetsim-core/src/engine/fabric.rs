@@ -10,10 +10,12 @@ use super::{Counters, Engine, Event, Packet, Waiter};
 use crate::config::{Arbitration, OutputAllocation, Selection};
 use crate::rng::Stream;
 use crate::routing::{Candidate, Offer, Routing};
+use crate::switch::buffers::{QueueIter, Queues};
 use crate::switch::Model;
 use crate::topology::Topology;
 use rustc_hash::FxHashMap;
 use smallvec::SmallVec;
+use std::collections::VecDeque;
 
 /// The engine's fixed settings that switch code reads, copied once per parallel phase.
 #[derive(Clone, Copy, Debug)]
@@ -99,12 +101,31 @@ pub(super) trait Fabric {
     fn link_mut(&mut self, c: usize) -> &mut Link;
     fn out_vc(&self, i: usize) -> &OutVc;
     fn out_vc_mut(&mut self, i: usize) -> &mut OutVc;
-    fn fifo_len(&self, q: usize) -> usize;
-    fn fifo_front(&self, q: usize) -> Option<u32>;
-    fn fifo_push(&mut self, q: usize, p: u32);
-    fn fifo_pop(&mut self, q: usize) -> Option<u32>;
+    /// Storage of the input queues this side holds (owned, or borrowed by a partition).
+    type Slots: AsRef<[u32]> + AsMut<[u32]>;
+    type Grown: AsRef<[VecDeque<u32>]> + AsMut<[VecDeque<u32>]>;
+    fn fifo(&self) -> &Queues<Self::Slots, Self::Grown>;
+    fn fifo_mut(&mut self) -> &mut Queues<Self::Slots, Self::Grown>;
+    #[inline]
+    fn fifo_len(&self, q: usize) -> usize {
+        self.fifo().len(q)
+    }
+    #[inline]
+    fn fifo_front(&self, q: usize) -> Option<u32> {
+        self.fifo().front(q)
+    }
+    #[inline]
+    fn fifo_push(&mut self, q: usize, p: u32) {
+        self.fifo_mut().push(q, p)
+    }
+    #[inline]
+    fn fifo_pop(&mut self, q: usize) -> Option<u32> {
+        self.fifo_mut().pop(q)
+    }
     /// The packets of queue `q`, if this side holds it (for the debug checks).
-    fn fifo_iter(&self, q: usize) -> Option<crate::switch::buffers::QueueIter<'_>>;
+    fn fifo_iter(&self, q: usize) -> Option<QueueIter<'_>> {
+        self.fifo().holds(q).then(|| self.fifo().iter(q))
+    }
     fn waiting(&self, s: usize) -> &SmallVec<[Waiter; 4]>;
     fn waiting_mut(&mut self, s: usize) -> &mut SmallVec<[Waiter; 4]>;
     fn pending_mut(&mut self, s: usize) -> &mut SmallVec<[u32; 4]>;
@@ -182,24 +203,15 @@ impl<'a> Fabric for Engine<'a> {
     fn out_vc_mut(&mut self, i: usize) -> &mut OutVc {
         &mut self.out_vcs[i]
     }
+    type Slots = Vec<u32>;
+    type Grown = Vec<VecDeque<u32>>;
     #[inline]
-    fn fifo_len(&self, q: usize) -> usize {
-        self.fifo.len(q)
+    fn fifo(&self) -> &Queues {
+        &self.fifo
     }
     #[inline]
-    fn fifo_front(&self, q: usize) -> Option<u32> {
-        self.fifo.front(q)
-    }
-    #[inline]
-    fn fifo_push(&mut self, q: usize, p: u32) {
-        self.fifo.push(q, p)
-    }
-    #[inline]
-    fn fifo_pop(&mut self, q: usize) -> Option<u32> {
-        self.fifo.pop(q)
-    }
-    fn fifo_iter(&self, q: usize) -> Option<crate::switch::buffers::QueueIter<'_>> {
-        Some(self.fifo.iter(q))
+    fn fifo_mut(&mut self) -> &mut Queues {
+        &mut self.fifo
     }
     #[inline]
     fn waiting(&self, s: usize) -> &SmallVec<[Waiter; 4]> {

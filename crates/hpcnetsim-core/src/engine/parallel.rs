@@ -30,16 +30,20 @@ use super::queue_state::QueueState;
 use super::{Counters, Engine, Event, Packet, Waiter};
 use crate::rng::Stream;
 use crate::routing::{Candidate, Routing};
-use crate::switch::buffers::{QueueIter, QueuesMut};
+use crate::switch::buffers::QueuesMut;
 use crate::switch::Model;
 use crate::topology::Topology;
 use smallvec::SmallVec;
+use std::collections::VecDeque;
 
 /// Channels (switch ports) from which the parallel engine is used when the thread count is
 /// automatic: below, a cycle holds too little work to pay for handing it to other threads
 /// (measured in docs/engine.md: a 64x64 torus, 20 480 channels, gains nothing from a second
 /// thread; a 4-ary 6-tree, 49 152 channels, gains 1.4–1.6×).
 pub const AUTO_MIN_CHANNELS: usize = 32768;
+
+/// Most threads of one simulation (the event owners of a step are kept in a byte).
+pub const MAX_THREADS: usize = 255;
 
 /// The partitions of the switches and the threads that run them.
 pub(super) struct Parallel {
@@ -184,7 +188,7 @@ impl Engine<'_> {
             n => n,
         };
         // Each partition needs at least one switch; wormhole switching is sequential.
-        let parts = wanted.min(self.topo.num_switches());
+        let parts = wanted.min(self.topo.num_switches()).min(MAX_THREADS);
         if parts <= 1 || self.worm.is_some() {
             self.parallel = None;
             self.interners.truncate(1);
@@ -432,7 +436,7 @@ impl Part<'_> {
     }
 }
 
-impl Fabric for Part<'_> {
+impl<'a> Fabric for Part<'a> {
     #[inline]
     fn topo(&self) -> &Topology {
         self.topo
@@ -473,24 +477,15 @@ impl Fabric for Part<'_> {
     fn out_vc_mut(&mut self, i: usize) -> &mut OutVc {
         &mut self.out_vcs[i - self.ch0 * self.k.vcs]
     }
+    type Slots = &'a mut [u32];
+    type Grown = &'a mut [VecDeque<u32>];
     #[inline]
-    fn fifo_len(&self, q: usize) -> usize {
-        self.fifo.len(q)
+    fn fifo(&self) -> &QueuesMut<'a> {
+        &self.fifo
     }
     #[inline]
-    fn fifo_front(&self, q: usize) -> Option<u32> {
-        self.fifo.front(q)
-    }
-    #[inline]
-    fn fifo_push(&mut self, q: usize, p: u32) {
-        self.fifo.push(q, p)
-    }
-    #[inline]
-    fn fifo_pop(&mut self, q: usize) -> Option<u32> {
-        self.fifo.pop(q)
-    }
-    fn fifo_iter(&self, q: usize) -> Option<QueueIter<'_>> {
-        self.fifo.holds(q).then(|| self.fifo.iter(q))
+    fn fifo_mut(&mut self) -> &mut QueuesMut<'a> {
+        &mut self.fifo
     }
     #[inline]
     fn waiting(&self, s: usize) -> &SmallVec<[Waiter; 4]> {
