@@ -148,6 +148,28 @@ pub(super) trait Fabric {
     /// Schedules an arbitration (or injection attempt) of `target` at `cycle`, once.
     fn wake(&mut self, target: usize, cycle: u64);
     fn prefetch_queue_state(&self, q: usize);
+    fn prefetch_packet(&self, p: u32);
+    /// Asks the cache for input queue `q`'s FIFO block and state.
+    fn prefetch_queue(&self, q: usize);
+    /// Asks the cache for output VC `oq`'s record and its link's.
+    fn prefetch_output(&self, oq: usize);
+    /// Asks the cache for what arbitration at switch `s` reads first.
+    fn prefetch_switch(&self, s: usize);
+
+    /// Asks the cache for the state event `ev` will touch (it changes nothing).
+    #[inline]
+    fn prefetch_event(&self, ev: &Event) {
+        match *ev {
+            Event::Arrive { queue, packet } => {
+                self.prefetch_packet(packet);
+                self.prefetch_queue(queue as usize * self.knobs().voq_ports);
+            }
+            Event::Tail { queue } => self.prefetch_queue(queue as usize),
+            Event::Credit { queue, .. } => self.prefetch_output(queue as usize),
+            Event::Deliver { packet } => self.prefetch_packet(packet),
+            _ => {}
+        }
+    }
 }
 
 impl<'a> Fabric for Engine<'a> {
@@ -279,5 +301,27 @@ impl<'a> Fabric for Engine<'a> {
     #[inline]
     fn prefetch_queue_state(&self, q: usize) {
         super::prefetch::prefetch(&self.queue_state, q);
+    }
+    #[inline]
+    fn prefetch_packet(&self, p: u32) {
+        super::prefetch::prefetch(&self.packets, p as usize);
+    }
+    #[inline]
+    fn prefetch_queue(&self, q: usize) {
+        self.fifo.prefetch(q);
+        super::prefetch::prefetch(&self.queue_state, q);
+    }
+    #[inline]
+    fn prefetch_output(&self, oq: usize) {
+        super::prefetch::prefetch(&self.out_vcs, oq);
+        super::prefetch::prefetch(&self.links, oq / self.vcs);
+    }
+    #[inline]
+    fn prefetch_switch(&self, s: usize) {
+        if let Some(w) = self.waiting.get(s) {
+            super::prefetch::prefetch(w, 0);
+            super::prefetch::prefetch(&self.pending, s);
+            super::prefetch::prefetch(&self.switch_rng, s);
+        }
     }
 }

@@ -36,6 +36,7 @@ use crate::switch::{Buffers, Model};
 use crate::topology::{Peer, Topology};
 use crate::workload::{kernels, placement, Pattern, Source};
 use arbitration::Switching;
+use fabric::Fabric;
 pub(crate) use parallel::split_ranges;
 pub use parallel::AUTO_MIN_CHANNELS;
 use queue::EventQueue;
@@ -524,7 +525,7 @@ impl<'a> Engine<'a> {
             let mut i = 0;
             while i < self.wakes.len() {
                 if let (true, Some(&ahead)) = (self.prefetching, self.wakes.get(i + AHEAD)) {
-                    self.prefetch_wake(ahead as usize);
+                    self.prefetch_switch(ahead as usize);
                 }
                 let target = self.wakes[i] as usize;
                 if target >= self.topo.num_switches() {
@@ -542,41 +543,6 @@ impl<'a> Engine<'a> {
             self.events.advance();
         }
         self.batch = batch;
-    }
-
-    /// Asks the cache for the state event `ev` will touch (it changes nothing).
-    #[inline]
-    fn prefetch_event(&self, ev: &Event) {
-        use prefetch::prefetch;
-        match *ev {
-            Event::Arrive { queue, packet } => {
-                prefetch(&self.packets, packet as usize);
-                let q = queue as usize * self.voq_ports;
-                self.fifo.prefetch(q);
-                prefetch(&self.queue_state, q);
-            }
-            Event::Tail { queue } => {
-                let q = queue as usize;
-                self.fifo.prefetch(q);
-                prefetch(&self.queue_state, q);
-            }
-            Event::Credit { queue, .. } => {
-                prefetch(&self.out_vcs, queue as usize);
-                prefetch(&self.links, queue as usize / self.vcs);
-            }
-            Event::Deliver { packet } => prefetch(&self.packets, packet as usize),
-            _ => {}
-        }
-    }
-
-    /// Asks the cache for what arbitration at switch `target` reads first.
-    #[inline]
-    fn prefetch_wake(&self, target: usize) {
-        if let Some(w) = self.waiting.get(target) {
-            prefetch::prefetch(w, 0);
-            prefetch::prefetch(&self.pending, target);
-            prefetch::prefetch(&self.switch_rng, target);
-        }
     }
 
     fn handle(&mut self, ev: Event, now: u64) {

@@ -27,7 +27,7 @@ use super::arbitration::Switching;
 use super::channel_state::{Link, OutVc};
 use super::fabric::{Fabric, Interner, Knobs, Scratch};
 use super::queue_state::QueueState;
-use super::{Counters, Engine, Event, Packet, Waiter};
+use super::{Counters, Engine, Event, Packet, Waiter, AHEAD};
 use crate::rng::Stream;
 use crate::routing::{Candidate, Routing};
 use crate::switch::buffers::QueuesMut;
@@ -422,7 +422,21 @@ impl Part<'_> {
     /// Handles this partition's share of a step.
     fn run(&mut self, step: Step) {
         let mine = std::mem::take(&mut self.data.mine);
-        for &i in &mine {
+        // Large networks: ask for the state of the items `AHEAD` places on, as the
+        // sequential engine does, so their cache misses overlap.
+        let prefetch = |part: &Self, j: Option<&u32>| {
+            if let (true, Some(&j)) = (part.k.prefetching, j) {
+                match step {
+                    Step::Events(batch) => part.prefetch_event(&batch[j as usize]),
+                    Step::Wakes(targets) => part.prefetch_switch(targets[j as usize] as usize),
+                }
+            }
+        };
+        for n in 0..AHEAD.min(mine.len()) {
+            prefetch(self, mine.get(n));
+        }
+        for (n, &i) in mine.iter().enumerate() {
+            prefetch(self, mine.get(n + AHEAD));
             self.key = i;
             match step {
                 Step::Events(batch) => match batch[i as usize] {
@@ -559,5 +573,30 @@ impl<'a> Fabric for Part<'a> {
     #[inline]
     fn prefetch_queue_state(&self, q: usize) {
         super::prefetch::prefetch(self.queue_state, q);
+    }
+    #[inline]
+    fn prefetch_packet(&self, p: u32) {
+        super::prefetch::prefetch(self.packets, p as usize);
+    }
+    #[inline]
+    fn prefetch_queue(&self, q: usize) {
+        if self.fifo.holds(q) {
+            self.fifo.prefetch(q);
+        }
+        super::prefetch::prefetch(self.queue_state, q);
+    }
+    #[inline]
+    fn prefetch_output(&self, oq: usize) {
+        super::prefetch::prefetch(self.out_vcs, oq.wrapping_sub(self.ch0 * self.k.vcs));
+        super::prefetch::prefetch(self.links, (oq / self.k.vcs).wrapping_sub(self.ch0));
+    }
+    #[inline]
+    fn prefetch_switch(&self, s: usize) {
+        let s = s.wrapping_sub(self.sw0);
+        if let Some(w) = self.waiting.get(s) {
+            super::prefetch::prefetch(w, 0);
+            super::prefetch::prefetch(self.pending, s);
+            super::prefetch::prefetch(self.switch_rng, s);
+        }
     }
 }
