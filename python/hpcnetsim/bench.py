@@ -58,7 +58,7 @@ def run_benchmarks(quick: bool = False, on_row=None) -> list[dict[str, Any]]:
     """Run every benchmark in turn; ``on_row(row)`` is called after each one."""
     rows = []
     for name, topology, algorithm, vcs, load in BENCHMARKS:
-        r = simulate(bench_config(topology, algorithm, vcs, load, quick))
+        r = simulate(bench_config(topology, algorithm, vcs, load, quick), threads=1)
         row = {
             "config": name,
             "status": r.status,

@@ -128,7 +128,7 @@ def simulate(
     ``wall_seconds``). After ``max_seconds`` of wall-clock time or ``max_cycles`` simulated
     cycles the run stops with status ``partial``. ``check`` verifies the engine's invariants
     as it runs (docs/reliability.md). ``threads`` is the number of threads of the simulation (0:
-    all cores for networks of at least 32 768 channels, one below); results do not depend on it.
+    all cores for networks of at least 40 000 channels, one below); results do not depend on it.
     """
     from .units import with_physical
 

@@ -35,7 +35,8 @@ pub(super) struct Knobs {
 
 /// Distinct candidate lists and their ids (port numbers are local to a switch, so one list
 /// serves every switch). With several partitions each has its own: list `i` of partition
-/// `p` of `n` has id `i · n + p`, and ids are only ever compared within one switch.
+/// `p` has id `i · 256 + p` (shifts, not divisions: routing reads lists all the time), and
+/// ids are only ever compared within one switch.
 #[derive(Debug, Default)]
 pub(super) struct Interner {
     lists: Vec<Vec<Candidate>>,
@@ -43,21 +44,27 @@ pub(super) struct Interner {
 }
 
 impl Interner {
-    /// The id of `list` in partition `part` of `parts`, adding it if new.
-    pub(super) fn intern(&mut self, list: &[Candidate], part: u32, parts: u32) -> u32 {
+    /// The id of `list` in partition `part`, adding it if new.
+    pub(super) fn intern(&mut self, list: &[Candidate], part: u32) -> u32 {
         if let Some(&id) = self.ids.get(list) {
             return id;
         }
-        let id = self.lists.len() as u32 * parts + part;
+        let id = (self.lists.len() as u32) << 8 | part;
         self.lists.push(list.to_vec());
         self.ids.insert(list.to_vec(), id);
         id
     }
 
-    /// The list with id `id` (of `parts` partitions).
+    /// The list with id `id`.
     #[inline]
-    pub(super) fn get(&self, id: u32, parts: u32) -> &[Candidate] {
-        &self.lists[(id / parts) as usize]
+    pub(super) fn get(&self, id: u32) -> &[Candidate] {
+        &self.lists[(id >> 8) as usize]
+    }
+
+    /// The partition whose table holds id `id`.
+    #[inline]
+    pub(super) fn part_of(id: u32) -> usize {
+        (id & 0xff) as usize
     }
 }
 
@@ -264,14 +271,12 @@ impl<'a> Fabric for Engine<'a> {
     }
     #[inline]
     fn class(&self, id: u32) -> &[Candidate] {
-        let parts = self.interners.len() as u32;
-        self.interners[(id % parts) as usize].get(id, parts)
+        self.interners[Interner::part_of(id)].get(id)
     }
     #[inline]
     fn intern(&mut self, list: &[Candidate]) -> u32 {
-        // Only the sequential engine interns here: partition 0 of however many there are.
-        let parts = self.interners.len() as u32;
-        self.interners[0].intern(list, 0, parts)
+        // Only the sequential engine interns here: in partition 0's table.
+        self.interners[0].intern(list, 0)
     }
     #[inline]
     fn tmp(&mut self) -> &mut Scratch {

@@ -38,9 +38,9 @@ use std::collections::VecDeque;
 
 /// Channels (switch ports) from which the parallel engine is used when the thread count is
 /// automatic: below, a cycle holds too little work to pay for handing it to other threads
-/// (measured in docs/engine.md: a 64x64 torus, 20 480 channels, gains nothing from a second
-/// thread; a 4-ary 6-tree, 49 152 channels, gains 1.4–1.6×).
-pub const AUTO_MIN_CHANNELS: usize = 32768;
+/// (measured in docs/engine.md: a 64x64 torus, 20 480 channels, and an 8-ary 4-tree, 32 768,
+/// run slower on two threads; a 4-ary 6-tree, 49 152 channels, gains 1.4–1.6×).
+pub const AUTO_MIN_CHANNELS: usize = 40_000;
 
 /// Most threads of one simulation (the event owners of a step are kept in a byte).
 pub const MAX_THREADS: usize = 255;
@@ -104,7 +104,6 @@ struct Part<'a> {
     queue_state: &'a [QueueState],
     k: Knobs,
     part: u32,
-    parts: u32,
     now: u64,
     /// Position of the event or wake-up being handled.
     key: u32,
@@ -395,7 +394,6 @@ impl Engine<'_> {
                 queue_state,
                 k,
                 part: i as u32,
-                parts: parts as u32,
                 now,
                 key: 0,
                 sw0: sw[i],
@@ -531,11 +529,11 @@ impl<'a> Fabric for Part<'a> {
     }
     #[inline]
     fn class(&self, id: u32) -> &[Candidate] {
-        self.interner.get(id, self.parts)
+        self.interner.get(id)
     }
     #[inline]
     fn intern(&mut self, list: &[Candidate]) -> u32 {
-        self.interner.intern(list, self.part, self.parts)
+        self.interner.intern(list, self.part)
     }
     #[inline]
     fn tmp(&mut self) -> &mut Scratch {
