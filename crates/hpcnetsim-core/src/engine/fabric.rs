@@ -101,9 +101,18 @@ pub(super) trait Fabric {
     fn routing(&self) -> &dyn Routing;
     fn model(&self) -> &Model;
     fn knobs(&self) -> Knobs;
-    fn packet(&self, p: u32) -> &Packet;
+    /// Every packet record (read-only while partitions run).
+    fn packets(&self) -> &[Packet];
     /// Every input queue's state (shared by all partitions; see `queue_state.rs`).
-    fn queue_state(&self, q: usize) -> &QueueState;
+    fn queue_states(&self) -> &[QueueState];
+    #[inline]
+    fn packet(&self, p: u32) -> &Packet {
+        &self.packets()[p as usize]
+    }
+    #[inline]
+    fn queue_state(&self, q: usize) -> &QueueState {
+        &self.queue_states()[q]
+    }
     fn link(&self, c: usize) -> &Link;
     fn link_mut(&mut self, c: usize) -> &mut Link;
     fn out_vc(&self, i: usize) -> &OutVc;
@@ -154,8 +163,14 @@ pub(super) trait Fabric {
     fn push_event(&mut self, cycle: u64, ev: Event);
     /// Schedules an arbitration (or injection attempt) of `target` at `cycle`, once.
     fn wake(&mut self, target: usize, cycle: u64);
-    fn prefetch_queue_state(&self, q: usize);
-    fn prefetch_packet(&self, p: u32);
+    #[inline]
+    fn prefetch_queue_state(&self, q: usize) {
+        super::prefetch::prefetch(self.queue_states(), q);
+    }
+    #[inline]
+    fn prefetch_packet(&self, p: u32) {
+        super::prefetch::prefetch(self.packets(), p as usize);
+    }
     /// Asks the cache for input queue `q`'s FIFO block and state.
     fn prefetch_queue(&self, q: usize);
     /// Asks the cache for output VC `oq`'s record and its link's.
@@ -209,12 +224,12 @@ impl<'a> Fabric for Engine<'a> {
         }
     }
     #[inline]
-    fn packet(&self, p: u32) -> &Packet {
-        &self.packets[p as usize]
+    fn packets(&self) -> &[Packet] {
+        &self.packets
     }
     #[inline]
-    fn queue_state(&self, q: usize) -> &QueueState {
-        &self.queue_state[q]
+    fn queue_states(&self) -> &[QueueState] {
+        &self.queue_state
     }
     #[inline]
     fn link(&self, c: usize) -> &Link {
@@ -304,17 +319,9 @@ impl<'a> Fabric for Engine<'a> {
         Engine::wake(self, target, cycle)
     }
     #[inline]
-    fn prefetch_queue_state(&self, q: usize) {
-        super::prefetch::prefetch(&self.queue_state, q);
-    }
-    #[inline]
-    fn prefetch_packet(&self, p: u32) {
-        super::prefetch::prefetch(&self.packets, p as usize);
-    }
-    #[inline]
     fn prefetch_queue(&self, q: usize) {
         self.fifo.prefetch(q);
-        super::prefetch::prefetch(&self.queue_state, q);
+        self.prefetch_queue_state(q);
     }
     #[inline]
     fn prefetch_output(&self, oq: usize) {

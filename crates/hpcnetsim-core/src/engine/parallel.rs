@@ -128,13 +128,7 @@ struct Part<'a> {
 /// consecutive ranges of items `cuts[i]..cuts[i + 1]`.
 pub(crate) fn split_ranges<'a, T>(mut v: &'a mut [T], cuts: &[usize], first: usize, scale: usize) -> Vec<&'a mut [T]> {
     debug_assert_eq!(cuts[0], first);
-    let mut out = Vec::with_capacity(cuts.len() - 1);
-    for w in cuts.windows(2) {
-        let (head, tail) = std::mem::take(&mut v).split_at_mut((w[1] - w[0]) * scale);
-        out.push(head);
-        v = tail;
-    }
-    out
+    cuts.windows(2).map(|w| cut(&mut v, (w[1] - w[0]) * scale)).collect()
 }
 
 /// The first `n` elements of `rest`, which keeps the others.
@@ -466,12 +460,12 @@ impl<'a> Fabric for Part<'a> {
         self.k
     }
     #[inline]
-    fn packet(&self, p: u32) -> &Packet {
-        &self.packets[p as usize]
+    fn packets(&self) -> &[Packet] {
+        self.packets
     }
     #[inline]
-    fn queue_state(&self, q: usize) -> &QueueState {
-        &self.queue_state[q]
+    fn queue_states(&self) -> &[QueueState] {
+        self.queue_state
     }
     #[inline]
     fn link(&self, c: usize) -> &Link {
@@ -569,19 +563,11 @@ impl<'a> Fabric for Part<'a> {
         }
     }
     #[inline]
-    fn prefetch_queue_state(&self, q: usize) {
-        super::prefetch::prefetch(self.queue_state, q);
-    }
-    #[inline]
-    fn prefetch_packet(&self, p: u32) {
-        super::prefetch::prefetch(self.packets, p as usize);
-    }
-    #[inline]
     fn prefetch_queue(&self, q: usize) {
         if self.fifo.holds(q) {
             self.fifo.prefetch(q);
         }
-        super::prefetch::prefetch(self.queue_state, q);
+        self.prefetch_queue_state(q);
     }
     #[inline]
     fn prefetch_output(&self, oq: usize) {

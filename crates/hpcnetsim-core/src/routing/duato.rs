@@ -43,12 +43,8 @@ impl Routing for Duato {
 
     fn route(&self, req: &Request, out: &mut Vec<Candidate>) {
         let g = &self.grid;
+        let Some((dim, plus)) = g.minimal_adaptive(req, ESCAPE_VCS..self.vcs, self.vcs, out) else { return };
         let dst_switch = req.dst / g.terminals_per_switch;
-        let Some((dim, plus)) = g.dor_step(req.switch, dst_switch, req.salt) else {
-            out.extend((0..self.vcs).map(|vc| Candidate::new(g.eject_port(req.dst), vc)));
-            return;
-        };
-        g.minimal_ports(req.switch, dst_switch, ESCAPE_VCS..self.vcs, out);
         let port = Torus::port(dim, plus) as u16;
         let escape = |vc: usize| Candidate { port, vc: vc as u8, escape: true, bubble: false };
         if g.wrap {

@@ -38,23 +38,31 @@ impl Grid {
         (off > 0 && 2 * off <= k, off > 0 && 2 * off >= k)
     }
 
-    /// Every minimal port from `switch` towards `dst_switch`, on each VC of `vcs` (the
-    /// fully adaptive candidates).
-    pub(super) fn minimal_ports(
+    /// The part minimal adaptive routings with a DOR escape channel share: at the
+    /// destination switch, its terminal's port on every VC below `vcs`; elsewhere, every
+    /// minimal port on each VC of `adaptive` (the fully adaptive candidates), and the DOR
+    /// step the escape channel takes, returned for the caller to add it.
+    pub(super) fn minimal_adaptive(
         &self,
-        switch: usize,
-        dst_switch: usize,
-        vcs: std::ops::Range<usize>,
+        req: &Request,
+        adaptive: std::ops::Range<usize>,
+        vcs: usize,
         out: &mut Vec<Candidate>,
-    ) {
+    ) -> Option<(usize, bool)> {
+        let dst_switch = req.dst / self.terminals_per_switch;
+        let Some(step) = self.dor_step(req.switch, dst_switch, req.salt) else {
+            out.extend((0..vcs).map(|vc| Candidate::new(self.eject_port(req.dst), vc)));
+            return None;
+        };
         for i in 0..self.dims.len() {
-            let (p, m) = self.directions(i, self.at(switch, i), self.at(dst_switch, i));
+            let (p, m) = self.directions(i, self.at(req.switch, i), self.at(dst_switch, i));
             for (ok, dir) in [(p, true), (m, false)] {
                 if ok {
-                    out.extend(vcs.clone().map(|vc| Candidate::new(Torus::port(i, dir), vc)));
+                    out.extend(adaptive.clone().map(|vc| Candidate::new(Torus::port(i, dir), vc)));
                 }
             }
         }
+        Some(step)
     }
 
     /// First dimension where the packet is not yet aligned, with the DOR direction; a
@@ -156,12 +164,7 @@ impl Routing for BubbleAdaptive {
 
     fn route(&self, req: &Request, out: &mut Vec<Candidate>) {
         let g = &self.grid;
-        let dst_switch = req.dst / g.terminals_per_switch;
-        let Some((dim, plus)) = g.dor_step(req.switch, dst_switch, req.salt) else {
-            out.extend((0..self.vcs).map(|vc| Candidate::new(g.eject_port(req.dst), vc)));
-            return;
-        };
-        g.minimal_ports(req.switch, dst_switch, 1..self.vcs, out);
+        let Some((dim, plus)) = g.minimal_adaptive(req, 1..self.vcs, self.vcs, out) else { return };
         // Staying on the escape channel of the same ring needs one packet of room; every
         // other way onto it (injection, turning, leaving an adaptive VC) needs two.
         let continuing = req.in_vc == 0 && req.in_port == Torus::port(dim, !plus);
