@@ -1,4 +1,5 @@
-//! Runs a TOML config file and prints the result as JSON (development aid).
+//! Runs a TOML config file and prints the result as JSON (development aid; the environment
+//! variable HPCNETSIM_THREADS sets the threads, 0 or unset: automatic).
 fn main() {
     let path = std::env::args().nth(1).expect("usage: simulate CONFIG.toml");
     let text = std::fs::read_to_string(&path).expect("readable config");
@@ -12,7 +13,10 @@ fn main() {
         println!("{:?}", e.counters);
         return;
     }
-    match hpcnetsim_core::Config::from_toml(&text).and_then(|c| hpcnetsim_core::engine::measure::run(&c)) {
+    let mut ctl = hpcnetsim_core::engine::control::Control::default();
+    ctl.threads = std::env::var("HPCNETSIM_THREADS").ok().and_then(|t| t.parse().ok()).unwrap_or(0);
+    match hpcnetsim_core::Config::from_toml(&text).and_then(|c| hpcnetsim_core::engine::measure::run_with(&c, &mut ctl))
+    {
         Ok(r) => println!("{}", serde_json::to_string_pretty(&r).unwrap()),
         Err(e) => eprintln!("error: {e}"),
     }

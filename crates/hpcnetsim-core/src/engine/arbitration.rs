@@ -37,7 +37,7 @@ pub(super) trait Switching: Fabric {
         // Whether a packet could have taken a candidate it did not request.
         let mut missed = false;
         for i in 0..waiting {
-            let Waiter { queue: q, class, size } = self.waiting(s)[i];
+            let Waiter { queue: q, class, size, .. } = self.waiting(s)[i];
             let g = match groups[..used].iter().position(|g: &Group| g.class == class && g.size == size) {
                 Some(g) => g,
                 None => {
@@ -149,14 +149,6 @@ pub(super) trait Switching: Fabric {
         // With one candidate there is nothing to compare: its occupancy is not needed.
         let n = self.class(class).len();
         let compare = k.selection == Selection::LeastOccupied && n > 1;
-        if compare && k.voq_ports == 1 && k.prefetching {
-            // The candidates' downstream queues are far apart in memory: ask for all at once.
-            for i in 0..n {
-                let c = self.class(class)[i];
-                let down = self.link(base + c.port as usize).peer;
-                self.prefetch_queue_state((down as usize).wrapping_mul(k.vcs).wrapping_add(c.vc as usize));
-            }
-        }
         let cost = self.model().credit_cost(size);
         for i in 0..n {
             let c = self.class(class)[i];
@@ -268,8 +260,9 @@ pub(super) trait Switching: Fabric {
         let p = self.fifo_front(q).expect("a front packet");
         let size = self.packet(p).size;
         let k = self.knobs();
-        let base = self.route(q / k.voq_ports, p);
-        let s = self.link(base).switch as usize;
+        self.route(q / k.voq_ports, p);
+        // The switch of the queue's own channel, whose record routing just read.
+        let s = self.link(q / k.voq_ports / k.vcs).switch as usize;
         let mut list = std::mem::take(&mut self.tmp().candidates);
         if k.voq_ports > 1 {
             // A virtual output queue: only its output port, and the escape channels (Duato:
@@ -279,7 +272,7 @@ pub(super) trait Switching: Fabric {
         }
         let class = self.intern(&list);
         self.tmp().candidates = list;
-        self.waiting_mut(s).push(Waiter { queue: q as u32, class, size });
+        self.waiting_mut(s).push(Waiter { queue: q as u32, class, size, packet: p });
         self.wake(s, now);
     }
 
@@ -311,8 +304,10 @@ pub(super) trait Switching: Fabric {
     /// The front packet of queue `q` at switch `s` wins candidate `c`: the room downstream
     /// is taken, and the packet is sent (`link`) or holds the output VC until it is (`vc`).
     fn allocate(&mut self, s: usize, q: usize, c: Candidate, now: u64) {
-        let p = self.fifo_front(q).expect("granted queue has a front packet");
-        let size = self.packet(p).size;
+        let w = self.waiting_mut(s);
+        let pos = w.iter().position(|x| x.queue as usize == q).expect("granted queue was waiting");
+        let Waiter { packet: p, size, .. } = w.swap_remove(pos);
+        debug_assert_eq!(self.fifo_front(q), Some(p), "a waiting packet is its queue's front");
         let k = self.knobs();
         let out = self.topo().channel(s, c.port as usize);
         let oq = out * k.vcs + c.vc as usize;
@@ -320,14 +315,12 @@ pub(super) trait Switching: Fabric {
             let cost = self.model().credit_cost(size);
             self.out_vc_mut(oq).credits -= cost;
         }
-        let w = self.waiting_mut(s);
-        let pos = w.iter().position(|x| x.queue as usize == q).expect("granted queue was waiting");
-        w.swap_remove(pos);
         match k.output_allocation {
-            OutputAllocation::Link => self.transmit(q, out, c.vc as usize, now),
+            OutputAllocation::Link => self.transmit(q, p, size, out, c.vc as usize, now),
             OutputAllocation::Vc => {
-                self.out_vc_mut(oq).reserved = q as u32;
-                self.queue_state(q).set_holding(oq as u32);
+                let o = self.out_vc_mut(oq);
+                (o.reserved, o.packet) = (q as u32, p);
+                self.queue_state(q).reserve(oq as u32, size);
                 let pending = self.pending_mut(s);
                 if !pending.contains(&(out as u32)) {
                     pending.push(out as u32);
@@ -355,7 +348,10 @@ pub(super) trait Switching: Fabric {
                     more = true;
                     break;
                 }
-                self.transmit(q as usize, out, vc, now);
+                let p = self.out_vc(out * vcs + vc).packet;
+                debug_assert_eq!(self.fifo_front(q as usize), Some(p), "the reserving packet is its queue's front");
+                let size = self.queue_state(q as usize).front_size();
+                self.transmit(q as usize, p, size, out, vc, now);
                 started = true;
             }
             if more {
@@ -366,10 +362,9 @@ pub(super) trait Switching: Fabric {
         }
     }
 
-    /// The front packet of queue `q` starts crossing output channel `out` on VC `vc`.
-    fn transmit(&mut self, q: usize, out: usize, vc: usize, now: u64) {
-        let p = self.fifo_front(q).expect("a packet to send");
-        let size = self.packet(p).size;
+    /// The front packet of queue `q`, `p` of `size` phits, starts crossing output channel
+    /// `out` on VC `vc`.
+    fn transmit(&mut self, q: usize, p: u32, size: u32, out: usize, vc: usize, now: u64) {
         let k = self.knobs();
         // The link is free again when the tail leaves: the Tail event wakes this switch then.
         self.link_mut(out).free = now + size as u64;
@@ -404,9 +399,10 @@ pub(super) trait Switching: Fabric {
     /// it held, let the next packet compete, and let every waiting packet try the output
     /// link it freed.
     fn tail_left(&mut self, q: usize, now: u64) {
-        let p = self.fifo_pop(q).expect("tail of a queued packet");
+        self.fifo_pop(q).expect("tail of a queued packet");
         let k = self.knobs();
-        let psize = self.packet(p).size;
+        // The size recorded when it started leaving: the packet's record is not read.
+        let psize = self.queue_state(q).front_size();
         self.queue_state(q).leave(psize);
         let size = self.model().credit_cost(psize);
         let b = q / k.voq_ports;

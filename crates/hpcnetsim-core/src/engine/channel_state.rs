@@ -1,8 +1,10 @@
 //! Per-channel and per-output-VC state of the switches, one record each, so that an event
 //! at a channel touches one cache line instead of one line in each of several arrays.
 
-/// The sending side of one channel (a switch's output port).
+/// The sending side of one channel (a switch's output port), aligned so that it never
+/// straddles two cache lines.
 #[derive(Clone, Copy, Debug)]
+#[repr(align(32))]
 pub(super) struct Link {
     /// Cycle from which the link is free.
     pub(super) free: u64,
@@ -19,13 +21,17 @@ pub(super) struct Link {
     pub(super) next_vc: u8,
 }
 
-/// The sender's view of one output VC (channel × vcs + vc).
+/// The sender's view of one output VC (channel × vcs + vc), aligned so that it never
+/// straddles two cache lines.
 #[derive(Clone, Copy, Debug)]
+#[repr(align(16))]
 pub(super) struct OutVc {
     /// Free phits in the downstream queue.
     pub(super) credits: u32,
     /// The input queue whose front packet reserved it (`output_allocation = "vc"`), or `NONE`.
     pub(super) reserved: u32,
+    /// That packet (so that starting it reads neither its queue nor its record).
+    pub(super) packet: u32,
     /// Round-robin pointer of this output VC, or under `output_allocation = "link"` (VC 0's
     /// record only) of its link: the last winning input queue.
     pub(super) rr_last: u32,

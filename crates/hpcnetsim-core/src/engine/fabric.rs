@@ -144,6 +144,7 @@ pub(super) trait Fabric {
     }
     fn waiting(&self, s: usize) -> &SmallVec<[Waiter; 4]>;
     fn waiting_mut(&mut self, s: usize) -> &mut SmallVec<[Waiter; 4]>;
+    fn pending(&self, s: usize) -> &SmallVec<[u32; 4]>;
     fn pending_mut(&mut self, s: usize) -> &mut SmallVec<[u32; 4]>;
     fn switch_rng(&mut self, s: usize) -> &mut Stream;
     fn input_free(&self, c: usize) -> u64;
@@ -173,12 +174,27 @@ pub(super) trait Fabric {
     }
     /// Asks the cache for input queue `q`'s FIFO block and state.
     fn prefetch_queue(&self, q: usize);
-    /// Asks the cache for output VC `oq`'s record and its link's.
-    fn prefetch_output(&self, oq: usize);
-    /// Asks the cache for what arbitration at switch `s` reads first.
-    fn prefetch_switch(&self, s: usize);
+    /// Asks the cache for the link records of channels `c..c + n`.
+    fn prefetch_links(&self, c: usize, n: usize);
+    /// Asks the cache for the output VC records `i..i + n`.
+    fn prefetch_out_vcs(&self, i: usize, n: usize);
+    /// Asks the cache for switch `s`'s waiting list, pending links, random stream and
+    /// wake-up cycle (nothing for a NIC's number).
+    fn prefetch_switch_records(&self, s: usize);
 
-    /// Asks the cache for the state event `ev` will touch (it changes nothing).
+    /// The channel whose switch handles event `ev`, if it is a switch event.
+    #[inline]
+    fn event_channel(&self, ev: &Event) -> Option<usize> {
+        let k = self.knobs();
+        match *ev {
+            Event::Arrive { queue, .. } => Some(queue as usize / k.vcs),
+            Event::Tail { queue } => Some(queue as usize / k.voq_ports / k.vcs),
+            Event::Credit { queue, .. } => Some(queue as usize / k.vcs),
+            _ => None,
+        }
+    }
+
+    /// First prefetch stage of event `ev`: the state it touches whose address it names.
     #[inline]
     fn prefetch_event(&self, ev: &Event) {
         match *ev {
@@ -187,9 +203,72 @@ pub(super) trait Fabric {
                 self.prefetch_queue(queue as usize * self.knobs().voq_ports);
             }
             Event::Tail { queue } => self.prefetch_queue(queue as usize),
-            Event::Credit { queue, .. } => self.prefetch_output(queue as usize),
+            Event::Credit { queue, .. } => self.prefetch_out_vcs(queue as usize, 1),
             Event::Deliver { packet } => self.prefetch_packet(packet),
             _ => {}
+        }
+        if let Some(c) = self.event_channel(ev) {
+            self.prefetch_links(c, 1);
+        }
+    }
+
+    /// Second prefetch stage of event `ev`: its switch's records, found through the link
+    /// record the first stage fetched.
+    #[inline]
+    fn prefetch_event_switch(&self, ev: &Event) {
+        if let Some(c) = self.event_channel(ev) {
+            let s = self.link(c).switch as usize;
+            self.prefetch_switch_records(s);
+            if let Event::Arrive { .. } | Event::Tail { .. } = *ev {
+                // It may route a new front packet.
+                self.routing().prefetch(s);
+            }
+            if let Event::Tail { queue } = *ev {
+                // The output VC the leaving packet held is freed.
+                let oq = self.queue_state(queue as usize).holding();
+                if oq != super::NONE {
+                    self.prefetch_out_vcs(oq as usize, 1);
+                    self.prefetch_links(oq as usize / self.knobs().vcs, 1);
+                }
+            }
+        }
+    }
+
+    /// Second prefetch stage of an arbitration at switch `s` (after its records): its links
+    /// and output VCs, if a packet waits there or a link has reserved VCs (a switch woken
+    /// by returning credits often has neither).
+    #[inline]
+    fn prefetch_switch_ports(&self, s: usize) {
+        if s >= self.topo().num_switches() || self.waiting(s).is_empty() && self.pending(s).is_empty() {
+            return;
+        }
+        let k = self.knobs();
+        let (base, ports) = (self.topo().channel(s, 0), self.topo().num_ports(s));
+        self.prefetch_links(base, ports);
+        self.prefetch_out_vcs(base * k.vcs, ports * k.vcs);
+    }
+
+    /// Third prefetch stage of an arbitration at switch `s`: the downstream input queues
+    /// whose occupancy its waiting packets' candidates will be weighed by (read from the
+    /// waiting list and links the stages before fetched).
+    #[inline]
+    fn prefetch_offers(&self, s: usize) {
+        let k = self.knobs();
+        if k.voq_ports != 1 || k.selection != Selection::LeastOccupied || s >= self.topo().num_switches() {
+            return;
+        }
+        let base = self.topo().channel(s, 0);
+        for w in self.waiting(s).iter() {
+            let list = self.class(w.class);
+            if list.len() < 2 {
+                continue;
+            }
+            for c in list {
+                let down = self.link(base + c.port as usize).peer;
+                if down != super::NONE {
+                    self.prefetch_queue_state(down as usize * k.vcs + c.vc as usize);
+                }
+            }
         }
     }
 }
@@ -266,6 +345,10 @@ impl<'a> Fabric for Engine<'a> {
         &mut self.waiting[s]
     }
     #[inline]
+    fn pending(&self, s: usize) -> &SmallVec<[u32; 4]> {
+        &self.pending[s]
+    }
+    #[inline]
     fn pending_mut(&mut self, s: usize) -> &mut SmallVec<[u32; 4]> {
         &mut self.pending[s]
     }
@@ -324,16 +407,18 @@ impl<'a> Fabric for Engine<'a> {
         self.prefetch_queue_state(q);
     }
     #[inline]
-    fn prefetch_output(&self, oq: usize) {
-        super::prefetch::prefetch(&self.out_vcs, oq);
-        super::prefetch::prefetch(&self.links, oq / self.vcs);
+    fn prefetch_links(&self, c: usize, n: usize) {
+        super::prefetch::prefetch_range(&self.links, c, n);
     }
     #[inline]
-    fn prefetch_switch(&self, s: usize) {
-        if let Some(w) = self.waiting.get(s) {
-            super::prefetch::prefetch(w, 0);
-            super::prefetch::prefetch(&self.pending, s);
-            super::prefetch::prefetch(&self.switch_rng, s);
-        }
+    fn prefetch_out_vcs(&self, i: usize, n: usize) {
+        super::prefetch::prefetch_range(&self.out_vcs, i, n);
+    }
+    #[inline]
+    fn prefetch_switch_records(&self, s: usize) {
+        super::prefetch::prefetch(&self.waiting, s);
+        super::prefetch::prefetch(&self.pending, s);
+        super::prefetch::prefetch(&self.switch_rng, s);
+        super::prefetch::prefetch(&self.wake_cycle, s);
     }
 }

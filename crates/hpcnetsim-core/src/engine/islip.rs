@@ -31,7 +31,7 @@ pub(super) trait Islip: Switching {
         let mut seen = std::mem::take(&mut tmp.islip_seen);
         seen.clear();
         for i in 0..waiting {
-            let Waiter { queue: q, class, size } = self.waiting(s)[i];
+            let Waiter { queue: q, class, size, .. } = self.waiting(s)[i];
             let input = q as usize / k.voq_ports / k.vcs;
             if self.input_free(input) > now {
                 continue; // the input's current tail wakes the switch when it is free

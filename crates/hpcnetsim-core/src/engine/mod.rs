@@ -188,6 +188,8 @@ pub struct Engine<'a> {
     wake_cycle: Vec<u64>,
     batch: Vec<Event>,
     wakes: Vec<u32>,
+    /// The wake-ups being handled (a spare buffer between cycles).
+    batch_wakes: Vec<u32>,
     /// Counters since the last reset.
     pub counters: Counters,
     /// Cycle of the last delivery.
@@ -216,13 +218,14 @@ pub struct Engine<'a> {
     worm: Option<Box<crate::switch::wormhole::Worms>>,
 }
 
-/// A front packet waiting at a switch: its queue, the id of its candidate list and its size.
-/// Kept compact so arbitration reads nothing else.
+/// A front packet waiting at a switch: its queue, the id of its candidate list, its size and
+/// the packet itself. Kept compact so arbitration and the grant read nothing else.
 #[derive(Clone, Copy, Debug)]
 struct Waiter {
     queue: u32,
     class: u32,
     size: u32,
+    packet: u32,
 }
 
 /// Packets waiting at one switch with the same candidates and size: their options are
@@ -302,7 +305,7 @@ impl<'a> Engine<'a> {
             fifo,
             links,
             out_vcs: vec![
-                channel_state::OutVc { credits: queue_phits, reserved: NONE, rr_last: u32::MAX };
+                channel_state::OutVc { credits: queue_phits, reserved: NONE, packet: NONE, rr_last: u32::MAX };
                 channels * vcs
             ],
             queue_state: vec![Default::default(); queues],
@@ -327,6 +330,7 @@ impl<'a> Engine<'a> {
             wake_cycle: vec![u64::MAX; switches + terminals],
             batch: Vec::new(),
             wakes: Vec::new(),
+            batch_wakes: Vec::new(),
             counters: Counters::default(),
             last_delivery: 0,
             in_flight: 0,
@@ -503,46 +507,57 @@ impl<'a> Engine<'a> {
             // order, including events created for this same cycle while handling them.
             while !batch.is_empty() {
                 self.counters.events += batch.len() as u64;
-                if self.prefetching {
-                    for ev in batch.iter().take(AHEAD) {
-                        self.prefetch_event(ev);
-                    }
-                    for i in 0..batch.len() {
-                        if let Some(ev) = batch.get(i + AHEAD) {
-                            self.prefetch_event(ev);
-                        }
-                        self.handle(batch[i], now);
-                    }
-                    batch.clear();
-                } else {
-                    for ev in batch.drain(..) {
-                        self.handle(ev, now);
-                    }
-                }
+                let on = self.prefetching;
+                prefetch::pipelined(
+                    self,
+                    batch.len(),
+                    on,
+                    |_, _| {},
+                    |e, j| e.prefetch_event(&batch[j]),
+                    |e, j| e.prefetch_event_switch(&batch[j]),
+                    |e, i| e.handle(batch[i], now),
+                );
+                batch.clear();
                 self.events.take_current(&mut batch);
             }
-            // Phase 2: arbitration and injection, in the order they were requested.
-            let mut i = 0;
-            while i < self.wakes.len() {
-                if let (true, Some(&ahead)) = (self.prefetching, self.wakes.get(i + AHEAD)) {
-                    self.prefetch_switch(ahead as usize);
-                }
-                let target = self.wakes[i] as usize;
-                if target >= self.topo.num_switches() {
-                    self.try_inject(target - self.topo.num_switches(), now);
-                } else if self.worm.is_some() {
-                    self.arbitrate_wormhole(target, now);
-                } else {
-                    Switching::arbitrate(self, target, now);
-                }
-                i += 1;
+            // Phase 2: arbitration and injection, in the order they were requested
+            // (including those an injection requests for this cycle, after the others).
+            let mut done = std::mem::take(&mut self.batch_wakes);
+            while !self.wakes.is_empty() {
+                let wakes = std::mem::replace(&mut self.wakes, std::mem::take(&mut done));
+                self.arbitrate_all(&wakes, now);
+                done = wakes;
+                done.clear();
             }
-            self.wakes.clear();
+            self.batch_wakes = done;
             self.events.take_current(&mut batch);
             debug_assert!(batch.is_empty(), "arbitration may not create events for its own cycle");
             self.events.advance();
         }
         self.batch = batch;
+    }
+
+    /// Arbitrates the switches and lets the NICs inject among `wakes`, in order.
+    fn arbitrate_all(&mut self, wakes: &[u32], now: u64) {
+        let on = self.prefetching && self.worm.is_none();
+        prefetch::pipelined(
+            self,
+            wakes.len(),
+            on,
+            |e, j| e.prefetch_switch_records(wakes[j] as usize),
+            |e, j| e.prefetch_switch_ports(wakes[j] as usize),
+            |e, j| e.prefetch_offers(wakes[j] as usize),
+            |e, i| {
+                let target = wakes[i] as usize;
+                if target >= e.topo.num_switches() {
+                    e.try_inject(target - e.topo.num_switches(), now);
+                } else if e.worm.is_some() {
+                    e.arbitrate_wormhole(target, now);
+                } else {
+                    Switching::arbitrate(e, target, now);
+                }
+            },
+        );
     }
 
     fn handle(&mut self, ev: Event, now: u64) {

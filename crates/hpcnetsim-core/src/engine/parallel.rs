@@ -26,8 +26,9 @@
 use super::arbitration::Switching;
 use super::channel_state::{Link, OutVc};
 use super::fabric::{Fabric, Interner, Knobs, Scratch};
+use super::prefetch::pipelined;
 use super::queue_state::QueueState;
-use super::{Counters, Engine, Event, Packet, Waiter, AHEAD};
+use super::{Counters, Engine, Event, Packet, Waiter};
 use crate::rng::Stream;
 use crate::routing::{Candidate, Routing};
 use crate::switch::buffers::QueuesMut;
@@ -414,29 +415,38 @@ impl Part<'_> {
     /// Handles this partition's share of a step.
     fn run(&mut self, step: Step) {
         let mine = std::mem::take(&mut self.data.mine);
-        // Large networks: ask for the state of the items `AHEAD` places on, as the
-        // sequential engine does, so their cache misses overlap.
-        let prefetch = |part: &Self, j: Option<&u32>| {
-            if let (true, Some(&j)) = (part.k.prefetching, j) {
-                match step {
-                    Step::Events(batch) => part.prefetch_event(&batch[j as usize]),
-                    Step::Wakes(targets) => part.prefetch_switch(targets[j as usize] as usize),
-                }
-            }
-        };
-        for n in 0..AHEAD.min(mine.len()) {
-            prefetch(self, mine.get(n));
-        }
-        for (n, &i) in mine.iter().enumerate() {
-            prefetch(self, mine.get(n + AHEAD));
-            self.key = i;
-            match step {
-                Step::Events(batch) => match batch[i as usize] {
-                    Event::Wake { target } => Fabric::wake(self, target as usize, self.now),
-                    ev => self.switch_event(ev, self.now),
+        // Large networks: ask for the state of the items ahead, as the sequential engine
+        // does, so their cache misses overlap.
+        let on = self.k.prefetching;
+        match step {
+            Step::Events(batch) => pipelined(
+                self,
+                mine.len(),
+                on,
+                |_, _| {},
+                |p, j| p.prefetch_event(&batch[mine[j] as usize]),
+                |p, j| p.prefetch_event_switch(&batch[mine[j] as usize]),
+                |p, n| {
+                    let i = mine[n];
+                    p.key = i;
+                    match batch[i as usize] {
+                        Event::Wake { target } => Fabric::wake(p, target as usize, p.now),
+                        ev => p.switch_event(ev, p.now),
+                    }
                 },
-                Step::Wakes(targets) => self.arbitrate(targets[i as usize] as usize, self.now),
-            }
+            ),
+            Step::Wakes(targets) => pipelined(
+                self,
+                mine.len(),
+                on,
+                |p, j| p.prefetch_switch_records(targets[mine[j] as usize] as usize),
+                |p, j| p.prefetch_switch_ports(targets[mine[j] as usize] as usize),
+                |p, j| p.prefetch_offers(targets[mine[j] as usize] as usize),
+                |p, n| {
+                    p.key = mine[n];
+                    p.arbitrate(targets[mine[n] as usize] as usize, p.now)
+                },
+            ),
         }
         self.data.mine = mine;
     }
@@ -500,6 +510,10 @@ impl<'a> Fabric for Part<'a> {
     #[inline]
     fn waiting_mut(&mut self, s: usize) -> &mut SmallVec<[Waiter; 4]> {
         &mut self.waiting[s - self.sw0]
+    }
+    #[inline]
+    fn pending(&self, s: usize) -> &SmallVec<[u32; 4]> {
+        &self.pending[s - self.sw0]
     }
     #[inline]
     fn pending_mut(&mut self, s: usize) -> &mut SmallVec<[u32; 4]> {
@@ -570,17 +584,19 @@ impl<'a> Fabric for Part<'a> {
         self.prefetch_queue_state(q);
     }
     #[inline]
-    fn prefetch_output(&self, oq: usize) {
-        super::prefetch::prefetch(self.out_vcs, oq.wrapping_sub(self.ch0 * self.k.vcs));
-        super::prefetch::prefetch(self.links, (oq / self.k.vcs).wrapping_sub(self.ch0));
+    fn prefetch_links(&self, c: usize, n: usize) {
+        super::prefetch::prefetch_range(self.links, c.wrapping_sub(self.ch0), n);
     }
     #[inline]
-    fn prefetch_switch(&self, s: usize) {
+    fn prefetch_out_vcs(&self, i: usize, n: usize) {
+        super::prefetch::prefetch_range(self.out_vcs, i.wrapping_sub(self.ch0 * self.k.vcs), n);
+    }
+    #[inline]
+    fn prefetch_switch_records(&self, s: usize) {
         let s = s.wrapping_sub(self.sw0);
-        if let Some(w) = self.waiting.get(s) {
-            super::prefetch::prefetch(w, 0);
-            super::prefetch::prefetch(self.pending, s);
-            super::prefetch::prefetch(self.switch_rng, s);
-        }
+        super::prefetch::prefetch(self.waiting, s);
+        super::prefetch::prefetch(self.pending, s);
+        super::prefetch::prefetch(self.switch_rng, s);
+        super::prefetch::prefetch(self.wake_cycle, s);
     }
 }

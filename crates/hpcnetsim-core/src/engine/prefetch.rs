@@ -13,7 +13,62 @@ pub(crate) fn prefetch<T>(s: &[T], i: usize) {
         // SAFETY: a prefetch is a hint: it reads nothing into the program and cannot fault,
         // whatever the address; SSE is part of the x86_64 baseline.
         unsafe { _mm_prefetch::<_MM_HINT_T0>(p) };
+        // An element larger than its alignment may cross into the next cache line: ask
+        // for the line of its last byte too (the same line, most of the time, at no cost).
+        if std::mem::size_of::<T>() > std::mem::align_of::<T>() {
+            // SAFETY: as above.
+            unsafe { _mm_prefetch::<_MM_HINT_T0>(p.wrapping_add(std::mem::size_of::<T>() - 1)) };
+        }
     }
     #[cfg(not(target_arch = "x86_64"))]
     let _ = (s, i);
+}
+
+/// Asks for elements `i..i + n` of `s`, one request per cache line.
+#[inline(always)]
+pub(crate) fn prefetch_range<T>(s: &[T], i: usize, n: usize) {
+    let per_line = (64 / std::mem::size_of::<T>().max(1)).max(1);
+    let mut j = i;
+    while j < i + n {
+        prefetch(s, j);
+        j += per_line;
+    }
+    if n > 0 {
+        prefetch(s, i + n - 1);
+    }
+}
+
+/// Runs `body` on items `0..n` in order while asking the cache, in three stages, for what
+/// the items ahead will touch: `far` for the item `3 · AHEAD` places on, `mid` for the item
+/// `2 · AHEAD` on, `near` for the item `AHEAD` on. Each stage may read what the one before
+/// fetched to find further addresses. Does only `body` unless `on`.
+#[inline(always)]
+pub(crate) fn pipelined<S: ?Sized>(
+    state: &mut S,
+    n: usize,
+    on: bool,
+    far: impl Fn(&S, usize),
+    mid: impl Fn(&S, usize),
+    near: impl Fn(&S, usize),
+    mut body: impl FnMut(&mut S, usize),
+) {
+    use super::AHEAD;
+    if !on {
+        return (0..n).for_each(|i| body(state, i));
+    }
+    (0..(3 * AHEAD).min(n)).for_each(|j| far(state, j));
+    (0..(2 * AHEAD).min(n)).for_each(|j| mid(state, j));
+    (0..AHEAD.min(n)).for_each(|j| near(state, j));
+    for i in 0..n {
+        if i + 3 * AHEAD < n {
+            far(state, i + 3 * AHEAD);
+        }
+        if i + 2 * AHEAD < n {
+            mid(state, i + 2 * AHEAD);
+        }
+        if i + AHEAD < n {
+            near(state, i + AHEAD);
+        }
+        body(state, i);
+    }
 }

@@ -5,9 +5,14 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-/// Largest capacity (events) an empty bucket keeps between uses: at most ~100 MB over
-/// the wheel, enough that medium networks never reallocate.
-const BUCKET_KEEP: usize = 4096;
+/// Buffers of handled buckets kept for reuse. A bucket only holds a buffer while it has
+/// events; the near buckets, which receive most of them, take theirs from these spares, so
+/// each cycle's events go into memory that is already allocated and recently touched.
+const SPARES: usize = 64;
+
+/// Buckets at most this many cycles ahead take a spare buffer when they receive their first
+/// event; further ones (injection gaps) start small.
+const NEAR: u64 = 64;
 
 /// Events ordered by (cycle, creation order).
 pub(crate) struct EventQueue<E> {
@@ -19,6 +24,7 @@ pub(crate) struct EventQueue<E> {
     far_free: Vec<usize>,
     far_seq: u64,
     pending: usize,
+    spares: Vec<Vec<E>>,
 }
 
 impl<E> EventQueue<E> {
@@ -34,6 +40,7 @@ impl<E> EventQueue<E> {
             far_free: Vec::new(),
             far_seq: 0,
             pending: 0,
+            spares: Vec::new(),
         }
     }
 
@@ -52,7 +59,13 @@ impl<E> EventQueue<E> {
         debug_assert!(cycle >= self.now, "event scheduled in the past");
         self.pending += 1;
         if cycle - self.now <= self.mask {
-            self.wheel[(cycle & self.mask) as usize].push(event);
+            let bucket = &mut self.wheel[(cycle & self.mask) as usize];
+            if bucket.capacity() == 0 && cycle - self.now < NEAR {
+                if let Some(spare) = self.spares.pop() {
+                    *bucket = spare;
+                }
+            }
+            bucket.push(event);
         } else {
             let slot = match self.far_free.pop() {
                 Some(i) => {
@@ -90,11 +103,12 @@ impl<E> EventQueue<E> {
             } else {
                 out.append(&mut self.wheel[bucket]);
             }
-            // A bucket keeps no more than a small buffer: otherwise each of the wheel's
-            // buckets would hold the capacity of the busiest cycle it ever saw, which on a
+            // The emptied buffer becomes a spare: left in its bucket, each of the wheel's
+            // buckets would keep the capacity of the busiest cycle it ever saw, which on a
             // large saturated network is gigabytes of empty buffers.
-            if self.wheel[bucket].capacity() > BUCKET_KEEP {
-                self.wheel[bucket] = Vec::new();
+            let emptied = std::mem::take(&mut self.wheel[bucket]);
+            if emptied.capacity() > 0 && self.spares.len() < SPARES {
+                self.spares.push(emptied);
             }
             if !out.is_empty() {
                 self.pending -= out.len();
@@ -116,6 +130,9 @@ impl<E> EventQueue<E> {
         let bucket = (self.now & self.mask) as usize;
         self.pending -= self.wheel[bucket].len();
         out.append(&mut self.wheel[bucket]);
+        if self.wheel[bucket].capacity() > 0 && self.spares.len() < SPARES {
+            self.spares.push(std::mem::take(&mut self.wheel[bucket]));
+        }
     }
 
     /// Ends the current cycle.

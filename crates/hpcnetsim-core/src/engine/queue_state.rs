@@ -12,8 +12,9 @@
 
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
 
-/// The state of one input queue.
+/// The state of one input queue (aligned so that it never straddles two cache lines).
 #[derive(Debug)]
+#[repr(align(32))]
 pub(super) struct QueueState {
     /// Phits of the packets in the queue, arrived or not.
     queued: AtomicU32,
@@ -21,7 +22,7 @@ pub(super) struct QueueState {
     back_size: AtomicU32,
     /// Cycle the last packet's head entered the queue.
     back_arrived: AtomicU64,
-    /// Size of the front packet being sent, if any.
+    /// Size of the front packet being sent or holding an output VC, if any.
     front_size: AtomicU32,
     /// The output VC its front packet reserved (`output_allocation = "vc"`), or `NONE`.
     holding: AtomicU32,
@@ -69,6 +70,20 @@ impl QueueState {
     pub(super) fn start(&self, size: u32, now: u64) {
         self.front_size.store(size, Relaxed);
         self.sending_since.store(now, Relaxed);
+    }
+
+    /// The front packet, of `size` phits, reserves output VC `oq` (it will leave through it).
+    #[inline]
+    pub(super) fn reserve(&self, oq: u32, size: u32) {
+        self.holding.store(oq, Relaxed);
+        self.front_size.store(size, Relaxed);
+    }
+
+    /// Size of the front packet that is leaving or holds an output VC (set by `start` or
+    /// `reserve`).
+    #[inline]
+    pub(super) fn front_size(&self) -> u32 {
+        self.front_size.load(Relaxed)
     }
 
     /// Whether the front packet is leaving.

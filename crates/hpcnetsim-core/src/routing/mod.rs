@@ -84,6 +84,9 @@ pub trait Routing: Send + Sync {
     fn address_offset(&self, _src: usize, _dst: usize, _size_phits: u32) -> u8 {
         0
     }
+    /// Asks the cache for what routing at switch `switch` will read (large networks; a
+    /// hint with no effect on routes).
+    fn prefetch(&self, _switch: usize) {}
     /// Uniform-traffic throughput bound under this routing's actual paths, when known
     /// (table routing), beside the topology's all-minimal-paths bound.
     fn throughput_bound(&self) -> Option<f64> {

@@ -54,6 +54,10 @@ impl Routing for TreeRouting {
         }
     }
 
+    fn prefetch(&self, switch: usize) {
+        crate::engine::prefetch::prefetch(&self.place, switch);
+    }
+
     fn route(&self, req: &Request, out: &mut Vec<Candidate>) {
         let (l, subtree) = self.place[req.switch];
         let l = l as usize;
