@@ -7,7 +7,7 @@
 //! busy, and the link then sends the reserved VCs' packets one after another, taking the VCs
 //! round-robin from the one after the last sender.
 
-use super::channel_state::End;
+use super::channel_state::{End, OutVc};
 use super::fabric::Fabric;
 use super::{Event, Group, Waiter, NONE};
 use crate::config::{Arbitration, OutputAllocation, Selection};
@@ -340,18 +340,21 @@ pub(super) trait Switching: Fabric {
             let mut more = false;
             for i in 0..vcs {
                 let vc = (self.link(out).next_vc as usize + i) % vcs;
-                let q = self.out_vc(out * vcs + vc).reserved;
-                if q == NONE || self.queue_state(q as usize).is_sending() {
+                let OutVc { reserved: q, packet: p, .. } = *self.out_vc(out * vcs + vc);
+                // A reservation whose packet has started names none (see below).
+                debug_assert_eq!(q != NONE && p == NONE, q != NONE && self.queue_state(q as usize).is_sending());
+                if q == NONE || p == NONE {
                     continue;
                 }
                 if started {
                     more = true;
                     break;
                 }
-                let p = self.out_vc(out * vcs + vc).packet;
                 debug_assert_eq!(self.fifo_front(q as usize), Some(p), "the reserving packet is its queue's front");
                 let size = self.queue_state(q as usize).front_size();
                 self.transmit(q as usize, p, size, out, vc, now);
+                // Started: the reservation holds until its tail leaves, its packet is done.
+                self.out_vc_mut(out * vcs + vc).packet = NONE;
                 started = true;
             }
             if more {

@@ -178,9 +178,10 @@ pub(super) trait Fabric {
     fn prefetch_links(&self, c: usize, n: usize);
     /// Asks the cache for the output VC records `i..i + n`.
     fn prefetch_out_vcs(&self, i: usize, n: usize);
-    /// Asks the cache for switch `s`'s waiting list, pending links, random stream and
-    /// wake-up cycle (nothing for a NIC's number).
-    fn prefetch_switch_records(&self, s: usize);
+    /// Asks the cache for what of switch `s`'s own records an arbitration reads (waiting
+    /// list, pending links, random stream) or, if not `arbitration`, what a switch event
+    /// does (waiting list, wake-up cycle).
+    fn prefetch_switch_records(&self, s: usize, arbitration: bool);
 
     /// The channel whose switch handles event `ev`, if it is a switch event.
     #[inline]
@@ -218,7 +219,7 @@ pub(super) trait Fabric {
     fn prefetch_event_switch(&self, ev: &Event) {
         if let Some(c) = self.event_channel(ev) {
             let s = self.link(c).switch as usize;
-            self.prefetch_switch_records(s);
+            self.prefetch_switch_records(s, false);
             if let Event::Arrive { .. } | Event::Tail { .. } = *ev {
                 // It may route a new front packet.
                 self.routing().prefetch(s);
@@ -254,7 +255,19 @@ pub(super) trait Fabric {
     #[inline]
     fn prefetch_offers(&self, s: usize) {
         let k = self.knobs();
-        if k.voq_ports != 1 || k.selection != Selection::LeastOccupied || s >= self.topo().num_switches() {
+        if s >= self.topo().num_switches() {
+            return;
+        }
+        // The queues whose reserved packets the switch's free links may start.
+        for &out in self.pending(s).iter() {
+            for vc in 0..k.vcs {
+                let q = self.out_vc(out as usize * k.vcs + vc).reserved;
+                if q != super::NONE {
+                    self.prefetch_queue_state(q as usize);
+                }
+            }
+        }
+        if k.voq_ports != 1 || k.selection != Selection::LeastOccupied {
             return;
         }
         let base = self.topo().channel(s, 0);
@@ -415,10 +428,13 @@ impl<'a> Fabric for Engine<'a> {
         super::prefetch::prefetch_range(&self.out_vcs, i, n);
     }
     #[inline]
-    fn prefetch_switch_records(&self, s: usize) {
+    fn prefetch_switch_records(&self, s: usize, arbitration: bool) {
         super::prefetch::prefetch(&self.waiting, s);
-        super::prefetch::prefetch(&self.pending, s);
-        super::prefetch::prefetch(&self.switch_rng, s);
-        super::prefetch::prefetch(&self.wake_cycle, s);
+        if arbitration {
+            super::prefetch::prefetch(&self.pending, s);
+            super::prefetch::prefetch(&self.switch_rng, s);
+        } else {
+            super::prefetch::prefetch(&self.wake_cycle, s);
+        }
     }
 }

@@ -544,9 +544,18 @@ impl<'a> Engine<'a> {
             self,
             wakes.len(),
             on,
-            |e, j| e.prefetch_switch_records(wakes[j] as usize),
-            |e, j| e.prefetch_switch_ports(wakes[j] as usize),
-            |e, j| e.prefetch_offers(wakes[j] as usize),
+            |e, j| match (wakes[j] as usize).checked_sub(e.topo.num_switches()) {
+                None => e.prefetch_switch_records(wakes[j] as usize, true),
+                Some(nic) => e.prefetch_nic(nic, 0),
+            },
+            |e, j| match (wakes[j] as usize).checked_sub(e.topo.num_switches()) {
+                None => e.prefetch_switch_ports(wakes[j] as usize),
+                Some(nic) => e.prefetch_nic(nic, 1),
+            },
+            |e, j| match (wakes[j] as usize).checked_sub(e.topo.num_switches()) {
+                None => e.prefetch_offers(wakes[j] as usize),
+                Some(nic) => e.prefetch_nic(nic, 2),
+            },
             |e, i| {
                 let target = wakes[i] as usize;
                 if target >= e.topo.num_switches() {
@@ -603,6 +612,35 @@ impl<'a> Engine<'a> {
         self.enqueue(nic, dst, size, now);
         if self.nic_queue[nic].len() == 1 {
             self.wake(self.topo.num_switches() + nic, now);
+        }
+    }
+
+    /// Stage `stage` (0, 1, 2) of the prefetch of an injection attempt at NIC `nic`: its
+    /// records; the front of its injection queue and its switch's input queues; the front
+    /// packet's record.
+    #[inline]
+    fn prefetch_nic(&self, nic: usize, stage: u8) {
+        use prefetch::{prefetch, prefetch_range};
+        match stage {
+            0 => {
+                prefetch(&self.nic_sending, nic);
+                prefetch(&self.nic_queue, nic);
+                prefetch_range(&self.nic_credits, nic * self.vcs, self.vcs);
+                prefetch(&self.nic_rng, nic);
+            }
+            1 => {
+                if let Some((a, _)) = self.nic_queue[nic].as_slices().0.split_first() {
+                    prefetch(std::slice::from_ref(a), 0);
+                }
+                let (s, port) = self.topo.terminal_attachment(nic);
+                let channel = self.topo.channel(s, port);
+                prefetch_range(&self.queue_state, channel * self.vcs, self.vcs);
+            }
+            _ => {
+                if let Some(&p) = self.nic_queue[nic].front() {
+                    prefetch(&self.packets, p as usize);
+                }
+            }
         }
     }
 

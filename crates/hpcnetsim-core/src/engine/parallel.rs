@@ -439,7 +439,7 @@ impl Part<'_> {
                 self,
                 mine.len(),
                 on,
-                |p, j| p.prefetch_switch_records(targets[mine[j] as usize] as usize),
+                |p, j| p.prefetch_switch_records(targets[mine[j] as usize] as usize, true),
                 |p, j| p.prefetch_switch_ports(targets[mine[j] as usize] as usize),
                 |p, j| p.prefetch_offers(targets[mine[j] as usize] as usize),
                 |p, n| {
@@ -592,11 +592,14 @@ impl<'a> Fabric for Part<'a> {
         super::prefetch::prefetch_range(self.out_vcs, i.wrapping_sub(self.ch0 * self.k.vcs), n);
     }
     #[inline]
-    fn prefetch_switch_records(&self, s: usize) {
+    fn prefetch_switch_records(&self, s: usize, arbitration: bool) {
         let s = s.wrapping_sub(self.sw0);
         super::prefetch::prefetch(self.waiting, s);
-        super::prefetch::prefetch(self.pending, s);
-        super::prefetch::prefetch(self.switch_rng, s);
-        super::prefetch::prefetch(self.wake_cycle, s);
+        if arbitration {
+            super::prefetch::prefetch(self.pending, s);
+            super::prefetch::prefetch(self.switch_rng, s);
+        } else {
+            super::prefetch::prefetch(self.wake_cycle, s);
+        }
     }
 }
