@@ -178,10 +178,11 @@ pub(super) trait Fabric {
     fn prefetch_links(&self, c: usize, n: usize);
     /// Asks the cache for the output VC records `i..i + n`.
     fn prefetch_out_vcs(&self, i: usize, n: usize);
-    /// Asks the cache for what of switch `s`'s own records an arbitration reads (waiting
-    /// list, pending links, random stream) or, if not `arbitration`, what a switch event
-    /// does (waiting list, wake-up cycle).
+    /// Asks the cache for switch `s`'s waiting and pending lists and, unless for an
+    /// `arbitration` (which reads it only if they hold something), its wake-up cycle.
     fn prefetch_switch_records(&self, s: usize, arbitration: bool);
+    /// Asks the cache for switch `s`'s random stream.
+    fn prefetch_switch_rng(&self, s: usize);
 
     /// The channel whose switch handles event `ev`, if it is a switch event.
     #[inline]
@@ -245,6 +246,7 @@ pub(super) trait Fabric {
         }
         let k = self.knobs();
         let (base, ports) = (self.topo().channel(s, 0), self.topo().num_ports(s));
+        self.prefetch_switch_rng(s);
         self.prefetch_links(base, ports);
         self.prefetch_out_vcs(base * k.vcs, ports * k.vcs);
     }
@@ -351,19 +353,19 @@ impl<'a> Fabric for Engine<'a> {
     }
     #[inline]
     fn waiting(&self, s: usize) -> &SmallVec<[Waiter; 4]> {
-        &self.waiting[s]
+        &self.lists[s].waiting
     }
     #[inline]
     fn waiting_mut(&mut self, s: usize) -> &mut SmallVec<[Waiter; 4]> {
-        &mut self.waiting[s]
+        &mut self.lists[s].waiting
     }
     #[inline]
     fn pending(&self, s: usize) -> &SmallVec<[u32; 4]> {
-        &self.pending[s]
+        &self.lists[s].pending
     }
     #[inline]
     fn pending_mut(&mut self, s: usize) -> &mut SmallVec<[u32; 4]> {
-        &mut self.pending[s]
+        &mut self.lists[s].pending
     }
     #[inline]
     fn switch_rng(&mut self, s: usize) -> &mut Stream {
@@ -429,12 +431,13 @@ impl<'a> Fabric for Engine<'a> {
     }
     #[inline]
     fn prefetch_switch_records(&self, s: usize, arbitration: bool) {
-        super::prefetch::prefetch(&self.waiting, s);
-        if arbitration {
-            super::prefetch::prefetch(&self.pending, s);
-            super::prefetch::prefetch(&self.switch_rng, s);
-        } else {
+        super::prefetch::prefetch(&self.lists, s);
+        if !arbitration {
             super::prefetch::prefetch(&self.wake_cycle, s);
         }
+    }
+    #[inline]
+    fn prefetch_switch_rng(&self, s: usize) {
+        super::prefetch::prefetch(&self.switch_rng, s);
     }
 }

@@ -170,13 +170,11 @@ pub struct Engine<'a> {
     input_free: Vec<u64>,
     grant_ptr: Vec<u32>,
     accept_ptr: Vec<u32>,
-    /// Per switch: output channels with a reserved VC whose packet has not started.
-    pending: Vec<SmallVec<[u32; 4]>>,
+    /// Per switch: its waiting packets and pending links (`SwitchLists`).
+    lists: Vec<SwitchLists>,
     /// The first packet sent to a terminal other than its destination, with that terminal
     /// (a routing error the invariant checks report).
     misdelivered: Option<(u32, u32)>,
-    /// Front packets waiting for a grant at each switch.
-    waiting: Vec<SmallVec<[Waiter; 4]>>,
     nic_queue: Vec<VecDeque<u32>>,
     nic_sending: Vec<bool>,
     nic_credits: Vec<u32>,
@@ -226,6 +224,17 @@ struct Waiter {
     class: u32,
     size: u32,
     packet: u32,
+}
+
+/// What an arbitration at a switch starts from, in one record aligned to a cache line (two
+/// lines in all): whether anything waits there is then one read.
+#[derive(Clone, Debug, Default)]
+#[repr(align(64))]
+struct SwitchLists {
+    /// Front packets waiting for a grant.
+    waiting: SmallVec<[Waiter; 4]>,
+    /// Output channels with a reserved VC whose packet has not started.
+    pending: SmallVec<[u32; 4]>,
 }
 
 /// Packets waiting at one switch with the same candidates and size: their options are
@@ -316,9 +325,8 @@ impl<'a> Engine<'a> {
             input_free: vec![0; channels],
             grant_ptr: vec![0; channels],
             accept_ptr: vec![0; channels],
-            pending: vec![SmallVec::new(); switches],
+            lists: vec![SwitchLists::default(); switches],
             misdelivered: None,
-            waiting: vec![SmallVec::new(); switches],
             nic_queue: vec![VecDeque::new(); terminals],
             nic_sending: vec![false; terminals],
             nic_credits: vec![queue_phits; terminals * vcs],

@@ -28,7 +28,7 @@ use super::channel_state::{Link, OutVc};
 use super::fabric::{Fabric, Interner, Knobs, Scratch};
 use super::prefetch::pipelined;
 use super::queue_state::QueueState;
-use super::{Counters, Engine, Event, Packet, Waiter};
+use super::{Counters, Engine, Event, Packet, SwitchLists, Waiter};
 use crate::rng::Stream;
 use crate::routing::{Candidate, Routing};
 use crate::switch::buffers::QueuesMut;
@@ -114,8 +114,7 @@ struct Part<'a> {
     links: &'a mut [Link],
     out_vcs: &'a mut [OutVc],
     fifo: QueuesMut<'a>,
-    waiting: &'a mut [SmallVec<[Waiter; 4]>],
-    pending: &'a mut [SmallVec<[u32; 4]>],
+    lists: &'a mut [SwitchLists],
     switch_rng: &'a mut [Stream],
     wake_cycle: &'a mut [u64],
     input_free: &'a mut [u64],
@@ -188,7 +187,7 @@ impl Engine<'_> {
             self.interners.truncate(1);
             return 1;
         }
-        debug_assert!(self.waiting.iter().all(|w| w.is_empty()), "threads are set before the run starts");
+        debug_assert!(self.lists.iter().all(|l| l.waiting.is_empty()), "threads are set before the run starts");
         let Ok(pool) = rayon::ThreadPoolBuilder::new().num_threads(parts).build() else {
             return 1;
         };
@@ -361,8 +360,7 @@ impl Engine<'_> {
             links,
             out_vcs,
             fifo,
-            waiting,
-            pending,
+            lists,
             switch_rng,
             wake_cycle,
             input_free,
@@ -373,8 +371,7 @@ impl Engine<'_> {
         } = self;
         let (sw, ch) = (&par.switches, &par.channels);
         let mut fifo = fifo.split(&par.queues).into_iter();
-        let (mut links, mut out_vcs, mut waiting, mut pending) =
-            (&mut links[..], &mut out_vcs[..], &mut waiting[..], &mut pending[..]);
+        let (mut links, mut out_vcs, mut lists) = (&mut links[..], &mut out_vcs[..], &mut lists[..]);
         let (mut switch_rng, mut wake_cycle) = (&mut switch_rng[..], &mut wake_cycle[..]);
         let (mut input_free, mut grant_ptr, mut accept_ptr) =
             (&mut input_free[..], &mut grant_ptr[..], &mut accept_ptr[..]);
@@ -396,8 +393,7 @@ impl Engine<'_> {
                 links: cut(&mut links, channels),
                 out_vcs: cut(&mut out_vcs, channels * k.vcs),
                 fifo: fifo.next().expect("one range per partition"),
-                waiting: cut(&mut waiting, switches),
-                pending: cut(&mut pending, switches),
+                lists: cut(&mut lists, switches),
                 switch_rng: cut(&mut switch_rng, switches),
                 wake_cycle: cut(&mut wake_cycle, switches),
                 input_free: cut(&mut input_free, channels),
@@ -505,19 +501,19 @@ impl<'a> Fabric for Part<'a> {
     }
     #[inline]
     fn waiting(&self, s: usize) -> &SmallVec<[Waiter; 4]> {
-        &self.waiting[s - self.sw0]
+        &self.lists[s - self.sw0].waiting
     }
     #[inline]
     fn waiting_mut(&mut self, s: usize) -> &mut SmallVec<[Waiter; 4]> {
-        &mut self.waiting[s - self.sw0]
+        &mut self.lists[s - self.sw0].waiting
     }
     #[inline]
     fn pending(&self, s: usize) -> &SmallVec<[u32; 4]> {
-        &self.pending[s - self.sw0]
+        &self.lists[s - self.sw0].pending
     }
     #[inline]
     fn pending_mut(&mut self, s: usize) -> &mut SmallVec<[u32; 4]> {
-        &mut self.pending[s - self.sw0]
+        &mut self.lists[s - self.sw0].pending
     }
     #[inline]
     fn switch_rng(&mut self, s: usize) -> &mut Stream {
@@ -594,12 +590,13 @@ impl<'a> Fabric for Part<'a> {
     #[inline]
     fn prefetch_switch_records(&self, s: usize, arbitration: bool) {
         let s = s.wrapping_sub(self.sw0);
-        super::prefetch::prefetch(self.waiting, s);
-        if arbitration {
-            super::prefetch::prefetch(self.pending, s);
-            super::prefetch::prefetch(self.switch_rng, s);
-        } else {
+        super::prefetch::prefetch(self.lists, s);
+        if !arbitration {
             super::prefetch::prefetch(self.wake_cycle, s);
         }
+    }
+    #[inline]
+    fn prefetch_switch_rng(&self, s: usize) {
+        super::prefetch::prefetch(self.switch_rng, s.wrapping_sub(self.sw0));
     }
 }
