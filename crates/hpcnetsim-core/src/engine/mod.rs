@@ -96,7 +96,8 @@ struct Packet {
     offset: u8,
 }
 
-/// How many events ahead of the one being handled the engine prefetches state.
+/// Items (events or arbitrations) between two prefetch stages: the last stage asks for an
+/// item's state this many items before it is handled (`prefetch::pipelined`).
 const AHEAD: usize = 8;
 
 /// Size (bytes) of the per-queue and per-channel state above which the engine prefetches:
@@ -637,8 +638,8 @@ impl<'a> Engine<'a> {
                 prefetch(&self.nic_rng, nic);
             }
             1 => {
-                if let Some((a, _)) = self.nic_queue[nic].as_slices().0.split_first() {
-                    prefetch(std::slice::from_ref(a), 0);
+                if let Some(front) = self.nic_queue[nic].front() {
+                    prefetch(std::slice::from_ref(front), 0);
                 }
                 let (s, port) = self.topo.terminal_attachment(nic);
                 let channel = self.topo.channel(s, port);
