@@ -18,8 +18,9 @@ pub(crate) struct HugePages;
 fn advise(ptr: *mut u8, size: usize) {
     #[cfg(target_os = "linux")]
     if !ptr.is_null() && size >= HUGE_FROM {
-        // madvise wants a page-aligned start: the block's first page, which holds nothing
-        // of another block since blocks this large are mappings of their own.
+        // madvise wants a page-aligned start: the block's first page. That page may also
+        // hold the end of a neighbouring block, which the hint does not disturb: it changes
+        // how pages are backed, never what they hold.
         let start = ptr as usize & !4095;
         // SAFETY: a hint on memory this allocator owns; it changes no contents.
         unsafe { libc::madvise(start as *mut libc::c_void, size + (ptr as usize - start), libc::MADV_HUGEPAGE) };
