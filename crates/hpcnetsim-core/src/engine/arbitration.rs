@@ -218,7 +218,8 @@ pub(super) trait Switching: Fabric {
     }
 
     /// The routing's candidates for packet `p` in input buffer `b`, in `tmp().candidates`,
-    /// seeing the load (phits committed downstream, all VCs) of every output port.
+    /// seeing the load (phits committed downstream, all VCs) of every output port. Returns
+    /// the switch of `b`.
     fn route(&mut self, b: usize, p: u32) -> usize {
         let req = self.request(b, p);
         let base = self.topo().channel(req.switch, 0);
@@ -231,7 +232,7 @@ pub(super) trait Switching: Fabric {
         };
         self.routing().route_loaded(&req, &load, &mut out);
         self.tmp().candidates = out;
-        base
+        req.switch
     }
 
     /// The virtual output queue of input buffer `b` that packet `p` joins: the output port
@@ -260,9 +261,7 @@ pub(super) trait Switching: Fabric {
         let p = self.fifo_front(q).expect("a front packet");
         let size = self.packet(p).size;
         let k = self.knobs();
-        self.route(q / k.voq_ports, p);
-        // The switch of the queue's own channel, whose record routing just read.
-        let s = self.link(q / k.voq_ports / k.vcs).switch as usize;
+        let s = self.route(q / k.voq_ports, p);
         let mut list = std::mem::take(&mut self.tmp().candidates);
         if k.voq_ports > 1 {
             // A virtual output queue: only its output port, and the escape channels (Duato:

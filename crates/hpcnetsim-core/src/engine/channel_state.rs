@@ -30,7 +30,8 @@ pub(super) struct OutVc {
     pub(super) credits: u32,
     /// The input queue whose front packet reserved it (`output_allocation = "vc"`), or `NONE`.
     pub(super) reserved: u32,
-    /// That packet (so that starting it reads neither its queue nor its record).
+    /// That packet until it starts, then `NONE` (virtual cut-through: starting it then reads
+    /// neither its queue nor its record; wormhole switching leaves it `NONE`).
     pub(super) packet: u32,
     /// Round-robin pointer of this output VC, or under `output_allocation = "link"` (VC 0's
     /// record only) of its link: the last winning input queue.

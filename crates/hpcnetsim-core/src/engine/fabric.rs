@@ -178,8 +178,8 @@ pub(super) trait Fabric {
     fn prefetch_links(&self, c: usize, n: usize);
     /// Asks the cache for the output VC records `i..i + n`.
     fn prefetch_out_vcs(&self, i: usize, n: usize);
-    /// Asks the cache for switch `s`'s waiting and pending lists and, unless for an
-    /// `arbitration` (which reads it only if they hold something), its wake-up cycle.
+    /// Asks the cache for switch `s`'s waiting and pending lists and, for a switch event
+    /// (not an `arbitration`), its wake-up cycle.
     fn prefetch_switch_records(&self, s: usize, arbitration: bool);
     /// Asks the cache for switch `s`'s random stream.
     fn prefetch_switch_rng(&self, s: usize);
@@ -241,7 +241,7 @@ pub(super) trait Fabric {
     /// by returning credits often has neither).
     #[inline]
     fn prefetch_switch_ports(&self, s: usize) {
-        if s >= self.topo().num_switches() || self.waiting(s).is_empty() && self.pending(s).is_empty() {
+        if self.waiting(s).is_empty() && self.pending(s).is_empty() {
             return;
         }
         let k = self.knobs();
@@ -257,9 +257,6 @@ pub(super) trait Fabric {
     #[inline]
     fn prefetch_offers(&self, s: usize) {
         let k = self.knobs();
-        if s >= self.topo().num_switches() {
-            return;
-        }
         // The queues whose reserved packets the switch's free links may start.
         for &out in self.pending(s).iter() {
             for vc in 0..k.vcs {

@@ -553,18 +553,9 @@ impl<'a> Engine<'a> {
             self,
             wakes.len(),
             on,
-            |e, j| match (wakes[j] as usize).checked_sub(e.topo.num_switches()) {
-                None => e.prefetch_switch_records(wakes[j] as usize, true),
-                Some(nic) => e.prefetch_nic(nic, 0),
-            },
-            |e, j| match (wakes[j] as usize).checked_sub(e.topo.num_switches()) {
-                None => e.prefetch_switch_ports(wakes[j] as usize),
-                Some(nic) => e.prefetch_nic(nic, 1),
-            },
-            |e, j| match (wakes[j] as usize).checked_sub(e.topo.num_switches()) {
-                None => e.prefetch_offers(wakes[j] as usize),
-                Some(nic) => e.prefetch_nic(nic, 2),
-            },
+            |e, j| e.prefetch_wake(wakes[j] as usize, 0),
+            |e, j| e.prefetch_wake(wakes[j] as usize, 1),
+            |e, j| e.prefetch_wake(wakes[j] as usize, 2),
             |e, i| {
                 let target = wakes[i] as usize;
                 if target >= e.topo.num_switches() {
@@ -624,12 +615,20 @@ impl<'a> Engine<'a> {
         }
     }
 
-    /// Stage `stage` (0, 1, 2) of the prefetch of an injection attempt at NIC `nic`: its
-    /// records; the front of its injection queue and its switch's input queues; the front
-    /// packet's record.
+    /// Stage `stage` (0, 1, 2) of the prefetch of wake-up `target`: an arbitration (see
+    /// `Fabric::prefetch_switch_records`, `prefetch_switch_ports`, `prefetch_offers`) or an
+    /// injection attempt, for which: the NIC's records; the front of its injection queue and
+    /// its switch's input queues; the front packet's record.
     #[inline]
-    fn prefetch_nic(&self, nic: usize, stage: u8) {
+    fn prefetch_wake(&self, target: usize, stage: u8) {
         use prefetch::{prefetch, prefetch_range};
+        let Some(nic) = target.checked_sub(self.topo.num_switches()) else {
+            return match stage {
+                0 => self.prefetch_switch_records(target, true),
+                1 => self.prefetch_switch_ports(target),
+                _ => self.prefetch_offers(target),
+            };
+        };
         match stage {
             0 => {
                 prefetch(&self.nic_sending, nic);
