@@ -23,6 +23,12 @@ pub(super) trait Switching: Fabric {
         if self.model().matches_ports() {
             return super::islip::Islip::arbitrate_islip(self, s, now);
         }
+        debug_assert_eq!(self.busy(s), !self.waiting(s).is_empty() || !self.pending(s).is_empty(), "flag of {s}");
+        if !self.busy(s) {
+            // Nothing to grant or start: the lists are not read.
+            self.counters().arbitrations += 1;
+            return;
+        }
         let k = self.knobs();
         let mut requests = std::mem::take(&mut self.tmp().requests);
         let mut groups = std::mem::take(&mut self.tmp().groups);
@@ -272,6 +278,7 @@ pub(super) trait Switching: Fabric {
         let class = self.intern(&list);
         self.tmp().candidates = list;
         self.waiting_mut(s).push(Waiter { queue: q as u32, class, size, packet: p });
+        self.set_busy(s, true);
         self.wake(s, now);
     }
 
@@ -326,6 +333,7 @@ pub(super) trait Switching: Fabric {
                 }
             }
         }
+        self.lists_changed(s);
     }
 
     /// Starts the next packet on every free output link of switch `s` that has reserved
@@ -362,6 +370,7 @@ pub(super) trait Switching: Fabric {
                 self.pending_mut(s).swap_remove(k);
             }
         }
+        self.lists_changed(s);
     }
 
     /// The front packet of queue `q`, `p` of `size` phits, starts crossing output channel

@@ -146,6 +146,17 @@ pub(super) trait Fabric {
     fn waiting_mut(&mut self, s: usize) -> &mut SmallVec<[Waiter; 4]>;
     fn pending(&self, s: usize) -> &SmallVec<[u32; 4]>;
     fn pending_mut(&mut self, s: usize) -> &mut SmallVec<[u32; 4]>;
+    /// Whether switch `s` has a waiting packet or a pending link, from a flag kept beside
+    /// the lists: one byte per switch stays in the caches where the lists' two lines do
+    /// not, and most wake-ups (returning credits, a freed link) find the switch idle.
+    fn busy(&self, s: usize) -> bool;
+    fn set_busy(&mut self, s: usize, busy: bool);
+    /// Sets switch `s`'s flag from its lists, after they changed.
+    #[inline]
+    fn lists_changed(&mut self, s: usize) {
+        let busy = !self.waiting(s).is_empty() || !self.pending(s).is_empty();
+        self.set_busy(s, busy);
+    }
     fn switch_rng(&mut self, s: usize) -> &mut Stream;
     fn input_free(&self, c: usize) -> u64;
     fn set_input_free(&mut self, c: usize, cycle: u64);
@@ -178,8 +189,8 @@ pub(super) trait Fabric {
     fn prefetch_links(&self, c: usize, n: usize);
     /// Asks the cache for the output VC records `i..i + n`.
     fn prefetch_out_vcs(&self, i: usize, n: usize);
-    /// Asks the cache for switch `s`'s waiting and pending lists and, for a switch event
-    /// (not an `arbitration`), its wake-up cycle.
+    /// Asks the cache for switch `s`'s waiting and pending lists (for an `arbitration`,
+    /// only if the switch is busy) and, for a switch event, its wake-up cycle.
     fn prefetch_switch_records(&self, s: usize, arbitration: bool);
     /// Asks the cache for switch `s`'s random stream.
     fn prefetch_switch_rng(&self, s: usize);
@@ -236,19 +247,32 @@ pub(super) trait Fabric {
         }
     }
 
-    /// Second prefetch stage of an arbitration at switch `s` (after its records): its links
-    /// and output VCs, if a packet waits there or a link has reserved VCs (a switch woken
-    /// by returning credits often has neither).
+    /// Second prefetch stage of an arbitration at switch `s` (after its records), if a
+    /// packet waits there or a link has reserved VCs: its random stream, the links and
+    /// output VCs its waiting packets may take (the span of each one's candidate ports) and
+    /// their queues' state, which a grant writes, and its pending links.
     #[inline]
     fn prefetch_switch_ports(&self, s: usize) {
-        if self.waiting(s).is_empty() && self.pending(s).is_empty() {
+        if !self.busy(s) {
             return;
         }
         let k = self.knobs();
-        let (base, ports) = (self.topo().channel(s, 0), self.topo().num_ports(s));
+        let base = self.topo().channel(s, 0);
         self.prefetch_switch_rng(s);
-        self.prefetch_links(base, ports);
-        self.prefetch_out_vcs(base * k.vcs, ports * k.vcs);
+        for w in self.waiting(s).iter() {
+            self.prefetch_queue_state(w.queue as usize);
+            let list = self.class(w.class);
+            let (lo, hi) = list.iter().fold((u16::MAX, 0), |(lo, hi), c| (lo.min(c.port), hi.max(c.port)));
+            if lo <= hi {
+                let (first, n) = (base + lo as usize, (hi - lo) as usize + 1);
+                self.prefetch_links(first, n);
+                self.prefetch_out_vcs(first * k.vcs, n * k.vcs);
+            }
+        }
+        for &out in self.pending(s).iter() {
+            self.prefetch_links(out as usize, 1);
+            self.prefetch_out_vcs(out as usize * k.vcs, k.vcs);
+        }
     }
 
     /// Third prefetch stage of an arbitration at switch `s`: the downstream input queues
@@ -256,6 +280,9 @@ pub(super) trait Fabric {
     /// waiting list and links the stages before fetched).
     #[inline]
     fn prefetch_offers(&self, s: usize) {
+        if !self.busy(s) {
+            return;
+        }
         let k = self.knobs();
         // The queues whose reserved packets the switch's free links may start.
         for &out in self.pending(s).iter() {
@@ -365,6 +392,14 @@ impl<'a> Fabric for Engine<'a> {
         &mut self.lists[s].pending
     }
     #[inline]
+    fn busy(&self, s: usize) -> bool {
+        self.busy[s] != 0
+    }
+    #[inline]
+    fn set_busy(&mut self, s: usize, busy: bool) {
+        self.busy[s] = busy as u8;
+    }
+    #[inline]
     fn switch_rng(&mut self, s: usize) -> &mut Stream {
         &mut self.switch_rng[s]
     }
@@ -428,6 +463,9 @@ impl<'a> Fabric for Engine<'a> {
     }
     #[inline]
     fn prefetch_switch_records(&self, s: usize, arbitration: bool) {
+        if arbitration && self.busy[s] == 0 {
+            return;
+        }
         super::prefetch::prefetch(&self.lists, s);
         if !arbitration {
             super::prefetch::prefetch(&self.wake_cycle, s);

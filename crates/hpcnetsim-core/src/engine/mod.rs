@@ -173,6 +173,8 @@ pub struct Engine<'a> {
     accept_ptr: Vec<u32>,
     /// Per switch: its waiting packets and pending links (`SwitchLists`).
     lists: Vec<SwitchLists>,
+    /// Per switch: 1 if its lists are not both empty (see `Fabric::busy`).
+    busy: Vec<u8>,
     /// The first packet sent to a terminal other than its destination, with that terminal
     /// (a routing error the invariant checks report).
     misdelivered: Option<(u32, u32)>,
@@ -327,6 +329,7 @@ impl<'a> Engine<'a> {
             grant_ptr: vec![0; channels],
             accept_ptr: vec![0; channels],
             lists: vec![SwitchLists::default(); switches],
+            busy: vec![0; switches],
             misdelivered: None,
             nic_queue: vec![VecDeque::new(); terminals],
             nic_sending: vec![false; terminals],

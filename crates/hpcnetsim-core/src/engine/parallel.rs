@@ -117,6 +117,7 @@ struct Part<'a> {
     lists: &'a mut [SwitchLists],
     switch_rng: &'a mut [Stream],
     wake_cycle: &'a mut [u64],
+    busy: &'a mut [u8],
     input_free: &'a mut [u64],
     grant_ptr: &'a mut [u32],
     accept_ptr: &'a mut [u32],
@@ -363,6 +364,7 @@ impl Engine<'_> {
             lists,
             switch_rng,
             wake_cycle,
+            busy,
             input_free,
             grant_ptr,
             accept_ptr,
@@ -372,7 +374,7 @@ impl Engine<'_> {
         let (sw, ch) = (&par.switches, &par.channels);
         let mut fifo = fifo.split(&par.queues).into_iter();
         let (mut links, mut out_vcs, mut lists) = (&mut links[..], &mut out_vcs[..], &mut lists[..]);
-        let (mut switch_rng, mut wake_cycle) = (&mut switch_rng[..], &mut wake_cycle[..]);
+        let (mut switch_rng, mut wake_cycle, mut busy) = (&mut switch_rng[..], &mut wake_cycle[..], &mut busy[..]);
         let (mut input_free, mut grant_ptr, mut accept_ptr) =
             (&mut input_free[..], &mut grant_ptr[..], &mut accept_ptr[..]);
         let mut views = Vec::with_capacity(parts);
@@ -396,6 +398,7 @@ impl Engine<'_> {
                 lists: cut(&mut lists, switches),
                 switch_rng: cut(&mut switch_rng, switches),
                 wake_cycle: cut(&mut wake_cycle, switches),
+                busy: cut(&mut busy, switches),
                 input_free: cut(&mut input_free, channels),
                 grant_ptr: cut(&mut grant_ptr, channels),
                 accept_ptr: cut(&mut accept_ptr, channels),
@@ -516,6 +519,14 @@ impl<'a> Fabric for Part<'a> {
         &mut self.lists[s - self.sw0].pending
     }
     #[inline]
+    fn busy(&self, s: usize) -> bool {
+        self.busy[s - self.sw0] != 0
+    }
+    #[inline]
+    fn set_busy(&mut self, s: usize, busy: bool) {
+        self.busy[s - self.sw0] = busy as u8;
+    }
+    #[inline]
     fn switch_rng(&mut self, s: usize) -> &mut Stream {
         &mut self.switch_rng[s - self.sw0]
     }
@@ -590,6 +601,9 @@ impl<'a> Fabric for Part<'a> {
     #[inline]
     fn prefetch_switch_records(&self, s: usize, arbitration: bool) {
         let s = s.wrapping_sub(self.sw0);
+        if arbitration && self.busy.get(s) == Some(&0) {
+            return;
+        }
         super::prefetch::prefetch(self.lists, s);
         if !arbitration {
             super::prefetch::prefetch(self.wake_cycle, s);

@@ -41,7 +41,12 @@ impl<R: AsRef<[u32]>, G: AsRef<[VecDeque<u32>]>> Queues<R, G> {
     #[inline]
     pub(crate) fn prefetch(&self, q: usize) {
         match self {
-            Queues::Ring(f) => crate::engine::prefetch::prefetch(f.data.as_ref(), f.block(q)),
+            Queues::Ring(f) => {
+                // A block may span two lines: ask for its first and last words.
+                let b = f.block(q);
+                crate::engine::prefetch::prefetch(f.data.as_ref(), b);
+                crate::engine::prefetch::prefetch(f.data.as_ref(), b + f.capacity);
+            }
             Queues::Grow(v, first) => crate::engine::prefetch::prefetch(v.as_ref(), q - first),
         }
     }
