@@ -210,7 +210,7 @@ pub(super) trait Switching: Fabric {
     /// The routing question for packet `p` in input buffer `b` (channel × vcs + vc).
     fn request(&self, b: usize, p: u32) -> Request {
         let vcs = self.knobs().vcs;
-        let s = self.link(b / vcs).switch as usize;
+        let s = self.switch_of(b / vcs);
         let pk = self.packet(p);
         Request {
             switch: s,
@@ -289,7 +289,7 @@ pub(super) trait Switching: Fabric {
             return 0;
         }
         let k = self.knobs();
-        let s = self.link(reqs[0].1 as usize / k.voq_ports / k.vcs).switch as usize;
+        let s = self.switch_of(reqs[0].1 as usize / k.voq_ports / k.vcs);
         match k.arbitration {
             Arbitration::Random => self.switch_rng(s).random_range(0..reqs.len()),
             Arbitration::RoundRobin | Arbitration::Islip => {
@@ -435,7 +435,7 @@ pub(super) trait Switching: Fabric {
             End::Unplugged => unreachable!("a packet arrived through an unplugged port"),
         }
         if self.fifo_len(q) == 0 {
-            let s = self.link(b / k.vcs).switch as usize;
+            let s = self.switch_of(b / k.vcs);
             self.wake(s, now);
         } else {
             self.new_front(q, now);
@@ -473,7 +473,7 @@ pub(super) trait Switching: Fabric {
         let k = self.knobs();
         self.out_vc_mut(q).credits += phits;
         debug_assert!(self.out_vc(q).credits <= k.queue_phits, "credits above capacity");
-        let s = self.link(q / k.vcs).switch as usize;
+        let s = self.switch_of(q / k.vcs);
         self.wake(s, now);
     }
 

@@ -207,6 +207,13 @@ pub(super) trait Fabric {
         }
     }
 
+    /// The switch owning channel `c`: computed where the topology allows, which spares
+    /// arrivals and credits a read of the link record.
+    #[inline]
+    fn switch_of(&self, c: usize) -> usize {
+        self.topo().switch_of(c).unwrap_or_else(|| self.link(c).switch as usize)
+    }
+
     /// First prefetch stage of event `ev`: the state it touches whose address it names.
     #[inline]
     fn prefetch_event(&self, ev: &Event) {
@@ -221,7 +228,11 @@ pub(super) trait Fabric {
             _ => {}
         }
         if let Some(c) = self.event_channel(ev) {
-            self.prefetch_links(c, 1);
+            // A leaving tail reads the link for its upstream end; the others only to find
+            // their switch, which `switch_of` may compute.
+            if matches!(ev, Event::Tail { .. }) || self.topo().switch_of(c).is_none() {
+                self.prefetch_links(c, 1);
+            }
         }
     }
 
@@ -230,7 +241,7 @@ pub(super) trait Fabric {
     #[inline]
     fn prefetch_event_switch(&self, ev: &Event) {
         if let Some(c) = self.event_channel(ev) {
-            let s = self.link(c).switch as usize;
+            let s = self.switch_of(c);
             self.prefetch_switch_records(s, false);
             if let Event::Arrive { .. } | Event::Tail { .. } = *ev {
                 // It may route a new front packet.

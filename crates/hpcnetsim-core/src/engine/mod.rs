@@ -620,7 +620,7 @@ impl<'a> Engine<'a> {
 
     /// Stage `stage` (0, 1, 2) of the prefetch of wake-up `target`: an arbitration (see
     /// `Fabric::prefetch_switch_records`, `prefetch_switch_ports`, `prefetch_offers`) or an
-    /// injection attempt, for which: the NIC's records; the front of its injection queue and
+    /// injection attempt, for which: the NIC's records and attachment; the front of its injection queue and
     /// its switch's input queues; the front packet's record.
     #[inline]
     fn prefetch_wake(&self, target: usize, stage: u8) {
@@ -638,6 +638,7 @@ impl<'a> Engine<'a> {
                 prefetch(&self.nic_queue, nic);
                 prefetch_range(&self.nic_credits, nic * self.vcs, self.vcs);
                 prefetch(&self.nic_rng, nic);
+                self.topo.prefetch_terminal(nic);
             }
             1 => {
                 if let Some(front) = self.nic_queue[nic].front() {

@@ -32,6 +32,10 @@ pub struct Topology {
     pub(crate) family: Family,
     /// `port_offset[s]..port_offset[s + 1]` are the global port indices of switch `s`.
     pub(crate) port_offset: Vec<u32>,
+    /// The number of ports of every switch if they all have the same (0 if not): port
+    /// indices are then computed, without reading `port_offset` (a cache miss on large
+    /// networks, on the engine's path to every switch's records).
+    pub(crate) uniform_ports: u32,
     pub(crate) peers: Vec<Peer>,
     /// For every terminal, the switch and port it is attached to.
     pub(crate) terminal_attachment: Vec<(u32, u32)>,
@@ -64,14 +68,33 @@ impl Topology {
     }
 
     /// Number of ports of switch `s` (plugged or not).
+    #[inline]
     pub fn num_ports(&self, s: usize) -> usize {
-        (self.port_offset[s + 1] - self.port_offset[s]) as usize
+        match self.uniform_ports {
+            0 => (self.port_offset[s + 1] - self.port_offset[s]) as usize,
+            n => n as usize,
+        }
     }
 
     /// Global index of port `p` of switch `s`, which is also the id of the channel
     /// leaving through that port.
+    #[inline]
     pub fn channel(&self, s: usize, p: usize) -> usize {
-        self.port_offset[s] as usize + p
+        debug_assert!(self.uniform_ports == 0 || self.port_offset[s] as usize == s * self.uniform_ports as usize);
+        match self.uniform_ports {
+            0 => self.port_offset[s] as usize + p,
+            n => s * n as usize + p,
+        }
+    }
+
+    /// The switch owning channel `c`, if computed without a table (every switch has the
+    /// same number of ports).
+    #[inline]
+    pub fn switch_of(&self, c: usize) -> Option<usize> {
+        match self.uniform_ports {
+            0 => None,
+            n => Some((c as u64 / n as u64) as usize),
+        }
     }
 
     /// The peers of all ports of switch `s`, in port order.
@@ -85,9 +108,16 @@ impl Topology {
     }
 
     /// Switch and port that terminal `t` is attached to.
+    #[inline]
     pub fn terminal_attachment(&self, t: usize) -> (usize, usize) {
         let (s, p) = self.terminal_attachment[t];
         (s as usize, p as usize)
+    }
+
+    /// Asks the cache for terminal `t`'s attachment (see `engine::prefetch`).
+    #[inline]
+    pub(crate) fn prefetch_terminal(&self, t: usize) {
+        crate::engine::prefetch::prefetch(&self.terminal_attachment, t);
     }
 
     /// Number of terminals attached to each switch.
@@ -196,9 +226,12 @@ impl Builder {
         for &(s, _) in &self.terminal_attachment {
             terminals_at[s as usize] += 1;
         }
+        let first = self.port_offset.get(1).copied().unwrap_or(0);
+        let uniform = self.port_offset.windows(2).all(|w| w[1] - w[0] == first);
         Topology {
             spec,
             family,
+            uniform_ports: if uniform { first } else { 0 },
             port_offset: self.port_offset,
             peers: self.peers,
             terminal_attachment: self.terminal_attachment,
@@ -241,4 +274,34 @@ pub(crate) fn digits(mut index: usize, radices: &[usize]) -> Vec<usize> {
 /// Inverse of [`digits`].
 pub(crate) fn from_digits(digits: &[usize], radices: &[usize]) -> usize {
     digits.iter().zip(radices).rev().fold(0, |acc, (&d, &r)| acc * r + d)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Topology;
+
+    /// Port indices and owning switches computed for uniform switches agree with the
+    /// offsets table, and switches of different sizes fall back to the table.
+    #[test]
+    fn computed_ports_follow_the_offsets_table() {
+        for (spec, uniform) in [
+            ("torus:4x3", true),
+            ("tree:k=4,kp=2,n=3", true),
+            ("hyperx:3x3,t=2|faults:random=2", true),
+            ("xgft:h=2;m=4,3;w=1,2", false),
+        ] {
+            let t = Topology::from_spec(spec).unwrap();
+            assert_eq!(t.uniform_ports != 0, uniform, "{spec}");
+            for s in 0..t.num_switches() {
+                let ports = (t.port_offset[s + 1] - t.port_offset[s]) as usize;
+                assert_eq!(t.num_ports(s), ports, "{spec}: ports of switch {s}");
+                for p in 0..ports {
+                    let c = t.channel(s, p);
+                    assert_eq!(c, t.port_offset[s] as usize + p, "{spec}: channel of port {p} of {s}");
+                    assert_eq!(t.switch_of(c).unwrap_or(s), s, "{spec}: switch of channel {c}");
+                    assert_eq!(t.switch_of(c).is_some(), uniform, "{spec}");
+                }
+            }
+        }
+    }
 }
