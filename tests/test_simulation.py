@@ -305,10 +305,29 @@ def test_bench_scale_runs_and_compares_with_the_smallest(cli):
         (("--million",), "--million is invalid without --scale"),
         (("--scale", "--max-terminals", "0"), "--max-terminals = 0 is invalid"),
         (("--scale", "--target-phit-hops", "-1"), "--target-phit-hops = -1.0 is invalid"),
+        (("--scale", "--repeat", "0"), "--repeat = 0 is invalid"),
+        (("--repeat", "2"), "--repeat is invalid without --scale"),
     ],
 )
 def test_bench_refuses_bad_scale_flags(cli, args, needle):
     assert_one_line_error(cli("bench", *args), needle)
+
+
+def test_bench_scale_repeat_keeps_the_fastest_run(monkeypatch):
+    from hpcnetsim import bench
+
+    row = bench.scale_rows(max_terminals=64)[0]
+    times = iter([3.0, 1.0, 2.0])
+    figures = {"status": "converged", "cycles": 5000, "phit_hops": 1000, "total_seconds": 4.0}
+    figures["max_rss_mib"] = 30.0
+    monkeypatch.setattr(bench, "_scale_child_run", lambda row, threads: {**figures, "wall_seconds": next(times)})
+    r = bench._scale_run(row, 1, {}, float("nan"), repeat=3)
+    assert r["engine_seconds"] == 1.0 and r["ns_per_phit_hop"] == pytest.approx(1e6)
+    # Runs that disagree on what they simulated are an error, not a timing.
+    runs = iter([{**figures, "wall_seconds": 1.0}, {**figures, "wall_seconds": 2.0, "phit_hops": 999}])
+    monkeypatch.setattr(bench, "_scale_child_run", lambda row, threads: next(runs))
+    with pytest.raises(RuntimeError, match="repeated runs disagree"):
+        bench._scale_run(row, 1, {}, float("nan"), repeat=2)
 
 
 def test_bench_startup_measures_the_run_against_the_bare_interpreter():

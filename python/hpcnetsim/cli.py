@@ -128,6 +128,8 @@ def _build_parser() -> argparse.ArgumentParser:
                    help="with --scale: phit-hops each row aims at (at least 3000 cycles; default 3e7)")
     b.add_argument("--threads", type=_thread_list, default=(1,), metavar="N[,N...]",
                    help="with --scale: run every row on each of these thread counts (default 1)")
+    b.add_argument("--repeat", type=int, default=1, metavar="N",
+                   help="with --scale: run every row N times and keep the fastest (default 1)")
     b.set_defaults(func=_bench)
 
     bn = sub.add_parser("bench-net", help="network microbenchmarks of paper 004 §4 (ping, hot spot, total exchange...)")
@@ -734,6 +736,10 @@ def _bench(args) -> None:
         raise ConfigError(f"--max-terminals = {args.max_terminals} is invalid: a positive number of terminals")
     if not args.target_phit_hops > 0:
         raise ConfigError(f"--target-phit-hops = {args.target_phit_hops} is invalid: a positive number")
+    if args.repeat < 1:
+        raise ConfigError(f"--repeat = {args.repeat} is invalid: a positive number of runs")
+    if args.repeat != 1 and not args.scale:
+        raise ConfigError("--repeat is invalid without --scale: it repeats the scale benchmark's rows")
     if args.startup:
         from .bench import run_startup
 
@@ -745,6 +751,7 @@ def _bench(args) -> None:
         run_scale(
             args.million, args.max_terminals, args.target_phit_hops,
             on_row=lambda row: print(format_row(row, SCALE_COLUMNS), flush=True), threads=args.threads,
+            repeat=args.repeat,
         )  # fmt: skip
         return
     print(table_header(), flush=True)
