@@ -474,7 +474,7 @@ impl<'a> Fabric for Engine<'a> {
     }
     #[inline]
     fn prefetch_switch_records(&self, s: usize, arbitration: bool) {
-        if arbitration && self.busy[s] == 0 {
+        if arbitration && !self.busy(s) {
             return;
         }
         super::prefetch::prefetch(&self.lists, s);

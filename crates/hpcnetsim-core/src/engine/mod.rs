@@ -620,8 +620,8 @@ impl<'a> Engine<'a> {
 
     /// Stage `stage` (0, 1, 2) of the prefetch of wake-up `target`: an arbitration (see
     /// `Fabric::prefetch_switch_records`, `prefetch_switch_ports`, `prefetch_offers`) or an
-    /// injection attempt, for which: the NIC's records and attachment; the front of its injection queue and
-    /// its switch's input queues; the front packet's record.
+    /// injection attempt, for which: the NIC's records and attachment; the front of its
+    /// injection queue and its switch's input queues; the front packet's record.
     #[inline]
     fn prefetch_wake(&self, target: usize, stage: u8) {
         use prefetch::{prefetch, prefetch_range};
