@@ -44,3 +44,21 @@ def test_the_command_line_runs_on_threads_and_refuses_bad_counts(tmp_path):
     assert r.returncode == 2 and "--threads is invalid without --scale" in r.stderr
     r = cli("bench", "--scale", "--threads", "1,0")
     assert r.returncode == 2 and "'1,0'" in r.stderr
+
+
+def test_the_documented_thread_threshold_is_the_engines():
+    """The help, the API docstring and the README name the channel count from which
+    ``threads = 0`` uses every core; it must be the engine's own."""
+    import re
+    from pathlib import Path
+
+    from hpcnetsim import _core
+    from hpcnetsim.simulation import simulate
+
+    n = _core.AUTO_MIN_CHANNELS
+    help_text = cli("run", "--help").stdout
+    assert f"from {n} channels" in " ".join(help_text.split()), help_text
+    grouped = f"{n:,}".replace(",", " ")
+    assert f"at least {grouped} channels" in " ".join(simulate.__doc__.split())
+    readme = Path(__file__).resolve().parents[1] / "README.md"
+    assert re.search(rf"networks of {grouped} channels", " ".join(readme.read_text().split()))

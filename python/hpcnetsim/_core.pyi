@@ -5,6 +5,8 @@ from typing import Any
 
 __version__: str
 BUILD_ID: str
+#: Channels from which `threads = 0` runs a simulation on every core.
+AUTO_MIN_CHANNELS: int
 
 class ConfigError(ValueError): ...
 

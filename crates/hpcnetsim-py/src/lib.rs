@@ -463,6 +463,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(set_memory_check, m)?)?;
     m.add_function(wrap_pyfunction!(memory_estimate, m)?)?;
     m.add("BUILD_ID", hpcnetsim_core::BUILD_ID)?;
+    m.add("AUTO_MIN_CHANNELS", hpcnetsim_core::engine::AUTO_MIN_CHANNELS)?;
     m.add("ConfigError", m.py().get_type::<ConfigError>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
