@@ -37,8 +37,15 @@ fn outer(layout: Layout) -> Layout {
     Layout::from_size_align(layout.size() + PAD, std::mem::align_of::<usize>()).unwrap_or(layout)
 }
 
-/// The line-aligned block inside the system block `raw` (null stays null), with `raw`
-/// stored in the word before it.
+/// Offset from the system block `raw` to the line-aligned block inside it: at least a word,
+/// for the system's pointer, and at most `PAD` bytes, so the block ends within the system's.
+#[inline]
+fn offset(raw: *mut u8) -> usize {
+    (raw as usize + std::mem::size_of::<usize>()).next_multiple_of(LINE) - raw as usize
+}
+
+/// The line-aligned block at `offset` in the system block `raw` (null stays null), with
+/// `raw` stored in the word before it.
 ///
 /// # Safety
 /// `raw` is null or a block of `outer(layout)` for some large `layout`.
@@ -47,11 +54,9 @@ unsafe fn inside(raw: *mut u8) -> *mut u8 {
     if raw.is_null() {
         return raw;
     }
-    let word = std::mem::size_of::<usize>();
-    // At least a word after `raw`, at most PAD bytes: the block ends within the system's.
-    let p = raw.wrapping_add((raw as usize + word).next_multiple_of(LINE) - raw as usize);
-    // SAFETY: `p - word` lies within the system block and is word-aligned.
-    unsafe { (p.sub(word) as *mut *mut u8).write(raw) };
+    let p = raw.wrapping_add(offset(raw));
+    // SAFETY: the word before `p` lies within the system block and is word-aligned.
+    unsafe { (p.sub(std::mem::size_of::<usize>()) as *mut *mut u8).write(raw) };
     p
 }
 
@@ -133,25 +138,44 @@ unsafe impl GlobalAlloc for HugePages {
             advise(p, new_size);
             return p;
         }
-        // A large block moves by hand: its start must stay line-aligned.
-        // SAFETY: `grown` has a non-zero size (the caller's guarantee); both blocks are valid
-        // for the bytes copied, and the old one is released in its own layout.
+        // SAFETY: the block was allocated in `layout` (the caller's guarantee); the system block
+        // is resized in place or moved with its contents, which are then moved to its new
+        // aligned start before the system's pointer is written in front of them.
         unsafe {
-            let p = self.alloc(grown);
-            if !p.is_null() {
-                std::ptr::copy_nonoverlapping(ptr, p, layout.size().min(new_size));
-                self.dealloc(ptr, layout);
+            match (large(layout), large(grown)) {
+                (true, true) => {
+                    let raw = system_block(ptr);
+                    let old = ptr as usize - raw as usize;
+                    let moved = System.realloc(raw, outer(layout), outer(grown).size());
+                    if moved.is_null() {
+                        return moved;
+                    }
+                    // Its offset from the system's start may differ after a move.
+                    std::ptr::copy(moved.add(old), moved.add(offset(moved)), layout.size().min(new_size));
+                    let p = inside(moved);
+                    advise(p, new_size);
+                    p
+                }
+                _ => {
+                    // Across the threshold: a new block, the contents copied.
+                    let p = self.alloc(grown);
+                    if !p.is_null() {
+                        std::ptr::copy_nonoverlapping(ptr, p, layout.size().min(new_size));
+                        self.dealloc(ptr, layout);
+                    }
+                    p
+                }
             }
-            p
         }
     }
 }
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    /// Large blocks start on a line, small ones keep the system's placement, and a block
-    /// grown or shrunk across the threshold keeps its contents.
+    /// Large blocks start on a line, zeroed ones are zero, and a block grown or shrunk
+    /// (across the threshold or beyond it) keeps its contents.
     #[test]
     fn large_blocks_are_line_aligned_and_keep_their_contents() {
         let a = HugePages;
@@ -181,6 +205,11 @@ mod tests {
             assert_eq!(q as usize % LINE, 0);
             assert!((0..4096).all(|i| *q.add(i) == i as u8), "grown block lost its contents");
             let grown = Layout::from_size_align(HUGE_FROM * 2, 16).unwrap();
+            // Large to large: resized by the system, moved back onto a line if need be.
+            let q = a.realloc(q, grown, HUGE_FROM * 5);
+            assert_eq!(q as usize % LINE, 0);
+            assert!((0..4096).all(|i| *q.add(i) == i as u8), "large block lost its contents");
+            let grown = Layout::from_size_align(HUGE_FROM * 5, 16).unwrap();
             let r = a.realloc(q, grown, 1024);
             assert!((0..1024).all(|i| *r.add(i) == i as u8), "shrunk block lost its contents");
             a.dealloc(r, Layout::from_size_align(1024, 16).unwrap());
