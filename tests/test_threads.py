@@ -1,10 +1,13 @@
 """One simulation on several threads: ``threads=`` in the Python API and ``--threads`` on the
 command line give the one-thread results, and bad thread counts are refused in one line."""
 
+import re
 import subprocess
 import sys
+from pathlib import Path
 
 import hpcnetsim
+from hpcnetsim import _core
 
 SHORT = {"warmup_cycles": 500, "window_cycles": 200, "batches": 2, "batch_cycles": 500}
 
@@ -49,16 +52,10 @@ def test_the_command_line_runs_on_threads_and_refuses_bad_counts(tmp_path):
 def test_the_documented_thread_threshold_is_the_engines():
     """The help, the API docstring and the README name the channel count from which
     ``threads = 0`` uses every core; it must be the engine's own."""
-    import re
-    from pathlib import Path
-
-    from hpcnetsim import _core
-    from hpcnetsim.simulation import simulate
-
     n = _core.AUTO_MIN_CHANNELS
     help_text = cli("run", "--help").stdout
     assert f"from {n} channels" in " ".join(help_text.split()), help_text
     grouped = f"{n:,}".replace(",", " ")
-    assert f"at least {grouped} channels" in " ".join(simulate.__doc__.split())
+    assert f"at least {grouped} channels" in " ".join(hpcnetsim.simulate.__doc__.split())
     readme = Path(__file__).resolve().parents[1] / "README.md"
     assert re.search(rf"networks of {grouped} channels", " ".join(readme.read_text().split()))

@@ -22,26 +22,30 @@ const LINE: usize = 64;
 /// The system allocator, with large blocks line-aligned and advised to use huge pages.
 pub(crate) struct HugePages;
 
-/// Bytes added to a large block: room to align it and to keep the system's pointer.
-const PAD: usize = LINE + std::mem::size_of::<usize>();
+/// Bytes of the system's pointer kept before a large block.
+const WORD: usize = std::mem::size_of::<usize>();
 
-/// Whether a block of `layout` is allocated line-aligned (by `outer`).
+/// Bytes added to a large block: room to align it and to keep the system's pointer.
+const PAD: usize = LINE + WORD;
+
+/// Whether a block of `layout` is allocated line-aligned (by `outer`); a block too close to
+/// the largest size a layout allows is left to the system.
 #[inline]
 fn large(layout: Layout) -> bool {
-    layout.size() >= HUGE_FROM && layout.align() <= LINE
+    layout.size() >= HUGE_FROM && layout.align() <= LINE && layout.size() <= isize::MAX as usize - 2 * PAD
 }
 
-/// The system block holding a large block of `layout` (the size is far below isize::MAX).
+/// The system block holding a large block of `layout` (`large` keeps it a valid layout).
 #[inline]
 fn outer(layout: Layout) -> Layout {
-    Layout::from_size_align(layout.size() + PAD, std::mem::align_of::<usize>()).unwrap_or(layout)
+    Layout::from_size_align(layout.size() + PAD, WORD).unwrap_or(layout)
 }
 
 /// Offset from the system block `raw` to the line-aligned block inside it: at least a word,
 /// for the system's pointer, and at most `PAD` bytes, so the block ends within the system's.
 #[inline]
 fn offset(raw: *mut u8) -> usize {
-    (raw as usize + std::mem::size_of::<usize>()).next_multiple_of(LINE) - raw as usize
+    (raw as usize + WORD).next_multiple_of(LINE) - raw as usize
 }
 
 /// The line-aligned block at `offset` in the system block `raw` (null stays null), with
@@ -56,7 +60,7 @@ unsafe fn inside(raw: *mut u8) -> *mut u8 {
     }
     let p = raw.wrapping_add(offset(raw));
     // SAFETY: the word before `p` lies within the system block and is word-aligned.
-    unsafe { (p.sub(std::mem::size_of::<usize>()) as *mut *mut u8).write(raw) };
+    unsafe { (p.sub(WORD) as *mut *mut u8).write(raw) };
     p
 }
 
@@ -67,7 +71,7 @@ unsafe fn inside(raw: *mut u8) -> *mut u8 {
 #[inline]
 unsafe fn system_block(p: *mut u8) -> *mut u8 {
     // SAFETY: `inside` wrote the system's pointer there.
-    unsafe { (p.sub(std::mem::size_of::<usize>()) as *const *mut u8).read() }
+    unsafe { (p.sub(WORD) as *const *mut u8).read() }
 }
 
 /// Asks for huge pages over the block at `ptr` of `size` bytes (a hint: errors are ignored).
@@ -132,17 +136,12 @@ unsafe impl GlobalAlloc for HugePages {
     #[inline]
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
         let grown = Layout::from_size_align(new_size, layout.align()).unwrap_or(layout);
-        if !large(layout) && !large(grown) {
-            // SAFETY: forwarded with the caller's guarantees.
-            let p = unsafe { System.realloc(ptr, layout, new_size) };
-            advise(p, new_size);
-            return p;
-        }
-        // SAFETY: the block was allocated in `layout` (the caller's guarantee); the system block
-        // is resized in place or moved with its contents, which are then moved to its new
-        // aligned start before the system's pointer is written in front of them.
-        unsafe {
+        // SAFETY: the block was allocated in `layout` (the caller's guarantee). A large block's
+        // system block is resized in place or moved with its contents, which are then moved to
+        // its new aligned start before the system's pointer is written in front of them.
+        let p = unsafe {
             match (large(layout), large(grown)) {
+                (false, false) => System.realloc(ptr, layout, new_size),
                 (true, true) => {
                     let raw = system_block(ptr);
                     let old = ptr as usize - raw as usize;
@@ -152,21 +151,23 @@ unsafe impl GlobalAlloc for HugePages {
                     }
                     // Its offset from the system's start may differ after a move.
                     std::ptr::copy(moved.add(old), moved.add(offset(moved)), layout.size().min(new_size));
-                    let p = inside(moved);
-                    advise(p, new_size);
-                    p
+                    inside(moved)
                 }
                 _ => {
-                    // Across the threshold: a new block, the contents copied.
+                    // Across the threshold: a new block (advised by `alloc`), the contents copied.
                     let p = self.alloc(grown);
                     if !p.is_null() {
                         std::ptr::copy_nonoverlapping(ptr, p, layout.size().min(new_size));
                         self.dealloc(ptr, layout);
                     }
-                    p
+                    return p;
                 }
             }
+        };
+        if layout.size() < new_size {
+            advise(p, new_size);
         }
+        p
     }
 }
 
