@@ -166,11 +166,14 @@ pub(super) trait Switching: Fabric {
                 OutputAllocation::Link => self.link(out).free <= now,
                 OutputAllocation::Vc => self.out_vc(oq).reserved == NONE,
             };
-            let occupancy = match (compare, self.link(out).end()) {
-                // A multi-queue buffer: what the credits say is taken.
-                (true, End::Switch(_)) if k.voq_ports > 1 => k.queue_phits - room,
-                (true, End::Switch(down)) => self.occupancy(down as usize * k.vcs + c.vc as usize, now),
-                _ => 0,
+            let occupancy = match compare {
+                false => 0,
+                true => match self.link(out).end() {
+                    // A multi-queue buffer: what the credits say is taken.
+                    End::Switch(_) if k.voq_ports > 1 => k.queue_phits - room,
+                    End::Switch(down) => self.occupancy(down as usize * k.vcs + c.vc as usize, now),
+                    _ => 0,
+                },
             };
             self.tmp().offers.push(Offer { candidate: c, room, occupancy, takeable: free && room >= need });
         }
@@ -277,7 +280,7 @@ pub(super) trait Switching: Fabric {
         }
         let class = self.intern(&list);
         self.tmp().candidates = list;
-        self.waiting_mut(s).push(Waiter { queue: q as u32, class, size, packet: p });
+        self.lists_mut(s).push_waiting(Waiter { queue: q as u32, class, size, packet: p });
         self.set_busy(s, true);
         self.wake(s, now);
     }
@@ -310,9 +313,8 @@ pub(super) trait Switching: Fabric {
     /// The front packet of queue `q` at switch `s` wins candidate `c`: the room downstream
     /// is taken, and the packet is sent (`link`) or holds the output VC until it is (`vc`).
     fn allocate(&mut self, s: usize, q: usize, c: Candidate, now: u64) {
-        let w = self.waiting_mut(s);
-        let pos = w.iter().position(|x| x.queue as usize == q).expect("granted queue was waiting");
-        let Waiter { packet: p, size, .. } = w.swap_remove(pos);
+        let Waiter { packet: p, size, .. } =
+            self.lists_mut(s).take_waiting(q as u32).expect("granted queue was waiting");
         debug_assert_eq!(self.fifo_front(q), Some(p), "a waiting packet is its queue's front");
         let k = self.knobs();
         let out = self.topo().channel(s, c.port as usize);
@@ -327,10 +329,7 @@ pub(super) trait Switching: Fabric {
                 let o = self.out_vc_mut(oq);
                 (o.reserved, o.packet) = (q as u32, p);
                 self.queue_state(q).reserve(oq as u32, size);
-                let pending = self.pending_mut(s);
-                if !pending.contains(&(out as u32)) {
-                    pending.push(out as u32);
-                }
+                self.lists_mut(s).add_pending(out as u32);
             }
         }
         self.lists_changed(s);
@@ -341,8 +340,8 @@ pub(super) trait Switching: Fabric {
     fn start_pending(&mut self, s: usize, now: u64) {
         let vcs = self.knobs().vcs;
         let mut k = 0;
-        while k < self.pending_mut(s).len() {
-            let out = self.pending_mut(s)[k] as usize;
+        while k < self.pending(s).len() {
+            let out = self.pending(s)[k] as usize;
             let mut started = self.link(out).free > now;
             let mut more = false;
             for i in 0..vcs {
@@ -367,7 +366,7 @@ pub(super) trait Switching: Fabric {
             if more {
                 k += 1;
             } else {
-                self.pending_mut(s).swap_remove(k);
+                self.lists_mut(s).swap_remove_pending(k);
             }
         }
         self.lists_changed(s);

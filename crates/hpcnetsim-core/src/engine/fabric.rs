@@ -6,7 +6,7 @@
 
 use super::channel_state::{Link, OutVc};
 use super::queue_state::QueueState;
-use super::{Counters, Engine, Event, Packet, Waiter};
+use super::{Counters, Engine, Event, Packet, SwitchLists, Waiter};
 use crate::config::{Arbitration, OutputAllocation, Selection};
 use crate::rng::Stream;
 use crate::routing::{Candidate, Offer, Routing};
@@ -14,7 +14,6 @@ use crate::switch::buffers::{QueueIter, Queues};
 use crate::switch::Model;
 use crate::topology::Topology;
 use rustc_hash::FxHashMap;
-use smallvec::SmallVec;
 use std::collections::VecDeque;
 
 /// The engine's fixed settings that switch code reads, copied once per parallel phase.
@@ -142,10 +141,18 @@ pub(super) trait Fabric {
     fn fifo_iter(&self, q: usize) -> Option<QueueIter<'_>> {
         self.fifo().holds(q).then(|| self.fifo().iter(q))
     }
-    fn waiting(&self, s: usize) -> &SmallVec<[Waiter; 4]>;
-    fn waiting_mut(&mut self, s: usize) -> &mut SmallVec<[Waiter; 4]>;
-    fn pending(&self, s: usize) -> &SmallVec<[u32; 4]>;
-    fn pending_mut(&mut self, s: usize) -> &mut SmallVec<[u32; 4]>;
+    fn lists(&self, s: usize) -> &SwitchLists;
+    fn lists_mut(&mut self, s: usize) -> &mut SwitchLists;
+    /// Switch `s`'s waiting packets.
+    #[inline]
+    fn waiting(&self, s: usize) -> &[Waiter] {
+        self.lists(s).waiting()
+    }
+    /// Switch `s`'s pending links.
+    #[inline]
+    fn pending(&self, s: usize) -> &[u32] {
+        self.lists(s).pending()
+    }
     /// Whether switch `s` has a waiting packet or a pending link, from a flag kept beside
     /// the lists: one byte per switch stays in the caches where the lists' two lines do
     /// not, and most wake-ups (returning credits, a freed link) find the switch idle.
@@ -154,7 +161,7 @@ pub(super) trait Fabric {
     /// Sets switch `s`'s flag from its lists, after they changed.
     #[inline]
     fn lists_changed(&mut self, s: usize) {
-        let busy = !self.waiting(s).is_empty() || !self.pending(s).is_empty();
+        let busy = !self.lists(s).is_idle();
         self.set_busy(s, busy);
     }
     fn switch_rng(&mut self, s: usize) -> &mut Stream;
@@ -190,7 +197,7 @@ pub(super) trait Fabric {
     /// Asks the cache for the output VC records `i..i + n`.
     fn prefetch_out_vcs(&self, i: usize, n: usize);
     /// Asks the cache for switch `s`'s waiting and pending lists (for an `arbitration`,
-    /// only if the switch is busy) and, for a switch event, its wake-up cycle.
+    /// only if the switch is busy).
     fn prefetch_switch_records(&self, s: usize, arbitration: bool);
     /// Asks the cache for switch `s`'s random stream.
     fn prefetch_switch_rng(&self, s: usize);
@@ -387,20 +394,12 @@ impl<'a> Fabric for Engine<'a> {
         &mut self.fifo
     }
     #[inline]
-    fn waiting(&self, s: usize) -> &SmallVec<[Waiter; 4]> {
-        &self.lists[s].waiting
+    fn lists(&self, s: usize) -> &SwitchLists {
+        &self.lists[s]
     }
     #[inline]
-    fn waiting_mut(&mut self, s: usize) -> &mut SmallVec<[Waiter; 4]> {
-        &mut self.lists[s].waiting
-    }
-    #[inline]
-    fn pending(&self, s: usize) -> &SmallVec<[u32; 4]> {
-        &self.lists[s].pending
-    }
-    #[inline]
-    fn pending_mut(&mut self, s: usize) -> &mut SmallVec<[u32; 4]> {
-        &mut self.lists[s].pending
+    fn lists_mut(&mut self, s: usize) -> &mut SwitchLists {
+        &mut self.lists[s]
     }
     #[inline]
     fn busy(&self, s: usize) -> bool {
@@ -478,9 +477,6 @@ impl<'a> Fabric for Engine<'a> {
             return;
         }
         super::prefetch::prefetch(&self.lists, s);
-        if !arbitration {
-            super::prefetch::prefetch(&self.wake_cycle, s);
-        }
     }
     #[inline]
     fn prefetch_switch_rng(&self, s: usize) {

@@ -21,6 +21,7 @@ mod parallel;
 pub(crate) mod prefetch;
 mod queue;
 mod queue_state;
+mod switch_lists;
 mod tasks;
 mod watchdog;
 mod window;
@@ -40,8 +41,8 @@ use fabric::Fabric;
 pub(crate) use parallel::split_ranges;
 pub use parallel::AUTO_MIN_CHANNELS;
 use queue::EventQueue;
-use smallvec::SmallVec;
 use std::collections::VecDeque;
+use switch_lists::SwitchLists;
 use tasks::{Tasks, NO_MESSAGE};
 pub use window::StreamStats;
 pub use wormhole::BufferedWorm;
@@ -106,6 +107,12 @@ const PREFETCH_ABOVE_BYTES: usize = 512 * 1024;
 
 /// No queue (an unreserved output VC, a queue holding no reservation).
 const NONE: u32 = u32::MAX;
+
+/// A cycle's one-byte tag in `Engine::woken`: 1 to 255, distinct for 255 consecutive cycles.
+#[inline]
+fn wake_stamp(cycle: u64) -> u8 {
+    (cycle % 255) as u8 + 1
+}
 
 /// Counters read by the measurement driver.
 #[derive(Clone, Debug, Default)]
@@ -186,7 +193,11 @@ pub struct Engine<'a> {
     packets: Vec<Packet>,
     free_packets: Vec<u32>,
     events: EventQueue<Event>,
-    wake_cycle: Vec<u64>,
+    /// Per switch and NIC: the stamp (`wake_stamp`) of the cycle it was last woken for, one
+    /// byte instead of the cycle's eight so that a large network's flags stay in the cache.
+    woken: Vec<u8>,
+    /// `woken` holds stamps of cycles from `woken_epoch · 255` only (see `renew_wake_stamps`).
+    woken_epoch: u64,
     batch: Vec<Event>,
     wakes: Vec<u32>,
     /// The wake-ups being handled (a spare buffer between cycles).
@@ -221,23 +232,12 @@ pub struct Engine<'a> {
 
 /// A front packet waiting at a switch: its queue, the id of its candidate list, its size and
 /// the packet itself. Kept compact so arbitration and the grant read nothing else.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, Default)]
 struct Waiter {
     queue: u32,
     class: u32,
     size: u32,
     packet: u32,
-}
-
-/// What an arbitration at a switch starts from, in one record aligned to a cache line (two
-/// lines in all): whether anything waits there is then one read.
-#[derive(Clone, Debug, Default)]
-#[repr(align(64))]
-struct SwitchLists {
-    /// Front packets waiting for a grant.
-    waiting: SmallVec<[Waiter; 4]>,
-    /// Output channels with a reserved VC whose packet has not started.
-    pending: SmallVec<[u32; 4]>,
 }
 
 /// Packets waiting at one switch with the same candidates and size: their options are
@@ -339,7 +339,8 @@ impl<'a> Engine<'a> {
             packets: Vec::new(),
             free_packets: Vec::new(),
             events: EventQueue::new(horizon),
-            wake_cycle: vec![u64::MAX; switches + terminals],
+            woken: vec![0; switches + terminals],
+            woken_epoch: 0,
             batch: Vec::new(),
             wakes: Vec::new(),
             batch_wakes: Vec::new(),
@@ -496,11 +497,21 @@ impl<'a> Engine<'a> {
         }
     }
 
+    /// Forgets the wake-ups of past epochs when `now` starts a new one, so that a stamp in
+    /// `woken` equals `wake_stamp(now)` only if it was set for `now`: within an epoch of 255
+    /// cycles no two cycles share a stamp, and 0 is no cycle's.
+    fn renew_wake_stamps(&mut self, now: u64) {
+        if now / 255 != self.woken_epoch {
+            self.woken_epoch = now / 255;
+            self.woken.fill(0);
+        }
+    }
+
     /// Schedules an arbitration (or injection attempt) of `target` at `cycle`, once.
     fn wake(&mut self, target: usize, cycle: u64) {
         if cycle == self.now() {
-            if self.wake_cycle[target] != cycle {
-                self.wake_cycle[target] = cycle;
+            if self.woken[target] != wake_stamp(cycle) {
+                self.woken[target] = wake_stamp(cycle);
                 self.wakes.push(target as u32);
             }
         } else {
@@ -515,6 +526,7 @@ impl<'a> Engine<'a> {
         }
         let mut batch = std::mem::take(&mut self.batch);
         while let Some(now) = self.events.next_cycle(limit, &mut batch) {
+            self.renew_wake_stamps(now);
             // Phase 1: arrivals, departures, credits, generation, deliveries — in creation
             // order, including events created for this same cycle while handling them.
             while !batch.is_empty() {
@@ -762,5 +774,24 @@ impl<'a> Engine<'a> {
     /// Whether no event is pending (nothing can happen any more).
     pub fn is_quiet(&self) -> bool {
         self.events.is_empty() && self.wakes.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::wake_stamp;
+
+    /// Within an epoch of 255 cycles (see `Engine::renew_wake_stamps`) every cycle has its
+    /// own stamp, and none is 0, the stamp of a target never woken since the epoch began.
+    #[test]
+    fn wake_stamps_are_distinct_within_an_epoch_and_never_zero() {
+        for epoch in [0u64, 1, 7, u64::MAX / 255 - 1] {
+            let mut seen = [false; 256];
+            for cycle in epoch * 255..(epoch + 1) * 255 {
+                let s = wake_stamp(cycle) as usize;
+                assert!(s != 0 && !seen[s], "cycle {cycle}: stamp {s} repeats or is 0");
+                seen[s] = true;
+            }
+        }
     }
 }

@@ -28,13 +28,12 @@ use super::channel_state::{Link, OutVc};
 use super::fabric::{Fabric, Interner, Knobs, Scratch};
 use super::prefetch::pipelined;
 use super::queue_state::QueueState;
-use super::{Counters, Engine, Event, Packet, SwitchLists, Waiter};
+use super::{Counters, Engine, Event, Packet, SwitchLists};
 use crate::rng::Stream;
 use crate::routing::{Candidate, Routing};
 use crate::switch::buffers::QueuesMut;
 use crate::switch::Model;
 use crate::topology::Topology;
-use smallvec::SmallVec;
 use std::collections::VecDeque;
 
 /// Channels (switch ports) from which the parallel engine is used when the thread count is
@@ -116,7 +115,7 @@ struct Part<'a> {
     fifo: QueuesMut<'a>,
     lists: &'a mut [SwitchLists],
     switch_rng: &'a mut [Stream],
-    wake_cycle: &'a mut [u64],
+    woken: &'a mut [u8],
     busy: &'a mut [u8],
     input_free: &'a mut [u64],
     grant_ptr: &'a mut [u32],
@@ -188,7 +187,7 @@ impl Engine<'_> {
             self.interners.truncate(1);
             return 1;
         }
-        debug_assert!(self.lists.iter().all(|l| l.waiting.is_empty()), "threads are set before the run starts");
+        debug_assert!(self.lists.iter().all(|l| l.waiting().is_empty()), "threads are set before the run starts");
         let Ok(pool) = rayon::ThreadPoolBuilder::new().num_threads(parts).build() else {
             return 1;
         };
@@ -241,6 +240,7 @@ impl Engine<'_> {
         let mut batch = std::mem::take(&mut self.batch);
         let mut owners: Vec<u8> = Vec::new();
         while let Some(now) = self.events.next_cycle(limit, &mut batch) {
+            self.renew_wake_stamps(now);
             // Phase 1: the cycle's events, round by round.
             while !batch.is_empty() {
                 self.counters.events += batch.len() as u64;
@@ -363,7 +363,7 @@ impl Engine<'_> {
             fifo,
             lists,
             switch_rng,
-            wake_cycle,
+            woken,
             busy,
             input_free,
             grant_ptr,
@@ -374,7 +374,7 @@ impl Engine<'_> {
         let (sw, ch) = (&par.switches, &par.channels);
         let mut fifo = fifo.split(&par.queues).into_iter();
         let (mut links, mut out_vcs, mut lists) = (&mut links[..], &mut out_vcs[..], &mut lists[..]);
-        let (mut switch_rng, mut wake_cycle, mut busy) = (&mut switch_rng[..], &mut wake_cycle[..], &mut busy[..]);
+        let (mut switch_rng, mut woken, mut busy) = (&mut switch_rng[..], &mut woken[..], &mut busy[..]);
         let (mut input_free, mut grant_ptr, mut accept_ptr) =
             (&mut input_free[..], &mut grant_ptr[..], &mut accept_ptr[..]);
         let mut views = Vec::with_capacity(parts);
@@ -397,7 +397,7 @@ impl Engine<'_> {
                 fifo: fifo.next().expect("one range per partition"),
                 lists: cut(&mut lists, switches),
                 switch_rng: cut(&mut switch_rng, switches),
-                wake_cycle: cut(&mut wake_cycle, switches),
+                woken: cut(&mut woken, switches),
                 busy: cut(&mut busy, switches),
                 input_free: cut(&mut input_free, channels),
                 grant_ptr: cut(&mut grant_ptr, channels),
@@ -503,20 +503,12 @@ impl<'a> Fabric for Part<'a> {
         &mut self.fifo
     }
     #[inline]
-    fn waiting(&self, s: usize) -> &SmallVec<[Waiter; 4]> {
-        &self.lists[s - self.sw0].waiting
+    fn lists(&self, s: usize) -> &SwitchLists {
+        &self.lists[s - self.sw0]
     }
     #[inline]
-    fn waiting_mut(&mut self, s: usize) -> &mut SmallVec<[Waiter; 4]> {
-        &mut self.lists[s - self.sw0].waiting
-    }
-    #[inline]
-    fn pending(&self, s: usize) -> &SmallVec<[u32; 4]> {
-        &self.lists[s - self.sw0].pending
-    }
-    #[inline]
-    fn pending_mut(&mut self, s: usize) -> &mut SmallVec<[u32; 4]> {
-        &mut self.lists[s - self.sw0].pending
+    fn lists_mut(&mut self, s: usize) -> &mut SwitchLists {
+        &mut self.lists[s - self.sw0]
     }
     #[inline]
     fn busy(&self, s: usize) -> bool {
@@ -574,9 +566,9 @@ impl<'a> Fabric for Part<'a> {
     #[inline]
     fn wake(&mut self, target: usize, cycle: u64) {
         if cycle == self.now {
-            let w = &mut self.wake_cycle[target - self.sw0];
-            if *w != cycle {
-                *w = cycle;
+            let w = &mut self.woken[target - self.sw0];
+            if *w != super::wake_stamp(cycle) {
+                *w = super::wake_stamp(cycle);
                 self.data.out.wakes.push((self.key, target as u32));
             }
         } else {
@@ -605,9 +597,6 @@ impl<'a> Fabric for Part<'a> {
             return;
         }
         super::prefetch::prefetch(self.lists, s);
-        if !arbitration {
-            super::prefetch::prefetch(self.wake_cycle, s);
-        }
     }
     #[inline]
     fn prefetch_switch_rng(&self, s: usize) {

@@ -13,7 +13,7 @@ impl Engine<'_> {
     /// is not blocked that way. Entries are (output port, downstream queue).
     fn blocked_on(&self, q: usize) -> Option<Vec<(u32, usize, u32, u32)>> {
         let s = self.links[q / self.vcs].switch as usize;
-        let w = self.lists[s].waiting.iter().find(|w| w.queue as usize == q)?;
+        let w = self.lists[s].waiting().iter().find(|w| w.queue as usize == q)?;
         let base = self.topo.channel(s, 0);
         let mut next = Vec::new();
         for c in self.class(w.class) {

@@ -12,7 +12,7 @@ impl Engine<'_> {
     /// Per packet: the input buffer where its head waits for an output VC, or `NONE`.
     fn waiting_heads(&self) -> Vec<u32> {
         let mut head = vec![NONE; self.packets.len()];
-        for w in self.lists.iter().flat_map(|l| &l.waiting) {
+        for w in self.lists.iter().flat_map(|l| l.waiting()) {
             if let Some(p) = self.fifo.front(w.queue as usize) {
                 head[p as usize] = w.queue;
             }
@@ -25,7 +25,7 @@ impl Engine<'_> {
     /// leads to no waiting head (the head is not blocked by other worms alone).
     fn worm_waits_on(&self, q: usize, heads: &[u32]) -> Option<Vec<(u32, usize, usize)>> {
         let s = self.links[q / self.vcs].switch as usize;
-        let w = self.lists[s].waiting.iter().find(|w| w.queue as usize == q)?;
+        let w = self.lists[s].waiting().iter().find(|w| w.queue as usize == q)?;
         let base = self.topo.channel(s, 0);
         let mut next = Vec::new();
         for c in self.class(w.class) {
@@ -52,7 +52,7 @@ impl Engine<'_> {
         let heads = self.waiting_heads();
         // 0 = unvisited, 1 = on the current walk, 2 = known to lead to no cycle.
         let mut mark = vec![0u8; self.out_vcs.len()];
-        for start in self.lists.iter().flat_map(|l| &l.waiting).map(|w| w.queue as usize) {
+        for start in self.lists.iter().flat_map(|l| l.waiting()).map(|w| w.queue as usize) {
             if mark[start] != 0 {
                 continue;
             }
@@ -81,7 +81,7 @@ impl Engine<'_> {
         let channels = self
             .lists
             .iter()
-            .flat_map(|l| &l.waiting)
+            .flat_map(|l| l.waiting())
             .filter_map(|w| self.worm_waits_on(w.queue as usize, &heads).map(|n| (w.queue as usize, n[0])))
             .take(limit)
             .map(|(q, (port, oq, _))| self.worm_entry(q, port, oq))

@@ -167,7 +167,7 @@ impl Engine<'_> {
     /// Switch `s` is awake: heads waiting for an output VC compete for one, then every link
     /// with worms sends a flit.
     pub(super) fn arbitrate_wormhole(&mut self, s: usize, now: u64) {
-        if !self.lists[s].waiting.is_empty() && std::mem::take(&mut self.worms_mut().changed[s]) {
+        if !self.lists[s].waiting().is_empty() && std::mem::take(&mut self.worms_mut().changed[s]) {
             self.allocate_vcs(s, now);
         }
         let mut links = std::mem::take(&mut self.worms_mut().links[s]);
@@ -203,10 +203,10 @@ impl Engine<'_> {
         let mut used = 0;
         let base = self.topo.channel(s, 0);
         self.counters.arbitrations += 1;
-        self.counters.heads_examined += self.lists[s].waiting.len() as u64;
+        self.counters.heads_examined += self.lists[s].waiting().len() as u64;
         let mut missed = false;
-        for i in 0..self.lists[s].waiting.len() {
-            let Waiter { queue: q, class, .. } = self.lists[s].waiting[i];
+        for i in 0..self.lists[s].waiting().len() {
+            let Waiter { queue: q, class, .. } = self.lists[s].waiting()[i];
             let g = match groups[..used].iter().position(|g: &Group| g.class == class) {
                 Some(g) => g,
                 None => {
@@ -285,9 +285,7 @@ impl Engine<'_> {
     fn take_vc(&mut self, s: usize, q: usize, out: usize, oq: usize) {
         self.out_vcs[oq].reserved = q as u32;
         self.queue_state[q].set_holding(oq as u32);
-        let w = &mut self.lists[s].waiting;
-        let pos = w.iter().position(|x| x.queue as usize == q).expect("granted head was waiting");
-        w.swap_remove(pos);
+        self.lists[s].take_waiting(q as u32).expect("granted head was waiting");
         let size = self.packets[self.fifo.front(q).expect("a head") as usize].size;
         self.count_hop(size);
         let w = self.worms_mut();
@@ -367,7 +365,7 @@ impl Engine<'_> {
                     self.out_vcs[oq].reserved = NONE;
                     let s = self.links[out].switch as usize;
                     self.worms_mut().changed[s] = true;
-                    if !self.lists[s].waiting.is_empty() {
+                    if !self.lists[s].waiting().is_empty() {
                         self.wake(s, now + 1);
                     }
                 }
