@@ -282,21 +282,23 @@ def test_bench_scale_plans_every_size_below_capacity():
 
 
 def test_bench_scale_runs_and_compares_with_the_smallest(cli):
-    r = cli("bench", "--scale", "--max-terminals", "64", "--target-phit-hops", "1e5", "--threads", "1,2")
+    r = cli("bench", "--scale", "--max-terminals", "64", "--target-phit-hops", "1e5", "--threads", "1,2,0")
     assert r.returncode == 0, r.stderr
     lines = r.stdout.strip().splitlines()
     header = [c.strip() for c in lines[0].strip("|").split("|")]
     assert header[:3] == ["family", "spec", "terminals"]
     rows = [dict(zip(header, (c.strip() for c in line.strip("|").split("|")))) for line in lines[2:]]
-    assert len(rows) == 8  # 8x8 torus and 4-ary 3-tree, two loads each, on 1 and 2 threads
+    assert len(rows) == 12  # 8x8 torus and 4-ary 3-tree, two loads each, on 1, 2 and auto threads
     for row in rows:
         assert row["status"] == "converged" and int(row["cycles"]) > 0, row
         assert float(row["cost_vs_smallest"]) == 1.0, row
-    for one, two in zip(rows[::2], rows[1::2]):
-        # The same run on two threads: the same phit-hops, its own time.
-        assert (one["threads"], two["threads"]) == ("1", "2")
-        assert one["phit_hops"] == two["phit_hops"] and one["cycles"] == two["cycles"]
-        assert float(one["speedup_vs_1_thread"]) == 1.0 and float(two["speedup_vs_1_thread"]) > 0
+    for one, two, auto in zip(rows[::3], rows[1::3], rows[2::3]):
+        # The same run on two threads and on the automatic choice: the same phit-hops, its own time.
+        assert (one["threads"], two["threads"], auto["threads"]) == ("1", "2", "auto")
+        for other in (two, auto):
+            assert one["phit_hops"] == other["phit_hops"] and one["cycles"] == other["cycles"]
+            assert float(other["speedup_vs_1_thread"]) > 0
+        assert float(one["speedup_vs_1_thread"]) == 1.0
 
 
 @pytest.mark.parametrize(

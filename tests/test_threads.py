@@ -45,8 +45,8 @@ def test_the_command_line_runs_on_threads_and_refuses_bad_counts(tmp_path):
         assert len(r.stderr.strip().splitlines()) == 1
     r = cli("bench", "--threads", "2")
     assert r.returncode == 2 and "--threads is invalid without --scale" in r.stderr
-    r = cli("bench", "--scale", "--threads", "1,0")
-    assert r.returncode == 2 and "'1,0'" in r.stderr
+    r = cli("bench", "--scale", "--threads", "1,2,1")
+    assert r.returncode == 2 and "'1,2,1' repeats a thread count" in r.stderr
 
 
 def test_the_documented_thread_threshold_is_the_engines():

@@ -179,7 +179,9 @@ def run_scale(
     repeat: int = 1,
 ) -> list[dict[str, Any]]:
     """Run every scale row in its own process (so its peak memory is its own), once for each
-    thread count in ``threads``; ``speedup_vs_1_thread`` compares with the row's 1-thread run.
+    thread count in ``threads`` (0: the engine's automatic choice, what ``hpcnetsim run`` does;
+    its rows say ``auto`` and its ``cost_vs_smallest`` compares with the smallest network's
+    automatic run); ``speedup_vs_1_thread`` compares with the row's 1-thread run.
     With ``repeat`` > 1 each row runs that many times and the fastest run is kept (on a shared
     machine the least disturbed run is the best estimate of the engine's own cost); the runs
     must agree on every simulated figure."""
@@ -213,7 +215,7 @@ def _scale_run(
     smallest.setdefault(key, ns)
     return {
         **{k: row[k] for k in ("family", "spec", "terminals", "load_fraction", "offered_load")},
-        "threads": threads,
+        "threads": threads or "auto",
         "status": r["status"],
         "cycles": r["cycles"],
         "phit_hops": r["phit_hops"],

@@ -127,7 +127,8 @@ def _build_parser() -> argparse.ArgumentParser:
     b.add_argument("--target-phit-hops", type=float, default=3e7,
                    help="with --scale: phit-hops each row aims at (at least 3000 cycles; default 3e7)")
     b.add_argument("--threads", type=_thread_list, default=(1,), metavar="N[,N...]",
-                   help="with --scale: run every row on each of these thread counts (default 1)")
+                   help="with --scale: run every row on each of these thread counts, 0 for the automatic "
+                        "choice of hpcnetsim run (default 1)")
     b.add_argument("--repeat", type=int, default=1, metavar="N",
                    help="with --scale: run every row N times and keep the fastest (default 1)")
     b.set_defaults(func=_bench)
@@ -288,10 +289,11 @@ def _loads(text: str) -> list[float]:
 
 
 def _thread_list(text: str) -> tuple[int, ...]:
-    """``bench --threads``: comma-separated thread counts, each at least 1."""
+    """``bench --threads``: comma-separated thread counts, 0 for the engine's automatic choice,
+    each at most once."""
     counts = tuple(_threads(t) for t in text.split(","))
-    if 0 in counts:
-        raise argparse.ArgumentTypeError(f"'{text}' holds 0: list thread counts of at least 1, e.g. 1,2")
+    if len(set(counts)) != len(counts):
+        raise argparse.ArgumentTypeError(f"'{text}' repeats a thread count: list each once, e.g. 1,2,0")
     return counts
 
 
