@@ -36,8 +36,11 @@ def write_toml(path, cfg):
 def test_sigint_stops_a_cli_run_within_two_seconds_and_writes_nothing(tmp_path):
     cfg = write_toml(tmp_path / "long.toml", LONG)
     out = tmp_path / "out"
+    # The child gets Ctrl-C's default action even when the suite runs where SIGINT is
+    # ignored (a background job, nohup): Python then installs no handler of its own.
     proc = subprocess.Popen([sys.executable, "-m", "hpcnetsim", "run", str(cfg), "--out", str(out)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))  # fmt: skip
     time.sleep(2.5)  # start-up and well into the warm-up
     assert proc.poll() is None, proc.communicate()
     start = time.monotonic()
@@ -53,13 +56,19 @@ def test_sigint_stops_a_cli_run_within_two_seconds_and_writes_nothing(tmp_path):
 def test_simulate_raises_keyboard_interrupt_promptly():
     if threading.current_thread() is not threading.main_thread():
         pytest.skip("signals reach the main thread only")
+    # Python's own handler, even where the suite was started with SIGINT ignored (without
+    # it the signal would be dropped and the run would go on for 10^11 cycles).
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     timer = threading.Timer(0.5, lambda: os.kill(os.getpid(), signal.SIGINT))
     start = time.monotonic()
     timer.start()
-    with pytest.raises(KeyboardInterrupt):
-        hpcnetsim.simulate(LONG)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            hpcnetsim.simulate(LONG)
+    finally:
+        timer.join()
+        signal.signal(signal.SIGINT, previous)
     assert time.monotonic() - start < 2.0
-    timer.join()
 
 
 def test_progress_and_budget():

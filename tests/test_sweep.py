@@ -85,7 +85,9 @@ def test_an_interrupted_local_sweep_keeps_its_points_and_resumes(tmp_path, slow_
         "1",
         "--no-progress",
     ]
-    proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    # Ctrl-C's default action in the child even where the suite runs with SIGINT ignored.
+    proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))  # fmt: skip
     try:
         wait_for_files(out / "store", 2)
         proc.send_signal(signal.SIGINT)
