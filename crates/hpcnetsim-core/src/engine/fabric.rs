@@ -154,7 +154,7 @@ pub(super) trait Fabric {
         self.lists(s).pending()
     }
     /// Whether switch `s` has a waiting packet or a pending link, from a flag kept beside
-    /// the lists: one byte per switch stays in the caches where the lists' two lines do
+    /// the lists: one byte per switch stays in the caches where the lists' record does
     /// not, and most wake-ups (returning credits, a freed link) find the switch idle.
     fn busy(&self, s: usize) -> bool;
     fn set_busy(&mut self, s: usize, busy: bool);

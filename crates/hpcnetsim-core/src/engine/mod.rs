@@ -114,6 +114,15 @@ fn wake_stamp(cycle: u64) -> u8 {
     (cycle % 255) as u8 + 1
 }
 
+/// Marks a target's `woken` slot for `cycle`; whether it was not already (its first wake-up
+/// in the cycle, the one to schedule).
+#[inline]
+fn first_wake(slot: &mut u8, cycle: u64) -> bool {
+    let fresh = *slot != wake_stamp(cycle);
+    *slot = wake_stamp(cycle);
+    fresh
+}
+
 /// Counters read by the measurement driver.
 #[derive(Clone, Debug, Default)]
 pub struct Counters {
@@ -510,8 +519,7 @@ impl<'a> Engine<'a> {
     /// Schedules an arbitration (or injection attempt) of `target` at `cycle`, once.
     fn wake(&mut self, target: usize, cycle: u64) {
         if cycle == self.now() {
-            if self.woken[target] != wake_stamp(cycle) {
-                self.woken[target] = wake_stamp(cycle);
+            if first_wake(&mut self.woken[target], cycle) {
                 self.wakes.push(target as u32);
             }
         } else {

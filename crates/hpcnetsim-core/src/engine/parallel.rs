@@ -566,9 +566,7 @@ impl<'a> Fabric for Part<'a> {
     #[inline]
     fn wake(&mut self, target: usize, cycle: u64) {
         if cycle == self.now {
-            let w = &mut self.woken[target - self.sw0];
-            if *w != super::wake_stamp(cycle) {
-                *w = super::wake_stamp(cycle);
+            if super::first_wake(&mut self.woken[target - self.sw0], cycle) {
                 self.data.out.wakes.push((self.key, target as u32));
             }
         } else {
