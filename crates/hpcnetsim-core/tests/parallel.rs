@@ -119,3 +119,31 @@ fn threads_are_chosen_by_size_and_wormhole_stays_sequential() {
     let tree = Topology::from_spec(&cfg.topology).unwrap();
     assert_eq!(Engine::new(&cfg, &tree).unwrap().set_threads(3), 1, "wormhole switching is sequential");
 }
+
+/// Prefetching is a hint to the caches: forced on for networks that small (it starts at half
+/// the last-level cache), every counter of the sequential and parallel engines is unchanged.
+#[test]
+fn prefetching_changes_no_result() {
+    let cases = [
+        "topology = \"torus:8x8\"\n[switch]\nvcs = 2\n[traffic]\nload = 0.6\n",
+        "topology = \"tree:k=4,kp=4,n=3\"\n[switch]\nvcs = 2\n[traffic]\nload = 0.8\n",
+        "topology = \"hyperx:4x4,t=2\"\n[switch]\nvcs = 2\n[routing]\nalgorithm = \"hyperx-ugal\"\n[traffic]\nload = 0.6\n",
+        "topology = \"tree:k=4,kp=2,n=3\"\n[switch]\npreset = \"extoll\"\n[traffic]\nload = 0.7\n",
+    ];
+    for case in cases {
+        let cfg = Config::from_toml(case).unwrap_or_else(|e| panic!("{e}\n{case}"));
+        let topo = Topology::from_spec(&cfg.topology).unwrap();
+        let counters = |threads: usize, prefetch: bool| {
+            let mut e = Engine::new(&cfg, &topo).unwrap();
+            e.set_threads(threads);
+            e.set_prefetching(prefetch);
+            e.run_until(2000);
+            format!("{:?}", e.counters)
+        };
+        let plain = counters(1, false);
+        assert!(plain.contains("phit_hops") && !plain.contains("phit_hops: 0,"), "{plain}");
+        for threads in [1, 2] {
+            assert_eq!(counters(threads, true), plain, "{threads} thread(s), prefetching, on\n{case}");
+        }
+    }
+}

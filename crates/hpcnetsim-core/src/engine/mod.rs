@@ -89,7 +89,8 @@ struct Packet {
     injected: u64,
     /// The message this packet carries a piece of, or `NO_MESSAGE`.
     message: u32,
-    /// Cycle its head entered the input queue it is in (or the NIC's injection link).
+    /// Cycle its head entered the input queue it is in (or the NIC's injection link); kept
+    /// by debug builds only, whose occupancy check walks the queue.
     arrived: u64,
     /// Random bits for the routing's tie-breaking (see `routing::Request::salt`).
     salt: u32,
@@ -100,10 +101,6 @@ struct Packet {
 /// Items (events or arbitrations) between two prefetch stages: the last stage asks for an
 /// item's state this many items before it is handled (`prefetch::pipelined`).
 const AHEAD: usize = 8;
-
-/// Size (bytes) of the per-queue and per-channel state above which the engine prefetches:
-/// below it, the state stays in the core's own caches and prefetching only costs time.
-const PREFETCH_ABOVE_BYTES: usize = 512 * 1024;
 
 /// No queue (an unreserved output VC, a queue holding no reservation).
 const NONE: u32 = u32::MAX;
@@ -177,7 +174,7 @@ pub struct Engine<'a> {
     out_vcs: Vec<channel_state::OutVc>,
     /// Per input queue: fill, last arrival, first departure, held output VC.
     queue_state: Vec<queue_state::QueueState>,
-    /// Whether the state is large enough to be worth prefetching (`PREFETCH_ABOVE_BYTES`).
+    /// Whether the state is large enough to be worth prefetching (`prefetch::above_bytes`).
     prefetching: bool,
     /// Input queues: one FIFO per channel and VC (the queue at the receiving end of the
     /// port), or one virtual output queue per channel, VC and output port.
@@ -333,7 +330,7 @@ impl<'a> Engine<'a> {
             prefetching: queues * std::mem::size_of::<queue_state::QueueState>()
                 + channels
                     * (std::mem::size_of::<channel_state::Link>() + vcs * std::mem::size_of::<channel_state::OutVc>())
-                > PREFETCH_ABOVE_BYTES,
+                > prefetch::above_bytes(),
             input_free: vec![0; channels],
             grant_ptr: vec![0; channels],
             accept_ptr: vec![0; channels],
