@@ -38,7 +38,8 @@ pub(super) struct Knobs {
 /// ids are only ever compared within one switch.
 #[derive(Debug, Default)]
 pub(super) struct Interner {
-    lists: Vec<Vec<Candidate>>,
+    /// Each list, and the lowest and highest port it names (`u16::MAX, 0` if empty).
+    lists: Vec<(Vec<Candidate>, (u16, u16))>,
     ids: FxHashMap<Vec<Candidate>, u32>,
 }
 
@@ -49,7 +50,8 @@ impl Interner {
             return id;
         }
         let id = (self.lists.len() as u32) << 8 | part;
-        self.lists.push(list.to_vec());
+        let span = list.iter().fold((u16::MAX, 0), |(lo, hi), c| (lo.min(c.port), hi.max(c.port)));
+        self.lists.push((list.to_vec(), span));
         self.ids.insert(list.to_vec(), id);
         id
     }
@@ -57,7 +59,13 @@ impl Interner {
     /// The list with id `id`.
     #[inline]
     pub(super) fn get(&self, id: u32) -> &[Candidate] {
-        &self.lists[(id >> 8) as usize]
+        &self.lists[(id >> 8) as usize].0
+    }
+
+    /// The lowest and highest port list `id` names (`u16::MAX, 0` if it is empty).
+    #[inline]
+    pub(super) fn span(&self, id: u32) -> (u16, u16) {
+        self.lists[(id >> 8) as usize].1
     }
 
     /// The partition whose table holds id `id`.
@@ -171,6 +179,8 @@ pub(super) trait Fabric {
     fn islip_state(&mut self, base: usize, ports: usize) -> (&mut [u32], &mut [u32], &mut Scratch);
     /// The candidate list with id `id`.
     fn class(&self, id: u32) -> &[Candidate];
+    /// The lowest and highest port of candidate list `id` (`u16::MAX, 0` if it is empty).
+    fn class_span(&self, id: u32) -> (u16, u16);
     /// The id of candidate list `list`.
     fn intern(&mut self, list: &[Candidate]) -> u32;
     fn tmp(&mut self) -> &mut Scratch;
@@ -279,8 +289,7 @@ pub(super) trait Fabric {
         self.prefetch_switch_rng(s);
         for w in self.waiting(s).iter() {
             self.prefetch_queue_state(w.queue as usize);
-            let list = self.class(w.class);
-            let (lo, hi) = list.iter().fold((u16::MAX, 0), |(lo, hi), c| (lo.min(c.port), hi.max(c.port)));
+            let (lo, hi) = self.class_span(w.class);
             if lo <= hi {
                 let (first, n) = (base + lo as usize, (hi - lo) as usize + 1);
                 self.prefetch_links(first, n);
@@ -427,6 +436,10 @@ impl<'a> Fabric for Engine<'a> {
     #[inline]
     fn class(&self, id: u32) -> &[Candidate] {
         self.interners[Interner::part_of(id)].get(id)
+    }
+    #[inline]
+    fn class_span(&self, id: u32) -> (u16, u16) {
+        self.interners[Interner::part_of(id)].span(id)
     }
     #[inline]
     fn intern(&mut self, list: &[Candidate]) -> u32 {

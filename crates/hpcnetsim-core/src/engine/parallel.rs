@@ -559,6 +559,10 @@ impl<'a> Fabric for Part<'a> {
         self.interner.get(id)
     }
     #[inline]
+    fn class_span(&self, id: u32) -> (u16, u16) {
+        self.interner.span(id)
+    }
+    #[inline]
     fn intern(&mut self, list: &[Candidate]) -> u32 {
         self.interner.intern(list, self.part)
     }

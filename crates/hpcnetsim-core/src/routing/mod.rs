@@ -267,17 +267,33 @@ impl Choice {
         self.pool.clear();
         self.fallback = None;
         self.available.clear();
-        self.available.extend(offers.iter().filter(|o| o.takeable).map(|o| o.candidate));
         if policy == Selection::LeastOccupied {
+            // One pass (this runs for every group of waiting packets at every arbitration):
+            // with adaptive candidates, escape ones are only the fallback; among the others,
+            // those whose downstream queue holds the fewest phits, in order.
             let adaptive = offers.iter().any(|o| !o.candidate.escape);
-            let legal = offers.iter().filter(|o| !adaptive || !o.candidate.escape);
-            let best = legal.clone().map(|o| o.occupancy).min();
-            self.pool.extend(legal.filter(|o| Some(o.occupancy) == best).map(|o| (o.candidate, o.takeable)));
-            if adaptive {
-                self.fallback = offers.iter().find(|o| o.candidate.escape && o.takeable).map(|o| o.candidate);
+            let mut best = u32::MAX;
+            for o in offers {
+                if o.takeable {
+                    self.available.push(o.candidate);
+                }
+                if adaptive && o.candidate.escape {
+                    if o.takeable && self.fallback.is_none() {
+                        self.fallback = Some(o.candidate);
+                    }
+                    continue;
+                }
+                if o.occupancy < best {
+                    best = o.occupancy;
+                    self.pool.clear();
+                }
+                if o.occupancy == best {
+                    self.pool.push((o.candidate, o.takeable));
+                }
             }
             return;
         }
+        self.available.extend(offers.iter().filter(|o| o.takeable).map(|o| o.candidate));
         let takeable = offers.iter().filter(|o| o.takeable);
         let adaptive = takeable.clone().any(|o| !o.candidate.escape);
         let eligible = takeable.filter(|o| !adaptive || !o.candidate.escape);
@@ -318,4 +334,50 @@ pub fn select<R: Rng>(policy: Selection, offers: &[Offer], rng: &mut R) -> Optio
     let mut choice = Choice::default();
     choice.prepare(policy, offers);
     choice.pick(rng)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Candidate, Choice, Offer, Selection};
+    use proptest::prelude::*;
+
+    /// `least-occupied` by its definition, one filter at a time: (pool, fallback, available).
+    fn least_occupied_model(offers: &[Offer]) -> (Vec<(Candidate, bool)>, Option<Candidate>, Vec<Candidate>) {
+        let available = offers.iter().filter(|o| o.takeable).map(|o| o.candidate).collect();
+        let adaptive = offers.iter().any(|o| !o.candidate.escape);
+        let legal: Vec<&Offer> = offers.iter().filter(|o| !adaptive || !o.candidate.escape).collect();
+        let best = legal.iter().map(|o| o.occupancy).min();
+        let pool = legal.iter().filter(|o| Some(o.occupancy) == best).map(|o| (o.candidate, o.takeable)).collect();
+        let fallback = match adaptive {
+            true => offers.iter().find(|o| o.candidate.escape && o.takeable).map(|o| o.candidate),
+            false => None,
+        };
+        (pool, fallback, available)
+    }
+
+    proptest! {
+        /// The one-pass `least-occupied` preparation keeps the definition's pool (in order),
+        /// fallback and available candidates, including after a previous preparation.
+        #[test]
+        fn least_occupied_in_one_pass_follows_the_definition(
+            raw in proptest::collection::vec((0usize..6, 0usize..3, any::<bool>(), 0u32..4, any::<bool>()), 0..10),
+            before in proptest::collection::vec((0usize..6, 0u32..4), 0..4),
+        ) {
+            let offer = |port, vc, escape, occupancy, takeable| Offer {
+                candidate: Candidate { escape, ..Candidate::new(port, vc) },
+                room: 0,
+                occupancy,
+                takeable,
+            };
+            let offers: Vec<Offer> = raw.iter().map(|&(p, v, e, o, t)| offer(p, v, e, o, t)).collect();
+            let mut choice = Choice::default();
+            let stale: Vec<Offer> = before.iter().map(|&(p, o)| offer(p, 0, true, o, true)).collect();
+            choice.prepare(Selection::LeastOccupied, &stale);
+            choice.prepare(Selection::LeastOccupied, &offers);
+            let (pool, fallback, available) = least_occupied_model(&offers);
+            prop_assert_eq!(&choice.pool, &pool);
+            prop_assert_eq!(choice.fallback, fallback);
+            prop_assert_eq!(&choice.available, &available);
+        }
+    }
 }
