@@ -50,12 +50,12 @@ def test_the_command_line_runs_on_threads_and_refuses_bad_counts(tmp_path):
 
 
 def test_the_documented_thread_threshold_is_the_engines():
-    """The help, the API docstring and the README name the channel count from which
-    ``threads = 0`` uses every core; it must be the engine's own."""
+    """The help, the API docstring and the README name the channel count below which
+    ``threads = 0`` runs one thread (and from which it chooses); it must be the engine's own."""
     n = _core.AUTO_MIN_CHANNELS
     help_text = cli("run", "--help").stdout
     assert f"from {n} channels" in " ".join(help_text.split()), help_text
     grouped = f"{n:,}".replace(",", " ")
-    assert f"at least {grouped} channels" in " ".join(hpcnetsim.simulate.__doc__.split())
+    assert f"one below {grouped} channels" in " ".join(hpcnetsim.simulate.__doc__.split())
     readme = Path(__file__).resolve().parents[1] / "README.md"
-    assert re.search(rf"networks of {grouped} channels", " ".join(readme.read_text().split()))
+    assert re.search(rf"one thread below {grouped} channels", " ".join(readme.read_text().split()))

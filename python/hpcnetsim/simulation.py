@@ -128,7 +128,8 @@ def simulate(
     ``wall_seconds``). After ``max_seconds`` of wall-clock time or ``max_cycles`` simulated
     cycles the run stops with status ``partial``. ``check`` verifies the engine's invariants
     as it runs (docs/reliability.md). ``threads`` is the number of threads of the simulation (0:
-    all cores for networks of at least 40 000 channels, one below); results do not depend on it.
+    one below 40 000 channels; from there, one or all cores, whichever runs faster, measured as
+    the run goes); results do not depend on it.
     """
     from .units import with_physical
 

@@ -147,3 +147,34 @@ fn prefetching_changes_no_result() {
         }
     }
 }
+
+/// The thread count may change between two chunks of a run, with packets waiting at the
+/// switches (their candidate lists move to the new partitions' tables): every counter
+/// equals the one-thread run's, and the invariants hold after every chunk.
+#[test]
+fn threads_may_change_between_chunks() {
+    let cases = [
+        "topology = \"torus:8x8\"\n[switch]\nvcs = 2\n[traffic]\nload = 0.9\n",
+        "topology = \"tree:k=4,kp=4,n=3\"\n[switch]\nvcs = 2\n[traffic]\nload = 0.9\n",
+        "topology = \"hyperx:4x4,t=2\"\n[switch]\nvcs = 2\n[routing]\nalgorithm = \"hyperx-ugal\"\n[traffic]\nload = 0.8\n",
+        "topology = \"tree:k=4,kp=2,n=3\"\n[switch]\npreset = \"extoll\"\n[traffic]\nload = 0.8\n",
+    ];
+    for case in cases {
+        let cfg = Config::from_toml(case).unwrap_or_else(|e| panic!("{e}\n{case}"));
+        let topo = Topology::from_spec(&cfg.topology).unwrap();
+        let run = |schedule: &[usize]| {
+            let mut e = Engine::new(&cfg, &topo).unwrap();
+            let mut waited = false;
+            for (i, &threads) in schedule.iter().cycle().take(24).enumerate() {
+                e.set_threads(threads);
+                e.run_until(97 * (i as u64 + 1));
+                e.check_invariants().unwrap_or_else(|m| panic!("{m}\n{case}"));
+                waited |= e.waiting_packets() > 0;
+            }
+            (format!("{:?}", e.counters), waited)
+        };
+        let (one, waited) = run(&[1]);
+        assert!(waited, "packets wait at some switch between chunks\n{case}");
+        assert_eq!(run(&[2, 1, 3, 3, 1, 2]).0, one, "{case}");
+    }
+}

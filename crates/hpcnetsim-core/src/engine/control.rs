@@ -42,6 +42,65 @@ const TARGET_CHUNK: Duration = Duration::from_millis(25);
 /// Largest chunk, in cycles.
 const MAX_CHUNK: u64 = 1 << 20;
 
+/// Chunks between two trials of the thread count not in use (see [`Adaptive`]).
+const PROBE_EVERY: u32 = 40;
+/// Phit-hops below which a chunk is too small to judge a thread count by.
+const MIN_JUDGED_PHIT_HOPS: u64 = 100_000;
+
+/// The automatic thread count at run time, for a network large enough for several threads:
+/// the chunks run on one thread or on all, whichever costs less wall-clock time per phit-hop,
+/// and every `PROBE_EVERY` chunks one chunk tries the other count again, since a run's load
+/// and the machine's other work change. The first chunk after a change is not judged: it
+/// warms the caches of the cores that take over. Results do not depend on any of it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Adaptive {
+    /// The thread counts tried: `[1, many]`.
+    counts: [usize; 2],
+    /// Recent nanoseconds per phit-hop of each, if measured.
+    cost: [Option<f64>; 2],
+    /// Which of `counts` runs now.
+    current: usize,
+    /// Chunks run since the last change of count.
+    streak: u32,
+}
+
+impl Adaptive {
+    /// Starts on `many` threads.
+    pub fn new(many: usize) -> Self {
+        Adaptive { counts: [1, many], cost: [None, None], current: 1, streak: 0 }
+    }
+
+    /// The thread count now in use.
+    pub fn threads(&self) -> usize {
+        self.counts[self.current]
+    }
+
+    /// Records a chunk of `phit_hops` that took `seconds` on the current count; returns the
+    /// count the next chunk should use.
+    pub fn after_chunk(&mut self, seconds: f64, phit_hops: u64) -> usize {
+        self.streak += 1;
+        if self.streak == 1 || phit_hops < MIN_JUDGED_PHIT_HOPS {
+            return self.threads();
+        }
+        let ns = seconds * 1e9 / phit_hops as f64;
+        let m = self.current;
+        // A fresh trial replaces the old figure; a run of chunks is averaged.
+        self.cost[m] = Some(match (self.streak, self.cost[m]) {
+            (2, _) | (_, None) => ns,
+            (_, Some(c)) => 0.7 * c + 0.3 * ns,
+        });
+        let cheaper = match self.cost[1 - m] {
+            None => true,
+            Some(other) => other < self.cost[m].unwrap_or(f64::MAX),
+        };
+        if cheaper || self.streak >= PROBE_EVERY {
+            self.current = 1 - m;
+            self.streak = 0;
+        }
+        self.threads()
+    }
+}
+
 /// Drives an engine in chunks, reporting progress and honouring cancel and budget.
 pub struct Control<'a> {
     observer: Option<&'a mut dyn Observer>,
@@ -55,9 +114,11 @@ pub struct Control<'a> {
     pub stopped: Option<String>,
     /// Whether to check the engine's invariants after every chunk (`--check`).
     pub check: bool,
-    /// Threads of one simulation (`--threads`; 0: all the machine's cores if the network
-    /// has at least `AUTO_MIN_CHANNELS` channels, one otherwise). Results do not depend on it.
+    /// Threads of one simulation (`--threads`; 0: automatic, see [`Adaptive`]: one thread
+    /// below `AUTO_MIN_CHANNELS` channels). Results do not depend on it.
     pub threads: usize,
+    /// The automatic choice, once a run with `threads` 0 on several threads has started.
+    pub adaptive: Option<Adaptive>,
 }
 
 impl Default for Control<'_> {
@@ -80,6 +141,7 @@ impl<'a> Control<'a> {
             stopped: None,
             check: cfg!(debug_assertions),
             threads: 0,
+            adaptive: None,
         }
     }
 
@@ -117,11 +179,20 @@ impl<'a> Control<'a> {
                 Some(max) => limit.min(max),
                 None => limit,
             };
-            let t0 = Instant::now();
+            if self.threads == 0 && self.adaptive.is_none() && e.threads() > 1 {
+                self.adaptive = Some(Adaptive::new(e.threads()));
+            }
+            let (t0, hops) = (Instant::now(), e.counters.phit_hops);
             let target = e.now().saturating_add(self.chunk).min(limit);
             e.run_until(target);
             // Chunk sizes adapt to the network: double while cheap, halve when slow.
             let took = t0.elapsed();
+            if let Some(a) = self.adaptive.as_mut() {
+                let next = a.after_chunk(took.as_secs_f64(), e.counters.phit_hops - hops);
+                if next != e.threads() {
+                    e.set_threads(next);
+                }
+            }
             if took < TARGET_CHUNK / 2 {
                 self.chunk = (self.chunk * 2).min(MAX_CHUNK);
             } else if took > TARGET_CHUNK * 2 {
@@ -174,5 +245,34 @@ impl Observer for std::sync::atomic::AtomicBool {
             return Err(Error::Interrupted);
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Adaptive, PROBE_EVERY};
+
+    /// The automatic choice moves to the cheaper thread count, skips the first chunk after a
+    /// change and chunks too small to judge, and tries the other count again periodically.
+    #[test]
+    fn the_automatic_choice_follows_the_cheaper_thread_count() {
+        let mut a = Adaptive::new(2);
+        assert_eq!(a.threads(), 2);
+        assert_eq!(a.after_chunk(9.0, 1_000_000), 2, "the first chunk is not judged");
+        assert_eq!(a.after_chunk(0.1, 1_000_000), 1, "100 ns on two threads: try one");
+        assert_eq!(a.after_chunk(0.01, 1_000_000), 1, "not judged");
+        assert_eq!(a.after_chunk(1.0, 1_000), 1, "too small to judge");
+        assert_eq!(a.after_chunk(0.05, 1_000_000), 1, "50 ns on one thread: stay");
+        let mut probed = None;
+        for i in 0..PROBE_EVERY {
+            if a.after_chunk(0.05, 1_000_000) == 2 {
+                probed = Some(i);
+                break;
+            }
+        }
+        assert!(probed.is_some(), "two threads are tried again within {PROBE_EVERY} chunks");
+        assert_eq!(a.after_chunk(0.5, 1_000_000), 2, "not judged");
+        assert_eq!(a.after_chunk(0.04, 1_000_000), 2, "40 ns on two threads now: stay");
+        assert_eq!(a.after_chunk(0.1, 1_000_000), 1, "averaged to 58 ns, above 50: back to one");
     }
 }

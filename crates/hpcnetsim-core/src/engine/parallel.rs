@@ -178,31 +178,40 @@ fn partition(topo: &Topology, parts: usize) -> (Vec<usize>, Vec<usize>) {
 }
 
 impl Engine<'_> {
-    /// Runs this simulation on `threads` threads (0: as many as the machine has, if the
-    /// network is large enough to gain from them). Results do not depend on the choice.
-    /// Wormhole switching always runs on one thread. Returns the number of threads used.
+    /// Threads the automatic choice starts from: every core of the machine for a network of
+    /// at least `AUTO_MIN_CHANNELS` channels, one below.
+    pub fn auto_threads(&self) -> usize {
+        match self.topo.peers().len() >= AUTO_MIN_CHANNELS {
+            true => std::thread::available_parallelism().map_or(1, |n| n.get()),
+            false => 1,
+        }
+    }
+
+    /// Runs this simulation on `threads` threads from now on (0: `auto_threads`), before
+    /// the run or between two `run_until`s. Results do not depend on the choice. Wormhole
+    /// switching always runs on one thread. Returns the number of threads used.
     pub fn set_threads(&mut self, threads: usize) -> usize {
         let wanted = match threads {
-            0 if self.topo.peers().len() >= AUTO_MIN_CHANNELS => {
-                std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)
-            }
-            0 => 1,
+            0 => self.auto_threads(),
             n => n,
         };
         // Each partition needs at least one switch; wormhole switching is sequential.
         let parts = wanted.min(self.topo.num_switches()).min(MAX_THREADS);
         if parts <= 1 || self.worm.is_some() {
-            self.parallel = None;
-            self.interners.truncate(1);
+            if self.parallel.take().is_some() {
+                self.reintern(&[0, self.topo.num_switches()]);
+            }
             return 1;
         }
-        debug_assert!(self.lists.iter().all(|l| l.waiting().is_empty()), "threads are set before the run starts");
+        if self.threads() == parts {
+            return parts;
+        }
         let Ok(pool) = rayon::ThreadPoolBuilder::new().num_threads(parts).build() else {
-            return 1;
+            return self.set_threads(1);
         };
         let (switches, channels) = partition(self.topo, parts);
         let parts = switches.len() - 1;
-        self.interners = (0..parts).map(|_| Interner::default()).collect();
+        self.reintern(&switches);
         self.parallel = Some(Box::new(Parallel {
             pool,
             work: Partitions {
@@ -215,11 +224,32 @@ impl Engine<'_> {
         parts
     }
 
+    /// Gives each partition of the switch cuts `cuts` a fresh table of candidate lists and
+    /// moves into it the lists its waiting packets name. An id is only compared with the
+    /// ids of the other packets waiting at its switch, which then all come from one table,
+    /// so packets with the same options still share one id (and one group) at every switch.
+    fn reintern(&mut self, cuts: &[usize]) {
+        let old = std::mem::take(&mut self.interners);
+        self.interners = (1..cuts.len()).map(|_| Interner::default()).collect();
+        for (p, table) in self.interners.iter_mut().enumerate() {
+            for lists in &mut self.lists[cuts[p]..cuts[p + 1]] {
+                for w in lists.waiting_mut() {
+                    w.class = table.intern(old[Interner::part_of(w.class)].get(w.class), p as u32);
+                }
+            }
+        }
+    }
+
     /// Lets the sequential engine prefetch (or not) whatever the size of the state (see
     /// `prefetch::above_bytes`; the parallel engine always does); results do not depend on
     /// it. For tests and measurements.
     pub fn set_prefetching(&mut self, on: bool) {
         self.prefetching = on;
+    }
+
+    /// Packets waiting for a grant at the switches now.
+    pub fn waiting_packets(&self) -> usize {
+        self.lists.iter().map(|l| l.waiting().len()).sum()
     }
 
     /// Threads this simulation runs on.

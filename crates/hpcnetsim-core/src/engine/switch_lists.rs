@@ -49,6 +49,14 @@ impl SwitchLists {
         }
     }
 
+    /// The waiting packets, to rewrite their entries in place (their order stays).
+    pub(super) fn waiting_mut(&mut self) -> &mut [Waiter] {
+        match (self.n_waiting, &mut self.spill) {
+            (SPILLED, Some(s)) => &mut s.waiting,
+            (n, _) => &mut self.waiting[..n as usize],
+        }
+    }
+
     /// The pending links.
     #[inline]
     pub(super) fn pending(&self) -> &[u32] {
