@@ -109,7 +109,7 @@ def _build_parser() -> argparse.ArgumentParser:
     r.add_argument("--max-cycles", type=int, help="cycle budget: stop at this simulated cycle (status partial)")
     r.add_argument("--check", action="store_true", help="check the engine's invariants as it runs (slower)")
     r.add_argument("--threads", type=_threads, default=0, metavar="N",
-                   help="threads of the simulation (default 0: from 40000 channels, one or all cores, whichever runs faster); same results")  # fmt: skip
+                   help="threads of the simulation (default 0: one below 40000 channels; from 40000 channels, one or all cores, whichever runs faster); same results")  # fmt: skip
     r.add_argument("--repetitions", type=int, metavar="R",
                    help="run R times with seeds derived from the config's seed; print means and 95%% intervals")  # fmt: skip
     r.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
