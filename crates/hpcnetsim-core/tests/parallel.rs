@@ -120,18 +120,24 @@ fn threads_are_chosen_by_size_and_wormhole_stays_sequential() {
     assert_eq!(Engine::new(&cfg, &tree).unwrap().set_threads(3), 1, "wormhole switching is sequential");
 }
 
+/// Configs of a 2-VC torus and 4-ary 3-tree, a HyperX with UGAL and an EXTOLL thin-tree, at
+/// these loads (in that order).
+fn four_families(loads: [f64; 4]) -> [String; 4] {
+    let tables = [
+        "topology = \"torus:8x8\"\n[switch]\nvcs = 2\n",
+        "topology = \"tree:k=4,kp=4,n=3\"\n[switch]\nvcs = 2\n",
+        "topology = \"hyperx:4x4,t=2\"\n[switch]\nvcs = 2\n[routing]\nalgorithm = \"hyperx-ugal\"\n",
+        "topology = \"tree:k=4,kp=2,n=3\"\n[switch]\npreset = \"extoll\"\n",
+    ];
+    std::array::from_fn(|i| format!("{}[traffic]\nload = {}\n", tables[i], loads[i]))
+}
+
 /// Prefetching is a hint to the caches: forced on for networks that small (it starts at half
 /// the last-level cache), every counter of the sequential and parallel engines is unchanged.
 #[test]
 fn prefetching_changes_no_result() {
-    let cases = [
-        "topology = \"torus:8x8\"\n[switch]\nvcs = 2\n[traffic]\nload = 0.6\n",
-        "topology = \"tree:k=4,kp=4,n=3\"\n[switch]\nvcs = 2\n[traffic]\nload = 0.8\n",
-        "topology = \"hyperx:4x4,t=2\"\n[switch]\nvcs = 2\n[routing]\nalgorithm = \"hyperx-ugal\"\n[traffic]\nload = 0.6\n",
-        "topology = \"tree:k=4,kp=2,n=3\"\n[switch]\npreset = \"extoll\"\n[traffic]\nload = 0.7\n",
-    ];
-    for case in cases {
-        let cfg = Config::from_toml(case).unwrap_or_else(|e| panic!("{e}\n{case}"));
+    for case in four_families([0.6, 0.8, 0.6, 0.7]) {
+        let cfg = Config::from_toml(&case).unwrap_or_else(|e| panic!("{e}\n{case}"));
         let topo = Topology::from_spec(&cfg.topology).unwrap();
         let counters = |threads: usize, prefetch: bool| {
             let mut e = Engine::new(&cfg, &topo).unwrap();
@@ -153,14 +159,8 @@ fn prefetching_changes_no_result() {
 /// equals the one-thread run's, and the invariants hold after every chunk.
 #[test]
 fn threads_may_change_between_chunks() {
-    let cases = [
-        "topology = \"torus:8x8\"\n[switch]\nvcs = 2\n[traffic]\nload = 0.9\n",
-        "topology = \"tree:k=4,kp=4,n=3\"\n[switch]\nvcs = 2\n[traffic]\nload = 0.9\n",
-        "topology = \"hyperx:4x4,t=2\"\n[switch]\nvcs = 2\n[routing]\nalgorithm = \"hyperx-ugal\"\n[traffic]\nload = 0.8\n",
-        "topology = \"tree:k=4,kp=2,n=3\"\n[switch]\npreset = \"extoll\"\n[traffic]\nload = 0.8\n",
-    ];
-    for case in cases {
-        let cfg = Config::from_toml(case).unwrap_or_else(|e| panic!("{e}\n{case}"));
+    for case in four_families([0.9, 0.9, 0.8, 0.8]) {
+        let cfg = Config::from_toml(&case).unwrap_or_else(|e| panic!("{e}\n{case}"));
         let topo = Topology::from_spec(&cfg.topology).unwrap();
         let run = |schedule: &[usize]| {
             let mut e = Engine::new(&cfg, &topo).unwrap();

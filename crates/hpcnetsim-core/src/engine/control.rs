@@ -85,14 +85,12 @@ impl Adaptive {
         let ns = seconds * 1e9 / phit_hops as f64;
         let m = self.current;
         // A fresh trial replaces the old figure; a run of chunks is averaged.
-        self.cost[m] = Some(match (self.streak, self.cost[m]) {
+        let mine = match (self.streak, self.cost[m]) {
             (2, _) | (_, None) => ns,
             (_, Some(c)) => 0.7 * c + 0.3 * ns,
-        });
-        let cheaper = match self.cost[1 - m] {
-            None => true,
-            Some(other) => other < self.cost[m].unwrap_or(f64::MAX),
         };
+        self.cost[m] = Some(mine);
+        let cheaper = self.cost[1 - m].is_none_or(|other| other < mine);
         if cheaper || self.streak >= PROBE_EVERY {
             self.current = 1 - m;
             self.streak = 0;

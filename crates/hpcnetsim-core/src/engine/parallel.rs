@@ -154,12 +154,17 @@ fn run_all(views: &mut [Part], step: Step) {
 /// attached to a terminal carries the injection and delivery work besides its switch's.
 const TERMINAL_WEIGHT: usize = 2;
 
+/// The work a partition is balanced by at switch `s`: its ports plus `TERMINAL_WEIGHT` per
+/// terminal attached.
+fn work(topo: &Topology, s: usize) -> usize {
+    topo.num_ports(s) + TERMINAL_WEIGHT * topo.terminals_at()[s] as usize
+}
+
 /// The partition boundaries of `topo`'s switches for `parts` partitions: consecutive
-/// ranges with about equal work, each switch weighing its ports plus `TERMINAL_WEIGHT` per
-/// terminal attached. Returns (switch cuts, channel cuts).
+/// ranges with about equal `work`. Returns (switch cuts, channel cuts).
 fn partition(topo: &Topology, parts: usize) -> (Vec<usize>, Vec<usize>) {
     let switches = topo.num_switches();
-    let weight = |s: usize| topo.num_ports(s) + TERMINAL_WEIGHT * topo.terminals_at()[s] as usize;
+    let weight = |s: usize| work(topo, s);
     let total: usize = (0..switches).map(weight).sum();
     let (mut sw, mut ch) = (vec![0], vec![0]);
     let mut before = 0;
@@ -658,16 +663,16 @@ impl<'a> Fabric for Part<'a> {
 
 #[cfg(test)]
 mod tests {
-    use super::{partition, TERMINAL_WEIGHT};
+    use super::{partition, work};
     use crate::topology::Topology;
 
-    /// The partitions' work (ports, terminals counted `TERMINAL_WEIGHT` more) differs by at
-    /// most one switch's, and their channel cuts are their first switches' first channels.
+    /// The partitions' work differs by at most one switch's, and their channel cuts are
+    /// their first switches' first channels.
     #[test]
     fn partitions_balance_ports_and_terminals() {
         for spec in ["tree:k=4,kp=4,n=4", "torus:8x6", "tree:k=4,kp=2,n=3"] {
             let topo = Topology::from_spec(spec).unwrap();
-            let weight = |s: usize| topo.num_ports(s) + TERMINAL_WEIGHT * topo.terminals_at()[s] as usize;
+            let weight = |s: usize| work(&topo, s);
             let heaviest = (0..topo.num_switches()).map(weight).max().unwrap();
             for parts in 2..=3 {
                 let (sw, ch) = partition(&topo, parts);
