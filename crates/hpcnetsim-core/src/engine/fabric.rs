@@ -277,7 +277,7 @@ pub(super) trait Fabric {
 
     /// Second prefetch stage of an arbitration at switch `s` (after its records), if a
     /// packet waits there or a link has reserved VCs: its random stream, the links and
-    /// output VCs its waiting packets may take (the span of each one's candidate ports) and
+    /// output VCs its waiting packets may take (one range over all their candidates' ports) and
     /// their queues' state, which a grant writes, and its pending links.
     #[inline]
     fn prefetch_switch_ports(&self, s: usize) {
@@ -287,14 +287,17 @@ pub(super) trait Fabric {
         let k = self.knobs();
         let base = self.topo().channel(s, 0);
         self.prefetch_switch_rng(s);
+        // The union of the waiting packets' spans: they mostly share their candidates.
+        let (mut lo, mut hi) = (u16::MAX, 0);
         for w in self.waiting(s).iter() {
             self.prefetch_queue_state(w.queue as usize);
-            let (lo, hi) = self.class_span(w.class);
-            if lo <= hi {
-                let (first, n) = (base + lo as usize, (hi - lo) as usize + 1);
-                self.prefetch_links(first, n);
-                self.prefetch_out_vcs(first * k.vcs, n * k.vcs);
-            }
+            let (l, h) = self.class_span(w.class);
+            (lo, hi) = (lo.min(l), hi.max(h));
+        }
+        if lo <= hi {
+            let (first, n) = (base + lo as usize, (hi - lo) as usize + 1);
+            self.prefetch_links(first, n);
+            self.prefetch_out_vcs(first * k.vcs, n * k.vcs);
         }
         for &out in self.pending(s).iter() {
             self.prefetch_links(out as usize, 1);
@@ -324,11 +327,14 @@ pub(super) trait Fabric {
             return;
         }
         let base = self.topo().channel(s, 0);
+        let mut last = super::NONE;
         for w in self.waiting(s).iter() {
             let list = self.class(w.class);
-            if list.len() < 2 {
+            // Packets of one class (often adjacent) weigh the same queues.
+            if list.len() < 2 || w.class == last {
                 continue;
             }
+            last = w.class;
             for c in list {
                 let down = self.link(base + c.port as usize).peer;
                 if down != super::NONE {
