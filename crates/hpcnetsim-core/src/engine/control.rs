@@ -42,16 +42,21 @@ const TARGET_CHUNK: Duration = Duration::from_millis(25);
 /// Largest chunk, in cycles.
 const MAX_CHUNK: u64 = 1 << 20;
 
-/// Chunks between two trials of the thread count not in use (see [`Adaptive`]).
+/// Chunks between two trials of the thread count not in use (see [`Adaptive`]), at first
+/// and after a trial that won.
 const PROBE_EVERY: u32 = 40;
+/// Most chunks between two trials: each trial that loses doubles the interval up to this.
+const PROBE_AT_MOST: u32 = 320;
 /// Phit-hops below which a chunk is too small to judge a thread count by.
 const MIN_JUDGED_PHIT_HOPS: u64 = 100_000;
 
 /// The automatic thread count at run time, for a network large enough for several threads:
 /// the chunks run on one thread or on all, whichever costs less wall-clock time per phit-hop,
 /// and every `PROBE_EVERY` chunks one chunk tries the other count again, since a run's load
-/// and the machine's other work change. The first chunk after a change is not judged: it
-/// warms the caches of the cores that take over. Results do not depend on any of it.
+/// and the machine's other work change; a trial that loses doubles that interval (up to
+/// `PROBE_AT_MOST`), so that a run where one count keeps winning pays for few trials, and a
+/// trial that wins resets it. The first chunk after a change is not judged: it warms the
+/// caches of the cores that take over. Results do not depend on any of it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Adaptive {
     /// The thread counts tried: `[1, many]`.
@@ -62,12 +67,16 @@ pub struct Adaptive {
     current: usize,
     /// Chunks run since the last change of count.
     streak: u32,
+    /// Chunks between two trials now.
+    interval: u32,
+    /// Whether the current count is on trial (the last change was a periodic one).
+    trial: bool,
 }
 
 impl Adaptive {
     /// Starts on `many` threads.
     pub fn new(many: usize) -> Self {
-        Adaptive { counts: [1, many], cost: [None, None], current: 1, streak: 0 }
+        Adaptive { counts: [1, many], cost: [None, None], current: 1, streak: 0, interval: PROBE_EVERY, trial: false }
     }
 
     /// The thread count now in use.
@@ -91,7 +100,16 @@ impl Adaptive {
         };
         self.cost[m] = Some(mine);
         let cheaper = self.cost[1 - m].is_none_or(|other| other < mine);
-        if cheaper || self.streak >= PROBE_EVERY {
+        if self.trial {
+            // The trial's first judged chunk decides its fate, and the time to the next one.
+            self.trial = false;
+            self.interval = match cheaper {
+                true => (self.interval * 2).min(PROBE_AT_MOST),
+                false => PROBE_EVERY,
+            };
+        }
+        if cheaper || self.streak >= self.interval {
+            self.trial = !cheaper;
             self.current = 1 - m;
             self.streak = 0;
         }
@@ -248,7 +266,7 @@ impl Observer for std::sync::atomic::AtomicBool {
 
 #[cfg(test)]
 mod tests {
-    use super::{Adaptive, PROBE_EVERY};
+    use super::{Adaptive, PROBE_AT_MOST, PROBE_EVERY};
 
     /// The automatic choice moves to the cheaper thread count, skips the first chunk after a
     /// change and chunks too small to judge, and tries the other count again periodically.
@@ -272,5 +290,38 @@ mod tests {
         assert_eq!(a.after_chunk(0.5, 1_000_000), 2, "not judged");
         assert_eq!(a.after_chunk(0.04, 1_000_000), 2, "40 ns on two threads now: stay");
         assert_eq!(a.after_chunk(0.1, 1_000_000), 1, "averaged to 58 ns, above 50: back to one");
+    }
+
+    /// Chunks on the current count until the other is tried again, every chunk costing
+    /// `ns` per phit-hop.
+    fn chunks_to_trial(a: &mut Adaptive, ns: f64) -> u32 {
+        let now = a.threads();
+        (1..=10 * PROBE_AT_MOST).find(|_| a.after_chunk(ns * 1e-3, 1_000_000) != now).expect("a trial")
+    }
+
+    /// Each losing trial doubles the chunks until the next, up to `PROBE_AT_MOST`; a
+    /// winning trial brings the interval back to `PROBE_EVERY`.
+    #[test]
+    fn losing_trials_come_less_often() {
+        let mut a = Adaptive::new(2);
+        a.after_chunk(0.1, 1_000_000);
+        assert_eq!(a.after_chunk(0.1, 1_000_000), 1, "100 ns on two threads: try one");
+        // One thread at 50 ns from now on; each trial of two threads costs 100 ns.
+        let mut gaps = Vec::new();
+        for _ in 0..6 {
+            gaps.push(chunks_to_trial(&mut a, 50.0));
+            assert_eq!(a.after_chunk(0.2, 1_000_000), 2, "the trial's first chunk is not judged");
+            assert_eq!(a.after_chunk(0.1, 1_000_000), 1, "the trial loses");
+        }
+        assert_eq!(
+            gaps,
+            [PROBE_EVERY, 2 * PROBE_EVERY, 4 * PROBE_EVERY, 8 * PROBE_EVERY, PROBE_AT_MOST, PROBE_AT_MOST]
+        );
+        // Two threads get faster: the next trial wins and stays.
+        chunks_to_trial(&mut a, 50.0);
+        a.after_chunk(0.2, 1_000_000);
+        assert_eq!(a.after_chunk(0.02, 1_000_000), 2, "20 ns on two threads: the trial wins");
+        // Counted after the trial's two chunks.
+        assert_eq!(chunks_to_trial(&mut a, 20.0), PROBE_EVERY - 2, "back to the first interval");
     }
 }
