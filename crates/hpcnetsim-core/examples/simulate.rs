@@ -1,5 +1,6 @@
 //! Runs a TOML config file and prints the result as JSON (development aid; the environment
-//! variable HPCNETSIM_THREADS sets the threads, 0 or unset: automatic).
+//! variable HPCNETSIM_THREADS sets the threads, 0 or unset: automatic, and HPCNETSIM_PREFETCH
+//! pins the prefetching, 0 or 1, unset: measured).
 fn main() {
     let path = std::env::args().nth(1).expect("usage: simulate CONFIG.toml");
     let text = std::fs::read_to_string(&path).expect("readable config");
@@ -15,6 +16,7 @@ fn main() {
     }
     let mut ctl = hpcnetsim_core::engine::control::Control::default();
     ctl.threads = std::env::var("HPCNETSIM_THREADS").ok().and_then(|t| t.parse().ok()).unwrap_or(0);
+    ctl.prefetch = std::env::var("HPCNETSIM_PREFETCH").ok().map(|p| p == "1");
     match hpcnetsim_core::Config::from_toml(&text).and_then(|c| hpcnetsim_core::engine::measure::run_with(&c, &mut ctl))
     {
         Ok(r) => println!("{}", serde_json::to_string_pretty(&r).unwrap()),

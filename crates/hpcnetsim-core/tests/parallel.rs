@@ -4,7 +4,7 @@
 //! invariants after every chunk (debug builds), so the merged state is checked as it goes.
 
 use hpcnetsim_core::config::Config;
-use hpcnetsim_core::engine::control::Control;
+use hpcnetsim_core::engine::control::{Control, Mode};
 use hpcnetsim_core::engine::execute::execute_with;
 use hpcnetsim_core::engine::measure::run_with;
 use hpcnetsim_core::engine::Engine;
@@ -154,27 +154,84 @@ fn prefetching_changes_no_result() {
     }
 }
 
-/// The thread count may change between two chunks of a run, with packets waiting at the
-/// switches (their candidate lists move to the new partitions' tables): every counter
+/// The thread count and the prefetching may change between two chunks of a run, with packets
+/// waiting at the switches (their candidate lists move to the new partitions' tables): every counter
 /// equals the one-thread run's, and the invariants hold after every chunk.
 #[test]
 fn threads_may_change_between_chunks() {
     for case in four_families([0.9, 0.9, 0.8, 0.8]) {
         let cfg = Config::from_toml(&case).unwrap_or_else(|e| panic!("{e}\n{case}"));
         let topo = Topology::from_spec(&cfg.topology).unwrap();
-        let run = |schedule: &[usize]| {
+        let run = |schedule: &[Mode]| {
             let mut e = Engine::new(&cfg, &topo).unwrap();
             let mut waited = false;
-            for (i, &threads) in schedule.iter().cycle().take(24).enumerate() {
-                e.set_threads(threads);
+            for (i, &mode) in schedule.iter().cycle().take(24).enumerate() {
+                e.set_mode(mode);
                 e.run_until(97 * (i as u64 + 1));
                 e.check_invariants().unwrap_or_else(|m| panic!("{m}\n{case}"));
                 waited |= e.waiting_packets() > 0;
             }
             (format!("{:?}", e.counters), waited)
         };
-        let (one, waited) = run(&[1]);
+        let mode = |threads, prefetch| Mode { threads, prefetch };
+        let (one, waited) = run(&[mode(1, false)]);
         assert!(waited, "packets wait at some switch between chunks\n{case}");
-        assert_eq!(run(&[2, 1, 3, 3, 1, 2]).0, one, "{case}");
+        let schedule = [mode(2, true), mode(1, false), mode(3, true), mode(3, true), mode(1, true), mode(1, false)];
+        assert_eq!(run(&schedule).0, one, "{case}");
     }
+}
+
+/// The ways of running the automatic choice measures, the engine's current mode first: only
+/// one thread without prefetching where the state fits in a core's level-2 cache (a 4-ary
+/// 3-tree's 50 KB), one thread with and without it above (a 4-ary 6-tree's 6 MB, above half
+/// of any level-2 cache), and also all cores (always prefetching) from `AUTO_MIN_CHANNELS`
+/// channels on; only what is pinned otherwise.
+#[test]
+fn the_automatic_choice_measures_the_modes_that_may_pay() {
+    let mode = |threads, prefetch| Mode { threads, prefetch };
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let cfg = Config::from_toml("topology = \"tree:k=4,kp=4,n=3\"\n").unwrap();
+    let topo = Topology::from_spec(&cfg.topology).unwrap();
+    let mut e = Engine::new(&cfg, &topo).unwrap();
+    assert_eq!(e.modes(0, None), [mode(1, false)], "too small to prefetch");
+    e.set_prefetching(true);
+    assert_eq!(e.modes(0, None), [mode(1, true), mode(1, false)]);
+    assert_eq!(e.modes(0, Some(true)), [mode(1, true)]);
+    e.set_threads(2);
+    assert_eq!(e.modes(2, None), [mode(2, true)], "the parallel engine always prefetches");
+
+    let cfg = Config::from_toml("topology = \"tree:k=4,kp=4,n=6\"\n").unwrap();
+    let topo = Topology::from_spec(&cfg.topology).unwrap();
+    assert!(topo.peers().len() >= hpcnetsim_core::engine::AUTO_MIN_CHANNELS);
+    let mut e = Engine::new(&cfg, &topo).unwrap();
+    e.set_threads(1);
+    e.set_prefetching(false);
+    assert_eq!(e.modes(1, None), [mode(1, false), mode(1, true)]);
+    assert_eq!(e.modes(1, Some(false)), [mode(1, false)]);
+    e.set_prefetching(true);
+    let expected = match cores {
+        1 => vec![mode(1, true), mode(1, false)],
+        n => vec![mode(1, true), mode(1, false), mode(n, true)],
+    };
+    assert_eq!(e.modes(0, None), expected);
+    assert_eq!(e.modes(0, Some(true)), expected.into_iter().filter(|m| m.prefetch).collect::<Vec<_>>());
+}
+
+/// The measured choice of prefetching, pinned on or off, gives the same result.
+#[test]
+fn pinned_or_measured_prefetching_gives_the_same_result() {
+    // A network whose state outgrows a core's level-2 cache, so that both are measured.
+    let toml = format!("topology = \"tree:k=4,kp=4,n=5\"\n[traffic]\nload = 0.8\n{SHORT}");
+    let cfg = Config::from_toml(&toml).unwrap();
+    let run = |prefetch: Option<bool>| {
+        let mut ctl = Control::default();
+        ctl.prefetch = prefetch;
+        let mut v = serde_json::to_value(run_with(&cfg, &mut ctl).unwrap()).unwrap();
+        v.as_object_mut().unwrap().remove("wall_seconds");
+        v.to_string()
+    };
+    let measured = run(None);
+    assert!(measured.contains("phit_hops"), "{measured}");
+    assert_eq!(run(Some(true)), measured);
+    assert_eq!(run(Some(false)), measured);
 }

@@ -41,79 +41,132 @@ pub struct Budget {
 const TARGET_CHUNK: Duration = Duration::from_millis(25);
 /// Largest chunk, in cycles.
 const MAX_CHUNK: u64 = 1 << 20;
+/// Channel-cycles of the first chunk: at most that many phit-hops, a few milliseconds, so
+/// that a large network's first chunk, run before anything is measured, stays short.
+const FIRST_CHUNK_CHANNEL_CYCLES: u64 = 1 << 19;
+/// Cycles of the first chunk at most (small networks).
+const FIRST_CHUNK: u64 = 256;
 
-/// Chunks between two trials of the thread count not in use (see [`Adaptive`]), at first
-/// and after a trial that won.
+/// Chunks before the first periodic trial of a way of running not in use (see [`Adaptive`]):
+/// soon, since the first measurements are taken while the network fills from empty, whose
+/// cost per hop is not the steady state's (a 8-ary 4-tree at 30 % cost 19.4 ns per phit-hop
+/// in its second chunk without prefetching, 17.3 from the fortieth).
+const PROBE_FIRST: u32 = 5;
+/// Chunks between two trials after a trial that won, or after the first that lost.
 const PROBE_EVERY: u32 = 40;
 /// Most chunks between two trials: each trial that loses doubles the interval up to this.
 const PROBE_AT_MOST: u32 = 320;
-/// Phit-hops below which a chunk is too small to judge a thread count by.
+/// Phit-hops below which a chunk is too small to judge a way of running by.
 const MIN_JUDGED_PHIT_HOPS: u64 = 100_000;
 
-/// The automatic thread count at run time, for a network large enough for several threads:
-/// the chunks run on one thread or on all, whichever costs less wall-clock time per phit-hop,
-/// and every `PROBE_EVERY` chunks one chunk tries the other count again, since a run's load
-/// and the machine's other work change; a trial that loses doubles that interval (up to
-/// `PROBE_AT_MOST`), so that a run where one count keeps winning pays for few trials, and a
-/// trial that wins resets it. The first chunk after a change is not judged: it warms the
-/// caches of the cores that take over. Results do not depend on any of it.
+/// One way of running the same simulation: its threads, and whether the sequential engine
+/// prefetches (the parallel engine always does). Results do not depend on it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Mode {
+    /// Threads of the simulation.
+    pub threads: usize,
+    /// Whether the engine asks the cache ahead for the state the next items touch.
+    pub prefetch: bool,
+}
+
+/// The automatic choice of how to run, measured as the run goes: the chunks run in the mode
+/// that has cost the least wall-clock time per phit-hop, and every so many chunks one chunk
+/// tries another mode again (in turn), since a run's load and the machine's other work
+/// change: `PROBE_FIRST` chunks after the start, `PROBE_EVERY` after a trial that wins or
+/// the first that loses, and twice as many after each further trial that loses (up to
+/// `PROBE_AT_MOST`), so that a run where one mode keeps winning pays for few trials. Modes not yet measured are tried
+/// first. The first chunk after a change of thread count is not judged: it warms the caches
+/// of the cores that take over. Results do not depend on any of it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Adaptive {
-    /// The thread counts tried: `[1, many]`.
-    counts: [usize; 2],
+    /// The modes tried; the first is the one the run starts in.
+    modes: Vec<Mode>,
     /// Recent nanoseconds per phit-hop of each, if measured.
-    cost: [Option<f64>; 2],
-    /// Which of `counts` runs now.
+    cost: Vec<Option<f64>>,
+    /// Which of `modes` runs now.
     current: usize,
-    /// Chunks run since the last change of count.
+    /// Chunks run since the last change of mode.
     streak: u32,
+    /// Whether the first chunk of the current streak is to be judged (no thread count changed).
+    judge_first: bool,
     /// Chunks between two trials now.
     interval: u32,
-    /// Whether the current count is on trial (the last change was a periodic one).
+    /// Whether the current mode is on trial (the last change was a periodic one).
     trial: bool,
+    /// The mode the next periodic trial tries after `current` (they take turns).
+    turn: usize,
 }
 
 impl Adaptive {
-    /// Starts on `many` threads.
-    pub fn new(many: usize) -> Self {
-        Adaptive { counts: [1, many], cost: [None, None], current: 1, streak: 0, interval: PROBE_EVERY, trial: false }
+    /// Chooses among `modes` (at least one), starting in the first.
+    pub fn new(modes: Vec<Mode>) -> Self {
+        assert!(!modes.is_empty(), "at least one mode");
+        let n = modes.len();
+        Adaptive {
+            modes,
+            cost: vec![None; n],
+            current: 0,
+            streak: 0,
+            judge_first: false,
+            interval: PROBE_FIRST,
+            trial: false,
+            turn: 0,
+        }
     }
 
-    /// The thread count now in use.
-    pub fn threads(&self) -> usize {
-        self.counts[self.current]
+    /// The mode now in use.
+    pub fn mode(&self) -> Mode {
+        self.modes[self.current]
     }
 
-    /// Records a chunk of `phit_hops` that took `seconds` on the current count; returns the
-    /// count the next chunk should use.
-    pub fn after_chunk(&mut self, seconds: f64, phit_hops: u64) -> usize {
+    /// Records a chunk of `phit_hops` that took `seconds` in the current mode; returns the
+    /// mode the next chunk should use.
+    pub fn after_chunk(&mut self, seconds: f64, phit_hops: u64) -> Mode {
         self.streak += 1;
-        if self.streak == 1 || phit_hops < MIN_JUDGED_PHIT_HOPS {
-            return self.threads();
+        let warming = self.streak == 1 && !self.judge_first;
+        if self.modes.len() == 1 || warming || phit_hops < MIN_JUDGED_PHIT_HOPS {
+            return self.mode();
         }
         let ns = seconds * 1e9 / phit_hops as f64;
         let m = self.current;
-        // A fresh trial replaces the old figure; a run of chunks is averaged.
-        let mine = match (self.streak, self.cost[m]) {
-            (2, _) | (_, None) => ns,
+        // A fresh streak replaces the old figure; a run of chunks is averaged.
+        let first_judged = self.streak == 1 + !self.judge_first as u32;
+        let mine = match (first_judged, self.cost[m]) {
+            (true, _) | (_, None) => ns,
             (_, Some(c)) => 0.7 * c + 0.3 * ns,
         };
         self.cost[m] = Some(mine);
-        let cheaper = self.cost[1 - m].is_none_or(|other| other < mine);
+        // The cheapest other mode, and any not measured yet.
+        let others = (0..self.modes.len()).filter(|&i| i != m);
+        let unmeasured = others.clone().find(|&i| self.cost[i].is_none());
+        let best = others.clone().filter_map(|i| self.cost[i].map(|c| (c, i))).min_by(|a, b| a.0.total_cmp(&b.0));
+        let cheaper = best.filter(|&(c, _)| c < mine).map(|(_, i)| i);
         if self.trial {
             // The trial's first judged chunk decides its fate, and the time to the next one.
             self.trial = false;
             self.interval = match cheaper {
-                true => (self.interval * 2).min(PROBE_AT_MOST),
-                false => PROBE_EVERY,
+                Some(_) => (self.interval * 2).clamp(PROBE_EVERY, PROBE_AT_MOST),
+                None => PROBE_EVERY,
             };
         }
-        if cheaper || self.streak >= self.interval {
-            self.trial = !cheaper;
-            self.current = 1 - m;
+        let next = match (unmeasured, cheaper) {
+            (Some(i), _) => Some(i),
+            (None, Some(i)) => Some(i),
+            (None, None) if self.streak >= self.interval => {
+                // A periodic trial: the other modes take turns.
+                let n = self.modes.len();
+                self.turn = (1..=n).map(|d| (self.turn + d) % n).find(|&i| i != m).expect("another mode");
+                self.trial = true;
+                Some(self.turn)
+            }
+            (None, None) => None,
+        };
+        if let Some(i) = next {
+            self.judge_first = self.modes[i].threads == self.modes[m].threads;
+            self.current = i;
             self.streak = 0;
         }
-        self.threads()
+        self.mode()
     }
 }
 
@@ -133,7 +186,10 @@ pub struct Control<'a> {
     /// Threads of one simulation (`--threads`; 0: automatic, see [`Adaptive`]: one thread
     /// below `AUTO_MIN_CHANNELS` channels). Results do not depend on it.
     pub threads: usize,
-    /// The automatic choice, once a run with `threads` 0 on several threads has started.
+    /// Whether the sequential engine prefetches: `None` measures which is faster as the
+    /// run goes (see [`Adaptive`]). Results do not depend on it.
+    pub prefetch: Option<bool>,
+    /// The automatic choice of mode, once the run has started.
     pub adaptive: Option<Adaptive>,
 }
 
@@ -152,11 +208,12 @@ impl<'a> Control<'a> {
             interval: Duration::from_millis(100),
             start: Instant::now(),
             last_report: None,
-            chunk: 256,
+            chunk: FIRST_CHUNK,
             last_cycle: 0,
             stopped: None,
             check: cfg!(debug_assertions),
             threads: 0,
+            prefetch: None,
             adaptive: None,
         }
     }
@@ -195,24 +252,28 @@ impl<'a> Control<'a> {
                 Some(max) => limit.min(max),
                 None => limit,
             };
-            if self.threads == 0 && self.adaptive.is_none() && e.threads() > 1 {
-                self.adaptive = Some(Adaptive::new(e.threads()));
+            if self.adaptive.is_none() {
+                self.chunk = (FIRST_CHUNK_CHANNEL_CYCLES / e.channels().max(1) as u64).clamp(1, FIRST_CHUNK);
+                if let Some(on) = self.prefetch {
+                    e.set_prefetching(on);
+                }
+                self.adaptive = Some(Adaptive::new(e.modes(self.threads, self.prefetch)));
             }
             let (t0, hops) = (Instant::now(), e.counters.phit_hops);
             let target = e.now().saturating_add(self.chunk).min(limit);
             e.run_until(target);
-            // Chunk sizes adapt to the network: double while cheap, halve when slow.
+            // Chunk sizes adapt to the network: double while cheap, shrink when slow.
             let took = t0.elapsed();
             if let Some(a) = self.adaptive.as_mut() {
                 let next = a.after_chunk(took.as_secs_f64(), e.counters.phit_hops - hops);
-                if next != e.threads() {
-                    e.set_threads(next);
-                }
+                e.set_mode(next);
             }
             if took < TARGET_CHUNK / 2 {
                 self.chunk = (self.chunk * 2).min(MAX_CHUNK);
             } else if took > TARGET_CHUNK * 2 {
-                self.chunk = (self.chunk / 2).max(1);
+                // In proportion, so that one slow chunk is not followed by several.
+                let ratio = TARGET_CHUNK.as_secs_f64() / took.as_secs_f64();
+                self.chunk = ((self.chunk as f64 * ratio) as u64).max(1);
             }
             self.after_chunk(e, phase)?;
             if let Some(max) = self.budget.max_wall_seconds {
@@ -266,62 +327,103 @@ impl Observer for std::sync::atomic::AtomicBool {
 
 #[cfg(test)]
 mod tests {
-    use super::{Adaptive, PROBE_AT_MOST, PROBE_EVERY};
+    use super::{Adaptive, Mode, PROBE_AT_MOST, PROBE_EVERY, PROBE_FIRST};
+
+    const TWO: Mode = Mode { threads: 2, prefetch: true };
+    const ONE: Mode = Mode { threads: 1, prefetch: true };
+    const ONE_PLAIN: Mode = Mode { threads: 1, prefetch: false };
 
     /// The automatic choice moves to the cheaper thread count, skips the first chunk after a
-    /// change and chunks too small to judge, and tries the other count again periodically.
+    /// change of thread count and chunks too small to judge, and tries the other count again
+    /// periodically.
     #[test]
     fn the_automatic_choice_follows_the_cheaper_thread_count() {
-        let mut a = Adaptive::new(2);
-        assert_eq!(a.threads(), 2);
-        assert_eq!(a.after_chunk(9.0, 1_000_000), 2, "the first chunk is not judged");
-        assert_eq!(a.after_chunk(0.1, 1_000_000), 1, "100 ns on two threads: try one");
-        assert_eq!(a.after_chunk(0.01, 1_000_000), 1, "not judged");
-        assert_eq!(a.after_chunk(1.0, 1_000), 1, "too small to judge");
-        assert_eq!(a.after_chunk(0.05, 1_000_000), 1, "50 ns on one thread: stay");
+        let mut a = Adaptive::new(vec![TWO, ONE]);
+        assert_eq!(a.mode(), TWO);
+        assert_eq!(a.after_chunk(9.0, 1_000_000), TWO, "the first chunk is not judged");
+        assert_eq!(a.after_chunk(0.1, 1_000_000), ONE, "100 ns on two threads: try one");
+        assert_eq!(a.after_chunk(0.01, 1_000_000), ONE, "not judged");
+        assert_eq!(a.after_chunk(1.0, 1_000), ONE, "too small to judge");
+        assert_eq!(a.after_chunk(0.05, 1_000_000), ONE, "50 ns on one thread: stay");
         let mut probed = None;
         for i in 0..PROBE_EVERY {
-            if a.after_chunk(0.05, 1_000_000) == 2 {
+            if a.after_chunk(0.05, 1_000_000) == TWO {
                 probed = Some(i);
                 break;
             }
         }
         assert!(probed.is_some(), "two threads are tried again within {PROBE_EVERY} chunks");
-        assert_eq!(a.after_chunk(0.5, 1_000_000), 2, "not judged");
-        assert_eq!(a.after_chunk(0.04, 1_000_000), 2, "40 ns on two threads now: stay");
-        assert_eq!(a.after_chunk(0.1, 1_000_000), 1, "averaged to 58 ns, above 50: back to one");
+        assert_eq!(a.after_chunk(0.5, 1_000_000), TWO, "not judged");
+        assert_eq!(a.after_chunk(0.04, 1_000_000), TWO, "40 ns on two threads now: stay");
+        assert_eq!(a.after_chunk(0.1, 1_000_000), ONE, "averaged to 58 ns, above 50: back to one");
     }
 
-    /// Chunks on the current count until the other is tried again, every chunk costing
-    /// `ns` per phit-hop.
+    /// Chunks in the current mode until another is tried, every chunk costing `ns` per
+    /// phit-hop.
     fn chunks_to_trial(a: &mut Adaptive, ns: f64) -> u32 {
-        let now = a.threads();
+        let now = a.mode();
         (1..=10 * PROBE_AT_MOST).find(|_| a.after_chunk(ns * 1e-3, 1_000_000) != now).expect("a trial")
     }
 
-    /// Each losing trial doubles the chunks until the next, up to `PROBE_AT_MOST`; a
-    /// winning trial brings the interval back to `PROBE_EVERY`.
+    /// The first trial comes after `PROBE_FIRST` chunks; the first losing trial sets the
+    /// interval to `PROBE_EVERY` and each further one doubles it, up to `PROBE_AT_MOST`; a
+    /// winning trial brings it back to `PROBE_EVERY`.
     #[test]
     fn losing_trials_come_less_often() {
-        let mut a = Adaptive::new(2);
+        let mut a = Adaptive::new(vec![TWO, ONE]);
         a.after_chunk(0.1, 1_000_000);
-        assert_eq!(a.after_chunk(0.1, 1_000_000), 1, "100 ns on two threads: try one");
+        assert_eq!(a.after_chunk(0.1, 1_000_000), ONE, "100 ns on two threads: try one");
         // One thread at 50 ns from now on; each trial of two threads costs 100 ns.
         let mut gaps = Vec::new();
-        for _ in 0..6 {
+        for _ in 0..8 {
             gaps.push(chunks_to_trial(&mut a, 50.0));
-            assert_eq!(a.after_chunk(0.2, 1_000_000), 2, "the trial's first chunk is not judged");
-            assert_eq!(a.after_chunk(0.1, 1_000_000), 1, "the trial loses");
+            assert_eq!(a.after_chunk(0.2, 1_000_000), TWO, "the trial's first chunk is not judged");
+            assert_eq!(a.after_chunk(0.1, 1_000_000), ONE, "the trial loses");
         }
-        assert_eq!(
-            gaps,
-            [PROBE_EVERY, 2 * PROBE_EVERY, 4 * PROBE_EVERY, 8 * PROBE_EVERY, PROBE_AT_MOST, PROBE_AT_MOST]
-        );
+        let doubling: Vec<u32> = (0..7).map(|i| (PROBE_EVERY << i).min(PROBE_AT_MOST)).collect();
+        assert_eq!(gaps[0], PROBE_FIRST, "the first trial comes soon");
+        assert_eq!(gaps[1..], doubling, "then PROBE_EVERY, doubling");
+        assert_eq!(doubling.last(), Some(&PROBE_AT_MOST), "the interval reaches its cap");
         // Two threads get faster: the next trial wins and stays.
         chunks_to_trial(&mut a, 50.0);
         a.after_chunk(0.2, 1_000_000);
-        assert_eq!(a.after_chunk(0.02, 1_000_000), 2, "20 ns on two threads: the trial wins");
+        assert_eq!(a.after_chunk(0.02, 1_000_000), TWO, "20 ns on two threads: the trial wins");
         // Counted after the trial's two chunks.
-        assert_eq!(chunks_to_trial(&mut a, 20.0), PROBE_EVERY - 2, "back to the first interval");
+        assert_eq!(chunks_to_trial(&mut a, 20.0), PROBE_EVERY - 2, "back to the interval after a win");
+    }
+
+    /// With three modes every one is measured before the choice settles on the cheapest; a
+    /// change of prefetching alone is judged from its first chunk (no cores change hands);
+    /// the periodic trials take turns among the other modes.
+    #[test]
+    fn every_mode_is_measured_and_the_trials_take_turns() {
+        let mut a = Adaptive::new(vec![TWO, ONE_PLAIN, ONE]);
+        assert_eq!(a.after_chunk(1.0, 1_000_000), TWO, "the first chunk is not judged");
+        assert_eq!(a.after_chunk(0.030, 1_000_000), ONE_PLAIN, "30 ns on two threads: try the next mode");
+        assert_eq!(a.after_chunk(0.5, 1_000_000), ONE_PLAIN, "a new thread count: not judged");
+        assert_eq!(a.after_chunk(0.040, 1_000_000), ONE, "40 ns without prefetching: try it on");
+        assert_eq!(a.after_chunk(0.020, 1_000_000), ONE, "judged at once: 20 ns, the cheapest: stay");
+        // Periodic trials of the two others, in turn, each losing.
+        let mut tried = Vec::new();
+        for _ in 0..4 {
+            chunks_to_trial(&mut a, 20.0);
+            let trial = a.mode();
+            tried.push(trial);
+            if trial.threads != 1 {
+                assert_eq!(a.after_chunk(0.5, 1_000_000), trial, "not judged");
+            }
+            assert_eq!(a.after_chunk(0.060, 1_000_000), ONE, "the trial of {trial:?} loses");
+        }
+        assert!(tried.contains(&TWO) && tried.contains(&ONE_PLAIN), "both others tried: {tried:?}");
+        assert!(tried.windows(2).all(|w| w[0] != w[1]), "they take turns: {tried:?}");
+    }
+
+    /// A single mode is never left.
+    #[test]
+    fn one_mode_stays() {
+        let mut a = Adaptive::new(vec![ONE]);
+        for _ in 0..3 * PROBE_AT_MOST {
+            assert_eq!(a.after_chunk(0.01, 1_000_000), ONE);
+        }
     }
 }

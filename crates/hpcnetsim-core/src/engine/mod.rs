@@ -174,7 +174,10 @@ pub struct Engine<'a> {
     out_vcs: Vec<channel_state::OutVc>,
     /// Per input queue: fill, last arrival, first departure, held output VC.
     queue_state: Vec<queue_state::QueueState>,
-    /// Whether the state is large enough to be worth prefetching (`prefetch::above_bytes`).
+    /// Bytes of the per-queue and per-channel state (what decides whether prefetching may pay).
+    state_bytes: usize,
+    /// Whether the sequential engine prefetches: from `prefetch::above_bytes` at first, then as
+    /// the run's measurements say (`control::Adaptive`).
     prefetching: bool,
     /// Input queues: one FIFO per channel and VC (the queue at the receiving end of the
     /// port), or one virtual output queue per channel, VC and output port.
@@ -299,6 +302,9 @@ impl<'a> Engine<'a> {
             Buffers::Voq => Queues::Grow(vec![Default::default(); channels * vcs * voq_ports], 0),
         };
         let queues = channels * vcs * voq_ports;
+        let state_bytes = queues * std::mem::size_of::<queue_state::QueueState>()
+            + channels
+                * (std::mem::size_of::<channel_state::Link>() + vcs * std::mem::size_of::<channel_state::OutVc>());
         let mut e = Engine {
             topo,
             routing,
@@ -327,10 +333,8 @@ impl<'a> Engine<'a> {
                 channels * vcs
             ],
             queue_state: vec![Default::default(); queues],
-            prefetching: queues * std::mem::size_of::<queue_state::QueueState>()
-                + channels
-                    * (std::mem::size_of::<channel_state::Link>() + vcs * std::mem::size_of::<channel_state::OutVc>())
-                > prefetch::above_bytes(),
+            state_bytes,
+            prefetching: state_bytes > prefetch::above_bytes(),
             input_free: vec![0; channels],
             grant_ptr: vec![0; channels],
             accept_ptr: vec![0; channels],

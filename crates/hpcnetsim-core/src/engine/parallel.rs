@@ -183,6 +183,11 @@ fn partition(topo: &Topology, parts: usize) -> (Vec<usize>, Vec<usize>) {
 }
 
 impl Engine<'_> {
+    /// Channels of the network (each direction of a link counts once).
+    pub fn channels(&self) -> usize {
+        self.topo.peers().len()
+    }
+
     /// Threads the automatic choice starts from: every core of the machine for a network of
     /// at least `AUTO_MIN_CHANNELS` channels, one below.
     pub fn auto_threads(&self) -> usize {
@@ -247,9 +252,53 @@ impl Engine<'_> {
 
     /// Lets the sequential engine prefetch (or not) whatever the size of the state (see
     /// `prefetch::above_bytes`; the parallel engine always does); results do not depend on
-    /// it. For tests and measurements.
+    /// it.
     pub fn set_prefetching(&mut self, on: bool) {
         self.prefetching = on;
+    }
+
+    /// Whether the sequential engine prefetches now.
+    pub fn prefetching(&self) -> bool {
+        self.prefetching
+    }
+
+    /// The modes a [`Control`](super::control::Control) may choose among for a run asked to
+    /// use `threads` (0: automatic) and to prefetch as `prefetch` says (`None`: either), the
+    /// engine's current mode first: one thread or all cores where the count is automatic and
+    /// the network large enough for several (`auto_threads`), and on one thread with and
+    /// without prefetching, or only without where the state fits in a core's level-2 cache
+    /// (`prefetch::worth_trying_above_bytes`). Wormhole switching has one mode.
+    pub fn modes(&self, threads: usize, prefetch: Option<bool>) -> Vec<super::control::Mode> {
+        use super::control::Mode;
+        let now = Mode { threads: self.threads(), prefetch: self.threads() > 1 || self.prefetching };
+        if self.worm.is_some() {
+            return vec![now];
+        }
+        let counts = match (threads, self.auto_threads()) {
+            (0, many) if many > 1 => vec![1, many],
+            _ => vec![self.threads()],
+        };
+        let mut modes = vec![now];
+        for t in counts {
+            let options: &[bool] = match (t, prefetch) {
+                (1, None) if self.state_bytes > super::prefetch::worth_trying_above_bytes() => &[false, true],
+                (1, None) => &[false],
+                (1, Some(true)) => &[true],
+                (1, Some(false)) => &[false],
+                _ => &[true],
+            };
+            modes.extend(options.iter().map(|&prefetch| Mode { threads: t, prefetch }).filter(|m| *m != now));
+        }
+        modes
+    }
+
+    /// Runs from now on in `mode` (see [`Engine::set_threads`]; the parallel engine always
+    /// prefetches). Results do not depend on it.
+    pub fn set_mode(&mut self, mode: super::control::Mode) {
+        if mode.threads != self.threads() {
+            self.set_threads(mode.threads);
+        }
+        self.prefetching = mode.prefetch;
     }
 
     /// Packets waiting for a grant at the switches now.

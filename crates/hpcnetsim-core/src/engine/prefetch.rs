@@ -4,22 +4,39 @@
 
 use std::sync::OnceLock;
 
-/// Size (bytes) of the engine's per-queue and per-channel state above which it prefetches:
-/// half the processor's last-level cache (the whole working set, with the FIFOs, packets
-/// and lists, is two to three times that state), or 16 MiB where the cache is not known.
-/// Below it the state stays in the caches, which hide their latency by themselves, and the
-/// stages only cost instructions (about 600 per packet-hop on a 4-ary tree).
+/// Size (bytes) of the engine's per-queue and per-channel state from which a run starts
+/// prefetching: half the processor's last-level cache (the whole working set, with the FIFOs,
+/// packets and lists, is two to three times that state), at most 16 MiB (a cache of hundreds
+/// of MiB is shared by many cores, a virtual machine's among other guests), 16 MiB where the
+/// cache is not known. Below it the state mostly stays in the caches, which hide their latency
+/// by themselves, and the stages only cost instructions (about 600 per packet-hop on a 4-ary
+/// tree). Only a first guess: a run measures both and keeps the faster (`control::Adaptive`).
 pub(crate) fn above_bytes() -> usize {
     static BYTES: OnceLock<usize> = OnceLock::new();
-    *BYTES.get_or_init(|| last_level_cache_bytes().map_or(16 << 20, |b| b / 2))
+    *BYTES.get_or_init(|| last_level_cache_bytes().map_or(16 << 20, |b| (b / 2).min(16 << 20)))
+}
+
+/// Size (bytes) of that state below which prefetching is not even tried: half the level-2
+/// cache of a core (1 MiB where it is not known), which then holds the state and hides the
+/// misses of the rest by itself.
+pub(crate) fn worth_trying_above_bytes() -> usize {
+    static BYTES: OnceLock<usize> = OnceLock::new();
+    *BYTES.get_or_init(|| data_cache_bytes(Some(2)).map_or(1 << 20, |b| b) / 2)
 }
 
 /// The largest data or unified cache of CPU 0, from Linux's sysfs.
 fn last_level_cache_bytes() -> Option<usize> {
+    data_cache_bytes(None)
+}
+
+/// The largest data or unified cache of CPU 0 at `level` (any level: `None`), from Linux's
+/// sysfs.
+fn data_cache_bytes(level: Option<u32>) -> Option<usize> {
     let dir = std::path::Path::new("/sys/devices/system/cpu/cpu0/cache");
     let read = |i: usize, f: &str| std::fs::read_to_string(dir.join(format!("index{i}/{f}"))).ok();
     (0..16)
         .filter(|&i| read(i, "type").is_some_and(|t| t.trim() != "Instruction"))
+        .filter(|&i| level.is_none_or(|l| read(i, "level").is_some_and(|t| t.trim() == l.to_string())))
         .filter_map(|i| read(i, "size").and_then(|s| cache_size(&s)))
         .max()
 }
