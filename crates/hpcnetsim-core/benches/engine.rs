@@ -2,7 +2,7 @@
 //! configurations, and the phit-level, cycle-by-cycle reference simulator of the tests on the
 //! same configurations as the cycle-driven baseline. Reports figures; never fails on time.
 
-#[path = "../tests/common/reference.rs"]
+#[path = "../tests/suite/common/reference.rs"]
 #[allow(dead_code)]
 mod reference;
 
@@ -11,6 +11,11 @@ use hpcnetsim_core::config::{Algorithm, Config};
 use hpcnetsim_core::engine::Engine;
 use hpcnetsim_core::Topology;
 use std::hint::black_box;
+
+/// Large blocks in huge pages, as in the Python extension (`perf::huge_pages`): the library
+/// leaves the choice of allocator to the program that links it.
+#[global_allocator]
+static ALLOCATOR: hpcnetsim_core::perf::HugePages = hpcnetsim_core::perf::HugePages;
 
 /// (name, spec, VCs, algorithm, load, cycles simulated per iteration)
 const CASES: &[(&str, &str, u32, Algorithm, f64, u64)] = &[

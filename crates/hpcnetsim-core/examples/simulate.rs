@@ -1,6 +1,11 @@
 //! Runs a TOML config file and prints the result as JSON (development aid; the environment
 //! variable HPCNETSIM_THREADS sets the threads, 0 or unset: automatic, and HPCNETSIM_PREFETCH
 //! pins the prefetching, 0 or 1, unset: measured).
+/// Large blocks in huge pages, as in the Python extension (`perf::huge_pages`): the library
+/// leaves the choice of allocator to the program that links it.
+#[global_allocator]
+static ALLOCATOR: hpcnetsim_core::perf::HugePages = hpcnetsim_core::perf::HugePages;
+
 fn main() {
     let path = std::env::args().nth(1).expect("usage: simulate CONFIG.toml");
     let text = std::fs::read_to_string(&path).expect("readable config");

@@ -9,7 +9,7 @@ pub mod config;
 pub mod engine;
 pub mod error;
 pub mod flow;
-mod huge_pages;
+pub mod perf;
 pub mod resources;
 pub mod rng;
 pub mod routing;
@@ -20,10 +20,6 @@ pub mod workload;
 
 /// Identity of this build: a hash of the core's sources and locked dependencies.
 pub const BUILD_ID: &str = env!("HPCNETSIM_BUILD_ID");
-
-/// Large blocks in huge pages (see `huge_pages.rs`).
-#[global_allocator]
-static ALLOCATOR: huge_pages::HugePages = huge_pages::HugePages;
 
 pub use config::Config;
 pub use error::{Error, Result};

@@ -14,6 +14,11 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
+/// The process's allocator: large blocks in huge pages (`perf::huge_pages`). The library
+/// crate declares none, so programs that link it choose; the extension is where runs happen.
+#[global_allocator]
+static ALLOCATOR: hpcnetsim_core::perf::HugePages = hpcnetsim_core::perf::HugePages;
+
 create_exception!(_core, ConfigError, PyValueError, "A spec, config or input file is invalid.");
 
 fn to_py(e: Error) -> PyErr {

@@ -194,11 +194,11 @@ pub(super) trait Fabric {
     fn wake(&mut self, target: usize, cycle: u64);
     #[inline]
     fn prefetch_queue_state(&self, q: usize) {
-        super::prefetch::prefetch(self.queue_states(), q);
+        crate::perf::prefetch::prefetch(self.queue_states(), q);
     }
     #[inline]
     fn prefetch_packet(&self, p: u32) {
-        super::prefetch::prefetch(self.packets(), p as usize);
+        crate::perf::prefetch::prefetch(self.packets(), p as usize);
     }
     /// Asks the cache for input queue `q`'s FIFO block and state.
     fn prefetch_queue(&self, q: usize);
@@ -484,21 +484,21 @@ impl<'a> Fabric for Engine<'a> {
     }
     #[inline]
     fn prefetch_links(&self, c: usize, n: usize) {
-        super::prefetch::prefetch_range(&self.links, c, n);
+        crate::perf::prefetch::prefetch_range(&self.links, c, n);
     }
     #[inline]
     fn prefetch_out_vcs(&self, i: usize, n: usize) {
-        super::prefetch::prefetch_range(&self.out_vcs, i, n);
+        crate::perf::prefetch::prefetch_range(&self.out_vcs, i, n);
     }
     #[inline]
     fn prefetch_switch_records(&self, s: usize, arbitration: bool) {
         if arbitration && !self.busy(s) {
             return;
         }
-        super::prefetch::prefetch(&self.lists, s);
+        crate::perf::prefetch::prefetch(&self.lists, s);
     }
     #[inline]
     fn prefetch_switch_rng(&self, s: usize) {
-        super::prefetch::prefetch(&self.switch_rng, s);
+        crate::perf::prefetch::prefetch(&self.switch_rng, s);
     }
 }

@@ -18,7 +18,6 @@ mod matching;
 pub mod measure;
 mod nic;
 mod parallel;
-pub(crate) mod prefetch;
 mod queue;
 mod queue_state;
 mod switch_lists;
@@ -30,6 +29,7 @@ mod wormhole;
 
 use crate::config::{Arbitration, Config, OutputAllocation, Selection};
 use crate::error::Result;
+use crate::perf::prefetch;
 use crate::rng::{stream, Owner, Stream};
 use crate::routing::{self, Candidate, Offer, Routing};
 use crate::switch::buffers::{Fifos, Queues};
@@ -97,10 +97,6 @@ struct Packet {
     /// LID offset (virtual destination) chosen by the sender; table routing only.
     offset: u8,
 }
-
-/// Items (events or arbitrations) between two prefetch stages: the last stage asks for an
-/// item's state this many items before it is handled (`prefetch::pipelined`).
-const AHEAD: usize = 8;
 
 /// No queue (an unreserved output VC, a queue holding no reservation).
 const NONE: u32 = u32::MAX;

@@ -26,9 +26,9 @@
 use super::arbitration::Switching;
 use super::channel_state::{Link, OutVc};
 use super::fabric::{Fabric, Interner, Knobs, Scratch};
-use super::prefetch::pipelined;
 use super::queue_state::QueueState;
 use super::{Counters, Engine, Event, Packet, SwitchLists};
+use crate::perf::prefetch::pipelined;
 use crate::rng::Stream;
 use crate::routing::{Candidate, Routing};
 use crate::switch::buffers::QueuesMut;
@@ -281,7 +281,7 @@ impl Engine<'_> {
         let mut modes = vec![now];
         for t in counts {
             let options: &[bool] = match (t, prefetch) {
-                (1, None) if self.state_bytes > super::prefetch::worth_trying_above_bytes() => &[false, true],
+                (1, None) if self.state_bytes > crate::perf::prefetch::worth_trying_above_bytes() => &[false, true],
                 (1, None) => &[false],
                 (1, Some(true)) => &[true],
                 (1, Some(false)) => &[false],
@@ -690,11 +690,11 @@ impl<'a> Fabric for Part<'a> {
     }
     #[inline]
     fn prefetch_links(&self, c: usize, n: usize) {
-        super::prefetch::prefetch_range(self.links, c.wrapping_sub(self.ch0), n);
+        crate::perf::prefetch::prefetch_range(self.links, c.wrapping_sub(self.ch0), n);
     }
     #[inline]
     fn prefetch_out_vcs(&self, i: usize, n: usize) {
-        super::prefetch::prefetch_range(self.out_vcs, i.wrapping_sub(self.ch0 * self.k.vcs), n);
+        crate::perf::prefetch::prefetch_range(self.out_vcs, i.wrapping_sub(self.ch0 * self.k.vcs), n);
     }
     #[inline]
     fn prefetch_switch_records(&self, s: usize, arbitration: bool) {
@@ -702,11 +702,11 @@ impl<'a> Fabric for Part<'a> {
         if arbitration && self.busy.get(s) == Some(&0) {
             return;
         }
-        super::prefetch::prefetch(self.lists, s);
+        crate::perf::prefetch::prefetch(self.lists, s);
     }
     #[inline]
     fn prefetch_switch_rng(&self, s: usize) {
-        super::prefetch::prefetch(self.switch_rng, s.wrapping_sub(self.sw0));
+        crate::perf::prefetch::prefetch(self.switch_rng, s.wrapping_sub(self.sw0));
     }
 }
 

@@ -55,7 +55,7 @@ impl Routing for TreeRouting {
     }
 
     fn prefetch(&self, switch: usize) {
-        crate::engine::prefetch::prefetch(&self.place, switch);
+        crate::perf::prefetch::prefetch(&self.place, switch);
     }
 
     fn route(&self, req: &Request, out: &mut Vec<Candidate>) {

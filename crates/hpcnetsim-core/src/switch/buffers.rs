@@ -44,10 +44,10 @@ impl<R: AsRef<[u32]>, G: AsRef<[VecDeque<u32>]>> Queues<R, G> {
             Queues::Ring(f) => {
                 // A block may span two lines: ask for its first and last words.
                 let b = f.block(q);
-                crate::engine::prefetch::prefetch(f.data.as_ref(), b);
-                crate::engine::prefetch::prefetch(f.data.as_ref(), b + f.capacity);
+                crate::perf::prefetch::prefetch(f.data.as_ref(), b);
+                crate::perf::prefetch::prefetch(f.data.as_ref(), b + f.capacity);
             }
-            Queues::Grow(v, first) => crate::engine::prefetch::prefetch(v.as_ref(), q - first),
+            Queues::Grow(v, first) => crate::perf::prefetch::prefetch(v.as_ref(), q - first),
         }
     }
 

@@ -117,7 +117,7 @@ impl Topology {
     /// Asks the cache for terminal `t`'s attachment (see `engine::prefetch`).
     #[inline]
     pub(crate) fn prefetch_terminal(&self, t: usize) {
-        crate::engine::prefetch::prefetch(&self.terminal_attachment, t);
+        crate::perf::prefetch::prefetch(&self.terminal_attachment, t);
     }
 
     /// Number of terminals attached to each switch.

@@ -1,8 +1,7 @@
 //! The switch semantics of INSEE, the simulator of papers 000 and 002, one at a time on
 //! tiny networks whose timing is worked out by hand in each test.
 
-mod common;
-use common::{sim_config, topo};
+use crate::common::{sim_config, topo};
 use hpcnetsim_core::config::{Algorithm, Config, OutputAllocation, Selection};
 use hpcnetsim_core::engine::Engine;
 use hpcnetsim_core::routing::{Candidate, Choice, Offer};

@@ -2,8 +2,7 @@
 //! known totals, the default choice, and execution times on a crossbar against hand
 //! computations.
 
-mod common;
-use common::sim_config;
+use crate::common::sim_config;
 use hpcnetsim_core::config::{Algorithm, CollectiveAlgorithm as A, Kernel, WorkloadConfig};
 use hpcnetsim_core::engine::execute::execute;
 use hpcnetsim_core::stats::Status;

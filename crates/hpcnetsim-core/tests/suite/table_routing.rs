@@ -2,8 +2,7 @@
 //! paths on every family, deadlock verdicts, ftree's shift permutations, dumps read back,
 //! and the errors for bad inputs.
 
-mod common;
-use common::topo;
+use crate::common::topo;
 use hpcnetsim_core::routing::deadlock::Verdict;
 use hpcnetsim_core::routing::tables::{self, dump, stats, EngineOptions, Tables};
 use hpcnetsim_core::{Peer, Topology};

@@ -2,8 +2,7 @@
 //! as the hand-picked ones (enumerated channel loads, exhaustive bisection for even
 //! sizes, closed-form distances against BFS, symmetry shortcut against all sources).
 
-mod common;
-use common::{brute_force_bisection, brute_force_channel_loads, topo};
+use crate::common::{brute_force_bisection, brute_force_channel_loads, topo};
 use hpcnetsim_core::topology::paths;
 use proptest::prelude::*;
 

@@ -1,8 +1,7 @@
 //! Paper 002 (synthetic workloads), §4.1: the three 64-node networks compared there all
 //! have an ideal uniform throughput of 1.
 
-mod common;
-use common::{assert_close, topo};
+use crate::common::{assert_close, topo};
 
 /// Uniform traffic never sends to itself, which lowers the torus bound to 63/64.
 #[test]

@@ -4,8 +4,7 @@
 //! matrices their files contain (counted here independently), and bad traces fail with
 //! one line naming the file, the record and the rank.
 
-mod common;
-use common::topo;
+use crate::common::topo;
 use hpcnetsim_core::config::{Config, Kernel, WorkloadConfig};
 use hpcnetsim_core::engine::execute::{execute, execute_programs};
 use hpcnetsim_core::stats::{ExecutionResult, Status};

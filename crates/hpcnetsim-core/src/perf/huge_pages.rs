@@ -20,7 +20,7 @@ const HUGE_FROM: usize = 2 << 20;
 const LINE: usize = 64;
 
 /// The system allocator, with large blocks line-aligned and advised to use huge pages.
-pub(crate) struct HugePages;
+pub struct HugePages;
 
 /// Bytes of the system's pointer kept before a large block.
 const WORD: usize = std::mem::size_of::<usize>();

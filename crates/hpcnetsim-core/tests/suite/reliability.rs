@@ -1,9 +1,8 @@
 //! Reliability under real use: deadlock evidence that can be walked, cancellation and
 //! budgets of the drivers, invariant checks, bounds on cycle fields, memory refusal.
 
-mod common;
 
-use common::topo;
+use crate::common::topo;
 use hpcnetsim_core::config::Config;
 use hpcnetsim_core::engine::control::{Budget, Control, Observer, Progress};
 use hpcnetsim_core::engine::{measure, Engine};

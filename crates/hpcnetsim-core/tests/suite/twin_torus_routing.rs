@@ -3,8 +3,7 @@
 //! on small instances), the engine's zero-load latency follows the routes, and a saturated
 //! 5DT torus keeps delivering.
 
-mod common;
-use common::{sim_config, topo};
+use crate::common::{sim_config, topo};
 use hpcnetsim_core::config::Algorithm;
 use hpcnetsim_core::engine::Engine;
 use hpcnetsim_core::routing::deadlock::{self, Verdict};

@@ -3,8 +3,7 @@
 //! holds adversarial traffic near half the bandwidth, UGAL follows the better of minimal
 //! and Valiant, and bad set-ups are refused.
 
-mod common;
-use common::{sim_config, topo};
+use crate::common::{sim_config, topo};
 use hpcnetsim_core::config::{Algorithm, Config, PatternKind};
 use hpcnetsim_core::engine::{measure, Engine};
 use hpcnetsim_core::routing::{self, deadlock};

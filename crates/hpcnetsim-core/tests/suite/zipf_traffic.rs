@@ -5,8 +5,7 @@
 //! networks: the share of every rank, a chi-square statistic over all 255 ranks, and the load
 //! each terminal receives (the rotation makes it the same for every destination).
 
-mod common;
-use common::topo;
+use crate::common::topo;
 use hpcnetsim_core::config::{Config, PatternKind};
 use hpcnetsim_core::rng::{stream, Owner};
 use hpcnetsim_core::workload::Pattern;

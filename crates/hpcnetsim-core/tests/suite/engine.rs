@@ -2,8 +2,7 @@
 //! conservation and credit accounting, determinism, saturation of thin-trees near their
 //! ideal throughput, absence of deadlock under saturation, and bad configs.
 
-mod common;
-use common::{sim_config, topo};
+use crate::common::{sim_config, topo};
 use hpcnetsim_core::config::{Algorithm, Config};
 use hpcnetsim_core::engine::{measure, Engine};
 use hpcnetsim_core::stats::Status;

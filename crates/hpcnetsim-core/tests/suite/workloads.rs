@@ -3,8 +3,7 @@
 //! execution time on an uncontended crossbar equals the hand computation, and a program
 //! waiting for a message that never comes is reported, not run forever.
 
-mod common;
-use common::{sim_config, topo};
+use crate::common::{sim_config, topo};
 use hpcnetsim_core::config::{Algorithm, Kernel, PlacementKind, WorkloadConfig};
 use hpcnetsim_core::engine::execute::{execute, run_to_completion};
 use hpcnetsim_core::engine::Engine;

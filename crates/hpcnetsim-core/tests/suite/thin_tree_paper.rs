@@ -1,8 +1,7 @@
 //! Paper 000 (thin-trees): Tables 1, 2, 3 and the cost columns of Table 6, recomputed from
 //! the built graphs.
 
-mod common;
-use common::{assert_close, topo};
+use crate::common::{assert_close, topo};
 
 /// Counts taken from the graph itself, not from the family's formulas.
 struct Counted {

@@ -1,7 +1,6 @@
 //! Paper 003 (twin tori): the card layout of Definition 2.2 and the networks of Table I.
 
-mod common;
-use common::topo;
+use crate::common::topo;
 use hpcnetsim_core::topology::{Family, Peer};
 use hpcnetsim_core::Topology;
 

@@ -2,8 +2,7 @@
 //! several switches, the wormhole pipeline latency, no deadlock under saturation with the
 //! Elite routing, causal workloads on it, and wormhole configs that cannot work.
 
-mod common;
-use common::topo;
+use crate::common::topo;
 use hpcnetsim_core::config::Config;
 use hpcnetsim_core::engine::execute::execute_programs;
 use hpcnetsim_core::engine::Engine;

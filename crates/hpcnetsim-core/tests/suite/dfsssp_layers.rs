@@ -3,8 +3,7 @@
 //! within InfiniBand's 8, and every lane's channel dependency graph must be acyclic, which
 //! the test checks with its own topological sort over the paths the tables give.
 
-mod common;
-use common::topo;
+use crate::common::topo;
 use hpcnetsim_core::routing::tables::{self, EngineOptions, Tables};
 use hpcnetsim_core::Topology;
 use std::collections::{HashMap, HashSet};

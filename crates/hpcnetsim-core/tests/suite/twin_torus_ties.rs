@@ -4,8 +4,7 @@
 //! 2-node rings idle and loaded the + side of the 4-node rings three times the − side, which
 //! cost the 5DT torus a quarter of its throughput (docs/validation.md, paper 003).
 
-mod common;
-use common::{sim_config, topo};
+use crate::common::{sim_config, topo};
 use hpcnetsim_core::config::Algorithm;
 use hpcnetsim_core::routing::{self, Request};
 use hpcnetsim_core::Peer;

@@ -1,8 +1,7 @@
 //! Synthetic traffic: every destination pattern maps where it should, injection processes
 //! offer the configured load, messages split into padded packets.
 
-mod common;
-use common::topo;
+use crate::common::topo;
 use hpcnetsim_core::config::{Config, Injection, PatternKind};
 use hpcnetsim_core::rng::{stream, Owner};
 use hpcnetsim_core::workload::{message_packets, Pattern, Source};

@@ -1,8 +1,7 @@
 //! Paper 001 (HyperX): the 12x8 HyperX with 7 terminals per switch, and the tree it is
 //! compared with.
 
-mod common;
-use common::{assert_close, topo};
+use crate::common::{assert_close, topo};
 
 #[test]
 fn twelve_by_eight_hyperx() {

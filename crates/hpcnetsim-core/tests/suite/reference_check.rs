@@ -3,9 +3,8 @@
 //! accepted throughput and mean latency within statistical tolerance (the two draw their
 //! random numbers differently, so only distributions can agree).
 
-mod common;
-use common::reference::Reference;
-use common::{sim_config as config, topo};
+use crate::common::reference::Reference;
+use crate::common::{sim_config as config, topo};
 use hpcnetsim_core::config::{Algorithm, Config};
 use hpcnetsim_core::engine::Engine;
 

@@ -1,8 +1,7 @@
 //! Paper 004 (Quadrics), Appendix A: the k-ary n-tree labelling, its size, diameter,
 //! average distance, mdi and nca.
 
-mod common;
-use common::{assert_close, topo};
+use crate::common::{assert_close, topo};
 use hpcnetsim_core::topology::{paths, Family, Peer};
 
 fn label(t: &hpcnetsim_core::Topology, s: usize) -> (Vec<usize>, usize) {

@@ -2,8 +2,7 @@
 //! the table path), lanes keep a saturated network moving, a dumped table simulates exactly
 //! like the engine that computed it, and bad set-ups are reported.
 
-mod common;
-use common::{sim_config, topo};
+use crate::common::{sim_config, topo};
 use hpcnetsim_core::config::{AddressPolicy, Algorithm, Config};
 use hpcnetsim_core::engine::{measure, Engine};
 use hpcnetsim_core::routing::deadlock;

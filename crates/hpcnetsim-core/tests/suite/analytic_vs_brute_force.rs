@@ -2,8 +2,7 @@
 //! channel loads (every minimal path listed), bisection (every switch assignment tried),
 //! distances (closed forms against BFS), and the symmetry shortcut against all sources.
 
-mod common;
-use common::{assert_close, brute_force_bisection, brute_force_channel_loads, topo};
+use crate::common::{assert_close, brute_force_bisection, brute_force_channel_loads, topo};
 use hpcnetsim_core::topology::{paths, Family, Peer};
 
 /// Small instances of every family, with odd sizes, size-2 rings, parallel links,
@@ -128,7 +127,7 @@ fn minimal_path_counts_match_enumeration() {
                 continue;
             }
             let (sa, sb) = (t.terminal_attachment(a).0, t.terminal_attachment(b).0);
-            let enumerated = if sa == sb { 1 } else { common::all_minimal_paths(&t, sa, sb).len() as u128 };
+            let enumerated = if sa == sb { 1 } else { crate::common::all_minimal_paths(&t, sa, sb).len() as u128 };
             assert_eq!(paths::minimal_paths(&t, a, b).unwrap(), enumerated, "{spec}: {a} -> {b}");
         }
     }

@@ -1,0 +1,45 @@
+//! The Rust integration tests, one module per file, built as one test binary: linked once
+//! instead of once per file, which on two cores took most of `make test`'s time. Paper
+//! reproductions, brute-force cross-checks against the engine and the reference simulator,
+//! parser fuzzing and the error messages of bad input.
+
+mod common;
+
+mod analytic_vs_brute_force;
+mod collectives;
+mod concurrent_jobs;
+mod dfsssp_layers;
+mod duato;
+mod dumpi_traces;
+mod engine;
+mod extoll_paper;
+mod fabric_import;
+mod flow_model;
+mod flow_packet_agreement;
+mod flow_tables;
+mod fuzz_parsers;
+mod hyperx_adaptive;
+mod hyperx_paper;
+mod ib_flit_sim_fabrics;
+mod insee_semantics;
+mod nic_model;
+mod parallel;
+mod parx_messages;
+mod quadrics_paper;
+mod random_instances;
+mod reference_check;
+mod reliability;
+mod spec_errors;
+mod streamed_replay;
+mod switch_models;
+mod table_engine;
+mod table_routing;
+mod thin_tree_paper;
+mod traces;
+mod traffic;
+mod twin_torus_routing;
+mod twin_torus_ties;
+mod workload_paper;
+mod workloads;
+mod wormhole;
+mod zipf_traffic;
