@@ -5,7 +5,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 OUT    ?= results
 
-.PHONY: demo test install rust-test py-test bench clean
+.PHONY: demo test lint install rust-test py-test bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -25,6 +25,16 @@ demo: install
 	$(BIN)/hpcnetsim topo compare --out $(OUT)/thin-tree-compare
 	$(BIN)/hpcnetsim study run thin-trees --quick --out $(OUT)/thin-trees-quick
 	$(BIN)/hpcnetsim study run workloads --quick --out $(OUT)/workloads-quick
+
+## lint: formatting and lints of both languages (rustfmt, clippy with warnings as errors, ruff),
+## the type stubs of the extension against the extension, and no placeholder left in the code
+lint: install
+	cargo fmt --all --check
+	cargo clippy --workspace --all-targets --quiet -- -D warnings
+	$(BIN)/ruff check python tests tools benchmarks
+	$(BIN)/python tools/check_core_stub.py
+	@! grep -rnE 'todo!\(|unimplemented!\(|NotImplementedError|\b(TODO|FIXME|XXX)\b' crates python tests tools \
+		--include='*.rs' --include='*.py' --include='*.pyi' || { echo "placeholders left (above)"; exit 1; }
 
 ## test: every Rust and Python test
 test: install rust-test py-test

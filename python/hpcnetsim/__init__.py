@@ -21,7 +21,7 @@ _EXPORTS = {
     "simulate": "simulation",
 }
 
-__all__ = ["ConfigError", "__version__", *_EXPORTS]
+__all__ = ["ConfigError", "__version__"] + list(_EXPORTS)
 
 
 def __getattr__(name: str):

@@ -93,7 +93,7 @@ def plot(frames: dict[str, Any], out: Path, title: str = "") -> list[Path]:
         ax.legend()
         for ext in ("png", "svg"):
             path = out / f"{fig_name}.{ext}"
-            atomic_write(path, lambda tmp, ext=ext: fig.savefig(tmp, format=ext, bbox_inches="tight"))
+            atomic_write(path, lambda tmp, ext=ext, fig=fig: fig.savefig(tmp, format=ext, bbox_inches="tight"))
             written.append(path)
         plt.close(fig)
     return written

@@ -170,7 +170,7 @@ def _figures(frames: dict[str, pandas.DataFrame], out: Path) -> list[Path]:
         ax.set_title(f"QsNET preset: {name}")
         for ext in ("png", "svg"):
             path = out / f"{name}.{ext}"
-            atomic_write(path, lambda tmp, ext=ext: fig.savefig(tmp, format=ext, bbox_inches="tight"))
+            atomic_write(path, lambda tmp, ext=ext, fig=fig: fig.savefig(tmp, format=ext, bbox_inches="tight"))
             written.append(path)
         plt.close(fig)
     return written

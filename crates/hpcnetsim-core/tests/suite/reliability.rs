@@ -1,7 +1,6 @@
 //! Reliability under real use: deadlock evidence that can be walked, cancellation and
 //! budgets of the drivers, invariant checks, bounds on cycle fields, memory refusal.
 
-
 use crate::common::topo;
 use hpcnetsim_core::config::Config;
 use hpcnetsim_core::engine::control::{Budget, Control, Observer, Progress};
