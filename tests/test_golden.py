@@ -38,6 +38,37 @@ CASES = {
     # the torus of the engine comparisons: DOR beyond saturation.
     "torus 8x8 dor 1.0": {"topology": "torus:8x8", "seed": 1, "switch": {"vcs": 2}, "routing": {"algorithm": "dor"},
                           "traffic": {"load": 1.0}, "measurement": SHORT},
+    # twin-torus (paper 003): the extoll technology and switch presets (virtual output queues,
+    # iSLIP, one-cell credits, 1-32-cell packets) on a 5D twin torus and a 3D torus, and a
+    # collective on them.
+    **{f"extoll {a} {t} 0.5": {"topology": t, "seed": 1, "technology": "extoll",
+                               "switch": {"preset": "extoll", "vcs": vcs, "phit_bytes": 16, "queue_packets": 4},
+                               "routing": {"algorithm": a},
+                               "traffic": {"load": 0.5, "packet_phits": 1, "packet_phits_max": 32}, "measurement": SHORT}
+       for t, a, vcs in (("twin-torus:4x4x2x2x2", "ts-dor", 4), ("torus:4x4x4", "duato", 3))},
+    "extoll alltoall 512 twin-torus:4x2x2x2x2": {
+        "topology": "twin-torus:4x2x2x2x2", "seed": 1, "technology": "extoll",
+        "switch": {"preset": "extoll", "vcs": 4, "phit_bytes": 16, "queue_packets": 4},
+        "routing": {"algorithm": "ts-dor"}, "workload": {"kernel": "alltoall", "message_bytes": 512}},
+    # quadrics (paper 004): the elite wormhole switch under uniform traffic, and a kernel on the
+    # qsnet technology (Elan3 host path, 400 MB/s links).
+    "elite tree:k=4,n=3 0.6": {"topology": "tree:k=4,n=3", "seed": 1, "switch": {"preset": "elite"},
+                               "traffic": {"load": 0.6}, "measurement": SHORT},
+    "qsnet bu 4096 tree:k=4,n=2": {"topology": "tree:k=4,n=2", "seed": 1, "technology": "qsnet",
+                                   "workload": {"kernel": "bu", "message_bytes": 4096}},
+}  # fmt: skip
+
+#: name -> (kind, config): the flow-level model (paper 001's eBB and mpiGraph).
+FLOW_CASES = {
+    "flow ebb hyperx:4x4,t=2 hyperx-dor": ("ebb", {"topology": "hyperx:4x4,t=2", "seed": 1,
+                                                   "routing": {"algorithm": "hyperx-dor"}, "flow": {"samples": 20}}),
+    "flow ebb hyperx:4x4,t=2 dfsssp": ("ebb", {"topology": "hyperx:4x4,t=2", "seed": 1, "switch": {"vcs": 8},
+                                               "routing": {"algorithm": "table", "engine": "dfsssp"},
+                                               "flow": {"samples": 20}}),
+    "flow ebb tree:k=4,kp=2,n=3 spread": ("ebb", {"topology": "tree:k=4,kp=2,n=3", "seed": 1,
+                                                  "routing": {"algorithm": "tree-adaptive"}, "flow": {"samples": 20}}),
+    "flow mpigraph tree:k=4,kp=2,n=2": ("mpigraph", {"topology": "tree:k=4,kp=2,n=2", "seed": 1,
+                                                     "routing": {"algorithm": "tree-adaptive"}}),
 }  # fmt: skip
 
 
@@ -50,8 +81,18 @@ def _result(cfg):
             "packets_generated": r.packets_generated}  # fmt: skip
 
 
+def _flow_result(kind, cfg):
+    if kind == "ebb":
+        r = hpcnetsim.ebb(cfg).to_dict()
+        return {"ebb": r["ebb"], "p5": r["distribution"]["p5"], "p95": r["distribution"]["p95"]}
+    r = hpcnetsim.mpigraph(cfg).to_dict()
+    return {"pair_bandwidth": r["pair_bandwidth"], "worst_streams_per_cable": r["worst_streams_per_cable"],
+            "row_sums": [sum(row) for row in r["bandwidth"]]}
+
+
 def test_golden_results_do_not_move():
     got = {name: _result(cfg) for name, cfg in CASES.items()}
+    got |= {name: _flow_result(kind, cfg) for name, (kind, cfg) in FLOW_CASES.items()}
     if os.environ.get("HPCNETSIM_REGENERATE_GOLDEN"):
         GOLDEN.write_text(json.dumps(got, indent=1, sort_keys=True) + "\n")
         pytest.skip("golden results regenerated")
