@@ -8,7 +8,7 @@ from typing import Any
 
 from . import causal_plots, metrics
 from ._core import ConfigError
-from .compare import short_label
+from .labels import short_label
 from .expressions import topology_properties
 
 FIGURE_KINDS = ("normalized-time", "evolution")

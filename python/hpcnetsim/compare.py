@@ -26,16 +26,6 @@ COLUMNS = (
 )
 
 
-def short_label(spec: str) -> str:
-    """``tree:k=8,kp=4,n=4`` → ``8:4,4`` (the thin-tree paper's notation); other specs as given."""
-    family, _, body = spec.partition(":")
-    if family == "tree":
-        params = dict(item.split("=", 1) for item in body.replace(" ", "").split(",") if "=" in item)
-        if {"k", "n"} <= params.keys():
-            return f"{params['k']}:{params.get('kp', params['k'])},{params['n']}"
-    return spec
-
-
 def thin_tree_family(k: int = 8, n: int = 4) -> list[str]:
     """Specs of the k:k',n trees for k' = k down to 1 (the thin-tree paper's family)."""
     return [f"tree:k={k},kp={kp},n={n}" for kp in range(k, 0, -1)]

@@ -12,7 +12,7 @@ import matplotlib.pyplot as plt
 
 def plot_cost_throughput(rows: list[dict], path: Path, title: str) -> None:
     """Two panels: the three costs relative to the first row, and both throughput bounds."""
-    from .compare import short_label
+    from .labels import short_label
 
     labels = [short_label(r["spec"]) for r in rows]
     x = range(len(rows))
@@ -152,7 +152,7 @@ def plot_panels(frame, panels: str, curves: str | None, metric: str, path: Path,
 
     With ``bounds`` (panel → (ideal, Θ)), the ideal throughput is drawn dashed and Θ dotted.
     """
-    from .compare import short_label
+    from .labels import short_label
 
     keys = list(dict.fromkeys(frame[panels]))
     fig, axes = plt.subplots(1, len(keys), figsize=(4.2 * len(keys), 4.2), squeeze=False)

@@ -13,6 +13,7 @@ pub mod perf;
 pub mod resources;
 pub mod rng;
 pub mod routing;
+mod slices;
 pub mod stats;
 pub mod switch;
 pub mod topology;

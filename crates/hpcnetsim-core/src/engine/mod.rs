@@ -38,7 +38,6 @@ use crate::topology::{Peer, Topology};
 use crate::workload::{kernels, placement, Pattern, Source};
 use arbitration::Switching;
 use fabric::Fabric;
-pub(crate) use parallel::split_ranges;
 pub use parallel::AUTO_MIN_CHANNELS;
 use queue::EventQueue;
 use std::collections::VecDeque;

@@ -31,6 +31,7 @@ use super::{Counters, Engine, Event, Packet, SwitchLists};
 use crate::perf::prefetch::pipelined;
 use crate::rng::Stream;
 use crate::routing::{Candidate, Routing};
+use crate::slices::cut;
 use crate::switch::buffers::QueuesMut;
 use crate::switch::Model;
 use crate::topology::Topology;
@@ -122,20 +123,6 @@ struct Part<'a> {
     accept_ptr: &'a mut [u32],
     interner: &'a mut Interner,
     data: &'a mut PartData,
-}
-
-/// Borrows `v` (whose first element is item `first`, `scale` elements per item) as the
-/// consecutive ranges of items `cuts[i]..cuts[i + 1]`.
-pub(crate) fn split_ranges<'a, T>(mut v: &'a mut [T], cuts: &[usize], first: usize, scale: usize) -> Vec<&'a mut [T]> {
-    debug_assert_eq!(cuts[0], first);
-    cuts.windows(2).map(|w| cut(&mut v, (w[1] - w[0]) * scale)).collect()
-}
-
-/// The first `n` elements of `rest`, which keeps the others.
-fn cut<'a, T>(rest: &mut &'a mut [T], n: usize) -> &'a mut [T] {
-    let (head, tail) = std::mem::take(rest).split_at_mut(n);
-    *rest = tail;
-    head
 }
 
 /// Runs `step` on every partition of `views`: the first on this thread, the others on

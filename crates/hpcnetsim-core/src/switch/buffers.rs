@@ -107,13 +107,13 @@ impl<R: AsRef<[u32]> + AsMut<[u32]>, G: AsRef<[VecDeque<u32>]> + AsMut<[VecDeque
             Queues::Ring(f) => {
                 let words = f.capacity + 1;
                 let first = f.first;
-                crate::engine::split_ranges(f.data.as_mut(), cuts, first, words)
+                crate::slices::split_ranges(f.data.as_mut(), cuts, first, words)
                     .into_iter()
                     .zip(cuts)
                     .map(|(data, &q)| Queues::Ring(Fifos { data, capacity: f.capacity, first: q }))
                     .collect()
             }
-            Queues::Grow(v, first) => crate::engine::split_ranges(v.as_mut(), cuts, *first, 1)
+            Queues::Grow(v, first) => crate::slices::split_ranges(v.as_mut(), cuts, *first, 1)
                 .into_iter()
                 .zip(cuts)
                 .map(|(v, &q)| Queues::Grow(v, q))

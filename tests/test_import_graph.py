@@ -1,0 +1,146 @@
+"""The import graphs of the Rust core and of the Python package have no cycle.
+
+A module graph with cycles cannot be read bottom-up, and a new component there tends to grow
+the cycle it lands in. Edges are read from the sources: in Rust every `crate::a::b` and
+`super::b` path outside comments and unit-test modules (module granularity: the crate's
+top-level modules, and the modules one level below them); in Python every import of the
+package, also those inside functions (a deferred import hides a cycle, it does not remove it).
+
+The Rust core still has the cycles listed in RUST_CYCLES: config reads the switch presets and
+the routing-table engines to validate itself while switch and routing read config (one preset
+system, layered as data, removes it); the engine's arbitration and iSLIP call each other, and
+so do its NIC, task and window modules (the NIC and task execution move out of the engine);
+the topology family dispatches to the builders that return it. They are listed exactly so that the test fails both when a
+new module joins a cycle and when one is broken without the list being shortened."""
+
+import ast
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+RUST = ROOT / "crates" / "hpcnetsim-core" / "src"
+PYTHON = ROOT / "python" / "hpcnetsim"
+
+#: depth -> the strongly connected components (of more than one module) the Rust graph still has.
+RUST_CYCLES = {
+    1: [{"config", "routing", "switch"}],
+    2: [
+        {"config", "switch", "switch::presets"},
+        {"engine::arbitration", "engine::islip"},
+        {"engine::nic", "engine::tasks", "engine::window"},
+        {"topology::crossbar", "topology::family", "topology::graph", "topology::hyperx", "topology::ibdm",
+         "topology::import", "topology::symmetry", "topology::torus", "topology::tree", "topology::twin_torus"},
+    ],
+}  # fmt: skip
+
+
+def cycles(graph: dict[str, set[str]]) -> list[set[str]]:
+    """The strongly connected components of more than one node (Tarjan, iterative)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[set[str]] = []
+    for root in sorted(graph):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph.get(root, ()))))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            v, children = work[-1]
+            w = next(children, None)
+            if w is not None:
+                if w not in index:
+                    index[w] = low[w] = len(index)
+                    stack.append(w)
+                    on_stack.add(w)
+                    work.append((w, iter(sorted(graph.get(w, ())))))
+                elif w in on_stack:
+                    low[v] = min(low[v], index[w])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[v])
+            if low[v] == index[v]:
+                comp = set()
+                while True:
+                    w = stack.pop()
+                    on_stack.discard(w)
+                    comp.add(w)
+                    if w == v:
+                        break
+                if len(comp) > 1:
+                    found.append(comp)
+    return found
+
+
+def _rust_module(path: Path) -> list[str]:
+    parts = list(path.relative_to(RUST).with_suffix("").parts)
+    if parts[-1] == "mod":
+        parts.pop()
+    return [] if parts == ["lib"] else parts
+
+
+def rust_graph(depth: int) -> dict[str, set[str]]:
+    """Module -> modules it uses, both cut to their first `depth` path segments."""
+    graph: dict[str, set[str]] = {}
+    for path in RUST.rglob("*.rs"):
+        module = _rust_module(path)
+        text = re.sub(r"#\[cfg\(test\)\]\s*mod tests\s*\{.*", "", path.read_text(), flags=re.S)
+        text = re.sub(r"//[^\n]*", "", text)
+        used = [m.group(1).split("::") for m in re.finditer(r"\bcrate::((?:[a-z_][a-z0-9_]*::)*[a-z_][a-z0-9_]*)", text)]
+        if module:
+            used += [module[:-1] + [m.group(1)] for m in re.finditer(r"\bsuper::([a-z_][a-z0-9_]*)", text)]
+        a = "::".join(module[:depth])
+        for target in used:
+            b = "::".join(target[:depth])
+            # A module using its own parent or child is one unit at this depth.
+            if a and b and a != b and not a.startswith(b + "::") and not b.startswith(a + "::"):
+                graph.setdefault(a, set()).add(b)
+    return graph
+
+
+def python_graph() -> dict[str, set[str]]:
+    """Module -> package modules it imports (anywhere in the file)."""
+    modules = {}
+    for path in PYTHON.rglob("*.py"):
+        name = ".".join(("hpcnetsim", *path.relative_to(PYTHON).with_suffix("").parts)).removesuffix(".__init__")
+        modules[name] = path
+    graph: dict[str, set[str]] = {}
+    for name, path in modules.items():
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        used = set()
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom):
+                if node.level:
+                    base = package.split(".")[: len(package.split(".")) - (node.level - 1)]
+                    target = ".".join(base + ([node.module] if node.module else []))
+                    used |= {f"{target}.{a.name}" for a in node.names} if node.module is None else {target}
+                elif node.module:
+                    used.add(node.module)
+            elif isinstance(node, ast.Import):
+                used |= {a.name for a in node.names}
+        graph[name] = {u for u in used if u in modules and u != name}
+    return graph
+
+
+def test_the_python_package_has_no_import_cycle():
+    graph = python_graph()
+    assert len(graph) > 30, "the package's modules were found"
+    assert "hpcnetsim.plots" in graph["hpcnetsim.compare"], "imports inside functions count"
+    assert cycles(graph) == [], f"import cycles: {cycles(graph)}"
+
+
+def test_the_rust_core_has_no_new_module_cycle():
+    for depth, known in RUST_CYCLES.items():
+        graph = rust_graph(depth)
+        assert len(graph) > 5
+        got = sorted(cycles(graph), key=sorted)
+        assert got == sorted(known, key=sorted), f"module cycles at depth {depth} changed: {got}"
+
+
+def test_the_cycle_finder_finds_cycles():
+    assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [{"a", "b", "c"}]
+    assert cycles({"a": {"b"}, "b": {"c"}, "c": set()}) == []
