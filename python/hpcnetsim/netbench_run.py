@@ -66,12 +66,9 @@ FIGURES = {
 
 def plot(frames: dict[str, Any], out: Path, title: str = "") -> list[Path]:
     """One figure per benchmark with a curve (PNG and SVG); returns the paths written."""
-    import matplotlib
-
-    matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from ._files import atomic_write
+    from .plots import line_axes, save_png_svg
 
     written = []
     for fig_name, (x, ys, xl, yl, logx, logy) in FIGURES.items():
@@ -82,20 +79,10 @@ def plot(frames: dict[str, Any], out: Path, title: str = "") -> list[Path]:
         data = frame[frame[x] > 0] if logx else frame
         for col, label in ys:
             ax.plot(data[x], data[col], marker="o", label=label)
-        ax.set_xlabel(xl)
-        ax.set_ylabel(yl)
-        if logx:
-            ax.set_xscale("log", base=2)
-        if logy:
-            ax.set_yscale("log")
+        line_axes(ax, xl, yl, logx, logy)
         ax.set_title(f"{title} {fig_name}".strip())
-        ax.grid(True, alpha=0.3)
         ax.legend()
-        for ext in ("png", "svg"):
-            path = out / f"{fig_name}.{ext}"
-            atomic_write(path, lambda tmp, ext=ext, fig=fig: fig.savefig(tmp, format=ext, bbox_inches="tight"))
-            written.append(path)
-        plt.close(fig)
+        written += save_png_svg(fig, out, fig_name)
     return written
 
 

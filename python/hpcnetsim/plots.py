@@ -9,6 +9,30 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 
+from ._files import atomic_write
+
+
+def line_axes(ax, xlabel: str, ylabel: str, logx: bool, logy: bool) -> None:
+    """Labels, log scales (base 2 on x: message sizes and node counts double) and a grid."""
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    if logx:
+        ax.set_xscale("log", base=2)
+    if logy:
+        ax.set_yscale("log")
+    ax.grid(True, alpha=0.3)
+
+
+def save_png_svg(fig, out: Path, name: str) -> list[Path]:
+    """Writes ``fig`` as ``out/name.png`` and ``out/name.svg`` (each atomically) and closes it."""
+    written = []
+    for ext in ("png", "svg"):
+        path = out / f"{name}.{ext}"
+        atomic_write(path, lambda tmp, ext=ext: fig.savefig(tmp, format=ext, bbox_inches="tight"))
+        written.append(path)
+    plt.close(fig)
+    return written
+
 
 def plot_cost_throughput(rows: list[dict], path: Path, title: str) -> None:
     """Two panels: the three costs relative to the first row, and both throughput bounds."""

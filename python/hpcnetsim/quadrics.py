@@ -127,12 +127,9 @@ def markdown(table: pandas.DataFrame) -> str:
 
 
 def _figures(frames: dict[str, pandas.DataFrame], out: Path) -> list[Path]:
-    import matplotlib
-
-    matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from ._files import atomic_write
+    from .plots import line_axes, save_png_svg
 
     specs = [
         ("ping-bandwidth", "message size (bytes)", "bandwidth (MB/s)",
@@ -159,20 +156,10 @@ def _figures(frames: dict[str, pandas.DataFrame], out: Path) -> list[Path]:
             f = frames[frame]
             f = f[f[x] > 0] if logx else f
             ax.plot(f[x], f[y], marker="o", markersize=3, label=label)
-        ax.set_xlabel(xl)
-        ax.set_ylabel(yl)
-        if logx:
-            ax.set_xscale("log", base=2)
-        if logy:
-            ax.set_yscale("log")
-        ax.grid(True, alpha=0.3)
+        line_axes(ax, xl, yl, logx, logy)
         ax.legend(fontsize=8)
         ax.set_title(f"QsNET preset: {name}")
-        for ext in ("png", "svg"):
-            path = out / f"{name}.{ext}"
-            atomic_write(path, lambda tmp, ext=ext, fig=fig: fig.savefig(tmp, format=ext, bbox_inches="tight"))
-            written.append(path)
-        plt.close(fig)
+        written += save_png_svg(fig, out, name)
     return written
 
 

@@ -98,14 +98,29 @@ impl Engine<'_> {
     }
 
     fn blocked_entry(&self, q: usize, waits_on_port: u32) -> BlockedChannel {
+        let p = self.fifo.front(q).expect("a blocked queue has a front packet");
+        let (need, room) = self
+            .blocked_on(q)
+            .and_then(|next| next.iter().find(|n| n.0 == waits_on_port).map(|n| (n.2, n.3)))
+            .unwrap_or((self.packets[p as usize].size, 0));
+        self.blocked_channel(q, self.fifo.len(q) as u32, waits_on_port, need, room)
+    }
+
+    /// The evidence entry of input queue `q`, whose front packet waits on `waits_on_port`
+    /// and needs `need` phits where `room` are free: where it is, what it holds, for both
+    /// switching modes (cut-through here, wormhole in `worm_deadlock.rs`).
+    pub(super) fn blocked_channel(
+        &self,
+        q: usize,
+        queued: u32,
+        waits_on_port: u32,
+        need: u32,
+        room: u32,
+    ) -> BlockedChannel {
         let channel = q / self.vcs;
         let s = self.links[channel].switch as usize;
         let p = self.fifo.front(q).expect("a blocked queue has a front packet");
         let pk = &self.packets[p as usize];
-        let (need, room) = self
-            .blocked_on(q)
-            .and_then(|next| next.iter().find(|n| n.0 == waits_on_port).map(|n| (n.2, n.3)))
-            .unwrap_or((pk.size, 0));
         BlockedChannel {
             switch: s as u32,
             port: (channel - self.topo.channel(s, 0)) as u32,
@@ -113,7 +128,7 @@ impl Engine<'_> {
             packet: p,
             src: pk.src,
             dst: pk.dst,
-            queued_packets: self.fifo.len(q) as u32,
+            queued_packets: queued,
             waits_on_port,
             need_phits: need,
             room_phits: room,

@@ -92,22 +92,6 @@ impl Engine<'_> {
     /// The entry of the waiting head in buffer `q`, waiting for output VC `oq` of `port`: it
     /// needs a free VC, that is a downstream buffer with all its room.
     fn worm_entry(&self, q: usize, port: u32, oq: usize) -> BlockedChannel {
-        let channel = q / self.vcs;
-        let s = self.links[channel].switch as usize;
-        let p = self.fifo.front(q).expect("a waiting head");
-        let pk = &self.packets[p as usize];
-        BlockedChannel {
-            switch: s as u32,
-            port: (channel - self.topo.channel(s, 0)) as u32,
-            vc: (q % self.vcs) as u32,
-            packet: p,
-            src: pk.src,
-            dst: pk.dst,
-            queued_packets: 1,
-            waits_on_port: port,
-            need_phits: self.queue_phits,
-            room_phits: self.out_vcs[oq].credits,
-            capacity_phits: self.queue_phits,
-        }
+        self.blocked_channel(q, 1, port, self.queue_phits, self.out_vcs[oq].credits)
     }
 }
