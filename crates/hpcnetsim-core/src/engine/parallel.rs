@@ -39,8 +39,9 @@ use std::collections::VecDeque;
 
 /// Channels (switch ports) from which the parallel engine is used when the thread count is
 /// automatic: below, a cycle holds too little work to pay for handing it to other threads
-/// (measured in docs/engine.md: a 64x64 torus, 20 480 channels, and an 8-ary 4-tree, 32 768,
-/// run slower on two threads; a 4-ary 6-tree, 49 152 channels, gains 1.4–1.6×).
+/// (docs/performance.md, "On several threads": a 64x64 torus, 20 480 channels, and an
+/// 8-ary 4-tree, 32 768, run slower on two threads; a 4-ary 6-tree, 49 152 channels, gains
+/// 1.4–1.6×).
 pub const AUTO_MIN_CHANNELS: usize = 40_000;
 
 /// Most threads of one simulation (the event owners of a step are kept in a byte).
