@@ -3,7 +3,7 @@ IMB-style collectives and the ring allreduce as causal workloads in the packet e
 lanes each routing engine needs, for several (network, routing engine, placement) combinations.
 
 A study file with ``runner = "static-routing-benchmarks"`` (``studies/hyperx.toml``) is run here
-instead of as a sweep; results go to ``OUT/results.json`` and ``OUT/report.md`` with figures.
+instead of as a sweep; results go to ``OUT/results.json`` and ``OUT/report.md`` (also as ``OUT/report.html``) with figures.
 """
 
 from __future__ import annotations
@@ -102,7 +102,7 @@ def _execute_time(cfg: dict, kernel: str, tasks: int, message_bytes: int, placem
 
 
 def run(path: Path, out: Path, quick: bool = False, log=print) -> dict[str, Any]:
-    """Runs the study and writes ``results.json``, ``report.md`` and the figures into ``out``."""
+    """Runs the study and writes ``results.json``, ``report.md``, ``report.html`` and the figures into ``out``."""
     from . import routing
 
     study = load(path, quick)
@@ -195,7 +195,8 @@ def report(study: dict, results: dict) -> str:
 
 
 def write(study: dict, results: dict, out: Path) -> None:
-    """``results.json``, ``report.md``, ``mpigraph.png`` (one heatmap per panel) and ``ebb.png``."""
+    """``results.json``, ``report.md`` and ``report.html`` (the same report), ``mpigraph.png``
+    (one heatmap per panel) and ``ebb.png``."""
     import pandas as pd
 
     from .flow import plot_ebb_curve, plot_mpigraph
@@ -209,7 +210,11 @@ def write(study: dict, results: dict, out: Path) -> None:
     frames = {label: pd.DataFrame(rows) for label, rows in results["ebb"].items() if rows}
     if frames:
         atomic_write(out / "ebb.png", lambda tmp: plot_ebb_curve(frames, tmp))
-    atomic_write_text(out / "report.md", report(study, results))
+    text = report(study, results)
+    atomic_write_text(out / "report.md", text)
+    from .landing import markdown_page
+
+    atomic_write_text(out / "report.html", markdown_page(text, study["title"]))
 
 
 def _side_by_side(parts: list[Path], path: Path) -> None:

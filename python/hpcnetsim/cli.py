@@ -155,7 +155,7 @@ def _build_parser() -> argparse.ArgumentParser:
     sl = ssub.add_parser("list", help="list the built-in studies")
     sl.set_defaults(func=_study_list)
     sr = ssub.add_parser("run", help="run a built-in study and write its HTML report")
-    sr.add_argument("name", help="study name (see: hpcnetsim study list)")
+    sr.add_argument("name", help="study name (see: hpcnetsim study list), or all: every study and a landing page")
     sr.add_argument("--out", type=_path, help="output folder (default: results/NAME, results/NAME-quick with --quick)")
     _sweep_options(sr)
     sr.set_defaults(func=_study_run)
@@ -680,6 +680,14 @@ def _study_list(args) -> None:
 
 
 def _study_run(args) -> int:
+    if args.name == "all":
+        from .study_all import run_all
+
+        return run_all(args, _study_run_one)
+    return _study_run_one(args)
+
+
+def _study_run_one(args) -> int:
     from .benchmark_study import is_benchmark_study
     from .quadrics import is_quadrics_study, run_study
     from .studies import find
@@ -697,7 +705,7 @@ def _study_run(args) -> int:
         note = " (one process: --jobs and --scheduler do not apply)" if args.jobs or args.scheduler else ""
         print(f"{args.name}: benchmarks of static routing, output {out}{note}", flush=True)
         run(path, out, quick=args.quick)
-        print(f"wrote {out / 'report.md'}")
+        print(f"wrote {out / 'report.html'}")
         return 0
     return _run_experiment(args, path, report=True)
 
