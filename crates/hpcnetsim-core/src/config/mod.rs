@@ -582,8 +582,10 @@ impl Config {
         if s.credit_delay_cycles > 1000 {
             return bad("switch.credit_delay_cycles", &s.credit_delay_cycles, "an integer between 0 and 1000");
         }
-        if !(1..=65536).contains(&s.phit_bytes) {
-            return bad("switch.phit_bytes", &s.phit_bytes, "an integer between 1 and 65536");
+        // Up to 16 MiB: large phits make every message one packet (trace replays measured
+        // without packetisation); beyond that a value is a typo.
+        if !(1..=1 << 24).contains(&s.phit_bytes) {
+            return bad("switch.phit_bytes", &s.phit_bytes, "an integer between 1 and 16777216 (16 MiB)");
         }
         let t = &self.traffic;
         if !(0.0..=1.0).contains(&t.load) || t.load.is_nan() {
