@@ -93,7 +93,7 @@ def test_paths_between_two_terminals(cli):
 BAD = [
     (["topo", "paths", "torus:4x4", "0", "16"], "terminal b = 16"),
     (["topo", "paths", "torus:4x4", "3", "3"], "terminal b = 3"),
-    (["topo", "paths", "torus:4x4", "0", "x"], "invalid int value"),
+    (["topo", "paths", "torus:4x4", "0", "x"], "argument b: 'x' is not an index"),
     (["topo", "describe", "tree:k=8,kp=9,n=4"], "kp = '9'"),
     (["topo", "describe", "tree:k=8"], "n = missing"),
     (["topo", "describe", "tree:k=-1,n=2"], "k = '-1'"),

@@ -16,6 +16,7 @@ def test_every_outcome_is_counted_listed_and_drawn(tmp_path, cli):
     counts = next(line for line in r.stdout.splitlines() if line.startswith("run this time: "))
     assert "1 deadlock" in counts and "1 failed" in counts and "converged" in counts, counts
     assert "deadlock " in r.stderr and "failed " in r.stderr
+    assert r.stderr.splitlines()[-1] == "1 of 5 points failed, 1 deadlocked", r.stderr
     df = hpcnetsim.results(tmp_path)
     statuses = set(df["status"].dropna())
     assert "deadlock" in statuses

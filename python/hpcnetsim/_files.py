@@ -34,3 +34,28 @@ def atomic_write(path: Path, write: Callable[[Path], None]) -> None:
 def atomic_write_text(path: Path, text: str) -> None:
     """Write ``text`` to ``path`` atomically."""
     atomic_write(path, lambda tmp: tmp.write_text(text))
+
+
+#: Largest config or experiment file read: such files are a few kilobytes; anything larger
+#: (or endless, as /dev/zero) is not one.
+MAX_TEXT_BYTES = 16 << 20
+
+
+def read_text_file(path: str | os.PathLike, what: str = "a TOML file", limit: int | None = MAX_TEXT_BYTES) -> str:
+    """The UTF-8 text of a config or experiment file, read in bounded time: binary input
+    (a NUL byte in the first 8 KiB), files over ``limit`` bytes (None: no limit, for table
+    dumps) and text that is not UTF-8 raise a one-line ``ConfigError``; a missing file raises
+    ``OSError``."""
+    from ._core import ConfigError
+
+    with open(path, "rb") as f:
+        head = f.read(8192)
+        if b"\0" in head:
+            raise ConfigError(f"{os.fspath(path)}: binary data (a NUL byte at byte {head.index(0)}): {what}")
+        data = head + (f.read() if limit is None else f.read(limit + 1 - len(head)))
+    if limit is not None and len(data) > limit:
+        raise ConfigError(f"{os.fspath(path)}: larger than {limit >> 20} MiB: {what} of a few kilobytes")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise ConfigError(f"{os.fspath(path)}: not UTF-8 text (byte {e.start}): {what}") from None

@@ -8,10 +8,10 @@ from typing import Any
 
 from . import causal_plots, metrics
 from ._core import ConfigError
-from .labels import short_label
+from .experiment import CAUSAL_FIGURE_KINDS as FIGURE_KINDS  # one list, checked when a file is read
 from .expressions import topology_properties
+from .labels import short_label
 
-FIGURE_KINDS = ("normalized-time", "evolution")
 PUBLISHED_KEYS = {"phi": "phi", "phi_cC": "phi/c_C", "phi_cL": "phi/c_L", "phi_cQ": "phi/c_Q"}
 
 

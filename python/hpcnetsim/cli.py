@@ -73,8 +73,8 @@ def _build_parser() -> argparse.ArgumentParser:
 
     m = tsub.add_parser("paths", help="distance and number of minimal paths between two terminals")
     m.add_argument("spec")
-    m.add_argument("a", type=int, help="source terminal index")
-    m.add_argument("b", type=int, help="destination terminal index")
+    m.add_argument("a", type=_index, help="source terminal index")
+    m.add_argument("b", type=_index, help="destination terminal index")
     m.set_defaults(func=_paths)
 
     c = tsub.add_parser("compare", help="compare cost and throughput bounds of several topologies")
@@ -89,7 +89,8 @@ def _build_parser() -> argparse.ArgumentParser:
     ro.add_argument("--routing", default="dfsssp", help="engine: minhop, sssp, dfsssp, updn, ftree, parx (default dfsssp)")
     ro.add_argument("--lmc", type=int, default=0, help="LID mask control: 2^LMC addresses per terminal (parx: 2)")
     ro.add_argument("--vls", type=int, default=8, help="virtual lanes the layering may use (1-8, default 8)")
-    ro.add_argument("--root", type=int, action="append", default=[], help="Up*/Down* root switch (repeatable)")
+    ro.add_argument("--root", type=_index, action="append", default=[],
+                    help="Up*/Down* root switch (repeatable; --routing updn only)")  # fmt: skip
     ro.add_argument("--demands", type=_path, help="PARX communication demands: SOURCE DESTINATION BYTES lines")
     ro.add_argument("--check-deadlock", action="store_true", help="channel dependency analysis of the tables")
     ro.add_argument("--dump", type=_path, help="write the tables to this file (LFT dump format)")
@@ -103,13 +104,17 @@ def _build_parser() -> argparse.ArgumentParser:
         "--set", dest="overrides", action="append", default=[], nargs="+", metavar="PATH=VALUE",
         help="override a config value, e.g. --set switch.vcs=4 traffic.load=0.5",
     )  # fmt: skip
-    r.add_argument("--loads", type=_loads, help="comma-separated offered loads, e.g. 0.1,0.2,0.3")
+    r.add_argument("--loads", type=_loads,
+                   help=f"comma-separated offered loads, e.g. 0.1,0.2,0.3 (each once, at most {MAX_LOADS}); "
+                        "every run option below applies to each load")  # fmt: skip
     r.add_argument("--out", type=_path, help="directory for result.json and .csv (curve.* with --loads)")
-    r.add_argument("--max-seconds", type=float, help="wall-clock budget: stop after this many seconds (status partial)")
-    r.add_argument("--max-cycles", type=int, help="cycle budget: stop at this simulated cycle (status partial)")
+    r.add_argument("--max-seconds", type=_seconds,
+                   help="wall-clock budget: stop after this many seconds (status partial); with --loads, per load")  # fmt: skip
+    r.add_argument("--max-cycles", type=_cycles,
+                   help="cycle budget: stop at this simulated cycle (status partial), 1 to 10^12")  # fmt: skip
     r.add_argument("--check", action="store_true", help="check the engine's invariants as it runs (slower)")
     r.add_argument("--threads", type=_threads, default=0, metavar="N",
-                   help="threads of the simulation (default 0: one below 40000 channels; from 40000 channels, one or all cores, whichever runs faster); same results")  # fmt: skip
+                   help="threads of the simulation (default 0: one below 40000 channels; from 40000 channels, one or all cores, whichever runs faster); same results; at most 4 per core")  # fmt: skip
     r.add_argument("--repetitions", type=int, metavar="R",
                    help="run R times with seeds derived from the config's seed; print means and 95%% intervals")  # fmt: skip
     r.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
@@ -282,10 +287,22 @@ def _compare(args) -> None:
 
 
 def _loads(text: str) -> list[float]:
+    """``--loads``: comma-separated numbers, each once, at most :data:`MAX_LOADS` (the core
+    checks that each is in [0, 1])."""
+    words = text.split(",")
+    if len(words) > MAX_LOADS:
+        raise argparse.ArgumentTypeError(f"{len(words)} loads are too many: at most {MAX_LOADS}")
     try:
-        return [float(x) for x in text.split(",")]
+        loads = [float(x) for x in words]
     except ValueError:
-        raise argparse.ArgumentTypeError(f"'{text}' is not a comma-separated list of numbers") from None
+        shown = text if len(text) <= 60 else text[:57] + "..."
+        raise argparse.ArgumentTypeError(f"'{shown}' is not a comma-separated list of numbers") from None
+    seen = set()
+    for x, w in zip(loads, words):
+        if x in seen:
+            raise argparse.ArgumentTypeError(f"load {w.strip()} is listed twice: each load at most once")
+        seen.add(x)
+    return loads
 
 
 def _thread_list(text: str) -> tuple[int, ...]:
@@ -298,15 +315,69 @@ def _thread_list(text: str) -> tuple[int, ...]:
 
 
 def _threads(text: str) -> int:
-    """``--threads``: a whole number of threads, 0 for automatic."""
+    """``--threads``: a whole number of threads, 0 for automatic, at most :func:`max_workers`."""
     if not text.strip().isdigit():
         raise argparse.ArgumentTypeError(f"'{text}' is not a number of threads (a whole number >= 0; 0: automatic)")
-    return int(text)
+    n = int(text)
+    if n > max_workers():
+        raise argparse.ArgumentTypeError(f"{n} is too many threads: 0 (automatic) to {_workers_allowed()}")
+    return n
 
 
-def _run(args) -> None:
+#: Processes or threads per core that ``--jobs`` and ``--threads`` may ask for: more only
+#: multiply memory and switching, and a typo such as 100000 would start that many.
+PER_CORE = 4
+#: Most offered loads of one ``run --loads``: ``simulation.MAX_LOADS``, not imported here to
+#: keep the start-up of other commands short.
+MAX_LOADS = 1000
+
+
+def max_workers() -> int:
+    """Most worker processes or threads a command may start: :data:`PER_CORE` per core."""
+    from .executors import default_jobs
+
+    return PER_CORE * default_jobs()
+
+
+def _workers_allowed() -> str:
+    from .executors import default_jobs
+
+    return f"{max_workers()} ({PER_CORE} per core, {default_jobs()} cores here)"
+
+
+def _index(text: str) -> int:
+    """A terminal or switch index: a whole number >= 0 (the core checks it against the network)."""
+    t = text.strip()
+    if not t.isdigit() or len(t) > 18:
+        raise argparse.ArgumentTypeError(f"'{text}' is not an index (a whole number from 0 to 10^18)")
+    return int(t)
+
+
+def _cycles(text: str) -> int:
+    """``--max-cycles``: a whole number of cycles from 1 to 10^12 (``1e6`` is accepted)."""
+    try:
+        v = float(text) if not text.strip().lstrip("+").isdigit() else int(text)
+    except ValueError:
+        v = None
+    if v is None or v != v or not 1 <= v <= 10**12 or v != int(v):
+        raise argparse.ArgumentTypeError(f"'{text}' is not a number of cycles (a whole number from 1 to 10^12)")
+    return int(v)
+
+
+def _seconds(text: str) -> float:
+    """``--max-seconds``: a positive number of seconds, at most a year."""
+    try:
+        v = float(text)
+    except ValueError:
+        v = None
+    if v is None or not 0 < v <= 3.2e7:
+        raise argparse.ArgumentTypeError(f"'{text}' is not a number of seconds (more than 0, at most 3.2e7: a year)")
+    return v
+
+
+def _run(args) -> int | None:
     from .config import apply_overrides, load_config
-    from .simulation import check_loads, load_curve_results, simulate
+    from .simulation import check_loads, simulate
 
     overrides = [o for group in args.overrides for o in group]
     config = apply_overrides(load_config(args.config), overrides)
@@ -314,7 +385,9 @@ def _run(args) -> None:
         # A technology preset fills the fields the file leaves out: start from the file as written.
         import tomllib
 
-        config = apply_overrides(tomllib.loads(_path(args.config).read_text()), overrides)
+        from ._files import read_text_file
+
+        config = apply_overrides(tomllib.loads(read_text_file(args.config)), overrides)
     causal = config.get("workload") is not None
     trace = (config.get("workload") or {}).get("trace")
     if trace and not _path(trace).is_absolute():
@@ -348,11 +421,46 @@ def _run(args) -> None:
                 for path in write_replay(result.replay, args.out, result.kernel):
                     print(f"wrote {path}")
         return EXIT_DEADLOCK if result.status == "deadlock" else 0
-    results = load_curve_results(config, check_loads(args.loads))
+    results = _curve(config, check_loads(args.loads), args)
     print(format_curve([r.to_dict() for r in results]))
     if args.out is not None:
         for path in _write_curve(results, config, args.out):
             print(f"wrote {path}")
+    return _curve_status([r.to_dict() for r in results])
+
+
+def _curve(config: dict, loads: list[float], args) -> list:
+    """The load curve of ``hpcnetsim run --loads`` under every run option: without any, the
+    core runs the loads side by side; with a budget, ``--check``, ``--threads`` or progress,
+    one load after the other, each under the options (a budget is per load)."""
+    from .simulation import load_curve_results, simulate
+
+    show = sys.stderr.isatty() if args.progress is None else args.progress
+    options = (args.max_seconds, args.max_cycles, args.check, args.threads)
+    if not show and not any(o not in (None, False, 0) for o in options):
+        return load_curve_results(config, loads)
+    from .progress import TerminalProgress
+
+    results = []
+    for i, load in enumerate(sorted(loads)):
+        point = {**config, "traffic": {**config.get("traffic", {}), "load": load}}
+        reporter = TerminalProgress(sys.stderr, prefix=f"load {load:g} ({i + 1} of {len(loads)})  ") if show else None
+        try:
+            results.append(simulate(point, progress=reporter, max_seconds=args.max_seconds, max_cycles=args.max_cycles,
+                                    check=args.check, threads=args.threads))  # fmt: skip
+        finally:
+            if reporter is not None:
+                reporter.close()
+    return results
+
+
+def _curve_status(results: list[dict]) -> int:
+    """Exit status of a load curve: 3 when a load deadlocked, saying how many on stderr."""
+    deadlocked = sum(r.get("status") == "deadlock" for r in results)
+    if deadlocked:
+        print(f"{deadlocked} of {len(results)} loads deadlocked", file=sys.stderr)
+        return EXIT_DEADLOCK
+    return 0
 
 
 def _run_repeated(args, config: dict, causal: bool) -> int:
@@ -362,7 +470,7 @@ def _run_repeated(args, config: dict, causal: bool) -> int:
     from ._files import atomic_write, atomic_write_text
     from .confidence import (check_repetitions, curve_summary, format_curve_summary, format_repeated,
                              repeated_configs)  # fmt: skip
-    from .simulation import check_loads, curve_frame, execute, flatten, load_curve_results, simulate
+    from .simulation import check_loads, curve_frame, execute, flatten, simulate
 
     configs = repeated_configs(config, check_repetitions(args.repetitions, "--repetitions"))
     if args.loads is None:
@@ -373,14 +481,17 @@ def _run_repeated(args, config: dict, causal: bool) -> int:
         flat = [flatten(r) for r in results]
         print(format_repeated(flat))
         if args.out is not None:
-            doc = {"config": config, "seeds": [c["seed"] for c in configs], "results": results}
+            from .provenance import provenance
+
+            doc = {"config": config, "provenance": provenance(config), "seeds": [c["seed"] for c in configs],
+                   "results": results}  # fmt: skip
             atomic_write_text(args.out / "repetitions.json", json.dumps(doc, indent=2) + "\n")
             frame = pandas.DataFrame(flat).assign(repetition=range(len(flat)))
             atomic_write(args.out / "repetitions.csv", lambda tmp: frame.to_csv(tmp, index=False))
             print(f"wrote {args.out / 'repetitions.json'}\nwrote {args.out / 'repetitions.csv'}")
         return EXIT_DEADLOCK if any(r.get("status") == "deadlock" for r in results) else 0
     loads = check_loads(args.loads)
-    runs = [load_curve_results(c, loads) for c in configs]
+    runs = [_curve(c, loads, args) for c in configs]
     frame = pandas.concat([curve_frame(rs).assign(seed_index=i) for i, rs in enumerate(runs)], ignore_index=True)
     summary = curve_summary(frame)
     print(f"{_title(runs[0][0].to_dict())}, {len(configs)} repetitions (mean ± 95 % interval)")
@@ -390,7 +501,9 @@ def _run_repeated(args, config: dict, causal: bool) -> int:
 
         paths = [args.out / "curve.json", args.out / "curve.csv", args.out / "curve_summary.csv",
                  args.out / "curve.png", args.out / "curve.svg"]  # fmt: skip
-        doc = {"config": config, "seeds": [c["seed"] for c in configs],
+        from .provenance import provenance
+
+        doc = {"config": config, "provenance": provenance(config), "seeds": [c["seed"] for c in configs],
                "results": [[r.to_dict() for r in rs] for rs in runs]}  # fmt: skip
         atomic_write_text(paths[0], json.dumps(doc, indent=2) + "\n")
         atomic_write(paths[1], lambda tmp: frame.rename(columns={"seed_index": "repetition"}).to_csv(tmp, index=False))
@@ -586,7 +699,10 @@ def _write_result(result, config: dict, out: Path) -> list[Path]:
     from .simulation import flatten
 
     paths = [out / "result.json", out / "result.csv"]
-    atomic_write_text(paths[0], json.dumps({"config": config, "result": result.to_dict()}, indent=2) + "\n")
+    from .provenance import provenance
+
+    doc = {"config": config, "provenance": provenance(config), "result": result.to_dict()}
+    atomic_write_text(paths[0], json.dumps(doc, indent=2) + "\n")
     atomic_write(paths[1], lambda tmp: _write_row_csv(tmp, flatten(result.to_dict())))
     return paths
 
@@ -613,7 +729,9 @@ def _write_curve(results, config: dict, out: Path) -> list[Path]:
 
     frame = curve_frame(results)
     paths = [out / "curve.json", out / "curve.csv", out / "curve.png", out / "curve.svg"]
-    doc = {"config": config, "results": [r.to_dict() for r in results]}
+    from .provenance import provenance
+
+    doc = {"config": config, "provenance": provenance(config), "results": [r.to_dict() for r in results]}
     atomic_write_text(paths[0], json.dumps(doc, indent=2) + "\n")
     atomic_write(paths[1], lambda tmp: frame.to_csv(tmp, index=False))
     label = f"{frame['topology'].iloc[0]} {frame['routing'].iloc[0]}"
@@ -626,7 +744,7 @@ def _write_curve(results, config: dict, out: Path) -> list[Path]:
 
 def _sweep_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--quick", action="store_true", help="the experiment's [quick] variant")
-    p.add_argument("--jobs", type=int, help="local worker processes (default: all cores)")
+    p.add_argument("--jobs", type=_jobs, help="local worker processes (default: all cores; at most 4 per core)")
     p.add_argument("--scheduler", metavar="tcp://HOST:PORT", help="run on this Dask scheduler instead")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--repetitions", type=int, metavar="R",
@@ -637,8 +755,10 @@ def _run_experiment(args, path: Path, report: bool) -> int:
     from . import experiment
     from .sweep import run_sweep
 
-    if args.jobs is not None and args.jobs < 1:
-        raise UsageError(f"--jobs = {args.jobs} is invalid: a positive number of processes")
+    if args.scheduler is not None:
+        from .executors import check_address
+
+        check_address(args.scheduler)
     exp = experiment.load(path, quick=args.quick, repetitions=args.repetitions)
     out = args.out or _path("results") / (exp.name + ("-quick" if args.quick else ""))
     where = args.scheduler or f"{args.jobs or 'all'} local processes"
@@ -665,7 +785,29 @@ def _run_experiment(args, path: Path, report: bool) -> int:
         from .report import write_report
 
         print(f"wrote {write_report(out)}")
-    return 1 if summary.failed else 0
+    return _sweep_status(summary)
+
+
+def _sweep_status(summary) -> int:
+    """Exit status of a sweep or study: 1 when points of this run failed or deadlocked, saying
+    how many of the run's points on stderr (the finished points are stored either way)."""
+    failed, deadlocked = len(summary.failed), summary.statuses.get("deadlock", 0)
+    if not failed and not deadlocked:
+        return 0
+    first, rest = (failed, "failed") if failed else (deadlocked, "deadlocked")
+    extra = f", {deadlocked} deadlocked" if failed and deadlocked else ""
+    print(f"{first} of {summary.total} points {rest}{extra}", file=sys.stderr)
+    return 1
+
+
+def _jobs(text: str) -> int:
+    """``--jobs``: a whole number of local worker processes, 1 to :func:`max_workers`."""
+    t = text.strip()
+    if not t.isdigit() or int(t) < 1:
+        raise argparse.ArgumentTypeError(f"'{text}' is not a number of processes (a whole number >= 1)")
+    if int(t) > max_workers():
+        raise argparse.ArgumentTypeError(f"{int(t)} processes are too many: 1 to {_workers_allowed()}")
+    return int(t)
 
 
 def _sweep(args) -> int:
@@ -776,7 +918,9 @@ def _bench_net(args) -> None:
 
     if args.config is not None:
         load_config(args.config)  # one-line errors for a bad file
-        base = tomllib.loads(args.config.read_text())
+        from ._files import read_text_file
+
+        base = tomllib.loads(read_text_file(args.config))
     else:
         base = {"topology": args.topology, "technology": args.technology}
     config = apply_overrides(base, [o for group in args.overrides for o in group])

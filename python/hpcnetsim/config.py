@@ -25,13 +25,10 @@ def load_config(source: str | os.PathLike | dict) -> dict[str, Any]:
         return copy.deepcopy(source)
     if not isinstance(source, (str, os.PathLike)):
         raise ConfigError(f"config = {source!r} is invalid: a path to a TOML file or a dict")
+    from ._files import read_text_file
+
     path = os.fspath(source)
-    with open(path, "rb") as f:
-        data = f.read()
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as e:
-        raise ConfigError(f"{path}: not UTF-8 text (byte {e.start})") from None
+    text = read_text_file(path, "a TOML config (docs/config.md)")
     try:
         return json.loads(_core.config_from_toml(text))
     except ConfigError as e:
@@ -96,7 +93,23 @@ def to_json(config: dict[str, Any]) -> str:
             return list(value)
         raise TypeError(f"{value!r} is not a number, string, boolean, list or table")
 
+    _check_finite(config, "")
     try:
         return json.dumps(config, default=plain)
     except (TypeError, ValueError) as e:
         raise ConfigError(f"config is invalid: {e}") from None
+
+
+def _check_finite(value: Any, path: str) -> None:
+    """NaN and infinities (``--set traffic.load=nan``) have no JSON form: refused by name here
+    rather than as the parser's "expected value"."""
+    import math
+
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ConfigError(f"config: {path} = {value} is invalid: a finite number")
+    if isinstance(value, dict):
+        for k, v in value.items():
+            _check_finite(v, f"{path}.{k}" if path else str(k))
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            _check_finite(v, f"{path}[{i}]")

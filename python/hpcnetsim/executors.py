@@ -24,9 +24,14 @@ def default_jobs() -> int:
 
 def exit_with_parent(parent: int) -> None:
     """In a worker: end this process when the sweep that started it is gone (even by kill -9),
-    instead of finishing a simulation nobody will store."""
+    instead of finishing a simulation nobody will store. Ctrl-C is the sweep's to handle (it
+    stops the workers): a worker ignores the SIGINT a terminal sends its whole process group,
+    which would otherwise print a traceback per worker."""
+    import signal
     import threading
     import time
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
     def watch() -> None:
         while os.getppid() == parent:
@@ -44,6 +49,7 @@ def run_local(tasks: list[Task], jobs: int | None = None) -> Iterator[Outcome]:
     pool = ProcessPoolExecutor(max_workers=min(jobs or default_jobs(), len(tasks)),
                                mp_context=multiprocessing.get_context("spawn"),
                                initializer=exit_with_parent, initargs=(os.getpid(),))  # fmt: skip
+    futures: dict = {}
     try:
         futures = {pool.submit(run_point, config): key for key, config in tasks}
         for f in as_completed(futures):
@@ -53,11 +59,45 @@ def run_local(tasks: list[Task], jobs: int | None = None) -> Iterator[Outcome]:
                 result, error = None, f"{type(e).__name__}: {e}"
             yield futures[f], result, error
     finally:
+        # Stopped early (Ctrl-C, an error while storing): the queue is cancelled and running
+        # points are killed, since nobody will store them; without this, the interpreter
+        # would wait at exit for every running point to finish.
+        unfinished = any(not f.done() for f in futures)
+        workers = list((getattr(pool, "_processes", None) or {}).values())
         pool.shutdown(wait=False, cancel_futures=True)
+        if unfinished:
+            _stop(workers)
+
+
+def _stop(workers: list) -> None:
+    """Terminates worker processes and waits (briefly) until they are gone."""
+    import time
+
+    for w in workers:
+        if w.is_alive():
+            w.terminate()
+    deadline = time.monotonic() + 1.0
+    for w in workers:
+        w.join(max(0.0, deadline - time.monotonic()))
+        if w.is_alive():
+            w.kill()
 
 
 #: Seconds to wait for a Dask scheduler before reporting its address as wrong.
 CONNECT_TIMEOUT = 5
+
+
+def check_address(scheduler: str) -> None:
+    """Refuses, in one line and before Dask is imported, an address that cannot name a
+    scheduler (``garbage``): ``[tcp|tls|ws|wss|ucx://]HOST:PORT``."""
+    import re
+
+    from ._core import ConfigError
+
+    m = re.fullmatch(r"(?:(?:tcp|tls|ws|wss|ucx)://)?(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_.-]+):(\d{1,5})", scheduler)
+    if m is None or not 1 <= int(m.group(2)) <= 65535:
+        raise ConfigError(f"--scheduler = {scheduler!r} is invalid: a Dask scheduler address tcp://HOST:PORT "
+                          f"(port 1 to 65535)")  # fmt: skip
 
 
 def connect(scheduler: str):
@@ -66,6 +106,7 @@ def connect(scheduler: str):
 
     from ._core import ConfigError
 
+    check_address(scheduler)
     try:
         # A wrong address fails within seconds, not after Dask's default 30-60 s.
         return Client(scheduler, set_as_default=False, timeout=CONNECT_TIMEOUT)

@@ -7,6 +7,7 @@ import difflib
 import itertools
 import re
 import tomllib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -196,21 +197,81 @@ def _group_points(group: dict[str, Any], where: str) -> list[tuple[dict[str, Any
     return out
 
 
-def _resolve(settings: dict[str, Any], base: dict[str, Any], where: str) -> dict[str, Any]:
-    """The point's full config: base, then its settings, then its expressions evaluated."""
+def _resolve(settings: dict[str, Any], base: dict[str, Any], where: Callable[[str], str]) -> dict[str, Any]:
+    """The point's full config: base, then its settings, then its expressions evaluated.
+    ``where(path)`` names the file, the line of ``path``'s setting and the sweep group."""
     config = _merge(base, {k: v for k, v in settings.items() if not is_expression(v)})
     if "topology" not in config:
-        raise ConfigError(f"{where}: topology = missing: set it in [base] or as an axis")
+        raise ConfigError(f"{where('topology')}: topology = missing: set it in [base] or as an axis")
     for path, v in settings.items():
         if is_expression(v):
-            value = evaluate(v, config["topology"], f"{where}.{path}")
+            value = evaluate(v, config["topology"], f"{where(path)}.{path}")
             if isinstance(valid_paths()[path], int) and value != int(value):
-                raise ConfigError(f"{where}.{path} = {v!r} gives {value}: an integer is required")
+                raise ConfigError(f"{where(path)}.{path} = {v!r} gives {value}: an integer is required")
             _set(config, path, int(value) if isinstance(valid_paths()[path], int) else float(value))
     try:
         return canonical_config(config)
     except ConfigError as e:
-        raise ConfigError(f"{where}: {str(e).removeprefix('config: ')}") from None
+        message, field = _core_message(str(e), config)
+        raise ConfigError(f"{where(field)}: {message}") from None
+
+
+def _core_message(message: str, config: dict[str, Any]) -> tuple[str, str]:
+    """The core's message about a point's config, and the dotted field it is about. The core
+    read the point as TOML written here, so a line number in its message is of that text, not
+    of the user's file: it is replaced by the field the line sets."""
+    from .canonical import to_toml
+
+    message = message.removeprefix("config: ")
+    m = re.match(r"line (\d+)(?: \(in \[([^\]]+)\]\))?: (.*)", message, re.S)
+    if m:
+        lines = to_toml(config).splitlines()
+        n = int(m.group(1)) - 1
+        key = lines[n].split("=", 1)[0].strip().strip('"') if 0 <= n < len(lines) and "=" in lines[n] else ""
+        table = (m.group(2) or "").replace('"', "")
+        field = ".".join(x for x in (table, key) if x)
+        return (f"{field}: {m.group(3)}" if field else m.group(3)), field
+    m = re.match(r"([a-z_]+(?:\.[a-z_0-9\[\]]+)*) = ", message)
+    return message, m.group(1) if m else ""
+
+
+def _line_finder(text: str, path: str) -> Callable[[str | None, str], str]:
+    """``at(group, field)``: ``FILE:LINE`` of ``field``'s setting in sweep group number
+    ``group`` (or in ``[base]`` when the group does not set it); ``FILE`` alone when the text
+    does not show it."""
+    lines = text.splitlines()
+    heads = [i for i, line in enumerate(lines) if line.strip().startswith("[")]
+
+    def block(start: int) -> range:
+        # A block runs to the next table header that is not one of its own sub-tables.
+        own = lines[start].strip().strip("[]").strip()
+        end = next((h for h in heads if h > start and not lines[h].strip().strip("[]").startswith(own + ".")),
+                   len(lines))  # fmt: skip
+        return range(start, end)
+
+    sweeps = [i for i in heads if lines[i].strip().replace(" ", "") == "[[sweep]]"]
+    bases = [i for i in heads if lines[i].strip().replace(" ", "").startswith("[base")]
+
+    def find(rows, field: str) -> int | None:
+        leaf = field.rsplit(".", 1)[-1]
+        pattern = re.compile(rf"(^|[\s.{{,\"']){re.escape(leaf)}[\"']?\s*=")
+        return next((i for i in rows if pattern.search(lines[i])), None)
+
+    def at(group: int | None, field: str) -> str:
+        row = None
+        if group is not None and group < len(sweeps):
+            rows = block(sweeps[group])
+            row = find(rows, field) if field else None
+            row = rows.start if row is None else row
+        if field and (row is None or (group is not None and group < len(sweeps) and row == sweeps[group])):
+            for b in bases:
+                found = find(block(b), field)
+                if found is not None:
+                    row = found
+                    break
+        return path if row is None else f"{path}:{row + 1}"
+
+    return at
 
 
 def _check_topologies(points: list[Point], where: str) -> None:
@@ -223,8 +284,11 @@ def _check_topologies(points: list[Point], where: str) -> None:
             raise ConfigError(f"{where}: topology {e}") from None
 
 
-def parse(doc: dict[str, Any], where: str, quick: bool = False, repetitions: int | None = None) -> Experiment:
-    """An experiment from the parsed TOML document ``doc``; errors name ``where`` and the field.
+def parse(
+    doc: dict[str, Any], where: str, quick: bool = False, repetitions: int | None = None, text: str = ""
+) -> Experiment:
+    """An experiment from the parsed TOML document ``doc``; errors name ``where`` and the field
+    (and its line, given the file's ``text``).
 
     ``repetitions`` (the command line's ``--repetitions``) replaces the file's."""
     _unknown(doc, TOP_KEYS, where)
@@ -241,6 +305,11 @@ def parse(doc: dict[str, Any], where: str, quick: bool = False, repetitions: int
     if not isinstance(groups, list) or not groups:
         raise ConfigError(f"{where}: sweep = {groups!r} is invalid: at least one [[sweep]] table")
     names = [g.get("name", str(i)) if isinstance(g, dict) else str(i) for i, g in enumerate(groups)]
+    for i, n in enumerate(names):
+        if n in names[:i]:
+            raise ConfigError(f"{where}: sweep name = {n!r} is invalid: given to sweep groups {names.index(n)} and "
+                              f"{i}; each group needs a name of its own (points are stored and reported by it)")  # fmt: skip
+    all_names = list(names)
     variant = _quick(doc.get("quick", {}), base, groups, names, where)  # checked even when not used
     repetitions_override = repetitions
     repetitions = check_repetitions(doc.get("repetitions", 1), f"{where}: repetitions")
@@ -253,12 +322,14 @@ def parse(doc: dict[str, Any], where: str, quick: bool = False, repetitions: int
         repetitions = check_repetitions(repetitions_override, "--repetitions")
     points: list[Point] = []
     seen: set[str] = set()
+    at = _line_finder(text, where)
     for gname, group in zip(names, groups):
-        w = f"{where}: sweep '{gname}'"
+        number = all_names.index(gname)
+        w = f"{at(number, '')}: sweep '{gname}'"
         if not isinstance(group, dict):
             raise ConfigError(f"{w} = {group!r} is invalid: a table")
         for settings, values in _group_points(group, w):
-            config = _resolve(settings, base, w)
+            config = _resolve(settings, base, lambda f, n=number, g=gname: f"{at(n, f)}: sweep '{g}'")
             family = config_key(config)
             for i, seed in enumerate(repetition_seeds(config["seed"], repetitions)):
                 run = config if i == 0 else {**config, "seed": seed}
@@ -269,10 +340,56 @@ def parse(doc: dict[str, Any], where: str, quick: bool = False, repetitions: int
                     points.append(Point(len(points), gname, vals, run, key, family, i))
     _check_topologies(points, where)
     report = doc.get("report", {})
-    if not isinstance(report, dict):
-        raise ConfigError(f"{where}: report = {report!r} is invalid: a table")
+    _check_report(report, where, all_names)
     return Experiment(name, str(doc.get("title", name)), str(doc.get("description", "")), quick, base, points,
                       report, doc, repetitions=repetitions)  # fmt: skip
+
+
+#: Figure kinds of ``[[report.figures]]``: drawn by ``report.py`` from the saturation table and
+#: the curves, and by ``causal_report.py`` from causal workloads' times.
+PLOT_FIGURE_KINDS = ("throughput", "latency", "heatmap", "cost")
+CAUSAL_FIGURE_KINDS = ("normalized-time", "evolution")
+#: Keys of the ``[report]`` table and of the entries of each of its lists (docs/experiments.md).
+#: ``published`` entries hold the paper's values under names of its own: only ``topology`` is required.
+REPORT_KEYS = {
+    "figures": ("kind", "sweep", "panels", "curves", "title", "metric", "value", "x", "y", "reference", "cap",
+                "kernels", "message_bytes", "topologies"),
+    "performance": ("title", "topologies", "sweep", "reference", "cost", "weights", "published"),
+    "published": None,
+    "claims": ("text", "topology", "vcs"),
+    "comparisons": ("text", "metric", "baseline", "candidate", "published"),
+    "pair_tables": ("title", "metric", "rows", "networks", "published", "sweep"),
+}  # fmt: skip
+
+
+def _check_report(report: Any, where: str, groups: list[str]) -> None:
+    """The ``[report]`` table, checked when the experiment is read rather than when the report
+    is written at the end of the sweep: known keys, lists of tables, figure kinds that exist,
+    and sweep groups that exist."""
+    if not isinstance(report, dict):
+        raise ConfigError(f"{where}: report = {report!r} is invalid: a table")
+    _unknown(report, tuple(REPORT_KEYS), f"{where}: report")
+    for section, allowed in REPORT_KEYS.items():
+        entries = report.get(section, [])
+        if not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):
+            raise ConfigError(f"{where}: report.{section} is invalid: a list of tables ([[report.{section}]])")
+        for i, entry in enumerate(entries):
+            w = f"{where}: report.{section}[{i}]"
+            if allowed is not None:
+                _unknown(entry, allowed, w)
+            sweep = entry.get("sweep")
+            for g in sweep if isinstance(sweep, list) else [] if sweep is None else [sweep]:
+                if g not in groups:
+                    raise ConfigError(f"{w}.sweep = {g!r} is invalid: one of the sweep groups {groups}")
+        if section == "figures":
+            kinds = PLOT_FIGURE_KINDS + CAUSAL_FIGURE_KINDS
+            for i, entry in enumerate(entries):
+                if entry.get("kind") not in kinds:
+                    raise ConfigError(f"{where}: report.figures[{i}].kind = {entry.get('kind')!r} is invalid: "
+                                      f"one of {', '.join(kinds)}")  # fmt: skip
+                if entry["kind"] == "normalized-time" and "reference" not in entry:
+                    raise ConfigError(f"{where}: report.figures[{i}].reference = missing: a topology spec, "
+                                      f"required by kind 'normalized-time'")  # fmt: skip
 
 
 def _quick(q: Any, base: dict, groups: list, names: list, where: str):
@@ -293,13 +410,13 @@ def _quick(q: Any, base: dict, groups: list, names: list, where: str):
 def load(path: str | Path, quick: bool = False, repetitions: int | None = None) -> Experiment:
     """Read and expand an experiment file."""
     path = Path(path)
+    from ._files import read_text_file
+
+    text = read_text_file(path, "an experiment file (docs/experiments.md)")
     try:
-        text = path.read_bytes().decode("utf-8")
         doc = tomllib.loads(text)
-    except UnicodeDecodeError as e:
-        raise ConfigError(f"{path}: not UTF-8 text (byte {e.start})") from None
     except tomllib.TOMLDecodeError as e:
         raise ConfigError(f"{path}: invalid TOML: {e}") from None
-    exp = parse(doc, str(path), quick, repetitions)
+    exp = parse(doc, str(path), quick, repetitions, text)
     exp.text = text
     return exp

@@ -12,10 +12,10 @@ from typing import Any
 from . import causal_report, comparisons, confidence, plots, store
 from ._core import ConfigError, __version__
 from ._files import atomic_write_text
+from .experiment import PLOT_FIGURE_KINDS as FIGURE_KINDS  # one list, checked when a file is read
 from .expressions import topology_properties
 from .sweep import EXPERIMENT_FILE
 
-FIGURE_KINDS = ("throughput", "latency", "heatmap", "cost")
 NOT_CURVE = {"traffic.load", "seed"}
 
 

@@ -41,21 +41,41 @@ def route(
     for field, value, low, high in (("lmc", lmc, 0, 7), ("vls", vls, 1, 8)):
         if not isinstance(value, int) or not low <= value <= high:
             raise ConfigError(f"route: {field} = {value!r} is invalid: an integer between {low} and {high}")
+    _check_engine_options(engine, roots, demands, tables)
     triples = _demands(demands)
     return json.loads(
         _core.route(spec, engine, lmc, vls, list(roots or []), check_deadlock, dump, text, name, triples, ini, hcas)
     )
 
 
+def _check_engine_options(engine: str, roots, demands, tables) -> None:
+    """Options only some engines read are refused elsewhere instead of being ignored: roots
+    are Up*/Down*'s, demands PARX's, and a loaded dump computes nothing. Root indices are
+    whole numbers >= 0 (the core checks them against the switch count)."""
+    computed = "the tables loaded from --load" if tables is not None else f"engine {engine!r}"
+    if roots:
+        if tables is not None or engine != "updn":
+            raise ConfigError(f"route: roots = {list(roots)} is invalid with {computed}: Up*/Down* roots are read "
+                              f"only by engine 'updn'")  # fmt: skip
+        for r in roots:
+            if isinstance(r, bool) or not isinstance(r, int) or not 0 <= r < 2**63:
+                raise ConfigError(f"route: root = {r!r} is invalid: a switch index (a whole number >= 0)")
+    if demands is not None and (tables is not None or engine != "parx"):
+        raise ConfigError(f"route: demands are invalid with {computed}: they are read only by engine 'parx'")
+
+
 def _read(path, what: str) -> str:
     """A text file (gzip-compressed when its name ends in .gz), or a one-line ConfigError."""
     import gzip
+
+    from ._files import read_text_file
 
     try:
         if str(path).endswith(".gz"):
             with gzip.open(path, "rt") as f:
                 return f.read()
-        return Path(path).read_text()
+        # Binary input (/dev/zero) is refused at once instead of read without end.
+        return read_text_file(path, what, limit=None)
     except OSError as e:
         raise ConfigError(f"{path}: cannot read {what}: {getattr(e, 'strerror', None) or e}") from None
 
@@ -66,8 +86,10 @@ def _demands(demands) -> list[tuple[int, int, float]]:
         return []
     if not isinstance(demands, (str, Path)):
         return [(int(s), int(d), float(b)) for s, d, b in demands]
+    from ._files import read_text_file
+
     try:
-        lines = Path(demands).read_text().splitlines()
+        lines = read_text_file(demands, "the demand file", limit=None).splitlines()
     except OSError as e:
         raise ConfigError(f"{demands}: cannot read the demand file: {e.strerror or e}") from None
     out = []

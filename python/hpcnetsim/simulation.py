@@ -173,9 +173,17 @@ def execute(
     return SimulationResult(json.loads(with_physical(text, cfg_json)))
 
 
+#: Most offered loads of one load curve (each is a whole simulation).
+MAX_LOADS = 1000
+
+
 def check_loads(loads) -> list[float]:
-    """The loads as floats in [0, 1]; raises :class:`ConfigError` otherwise."""
+    """The loads as floats in [0, 1], each once, at most :data:`MAX_LOADS`; raises
+    :class:`ConfigError` otherwise."""
     out = []
+    loads = list(loads) if not isinstance(loads, (str, bytes)) else [loads]
+    if len(loads) > MAX_LOADS:
+        raise ConfigError(f"loads = {len(loads)} values is invalid: at most {MAX_LOADS} offered loads")
     for x in loads:
         try:
             v = float(x)
@@ -183,6 +191,8 @@ def check_loads(loads) -> list[float]:
             raise ConfigError(f"load = {x!r} is invalid: phits per cycle per node in [0, 1]") from None
         if not 0.0 <= v <= 1.0:
             raise ConfigError(f"load = {x!r} is invalid: phits per cycle per node in [0, 1]")
+        if v in out:
+            raise ConfigError(f"load = {x!r} is invalid: listed twice (each offered load once)")
         out.append(v)
     if not out:
         raise ConfigError("loads = [] is invalid: at least one offered load")

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from ._core import BUILD_ID, ConfigError, __version__
 from ._files import atomic_write
+from .provenance import package_build_id
 from .simulation import flatten
 
 if TYPE_CHECKING:
@@ -49,6 +50,8 @@ def record(
         "key": key,
         "hpcnetsim_version": __version__,
         "build_id": BUILD_ID,
+        # The Python package's part of the build (docs/reliability.md, provenance).
+        "package_build_id": package_build_id(),
         "state": "done" if error is None else "failed",
         "error": error,
         "written_at": time.time(),

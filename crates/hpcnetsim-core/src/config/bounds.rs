@@ -17,6 +17,15 @@ fn at_most(field: &str, value: u64, max: u64, what: &str) -> Result<()> {
     Ok(())
 }
 
+/// A number as a message shows it: `1e308`, not its 309 digits.
+pub(crate) fn num(x: f64) -> String {
+    if x != 0.0 && x.is_finite() && !(1e-6..1e15).contains(&x.abs()) {
+        format!("{x:e}")
+    } else {
+        format!("{x}")
+    }
+}
+
 /// Checks the upper bounds of the cycle and count fields.
 pub(crate) fn check(cfg: &Config) -> Result<()> {
     let m = &cfg.measurement;
@@ -106,5 +115,12 @@ mod tests {
         assert!(!m.contains("u32") && !m.contains("struct"), "{m}");
         assert!(m.contains("a non-negative integer below 2^32") && m.contains("a table"), "{m}");
         assert_eq!(plain("u32x"), "u32x");
+    }
+
+    #[test]
+    fn huge_numbers_are_shown_with_an_exponent() {
+        assert_eq!(num(1e308), "1e308");
+        assert_eq!(num(0.5), "0.5");
+        assert_eq!(num(-2e-9), "-2e-9");
     }
 }

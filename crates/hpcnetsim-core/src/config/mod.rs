@@ -6,6 +6,7 @@ pub mod bounds;
 mod flow;
 mod link;
 pub mod nic;
+mod references;
 pub mod technology;
 pub mod units;
 mod workload;
@@ -581,12 +582,14 @@ impl Config {
         if s.credit_delay_cycles > 1000 {
             return bad("switch.credit_delay_cycles", &s.credit_delay_cycles, "an integer between 0 and 1000");
         }
-        if s.phit_bytes == 0 {
-            return bad("switch.phit_bytes", &s.phit_bytes, "a positive integer");
+        // Up to 16 MiB: large phits make every message one packet (trace replays measured
+        // without packetisation); beyond that a value is a typo.
+        if !(1..=1 << 24).contains(&s.phit_bytes) {
+            return bad("switch.phit_bytes", &s.phit_bytes, "an integer between 1 and 16777216 (16 MiB)");
         }
         let t = &self.traffic;
         if !(0.0..=1.0).contains(&t.load) || t.load.is_nan() {
-            return bad("traffic.load", &t.load, "phits per cycle per node in [0, 1]");
+            return bad("traffic.load", &bounds::num(t.load), "phits per cycle per node in [0, 1]");
         }
         if !(1..=4096).contains(&t.packet_phits) {
             return bad("traffic.packet_phits", &t.packet_phits, "an integer between 1 and 4096");
@@ -598,17 +601,21 @@ impl Config {
                 "0 (fixed size) or between packet_phits and 4096",
             );
         }
-        if t.burst_packets.is_nan() || t.burst_packets < 1.0 {
-            return bad("traffic.burst_packets", &t.burst_packets, "a mean burst length >= 1");
+        if !(1.0..=bounds::MAX_COUNT as f64).contains(&t.burst_packets) {
+            return bad(
+                "traffic.burst_packets",
+                &bounds::num(t.burst_packets),
+                "a mean burst length between 1 and 1000000 packets",
+            );
         }
         if !(0.0..=1.0).contains(&t.hot_fraction) || t.hot_fraction.is_nan() {
-            return bad("traffic.hot_fraction", &t.hot_fraction, "a fraction in [0, 1]");
+            return bad("traffic.hot_fraction", &bounds::num(t.hot_fraction), "a fraction in [0, 1]");
         }
         if !(t.hot_region_fraction > 0.0 && t.hot_region_fraction <= 1.0) {
-            return bad("traffic.hot_region_fraction", &t.hot_region_fraction, "a fraction in (0, 1]");
+            return bad("traffic.hot_region_fraction", &bounds::num(t.hot_region_fraction), "a fraction in (0, 1]");
         }
-        if t.zipf_exponent.is_nan() || t.zipf_exponent <= 0.0 {
-            return bad("traffic.zipf_exponent", &t.zipf_exponent, "a positive number");
+        if !(t.zipf_exponent > 0.0 && t.zipf_exponent <= 100.0) {
+            return bad("traffic.zipf_exponent", &bounds::num(t.zipf_exponent), "a positive number up to 100");
         }
         let m = &self.measurement;
         if m.window_cycles == 0 || m.batch_cycles == 0 || m.batches == 0 || m.convergence_windows == 0 {
@@ -619,7 +626,11 @@ impl Config {
             );
         }
         if m.convergence_tolerance.is_nan() || m.convergence_tolerance <= 0.0 {
-            return bad("measurement.convergence_tolerance", &m.convergence_tolerance, "a positive fraction");
+            return bad(
+                "measurement.convergence_tolerance",
+                &bounds::num(m.convergence_tolerance),
+                "a positive fraction",
+            );
         }
         if let Some(w) = &self.workload {
             if w.tasks_per_terminal == 0 || w.tasks_per_terminal > 1024 {
@@ -634,11 +645,19 @@ impl Config {
             if w.burst_messages == 0 {
                 return bad("workload.burst_messages", &w.burst_messages, "a positive number of sweeps");
             }
-            if !(w.cpu_factor.is_finite() && w.cpu_factor >= 0.0) {
-                return bad("workload.cpu_factor", &w.cpu_factor, "a number ≥ 0 (0 = network-only replay)");
+            if !(0.0..=1e6).contains(&w.cpu_factor) {
+                return bad(
+                    "workload.cpu_factor",
+                    &bounds::num(w.cpu_factor),
+                    "a number from 0 to 10^6 (0 = network-only replay)",
+                );
             }
-            if !(w.cycle_ns.is_finite() && w.cycle_ns > 0.0) {
-                return bad("workload.cycle_ns", &w.cycle_ns, "a positive number of nanoseconds");
+            if !(w.cycle_ns > 0.0 && w.cycle_ns <= 1e9) {
+                return bad(
+                    "workload.cycle_ns",
+                    &bounds::num(w.cycle_ns),
+                    "a positive number of nanoseconds up to 10^9 (one second)",
+                );
             }
             if w.packet_cells_max > 4096 || w.packet_cells_min > w.packet_cells_max {
                 return bad(
@@ -647,8 +666,12 @@ impl Config {
                     &format!("0 (unset) or between packet_cells_min = {} and 4096", w.packet_cells_min),
                 );
             }
-            if !(w.flops_per_second.is_finite() && w.flops_per_second > 0.0) {
-                return bad("workload.flops_per_second", &w.flops_per_second, "a positive number");
+            if !(w.flops_per_second > 0.0 && w.flops_per_second <= 1e21) {
+                return bad(
+                    "workload.flops_per_second",
+                    &bounds::num(w.flops_per_second),
+                    "a positive number up to 10^21",
+                );
             }
         }
         self.flow.validate()?;
@@ -656,6 +679,7 @@ impl Config {
         self.host_bytes_per_second()?;
         self.nic_model()?;
         crate::switch::validate(self, &family)?;
+        references::check(self, family.terminals())?;
         // Configs that can never give a result are refused rather than run.
         let bubble = match (self.routing.algorithm, &family) {
             (Algorithm::BubbleAdaptive, _) => true,

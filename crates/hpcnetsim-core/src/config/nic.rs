@@ -8,6 +8,11 @@ use super::Config;
 use crate::error::{Error, Result};
 use serde::{Deserialize, Serialize};
 
+/// Largest `nic.max_payload`: 64 KiB, sixteen times the largest MTU of the technology presets.
+pub const MAX_PAYLOAD: u64 = 1 << 16;
+/// Largest `nic.packet_overhead` (headers, trailers, CRC and routing bytes of one packet).
+pub const MAX_OVERHEAD: u64 = 4096;
+
 /// Where a message's buffer lives (paper 004 §4.3: main memory or Elan memory).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -144,8 +149,30 @@ impl Config {
             rendezvous_threshold: n.rendezvous_threshold.bytes("nic.rendezvous_threshold")?,
             phit_bytes: clock.phit_bytes,
         };
-        if model.max_payload == 0 {
-            return Err(Error::invalid("config", "nic.max_payload", 0, "a positive size"));
+        // Checked whether or not the model is on: the table is validated as written.
+        if !(1..=MAX_PAYLOAD).contains(&model.max_payload) {
+            return Err(Error::invalid(
+                "config",
+                "nic.max_payload",
+                format!("{} B", model.max_payload),
+                "a size from 1 B to 64 KiB (65536 B)",
+            ));
+        }
+        if model.packet_overhead > MAX_OVERHEAD {
+            return Err(Error::invalid(
+                "config",
+                "nic.packet_overhead",
+                format!("{} B", model.packet_overhead),
+                "a size from 0 B to 4 KiB (4096 B)",
+            ));
+        }
+        if model.rendezvous_threshold > 1 << 40 {
+            return Err(Error::invalid(
+                "config",
+                "nic.rendezvous_threshold",
+                format!("{} B", model.rendezvous_threshold),
+                "a size from 0 B (always eager) to 1 TiB",
+            ));
         }
         let largest = model.packet_phits(model.max_payload);
         let allowed = self.traffic.max_packet_phits();

@@ -186,10 +186,8 @@ pub fn validate(cfg: &Config, family: &crate::topology::Family) -> crate::Result
     let bad = |field: &str, value: &dyn std::fmt::Display, allowed: &str| {
         Err(crate::Error::invalid("config", field, value, allowed))
     };
-    if s.arbitration == Arbitration::Islip && s.islip_iterations == 0 {
-        return bad("switch.islip_iterations", &0, "at least 1 with arbitration = \"islip\"");
-    }
-    if s.islip_iterations > 64 {
+    // Checked whatever the arbitration: a sweep axis may turn iSLIP on for this value.
+    if !(1..=64).contains(&s.islip_iterations) {
         return bad("switch.islip_iterations", &s.islip_iterations, "an integer between 1 and 64");
     }
     if s.arbitration == Arbitration::Islip && s.output_allocation == OutputAllocation::Vc {

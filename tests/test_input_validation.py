@@ -1,0 +1,326 @@
+"""Every config, experiment and command-line input is as safe as a topology spec: nonsense is
+refused with exit status 2 and one line on stderr naming the field or flag, never a traceback,
+a hang or a silent default (docs/reliability.md, "Refused inputs")."""
+
+import json
+import shlex
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+import hpcnetsim
+from hpcnetsim import ConfigError
+
+BASE = """\
+topology = "torus:4x4"
+seed = 3
+[switch]
+vcs = 2
+[routing]
+algorithm = "dor"
+[measurement]
+warmup_cycles = 500
+window_cycles = 200
+convergence_tolerance = 0.5
+max_convergence_cycles = 4000
+batches = 2
+batch_cycles = 500
+"""
+#: A causal workload whose kernel has no root and whose placement is linear: the root and the
+#: placement list are checked anyway.
+CAUSAL = """\
+topology = "crossbar:8"
+[routing]
+algorithm = "direct"
+[workload]
+kernel = "bt"
+"""
+SWEEP = """\
+name = "{name}"
+[base]
+topology = "torus:4x4"
+[[sweep]]
+name = "a"
+axes.traffic.load = [0.1]
+"""
+LOADS_5000 = ",".join(["0.1"] * 5000)
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    d = tmp_path_factory.mktemp("inputs")
+    (d / "base.toml").write_text(BASE)
+    (d / "causal.toml").write_text(CAUSAL)
+    (d / "pie.toml").write_text(SWEEP.format(name="pie") + '[[report.figures]]\nkind = "pie"\n')
+    (d / "bogus.toml").write_text(SWEEP.format(name="bogus") + "[report]\nbogus = 1\n")
+    (d / "dup.toml").write_text(SWEEP.format(name="dup") + '[[sweep]]\nname = "a"\naxes.traffic.load = [0.2]\n')
+    (d / "expr.toml").write_text(SWEEP.format(name="expr") + 'axes.switch.vcs = ["=terminals"]\n')
+    return d
+
+
+#: (id, command line with {d} for the folder of the files, text the one line must contain).
+CASES = [
+    ("islip_iterations=0", "run {d}/base.toml --set switch.islip_iterations=0", "switch.islip_iterations"),
+    ("burst_packets=1e308", "run {d}/base.toml --set traffic.burst_packets=1e308", "traffic.burst_packets = 1e308"),
+    ("hot_nodes=[100000]", "run {d}/base.toml --set traffic.hot_nodes=[100000]", "traffic.hot_nodes"),
+    ("hot_nodes twice", "run {d}/base.toml --set traffic.hot_nodes=[3,3]", "traffic.hot_nodes"),
+    ("max_payload=1 GB", 'run {d}/base.toml --set nic.max_payload="1 GB"', "nic.max_payload"),
+    ("zipf_exponent=1e9", "run {d}/base.toml --set traffic.zipf_exponent=1e9", "traffic.zipf_exponent"),
+    ("phit_bytes=1e9", "run {d}/base.toml --set switch.phit_bytes=1000000000", "switch.phit_bytes"),
+    ("root=99999", "run {d}/causal.toml --set workload.root=99999", "workload.root"),
+    ("placement_list=[99]", "run {d}/causal.toml --set workload.placement_list=[99]", "workload.placement_list"),
+    ("placement_list=[0,0,0]", "run {d}/causal.toml --set workload.placement_list=[0,0,0]", "workload.placement_list"),
+    ("load=nan", "run {d}/base.toml --set traffic.load=nan", "traffic.load = nan"),
+    ("seed=1e400", "run {d}/base.toml --set seed=1e400", "seed = inf"),
+    ("loads 5000 times", "run {d}/base.toml --loads " + LOADS_5000, "--loads"),
+    ("loads twice", "run {d}/base.toml --loads 0.1,0.2,0.1", "--loads"),
+    ("threads 100000", "run {d}/base.toml --threads 100000", "--threads"),
+    ("jobs 1000000", "sweep {d}/dup.toml --jobs 1000000", "--jobs"),
+    ("jobs 0", "sweep {d}/dup.toml --jobs 0", "--jobs"),
+    ("max-cycles -5", "run {d}/base.toml --max-cycles -5", "--max-cycles"),
+    ("max-cycles 1e23", "run {d}/base.toml --max-cycles 1e23", "--max-cycles"),
+    ("max-cycles 10^23", "run {d}/base.toml --max-cycles 100000000000000000000000", "--max-cycles"),
+    ("max-seconds -1", "run {d}/base.toml --max-seconds -1", "--max-seconds"),
+    ("paths -1 3", "topo paths torus:4x4 -1 3", "argument a"),
+    ("paths 0 1e20", "topo paths torus:4x4 0 1e20", "argument b"),
+    ("paths 0 10^20", "topo paths torus:4x4 0 100000000000000000000", "argument b"),
+    ("paths 0 99", "topo paths torus:4x4 0 99", "terminal b"),
+    ("route --root -1", "route torus:4x4 --routing updn --root -1", "--root"),
+    ("route --root 999 dfsssp", "route torus:4x4 --root 999", "roots"),
+    ("route --root 999 updn", "route torus:4x4 --routing updn --root 999", "root"),
+    ("route --load /dev/zero", "route torus:4x4 --load /dev/zero", "/dev/zero: binary data"),
+    ("route --demands /dev/urandom", "route torus:4x4 --routing parx --demands /dev/urandom", "/dev/urandom: binary"),
+    ("figure kind pie", "sweep {d}/pie.toml", "report.figures[0].kind"),
+    ("report bogus key", "sweep {d}/bogus.toml", "bogus"),
+    ("two groups one name", "sweep {d}/dup.toml", "sweep name"),
+    ("scheduler garbage", "sweep {d}/dup.toml --scheduler garbage", "--scheduler"),
+]
+
+
+def run_cli(args, timeout=60):
+    return subprocess.run([sys.executable, "-m", "hpcnetsim", *args], capture_output=True, text=True,
+                          timeout=timeout, stdin=subprocess.DEVNULL)  # fmt: skip
+
+
+def assert_refused(r, needle):
+    lines = r.stderr.splitlines()
+    assert r.returncode == 2, (r.returncode, r.stderr[-2000:])
+    assert "Traceback" not in r.stderr and "Exception ignored" not in r.stderr, r.stderr
+    assert len(lines) == 1, r.stderr
+    assert needle in lines[0], lines[0]
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
+def test_nonsense_is_refused_in_one_line(case, files, tmp_path):
+    _, command, needle = case
+    args = shlex.split(command.format(d=files))
+    if args[0] == "sweep":
+        args += ["--out", str(tmp_path / "out"), "--no-progress"]
+    r = run_cli(args)
+    assert_refused(r, needle)
+    assert not (tmp_path / "out").exists(), "a refused sweep wrote its folder"
+
+
+@pytest.mark.parametrize("device", ["/dev/zero", "/dev/urandom"])
+def test_binary_input_is_refused_within_a_second(device, tmp_path):
+    for command in (["run", device], ["sweep", device, "--out", str(tmp_path / "out")]):
+        start = time.monotonic()
+        r = run_cli(command, timeout=30)
+        took = time.monotonic() - start
+        assert_refused(r, device)
+        assert "binary" in r.stderr
+        # Start-up of the interpreter included; reading stops at the first NUL byte.
+        assert took < 3.0, f"{command}: {took:.1f} s"
+
+
+def test_a_large_text_file_is_refused_without_reading_it_all(tmp_path):
+    big = tmp_path / "big.toml"
+    with open(big, "w") as f:
+        f.write("# " + "x" * (17 << 20) + "\n")
+    with pytest.raises(ConfigError, match="larger than 16 MiB"):
+        hpcnetsim.load_config(big)
+
+
+def test_the_api_refuses_the_same_configs():
+    base = {"topology": "torus:4x4"}
+    for patch, field in [
+        ({"switch": {"islip_iterations": 0}}, "switch.islip_iterations"),
+        ({"traffic": {"burst_packets": 1e308}}, "traffic.burst_packets"),
+        ({"traffic": {"hot_nodes": [16]}}, "traffic.hot_nodes"),
+        ({"nic": {"max_payload": 65537}}, "nic.max_payload"),
+        ({"nic": {"packet_overhead": "1 MB"}}, "nic.packet_overhead"),
+        ({"workload": {"root": 16}}, "workload.root"),
+        ({"workload": {"tasks": 4, "root": 4}}, "workload.root"),
+        ({"workload": {"first_terminal": 16}}, "workload.first_terminal"),
+        ({"workload": {"cpu_factor": 1e300}}, "workload.cpu_factor"),
+    ]:
+        with pytest.raises(ConfigError, match=field.replace(".", r"\.")):
+            hpcnetsim.simulate({**base, **patch})
+    # In range: accepted (a sweep axis may turn the field on later).
+    ok = {**base, "traffic": {"hot_nodes": [15]}, "nic": {"max_payload": "64 KiB"}, "workload": {"root": 15}}
+    hpcnetsim.load_config(ok)
+
+
+def test_the_api_refuses_the_same_load_lists():
+    from hpcnetsim import cli, simulation
+
+    assert cli.MAX_LOADS == simulation.MAX_LOADS
+    for loads, message in (([0.1] * 5000, "at most 1000"), ([0.1, 0.2, 0.1], "listed twice")):
+        with pytest.raises(ConfigError, match=message):
+            hpcnetsim.load_curve({"topology": "torus:4x4"}, loads)
+
+
+def test_route_refuses_options_its_engine_ignores():
+    with pytest.raises(ConfigError, match="roots"):
+        hpcnetsim.route("torus:4x4", "minhop", roots=[0])
+    with pytest.raises(ConfigError, match="root"):
+        hpcnetsim.route("torus:4x4", "updn", roots=[-1])
+    with pytest.raises(ConfigError, match="demands"):
+        hpcnetsim.route("torus:4x4", "dfsssp", demands=[(0, 1, 10.0)])
+    assert hpcnetsim.route("torus:4x4", "updn", roots=[5])["unreachable_pairs"] == 0
+
+
+def test_expression_errors_name_the_users_file_and_line(files):
+    r = run_cli(["sweep", str(files / "expr.toml"), "--out", str(files / "never")])
+    assert_refused(r, f"{files / 'expr.toml'}:7: sweep 'a'")
+    assert "switch.vcs = 16" in r.stderr
+    bad_kernel = files / "kernel.toml"
+    bad_kernel.write_text(SWEEP.format(name="k") + 'axes.workload.kernel = ["bt", "nope"]\n')
+    r = run_cli(["sweep", str(bad_kernel), "--out", str(files / "never")])
+    # The core reads each point as TOML written internally: its line numbers are not shown.
+    assert_refused(r, f"{bad_kernel}:7: sweep 'a': workload.kernel: unknown variant `nope`")
+
+
+#: A load curve whose runs would never end without a budget.
+ENDLESS = BASE.replace("warmup_cycles = 500", "warmup_cycles = 100000000000")
+
+
+def test_run_loads_honours_the_budgets_on_every_load(tmp_path):
+    cfg = tmp_path / "endless.toml"
+    cfg.write_text(ENDLESS)
+    start = time.monotonic()
+    r = run_cli(["run", str(cfg), "--loads", "0.1,0.2", "--max-seconds", "0.5", "--out", str(tmp_path / "s")])
+    took = time.monotonic() - start
+    assert r.returncode == 0, r.stderr
+    results = json.loads((tmp_path / "s" / "curve.json").read_text())["results"]
+    assert [x["status"] for x in results] == ["partial", "partial"]
+    assert all("wall-clock budget of 0.5 s" in x["message"] for x in results), results
+    assert took < 15, f"{took:.1f} s for two loads of half a second"
+    r = run_cli(["run", str(cfg), "--loads", "0.1,0.2", "--max-cycles", "2000", "--check", "--threads", "1",
+                 "--out", str(tmp_path / "c")])  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    results = json.loads((tmp_path / "c" / "curve.json").read_text())["results"]
+    assert [x["status"] for x in results] == ["partial", "partial"]
+    assert all(x["cycles"] <= 2000 for x in results), [x["cycles"] for x in results]
+
+
+def test_run_loads_shows_progress_per_load(tmp_path):
+    cfg = tmp_path / "endless.toml"
+    cfg.write_text(ENDLESS)
+    r = run_cli(["run", str(cfg), "--loads", "0.1,0.2", "--max-seconds", "1.2", "--progress"])
+    assert r.returncode == 0, r.stderr
+    assert "load 0.1 (1 of 2)" in r.stderr and "load 0.2 (2 of 2)" in r.stderr, r.stderr
+
+
+def test_result_and_curve_files_carry_their_provenance(tmp_path, files):
+    from hpcnetsim.provenance import build_id, config_hash, package_build_id
+
+    r = run_cli(["run", str(files / "base.toml"), "--out", str(tmp_path / "one")])
+    assert r.returncode == 0, r.stderr
+    r = run_cli(["run", str(files / "base.toml"), "--loads", "0.1,0.2", "--out", str(tmp_path / "curve")])
+    assert r.returncode == 0, r.stderr
+    config = hpcnetsim.load_config(files / "base.toml")
+    for path in (tmp_path / "one" / "result.json", tmp_path / "curve" / "curve.json"):
+        p = json.loads(path.read_text())["provenance"]
+        assert p["hpcnetsim_version"] == hpcnetsim.__version__
+        assert p["core_build_id"] == hpcnetsim._core.BUILD_ID
+        assert p["package_build_id"] == package_build_id() and p["build_id"] == build_id()
+        assert p["build_id"] not in (p["core_build_id"], p["package_build_id"])
+        assert p["config_hash"] == config_hash(config) and p["seed"] == 3
+    # Equal configs written differently hash alike; another seed does not.
+    assert config_hash({**config, "switch": {"vcs": 2}}) == config_hash(config)
+    assert config_hash({**config, "seed": 4}) != config_hash(config)
+
+
+def test_package_build_id_covers_the_python_files(tmp_path):
+    import shutil
+
+    from hpcnetsim import provenance
+
+    copy = tmp_path / "pkg"
+    shutil.copytree(Path(provenance.__file__).parent, copy, ignore=shutil.ignore_patterns("*.so", "__pycache__"))
+    first = provenance.sources_hash(copy)
+    assert first == provenance.package_build_id()
+    (copy / "cli.py").write_text((copy / "cli.py").read_text() + "\n# changed\n")
+    assert provenance.sources_hash(copy) != first
+
+
+#: Three points of many seconds each on one worker: one runs, two are queued.
+LONG_SWEEP = """\
+name = "long"
+[base]
+topology = "torus:4x4"
+switch.vcs = 2
+routing.algorithm = "dor"
+[base.measurement]
+warmup_cycles = 500
+window_cycles = 200
+convergence_tolerance = 0.5
+max_convergence_cycles = 4000
+batches = 2
+batch_cycles = 50000000
+[[sweep]]
+axes.traffic.load = [0.1, 0.2, 0.3]
+"""
+
+
+def _children(pid: int) -> set[int]:
+    out = set()
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        text = (task / "children").read_text().split()
+        out.update(int(x) for x in text)
+    return out
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except FileNotFoundError:
+        return False
+    return state != "Z"
+
+
+def test_ctrl_c_stops_a_sweep_with_queued_points_within_two_seconds(tmp_path):
+    file = tmp_path / "long.toml"
+    file.write_text(LONG_SWEEP)
+    out = tmp_path / "out"
+    args = [sys.executable, "-m", "hpcnetsim", "sweep", str(file), "--out", str(out), "--jobs", "1", "--no-progress"]
+    # Ctrl-C's default action in the child even where the suite runs with SIGINT ignored.
+    proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))  # fmt: skip
+    try:
+        deadline = time.monotonic() + 30
+        workers: set[int] = set()
+        while time.monotonic() < deadline and not workers:
+            time.sleep(0.2)
+            workers = {c for c in _children(proc.pid) if "spawn_main" in Path(f"/proc/{c}/cmdline").read_text()}
+        assert workers, "no worker process started"
+        time.sleep(1.0)  # the worker is inside the first point
+        assert proc.poll() is None
+        start = time.monotonic()
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=30)
+        took = time.monotonic() - start
+    finally:
+        proc.kill()
+    assert proc.returncode == 130, err
+    assert took < 2.0, f"took {took:.2f} s to stop"
+    assert "Traceback" not in err and "interrupted" in err, err
+    time.sleep(0.2)
+    assert not [w for w in workers if _alive(w)], "a worker outlived the sweep"
+    assert len(hpcnetsim.results(out)) == 0 if (out / "store").is_dir() else True
