@@ -4,7 +4,6 @@ a hang or a silent default (docs/reliability.md, "Refused inputs")."""
 
 import json
 import shlex
-import os
 import signal
 import subprocess
 import sys
