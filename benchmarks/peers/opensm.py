@@ -110,6 +110,79 @@ def parse_opensm_lfts(text: str, hosts: list[str]) -> dict[str, list[int]]:
     return lft
 
 
+def parse_opensm_fabric(text: str, net: dict) -> dict:
+    """opensm-lfts.dump, every destination (switches too) -> the fabric as OpenSM's DFSSSP
+    sees it (see opensm_layers.channel_paths): switches in GUID order (OpenSM's switch table),
+    then stably sorted by attached hosts, descending (sw_list_sort_by_num_hca); the hosts of
+    each switch by port, then the switches' management ports."""
+    guid: dict[str, int] = {}
+    lid: dict[str, int] = {}
+    lft: dict[str, dict[str, int]] = {}
+    cur = None
+    for line in text.splitlines():
+        m = re.match(r"^Unicast lids .* of switch Lid (\d+) guid (0x[0-9a-fA-F]+) \('([^']+)'\):", line)
+        if m:
+            cur = lft.setdefault(m.group(3), {})
+            lid[m.group(3)], guid[m.group(3)] = int(m.group(1)), int(m.group(2), 16)
+            continue
+        m = re.match(r"^(0x[0-9a-fA-F]+)\s+(\d+)\s+#.*: '([^']+)'", line)
+        if m and cur is not None:
+            cur[m.group(3)] = int(m.group(2))
+            lid.setdefault(m.group(3), int(m.group(1), 16))
+    return dfsssp_fabric(sorted(guid, key=lambda s: guid[s]), lid, lft, net)
+
+
+def dfsssp_fabric(by_guid: list[str], lid: dict[str, int], lft: dict[str, dict[str, int]], net: dict) -> dict:
+    """The fabric in the shape opensm_layers.channel_paths takes, from the switches in GUID
+    order, every port's LID and the tables (switch -> {destination name: port})."""
+    links, hosts = net["links"], set(net["hosts"])
+    switches = sorted(by_guid, key=lambda s: -sum(peer in hosts for peer, _ in links[s].values()))
+    order = [links[s][p][0] for s in switches for p in sorted(links[s]) if links[s][p][0] in hosts]
+    return {
+        "switches": switches,
+        "by_guid": by_guid,
+        "lid": lid,
+        "order": order + switches,
+        "links": links,
+        "lft": lft,
+    }
+
+
+def stored_fabric(data: dict, net: dict, lft: dict[str, list[int]] | None = None) -> dict:
+    """The DFSSSP fabric kept in a stored table file; `lft` (host destinations, as from
+    parse_our_dump) replaces OpenSM's tables, the switch destinations then being left out."""
+    by_guid, hosts = data["switch_guid_order"], data["hosts"]
+    tables = lft or data["lft"]
+    full = {sw: {h: tables[sw][i] for i, h in enumerate(hosts)} for sw in by_guid}
+    if lft is None:
+        for sw in by_guid:
+            full[sw].update(zip(by_guid, data["switch_lft"][sw]))
+    return dfsssp_fabric(by_guid, data["lids"], full, net)
+
+
+def our_fabric(osm_fabric: dict, lft: dict[str, list[int]], net: dict) -> dict:
+    """hpcnetsim's tables (host destinations) in OpenSM's switch and port order."""
+    tables = {sw: {h: lft[sw][i] for i, h in enumerate(net["hosts"])} for sw in osm_fabric["by_guid"]}
+    return dfsssp_fabric(osm_fabric["by_guid"], osm_fabric["lid"], tables, net)
+
+
+def layering_variants(osm_fabric: dict, ours_fabric: dict) -> dict:
+    """Lanes and paths per lane under OpenSM's layering (opensm_layers.layers) for OpenSM's
+    routes between all end ports (what OpenSM does), between hosts only, and for hpcnetsim's
+    routes between hosts."""
+    from opensm_layers import channel_paths, layers
+
+    out = {}
+    for name, fab, switches in (
+        ("opensm_routes_all_ports", osm_fabric, True),
+        ("opensm_routes_hosts", osm_fabric, False),
+        ("our_routes_hosts", ours_fabric, False),
+    ):
+        needed, per_vl = layers(channel_paths(fab, switches))
+        out[name] = {"vls": needed, "paths_per_vl": per_vl}
+    return out
+
+
 def parse_our_dump(text: str, net: dict) -> dict[str, list[int]]:
     """hpcnetsim's table dump (lmc 0) -> the same shape, ports renumbered from 1 as exported."""
     hosts, switches = net["hosts"], net["switches"]
@@ -333,7 +406,7 @@ def run_opensm(net_text: str, engine: str, workdir: Path, root_s0: bool = False)
     if root_s0 and f"guid {S0_GUID:#018x} ('{net['switches'][0]}')" not in dump:
         raise RuntimeError(f"switch {net['switches'][0]} did not get GUID {S0_GUID:#x} in ibsim")
     lft = parse_opensm_lfts(dump, net["hosts"])
-    return {"lft": lft, "log": log, "seconds": round(seconds, 1)}
+    return {"lft": lft, "log": log, "seconds": round(seconds, 1), "fabric": parse_opensm_fabric(dump, net)}
 
 
 def opensm_version() -> str:
@@ -354,6 +427,11 @@ def save_tables(path: Path, fabric: str, spec: str, engine: str, net: dict, osm:
         "hosts": net["hosts"],
         "lft": osm["lft"],
     }
+    if engine == "dfsssp":  # what opensm_layers needs to replay OpenSM's layering
+        fab = osm["fabric"]
+        data["switch_guid_order"] = fab["by_guid"]
+        data["lids"] = fab["lid"]
+        data["switch_lft"] = {sw: [fab["lft"][sw][t] for t in fab["by_guid"]] for sw in fab["by_guid"]}
     with gzip.GzipFile(path, "wb", mtime=0) as f:
         f.write(json.dumps(data, separators=(",", ":"), sort_keys=True).encode())
 
@@ -389,6 +467,16 @@ def main(argv: list[str] | None = None) -> int:
                     "spec": spec,
                     "opensm_seconds": osm["seconds"],
                 }
+                if engine == "dfsssp":
+                    mine = our_fabric(osm["fabric"], ours(real, engine, net)[1], net)
+                    row["opensm_layering"] = layering_variants(osm["fabric"], mine)
+                    if (
+                        row["opensm_layering"]["opensm_routes_all_ports"]["paths_per_vl"]
+                        != osm["log"]["paths_per_vl"]
+                    ):
+                        raise RuntimeError(
+                            f"{fabric}: the replay of OpenSM's layering does not match its log"
+                        )
                 summary.setdefault(fabric, {})[engine] = row
                 o, h = row["opensm"], row["hpcnetsim"]
                 print(
@@ -404,16 +492,19 @@ def main(argv: list[str] | None = None) -> int:
             lanes = {}
             for seed in FAULT_SEEDS:
                 spec = f"hyperx:12x8,t=7|faults:random=15,seed={seed}"
-                osm = run_opensm(export_net(spec), "dfsssp", work / f"seed{seed}")
+                text = export_net(spec)
+                net = parse_net(text)
+                osm = run_opensm(text, "dfsssp", work / f"seed{seed}")
+                mine = our_fabric(osm["fabric"], ours(spec, "dfsssp", net)[1], net)
+                variants = layering_variants(osm["fabric"], mine)
                 lanes[str(seed)] = {
                     "opensm": osm["log"]["vls_needed"],
+                    "opensm_paths_per_vl": osm["log"]["paths_per_vl"],
                     "hpcnetsim": route(spec, "dfsssp")["vls_used"],
-                }
-                print(
-                    f"faults seed {seed}: dfsssp lanes opensm {lanes[str(seed)]['opensm']} "
-                    f"hpcnetsim {lanes[str(seed)]['hpcnetsim']}",
-                    flush=True,
-                )
+                } | {k: v["vls"] for k, v in variants.items()}
+                if variants["opensm_routes_all_ports"]["paths_per_vl"] != osm["log"]["paths_per_vl"]:
+                    raise RuntimeError(f"seed {seed}: the replay of OpenSM's layering does not match its log")
+                print(f"faults seed {seed}: dfsssp lanes {lanes[str(seed)]}", flush=True)
             summary["dfsssp_lanes_by_fault_seed"] = lanes
     summary_path.write_text(json.dumps(summary, indent=1, sort_keys=True) + "\n")
     return 0
