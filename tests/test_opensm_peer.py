@@ -167,3 +167,61 @@ def test_faulty_hyperx_lanes_over_fault_draws():
     for seed in ("1", "2"):
         got = hpcnetsim.route(f"hyperx:12x8,t=7|faults:random=15,seed={seed}", "dfsssp")["vls_used"]
         assert got == lanes[seed]["hpcnetsim"]
+
+
+def test_opensm_layering_option_matches_the_replay(tmp_path_factory):
+    """`layering="opensm"` (routing/tables/opensm_layers.rs) gives the lanes the Python replay
+    of OpenSM's procedure gives on hpcnetsim's SSSP tables (host pairs): on the 4x4 torus and
+    on three draws of the faulty HyperX, one of which needs 3 lanes where the placement needs
+    2. The paths per lane match too on the torus."""
+    import hpcnetsim
+    from opensm_layers import channel_paths, layers
+
+    lanes = json.loads((DATA / "summary.json").read_text())["dfsssp_lanes_by_fault_seed"]
+    for seed in ("1", "2", "4"):
+        spec = f"hyperx:12x8,t=7|faults:random=15,seed={seed}"
+        got = hpcnetsim.route(spec, "dfsssp", layering="opensm")
+        assert got["vls_used"] == lanes[seed]["our_routes_hosts"], seed
+    data = peer.load_tables(DATA / "torus-4x4-dfsssp.json.gz")
+    spec, net = _net(data, tmp_path_factory)
+    report = hpcnetsim.route(spec, "dfsssp", layering="opensm", dump=True, check_deadlock=True)
+    assert report["deadlock"] == "acyclic"
+    mine = peer.our_fabric(peer.stored_fabric(data, net), peer.parse_our_dump(report["dump"], net), net)
+    needed, per_vl = layers(channel_paths(mine, include_switches=False))
+    assert report["vls_used"] == needed == 3
+    # lanes per (source, destination) pair from the dump's "VLs of terminal T" lines
+    counts = [0] * 8
+    for line in report["dump"].splitlines():
+        if line.startswith("VLs of terminal "):
+            t, vls = line.split(":")
+            src = int(t.split()[-1])
+            for dst, v in enumerate(vls.split()):
+                counts[int(v)] += dst != src
+    assert counts == per_vl
+
+
+def test_layering_option_errors(cli):
+    r = cli("route", "torus:4x4", "--layering", "bogus")
+    assert r.returncode == 2 and "layering" in r.stderr and "placement, opensm" in r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1
+
+
+def test_routing_layering_in_a_simulation():
+    """`routing.layering = "opensm"` reaches the simulator's tables: its 3 lanes on the 4x4
+    torus fit 3 VCs and not 2 (the error names switch.vcs); a bad value names the field."""
+    import hpcnetsim
+
+    cfg = {
+        "topology": "torus:4x4,t=2",
+        "switch": {"vcs": 3},
+        "routing": {"algorithm": "table", "engine": "dfsssp", "layering": "opensm"},
+        "traffic": {"load": 0.1},
+        "measurement": {"warmup_cycles": 300, "batches": 1, "batch_cycles": 300},
+    }
+    assert hpcnetsim.simulate(cfg).to_dict()["status"] == "converged"
+    with pytest.raises(hpcnetsim.ConfigError, match="switch.vcs"):
+        hpcnetsim.simulate(cfg | {"switch": {"vcs": 2}})
+    with pytest.raises(hpcnetsim.ConfigError, match="placement"):
+        hpcnetsim.simulate(cfg | {"routing": cfg["routing"] | {"layering": "bogus"}})
+    with pytest.raises(hpcnetsim.ConfigError, match="layering"):
+        hpcnetsim.simulate(cfg | {"routing": {"algorithm": "dor", "layering": "opensm"}})
