@@ -77,4 +77,5 @@ def route(
     demands: list[tuple[int, int, float]] = ...,
     fdbs_ini: str | None = None,
     fdbs_hcas: str | None = None,
+    layering: str = "placement",
 ) -> str: ...

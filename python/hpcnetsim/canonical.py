@@ -60,7 +60,9 @@ def settable_config() -> dict[str, Any]:
     config = json.loads(_core.config_from_toml('topology = "crossbar:2"\n[workload]\n'))
     config.update(json.loads(_core.flow_defaults()))
     # Table routing's fields are left out of configs that do not use them.
-    config["routing"].update({"engine": "dfsssp", "lmc": 0, "address": "round-robin", "tables": ""})
+    config["routing"].update(
+        {"engine": "dfsssp", "lmc": 0, "address": "round-robin", "tables": "", "layering": "placement"}
+    )
     # So are the default [link] and [nic] tables and the technology (docs/physical.md).
     physical = json.loads(_core.config_from_toml('topology = "crossbar:2"\n[nic]\nenabled = true\n[link]\ncycle = "1 ns"\n'))
     config["link"] = {**physical["link"], "cycle": ""}

@@ -89,6 +89,7 @@ def _build_parser() -> argparse.ArgumentParser:
     ro.add_argument("--routing", default="dfsssp", help="engine: minhop, sssp, dfsssp, updn, ftree, parx (default dfsssp)")
     ro.add_argument("--lmc", type=int, default=0, help="LID mask control: 2^LMC addresses per terminal (parx: 2)")
     ro.add_argument("--vls", type=int, default=8, help="virtual lanes the layering may use (1-8, default 8)")
+    ro.add_argument("--layering", default="placement", help="dfsssp/parx lanes: placement (default) or opensm")
     ro.add_argument("--root", type=_index, action="append", default=[],
                     help="Up*/Down* root switch (repeatable; --routing updn only)")  # fmt: skip
     ro.add_argument("--demands", type=_path, help="PARX communication demands: SOURCE DESTINATION BYTES lines")
@@ -245,6 +246,7 @@ def _route(args) -> None:
     rep = route(
         args.spec, args.routing, lmc=args.lmc, vls=args.vls, roots=args.root,
         check_deadlock=args.check_deadlock, dump=args.dump is not None, tables=args.load, demands=args.demands,
+        layering=args.layering,
     )  # fmt: skip
     text = rep.pop("dump", None)
     if args.dump is not None:

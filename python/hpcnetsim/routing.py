@@ -24,10 +24,12 @@ def route(
     dump: bool = False,
     tables: str | Path | None = None,
     demands: str | Path | list | None = None,
+    layering: str = "placement",
 ) -> dict:
     """Routes `spec` with `engine` (or loads the table dump file `tables`) and returns the
     report as a dict; with `dump=True` the tables' text is under ``"dump"``. `demands`
-    (PARX): a file of ``SOURCE DESTINATION BYTES`` lines or a list of such triples."""
+    (PARX): a file of ``SOURCE DESTINATION BYTES`` lines or a list of such triples.
+    `layering` (DFSSSP, PARX): ``placement`` (hpcnetsim's) or ``opensm`` (OpenSM's procedure)."""
     text, name, ini, hcas = None, "tables", None, None
     if tables is not None:
         text, name = _read(tables, "the table dump"), str(tables)
@@ -44,7 +46,9 @@ def route(
     _check_engine_options(engine, roots, demands, tables)
     triples = _demands(demands)
     return json.loads(
-        _core.route(spec, engine, lmc, vls, list(roots or []), check_deadlock, dump, text, name, triples, ini, hcas)
+        _core.route(
+            spec, engine, lmc, vls, list(roots or []), check_deadlock, dump, text, name, triples, ini, hcas, layering
+        )
     )
 
 

@@ -411,7 +411,7 @@ fn flow_defaults() -> String {
 /// Computes (or, with `tables_text`, loads) forwarding tables for `spec` and reports on
 /// them as JSON; with `dump` the report carries the tables as text under `"dump"`.
 #[pyfunction]
-#[pyo3(signature = (spec, engine, lmc=0, vls=8, roots=Vec::new(), check_deadlock=false, dump=false, tables_text=None, tables_name="tables", demands=Vec::new(), fdbs_ini=None, fdbs_hcas=None))]
+#[pyo3(signature = (spec, engine, lmc=0, vls=8, roots=Vec::new(), check_deadlock=false, dump=false, tables_text=None, tables_name="tables", demands=Vec::new(), fdbs_ini=None, fdbs_hcas=None, layering="placement"))]
 #[allow(clippy::too_many_arguments)]
 fn route(
     py: Python<'_>,
@@ -427,14 +427,16 @@ fn route(
     demands: Vec<(usize, usize, f64)>,
     fdbs_ini: Option<&str>,
     fdbs_hcas: Option<&str>,
+    layering: &str,
 ) -> PyResult<String> {
-    use hpcnetsim_core::routing::tables::{self, stats, EngineOptions};
+    use hpcnetsim_core::routing::tables::{self, stats, EngineOptions, Layering};
     py.detach(|| {
+        let layering = Layering::parse(layering, "routing", "layering")?;
         let topo = Topology::from_spec(spec)?;
         let t = match (tables_text, fdbs_ini, fdbs_hcas) {
             (Some(text), Some(ini), Some(hcas)) => tables::fdbs::load(text, ini, hcas, tables_name, &topo)?,
             (Some(text), _, _) => tables::dump::load(text, tables_name, &topo)?,
-            _ => tables::compute(engine, &topo, &EngineOptions { lmc, max_vls: vls, roots, demands })?,
+            _ => tables::compute(engine, &topo, &EngineOptions { lmc, max_vls: vls, roots, demands, layering })?,
         };
         #[derive(serde::Serialize)]
         struct WithDump {

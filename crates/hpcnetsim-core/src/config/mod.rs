@@ -310,6 +310,10 @@ pub struct RoutingConfig {
     /// Table routing: how senders pick the LID offset (default round-robin).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub address: Option<AddressPolicy>,
+    /// Table routing: how DFSSSP and PARX assign lanes (default placement; opensm: OpenSM's
+    /// procedure, docs/routing.md).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub layering: Option<crate::routing::tables::Layering>,
 }
 
 impl Default for RoutingConfig {
@@ -321,6 +325,7 @@ impl Default for RoutingConfig {
             lmc: None,
             tables: None,
             address: None,
+            layering: None,
         }
     }
 }
@@ -547,12 +552,13 @@ impl Config {
         if let Some(l) = r.lmc.filter(|&l| l > crate::routing::tables::MAX_LMC) {
             return bad("routing.lmc", &l, "an integer between 0 and 7");
         }
-        let table_only = r.engine.is_some() || r.lmc.is_some() || r.tables.is_some() || r.address.is_some();
+        let table_only =
+            r.engine.is_some() || r.lmc.is_some() || r.tables.is_some() || r.address.is_some() || r.layering.is_some();
         if table_only && r.algorithm != Algorithm::Table {
             return bad(
                 "routing.algorithm",
                 &format!("'{}'", config_name(&r.algorithm)),
-                "'table' when routing.engine, lmc, tables or address is set",
+                "'table' when routing.engine, lmc, tables, address or layering is set",
             );
         }
         let s = &self.switch;

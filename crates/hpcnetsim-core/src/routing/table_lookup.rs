@@ -81,7 +81,12 @@ impl TableRouting {
             }
             None => {
                 let engine = r.engine.as_deref().unwrap_or("dfsssp");
-                let opts = EngineOptions { lmc: r.lmc.unwrap_or(0), max_vls: vcs, ..EngineOptions::default() };
+                let opts = EngineOptions {
+                    lmc: r.lmc.unwrap_or(0),
+                    max_vls: vcs,
+                    layering: r.layering.unwrap_or_default(),
+                    ..EngineOptions::default()
+                };
                 tables::compute(engine, topo, &opts).map_err(|e| match e {
                     Error::Invalid { field, value, allowed, .. } if field == "vls" => Error::invalid(
                         "config",

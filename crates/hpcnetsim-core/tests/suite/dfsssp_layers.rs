@@ -4,7 +4,7 @@
 //! the test checks with its own topological sort over the paths the tables give.
 
 use crate::common::topo;
-use hpcnetsim_core::routing::tables::{self, EngineOptions, Tables};
+use hpcnetsim_core::routing::tables::{self, EngineOptions, Layering, Tables};
 use hpcnetsim_core::Topology;
 use std::collections::{HashMap, HashSet};
 
@@ -85,4 +85,24 @@ fn too_few_lanes_is_an_error_naming_vls() {
     let two = EngineOptions { max_vls: 2, ..EngineOptions::default() };
     let e = tables::compute("dfsssp", &topo("torus:10x10"), &two).unwrap_err().to_string();
     assert!(e.contains("vls = 2") && e.contains("needs more than 2 virtual lanes"), "{e}");
+}
+
+#[test]
+fn opensm_layering_is_deadlock_free_and_may_need_a_lane_more() {
+    // OpenSM's procedure on the same SSSP paths (routing.layering = "opensm"): acyclic lanes;
+    // on this draw of 15 failed HyperX cables it needs 3 where the placement needs 2, as
+    // OpenSM does (paper 001 §4).
+    let opensm = EngineOptions { layering: Layering::Opensm, ..EngineOptions::default() };
+    for (spec, placement, theirs) in [("torus:4x4,t=2", 3, 3), ("hyperx:12x8,t=7|faults:random=15,seed=2", 2, 3)] {
+        let t = topo(spec);
+        let ours = tables::compute("dfsssp", &t, &EngineOptions::default()).unwrap();
+        let tb = tables::compute("dfsssp", &t, &opensm).unwrap_or_else(|e| panic!("{spec}: {e}"));
+        assert_eq!((ours.vls, tb.vls), (placement, theirs), "{spec}");
+        assert!(tb.deadlock_verdict(&t).is_acyclic(), "{spec}");
+    }
+    assert_lanes_acyclic(&topo("torus:4x4,t=2"), &tables::compute("dfsssp", &topo("torus:4x4,t=2"), &opensm).unwrap());
+    // More than the lanes allowed is the same error as for the placement.
+    let two = EngineOptions { max_vls: 2, ..opensm };
+    let e = tables::compute("dfsssp", &topo("torus:4x4,t=2"), &two).unwrap_err().to_string();
+    assert!(e.contains("vls = 2"), "{e}");
 }

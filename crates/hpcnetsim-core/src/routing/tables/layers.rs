@@ -11,11 +11,15 @@
 //! in the same layer, much as a torus' direction classes would. If the result still needs
 //! more lanes than allowed, the placement is repeated with the paths regrouped by their
 //! previous layer (iterated greedy), which often frees a layer.
+//!
+//! `Layering::Opensm` runs OpenSM's procedure instead (`opensm_layers`), on the same paths
+//! in OpenSM's order.
 
 use super::dag::Dag;
-use super::Tables;
+use super::opensm_layers::{self, PathGroup};
+use super::{Layering, Tables};
 use crate::error::{Error, Result};
-use crate::topology::Topology;
+use crate::topology::{Peer, Topology};
 
 /// Rounds of regrouping tried when the first placement needs too many lanes.
 const ROUNDS: usize = 6;
@@ -32,22 +36,40 @@ struct Group {
 }
 
 /// Assigns a lane to every path of `t` (paths from one switch to one address share it) and
-/// records the number of lanes used.
-pub fn assign(topo: &Topology, t: &mut Tables, max_vls: usize) -> Result<()> {
+/// records the number of lanes used, by hpcnetsim's placement or OpenSM's procedure.
+pub fn assign(topo: &Topology, t: &mut Tables, max_vls: usize, how: Layering) -> Result<()> {
     let lids = t.lids();
-    let sources: Vec<usize> = (0..topo.num_switches()).filter(|&s| topo.terminals_at()[s] > 0).collect();
-    // Destination by destination: the order SSSP routed them in.
-    let mut groups: Vec<Group> = Vec::new();
-    for lid in 0..lids {
-        for &s in &sources {
-            if let Some(p) = t.switch_path(topo, s, lid) {
-                if p.len() >= 2 {
-                    groups.push(Group { switch: s, lid, channels: p.into_iter().map(|c| c as u32).collect() });
+    let (groups, result) = match how {
+        Layering::Placement => {
+            let sources: Vec<usize> = (0..topo.num_switches()).filter(|&s| topo.terminals_at()[s] > 0).collect();
+            // Destination by destination: the order SSSP routed them in.
+            let mut groups: Vec<Group> = Vec::new();
+            for lid in 0..lids {
+                for &s in &sources {
+                    if let Some(p) = t.switch_path(topo, s, lid) {
+                        if p.len() >= 2 {
+                            groups.push(Group { switch: s, lid, channels: p.into_iter().map(|c| c as u32).collect() });
+                        }
+                    }
                 }
             }
+            let result = layering(topo.peers().len(), &groups, max_vls);
+            (groups, result)
         }
-    }
-    let (layer, used) = layering(topo.peers().len(), &groups, max_vls).ok_or_else(|| {
+        Layering::Opensm => {
+            let groups = opensm_order(topo, t);
+            let paths: Vec<PathGroup> = groups
+                .iter()
+                .map(|g| PathGroup {
+                    channels: g.channels.clone(),
+                    pairs: topo.terminals_at()[g.switch] << (lids / t.terminals()).trailing_zeros(),
+                })
+                .collect();
+            let result = opensm_layers::layering(&paths, max_vls);
+            (groups, result)
+        }
+    };
+    let (layer, used) = result.ok_or_else(|| {
         Error::invalid(
             "routing",
             "vls",
@@ -71,6 +93,33 @@ pub fn assign(topo: &Topology, t: &mut Tables, max_vls: usize) -> Result<()> {
     }
     t.set_vls(vl, used);
     Ok(())
+}
+
+/// The paths in OpenSM's order (`dfsssp_remove_deadlocks`): destination ports outer, source
+/// ports inner, both in its port order (switches by attached terminals, most first, ties by
+/// switch; terminals by port), a destination's addresses innermost.
+fn opensm_order(topo: &Topology, t: &Tables) -> Vec<Group> {
+    let lids = t.lids();
+    let per = lids / t.terminals();
+    let counts = topo.terminals_at();
+    let mut switches: Vec<usize> = (0..topo.num_switches()).filter(|&s| counts[s] > 0).collect();
+    switches.sort_by_key(|&s| std::cmp::Reverse(counts[s]));
+    let mut groups = Vec::new();
+    for &d in &switches {
+        for peer in topo.ports(d) {
+            let Peer::Terminal(dst) = *peer else { continue };
+            for &s in &switches {
+                for lid in dst as usize * per..(dst as usize + 1) * per {
+                    // A path of one channel has no dependency but its channel enters the
+                    // graph (and OpenSM's tree of channels), as in OpenSM.
+                    if let Some(p) = t.switch_path(topo, s, lid).filter(|p| !p.is_empty()) {
+                        groups.push(Group { switch: s, lid, channels: p.into_iter().map(|c| c as u32).collect() });
+                    }
+                }
+            }
+        }
+    }
+    groups
 }
 
 /// Layer of every group and the number of layers, within `max_vls`, or `None`.

@@ -13,6 +13,7 @@ pub mod engines;
 pub mod fdbs;
 pub mod ftree;
 pub mod layers;
+pub mod opensm_layers;
 pub mod sssp;
 pub mod stats;
 
@@ -242,11 +243,45 @@ pub struct EngineOptions {
     pub roots: Vec<usize>,
     /// PARX communication demands, `(source, destination, bytes)` between terminals.
     pub demands: Vec<(usize, usize, f64)>,
+    /// How DFSSSP and PARX assign lanes.
+    pub layering: Layering,
+}
+
+/// How DFSSSP and PARX give every path a lane (`routing.layering`, `--layering`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Layering {
+    /// hpcnetsim's placement: each path where it adds the fewest new dependencies.
+    #[default]
+    Placement,
+    /// OpenSM's procedure: all in layer 0, cycle by cycle the weakest dependency's paths
+    /// moved to the next layer.
+    Opensm,
+}
+
+/// Names of the layerings, as used by configs and `hpcnetsim route`.
+pub const LAYERINGS: &str = "placement, opensm";
+
+impl Layering {
+    /// The layering called `name`, or an error naming `field`.
+    pub fn parse(name: &str, section: &str, field: &str) -> Result<Self> {
+        match name {
+            "placement" => Ok(Layering::Placement),
+            "opensm" => Ok(Layering::Opensm),
+            other => Err(Error::invalid(section, field, format!("'{other}'"), format!("one of {LAYERINGS}"))),
+        }
+    }
 }
 
 impl Default for EngineOptions {
     fn default() -> Self {
-        EngineOptions { lmc: 0, max_vls: MAX_VLS, roots: Vec::new(), demands: Vec::new() }
+        EngineOptions {
+            lmc: 0,
+            max_vls: MAX_VLS,
+            roots: Vec::new(),
+            demands: Vec::new(),
+            layering: Layering::Placement,
+        }
     }
 }
 
@@ -268,13 +303,13 @@ pub fn compute(engine: &str, topo: &Topology, opts: &EngineOptions) -> Result<Ta
         "dfsssp" => {
             let mut t = sssp::sssp(topo, opts.lmc);
             t.engine = "dfsssp".into();
-            layers::assign(topo, &mut t, opts.max_vls)?;
+            layers::assign(topo, &mut t, opts.max_vls, opts.layering)?;
             Ok(t)
         }
         "ftree" => ftree::ftree(topo, opts.lmc),
         "parx" => {
             let mut t = sssp::parx(topo, &opts.demands)?;
-            layers::assign(topo, &mut t, opts.max_vls)?;
+            layers::assign(topo, &mut t, opts.max_vls, opts.layering)?;
             Ok(t)
         }
         other => Err(Error::invalid("routing", "engine", format!("'{other}'"), format!("one of {ENGINES}"))),
