@@ -27,10 +27,11 @@ pub fn files(meta: &Path) -> Result<Vec<PathBuf>> {
     let m = meta.display();
     let text = std::fs::read_to_string(meta).map_err(|e| Error::Unsupported(format!("{m}: cannot read: {e}")))?;
     let get = |key: &str| text.lines().find_map(|l| l.strip_prefix(key).and_then(|v| v.strip_prefix('=')));
-    let n: usize = get("numprocs")
-        .and_then(|v| v.trim().parse().ok())
-        .filter(|&n| n >= 1)
-        .ok_or_else(|| Error::Unsupported(format!("{m}: no valid 'numprocs=N' line")))?;
+    let line = |key: &str| text.lines().position(|l| l.starts_with(key)).map_or(1, |i| i + 1);
+    let procs = get("numprocs").ok_or_else(|| Error::Unsupported(format!("{m}: no 'numprocs=N' line")))?;
+    // Bounded and estimated before the rank files are listed (one path per rank).
+    let at = Location { file: m.to_string(), record: format!("line {}", line("numprocs")), rank: None };
+    let n = super::limits::ranks(&at, "numprocs", procs)?;
     let prefix = get("fileprefix").ok_or_else(|| Error::Unsupported(format!("{m}: no 'fileprefix=' line")))?;
     let dir = meta.parent().unwrap_or(Path::new("."));
     let file = |r: usize| dir.join(format!("{}-{r:04}.bin", prefix.trim()));
@@ -305,7 +306,7 @@ impl RankState {
         at.record = format!("record {}", r.index);
         if let Some((start, stop)) = r.wall {
             if let Some(prev) = *last_stop {
-                b.compute_seconds(rank, start - prev);
+                b.compute_seconds(at, rank, start - prev)?;
             }
             *last_stop = Some(stop);
         }
