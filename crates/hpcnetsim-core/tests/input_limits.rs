@@ -56,6 +56,11 @@ fn rank_counts_are_bounded_before_anything_is_allocated() {
     let p = tmp("big.meta", b"hostname=x\nnumprocs=99999999999\nfileprefix=big\n");
     let e = traces::scan(&p, TraceFormat::Dumpi, scale()).err().expect("an error").to_string();
     assert!(e.contains("big.meta: line 2") && e.contains("numprocs = 99999999999"), "{e}");
+    // Random bytes as any format: refused at once, never read whole.
+    for format in [TraceFormat::Text, TraceFormat::Dumpi, TraceFormat::Vef, TraceFormat::Simgrid] {
+        let e = traces::scan(std::path::Path::new("/dev/urandom"), format, scale()).err().expect("an error");
+        assert!(!e.to_string().contains('\n'), "{format:?}: {e}");
+    }
     assert!(t.elapsed().as_secs_f64() < 2.0, "refused at once");
 }
 
