@@ -173,7 +173,7 @@ fn read_text(format: &str, path: &str) -> Result<String> {
                 format!("{path}:{line}"),
                 "file",
                 "binary data",
-                format!("a text fabric file ({format}, see docs/topologies.md)"),
+                format!("a text fabric file ({format}, see docs/routing.md)"),
             ));
         }
     }
