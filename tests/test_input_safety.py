@@ -130,6 +130,13 @@ def test_otf2_replays_and_programs_use_the_link_clock():
     run = p.run({"topology": "torus:2x2", "link": {"bandwidth": "4 GB/s"}})
     assert run.cycle_ns == pytest.approx(4.0)
     assert run.execution_time_us == pytest.approx(run.execution_time_cycles * 4.0 / 1e3)
+    # Compute given in seconds follows the clock: 4 µs is 4000 cycles of 1 ns, 1000 of 4 ns.
+    timed = h.Program(2).compute(0, seconds=4e-6).send(0, 1, 64).recv(1, 0, 64)
+    ns1 = timed.run({"topology": "torus:2x2"}).replay["compute_cycles"]
+    ns4 = timed.run({"topology": "torus:2x2", "link": {"bandwidth": "4 GB/s"}}).replay["compute_cycles"]
+    assert (ns1, ns4) == ([4000, 0], [1000, 0])
+    with pytest.raises(h.ConfigError, match="exactly one"):
+        timed.compute(0, 5, seconds=1.0)
 
 
 def test_collectives_on_a_communicator_apply_to_its_ranks():

@@ -45,7 +45,8 @@ class Program:
         self.ranks = ranks
         self._members: dict[int, list[int]] = {}
         self._comms: list[str] = []
-        self._lines: list[str] = []
+        # Text-format lines; compute given in seconds stays (rank, seconds) until a clock is known.
+        self._lines: list[str | tuple[int, float]] = []
         self._next_comm = 1
         self._next_req = [0] * ranks
 
@@ -75,8 +76,18 @@ class Program:
         parts += [f"{k}={v}" for k, v in kw.items() if v is not None]
         return (" " + " ".join(parts)) if parts else ""
 
-    def compute(self, rank: int, cycles: int) -> Program:
-        """``rank`` computes for ``cycles`` network cycles (scaled by ``workload.cpu_factor``)."""
+    def compute(self, rank: int, cycles: int | None = None, *, seconds: float | None = None) -> Program:
+        """``rank`` computes for ``cycles`` network cycles, or for ``seconds`` of traced time that
+        become cycles of the network's clock when the program runs (``workload.cycle_ns``, else
+        the ``[link]`` clock, as for traces); both scaled by ``workload.cpu_factor``."""
+        if (cycles is None) == (seconds is None):
+            given = f"cycles = {cycles!r}, seconds = {seconds!r}"
+            raise ConfigError(f"compute: {given} is invalid: exactly one of the two")
+        if seconds is not None:
+            if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not 0 <= seconds <= 1e6:
+                raise ConfigError(f"compute: seconds = {seconds!r} is invalid: a number between 0 and 1e6")
+            self._lines.append((self._rank(rank), float(seconds)))
+            return self
         self._lines.append(f"{self._rank(rank)} compute {self._count(cycles, 'cycles', MAX_CYCLES)}")
         return self
 
@@ -180,15 +191,20 @@ class Program:
         """MPI_Alltoall, ``nbytes`` per rank pair."""
         return self.collective("alltoall", nbytes, **kw)
 
-    def text(self) -> str:
-        """The program in the hpcnetsim text format."""
-        return "\n".join([f"ranks {self.ranks}", *self._comms, *self._lines]) + "\n"
+    def text(self, cycle_ns: float = 1.0) -> str:
+        """The program in the hpcnetsim text format (compute given in seconds in cycles of
+        ``cycle_ns``)."""
+        lines = [
+            line if isinstance(line, str) else f"{line[0]} compute {round(line[1] * 1e9 / cycle_ns)}"
+            for line in self._lines
+        ]
+        return "\n".join([f"ranks {self.ranks}", *self._comms, *lines]) + "\n"
 
-    def save(self, path: str | os.PathLike) -> Path:
+    def save(self, path: str | os.PathLike, cycle_ns: float = 1.0) -> Path:
         """Writes :meth:`text` to ``path``; returns the path."""
         from ._files import atomic_write_text
 
-        atomic_write_text(Path(path), self.text())
+        atomic_write_text(Path(path), self.text(cycle_ns))
         return Path(path)
 
     def run(self, config, algorithm: str | None = None) -> SimulationResult:
@@ -200,11 +216,12 @@ class Program:
         if algorithm is not None:
             w["algorithm"] = algorithm
         cfg["workload"] = w
+        from .simulation import workload_cycle_ns
         from .units import with_physical
 
         cfg_json = to_json(cfg)
-        # Compute is in network cycles; the clock of [link] gives the µs columns.
-        result = _core.execute_program(cfg_json, "program", self.text())
+        # Seconds of compute become cycles of the network's clock, as traced time does.
+        result = _core.execute_program(cfg_json, "program", self.text(workload_cycle_ns(cfg_json, w)))
         return SimulationResult(json.loads(with_physical(result, cfg_json)))
 
     def __repr__(self) -> str:
