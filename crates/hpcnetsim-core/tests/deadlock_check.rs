@@ -96,4 +96,12 @@ fn table_routing_and_bad_vc_counts_are_refused_in_one_line() {
     let cfg = Config::from_toml("topology = \"torus:4x4\"\n[routing]\nalgorithm = \"duato\"\n").unwrap();
     let e = check(&cfg, Some(2)).unwrap_err().to_string();
     assert!(e.contains("switch.vcs = 2") && e.contains("at least 3"), "{e}");
+    // A network whose every route would take hours to walk is refused at once.
+    let start = std::time::Instant::now();
+    let cfg = Config::from_toml("topology = \"torus:64x64\"\n[routing]\nalgorithm = \"dor\"\n").unwrap();
+    let e = check(&cfg, None).unwrap_err().to_string();
+    assert!(e.contains("torus:64x64: size = 4096 terminals") && e.contains("smaller network"), "{e}");
+    let cfg = Config::from_toml("topology = \"torus:32x32\"\n[routing]\nalgorithm = \"duato\"\n").unwrap();
+    assert!(check(&cfg, None).is_err());
+    assert!(start.elapsed().as_secs_f64() < 2.0);
 }
