@@ -10,6 +10,7 @@ _EXPORTS = {
     "SimulationResult": "simulation",
     "Topology": "topology",
     "apply_overrides": "config",
+    "check_deadlock": "routing",
     "describe": "topology",
     "ebb": "flow",
     "execute": "simulation",

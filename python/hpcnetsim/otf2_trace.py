@@ -11,7 +11,10 @@ by the core like any text trace (docs/traces.md).
 from __future__ import annotations
 
 import os
+import sys
+import tempfile
 from collections import Counter
+from contextlib import contextmanager
 
 from ._core import ConfigError
 
@@ -58,7 +61,50 @@ def is_otf2(path, format: str = "auto") -> bool:
 
 def to_text(path: str | os.PathLike, cycle_ns: float = 1.0) -> tuple[str, list[dict]]:
     """The archive as a text trace (compute in cycles of ``cycle_ns``; the CPU factor is applied
-    by the replay) and the MPI calls of every rank (regions entered, by name)."""
+    by the replay) and the MPI calls of every rank (regions entered, by name). A damaged archive
+    (empty, truncated or missing definition and event files) is a one-line ConfigError."""
+    reported: list[str] = []
+    try:
+        with _library_errors(reported):
+            result = _to_text(path, cycle_ns)
+    except ConfigError:
+        raise
+    except Exception as e:  # the otf2 package's errors on a damaged file
+        what = _first_error(reported) or " ".join(str(e).split()) or type(e).__name__
+        raise ConfigError(f"{path}: damaged OTF2 archive: {what}") from None
+    # The C library reports some damaged files (a rank's definitions) and reads on without them.
+    what = _first_error(reported)
+    if what:
+        raise ConfigError(f"{path}: damaged OTF2 archive: {what}")
+    return result
+
+
+@contextmanager
+def _library_errors(reported: list[str]):
+    """Captures what the OTF2 C library writes to the process's stderr (its error messages,
+    several lines each) while reading, so that a damaged archive is one line of ours."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    with tempfile.TemporaryFile() as tmp:
+        os.dup2(tmp.fileno(), 2)
+        try:
+            yield
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+            tmp.seek(0)
+            reported.append(tmp.read().decode(errors="replace"))
+
+
+def _first_error(reported: list[str]) -> str:
+    """The first error the OTF2 library reported, without its source location."""
+    for line in "".join(reported).splitlines():
+        if "error:" in line:
+            return line.split("error:", 1)[1].strip()
+    return ""
+
+
+def _to_text(path, cycle_ns: float) -> tuple[str, list[dict]]:
     with _open(path) as tr:
         defs = tr.definitions
         world = next((c for c in defs.comms if c.name == "MPI_COMM_WORLD"), None)

@@ -28,6 +28,11 @@ from .simulation import SimulationResult
 ANY = "any"
 """Wildcard for a receive's source or tag (MPI_ANY_SOURCE, MPI_ANY_TAG)."""
 
+#: Bounds of traces (docs/reliability.md): ranks, one compute interval (cycles), message bytes.
+MAX_RANKS = 1 << 26
+MAX_CYCLES = 10**12
+MAX_BYTES = 1 << 40
+
 COLLECTIVES = ("barrier", "bcast", "reduce", "allreduce", "allgather", "alltoall", "gather", "scatter")
 
 
@@ -35,11 +40,13 @@ class Program:
     """Task programs of ``ranks`` ranks, one list of operations per rank."""
 
     def __init__(self, ranks: int):
-        if not isinstance(ranks, int) or isinstance(ranks, bool) or ranks < 1:
-            raise ConfigError(f"ranks = {ranks!r} is invalid: a positive number of ranks")
+        if not isinstance(ranks, int) or isinstance(ranks, bool) or not 1 <= ranks <= MAX_RANKS:
+            raise ConfigError(f"ranks = {ranks!r} is invalid: a number of ranks between 1 and {MAX_RANKS}")
         self.ranks = ranks
+        self._members: dict[int, list[int]] = {}
         self._comms: list[str] = []
-        self._lines: list[str] = []
+        # Text-format lines; compute given in seconds stays (rank, seconds) until a clock is known.
+        self._lines: list[str | tuple[int, float]] = []
         self._next_comm = 1
         self._next_req = [0] * ranks
 
@@ -49,10 +56,14 @@ class Program:
         return r
 
     @staticmethod
-    def _count(v, what: str) -> int:
-        if not isinstance(v, int) or isinstance(v, bool) or v < 0:
-            raise ConfigError(f"{what} = {v!r} is invalid: an integer ≥ 0")
+    def _count(v, what: str, high: int | None = None) -> int:
+        if not isinstance(v, int) or isinstance(v, bool) or v < 0 or (high is not None and v > high):
+            allowed = "an integer ≥ 0" if high is None else f"an integer between 0 and {high}"
+            raise ConfigError(f"{what} = {v!r} is invalid: {allowed}")
         return v
+
+    def _bytes(self, v) -> int:
+        return self._count(v, "nbytes", MAX_BYTES)
 
     def _opts(self, tag=None, comm: int = 0, **kw) -> str:
         parts = []
@@ -65,21 +76,31 @@ class Program:
         parts += [f"{k}={v}" for k, v in kw.items() if v is not None]
         return (" " + " ".join(parts)) if parts else ""
 
-    def compute(self, rank: int, cycles: int) -> Program:
-        """``rank`` computes for ``cycles`` network cycles (scaled by ``workload.cpu_factor``)."""
-        self._lines.append(f"{self._rank(rank)} compute {self._count(cycles, 'cycles')}")
+    def compute(self, rank: int, cycles: int | None = None, *, seconds: float | None = None) -> Program:
+        """``rank`` computes for ``cycles`` network cycles, or for ``seconds`` of traced time that
+        become cycles of the network's clock when the program runs (``workload.cycle_ns``, else
+        the ``[link]`` clock, as for traces); both scaled by ``workload.cpu_factor``."""
+        if (cycles is None) == (seconds is None):
+            given = f"cycles = {cycles!r}, seconds = {seconds!r}"
+            raise ConfigError(f"compute: {given} is invalid: exactly one of the two")
+        if seconds is not None:
+            if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not 0 <= seconds <= 1e6:
+                raise ConfigError(f"compute: seconds = {seconds!r} is invalid: a number between 0 and 1e6")
+            self._lines.append((self._rank(rank), float(seconds)))
+            return self
+        self._lines.append(f"{self._rank(rank)} compute {self._count(cycles, 'cycles', MAX_CYCLES)}")
         return self
 
     def send(self, rank: int, to: int, nbytes: int, tag: int = 0, comm: int = 0) -> Program:
         """``rank`` sends ``nbytes`` to ``to`` (hands the message to the NIC and goes on)."""
-        dst, size = self._rank(to, "to"), self._count(nbytes, "nbytes")
+        dst, size = self._rank(to, "to"), self._bytes(nbytes)
         self._lines.append(f"{self._rank(rank)} send {dst} {size}{self._opts(tag or None, comm)}")
         return self
 
     def recv(self, rank: int, source, nbytes: int, tag=0, comm: int = 0) -> Program:
         """``rank`` waits for a message from ``source`` (or :data:`ANY`) with ``tag`` (or :data:`ANY`)."""
         src = source if source == ANY else self._rank(source, "source")
-        size = self._count(nbytes, "nbytes")
+        size = self._bytes(nbytes)
         self._lines.append(f"{self._rank(rank)} recv {src} {size}{self._opts(tag or None, comm)}")
         return self
 
@@ -90,7 +111,7 @@ class Program:
     def isend(self, rank: int, to: int, nbytes: int, tag: int = 0, comm: int = 0) -> int:
         """Non-blocking send; returns the request to :meth:`wait` on (complete when delivered)."""
         req = self._request(self._rank(rank))
-        dst, size = self._rank(to, "to"), self._count(nbytes, "nbytes")
+        dst, size = self._rank(to, "to"), self._bytes(nbytes)
         self._lines.append(f"{rank} isend {dst} {size}{self._opts(tag or None, comm, req=req)}")
         return req
 
@@ -98,7 +119,7 @@ class Program:
         """Non-blocking receive; returns the request to :meth:`wait` on."""
         req = self._request(self._rank(rank))
         src = source if source == ANY else self._rank(source, "source")
-        size = self._count(nbytes, "nbytes")
+        size = self._bytes(nbytes)
         self._lines.append(f"{rank} irecv {src} {size}{self._opts(tag or None, comm, req=req)}")
         return req
 
@@ -125,6 +146,7 @@ class Program:
             raise ConfigError(f"communicator: ranks = {list(ranks)!r} is invalid: distinct ranks, at least 1")
         cid = self._next_comm
         self._next_comm += 1
+        self._members[cid] = members
         self._comms.append(f"comm {cid} {' '.join(map(str, members))}")
         return cid
 
@@ -135,8 +157,11 @@ class Program:
         expanded with ``algorithm`` (default: ``workload.algorithm``, see docs/engine.md)."""
         if op not in COLLECTIVES:
             raise ConfigError(f"collective = {op!r} is invalid: one of {', '.join(COLLECTIVES)}")
-        who = range(self.ranks) if ranks is None else ranks
-        size = "" if op == "barrier" else f" {self._count(nbytes, 'nbytes')}"
+        if comm and comm not in self._members:
+            raise ConfigError(f"{op}: comm = {comm!r} is invalid: a communicator made by communicator()")
+        # Without ranks: every member of the communicator (the world: every rank).
+        who = (self._members[comm] if comm else range(self.ranks)) if ranks is None else ranks
+        size = "" if op == "barrier" else f" {self._bytes(nbytes)}"
         opts = self._opts(None, comm, root=root or None, algorithm=algorithm)
         for r in who:
             self._lines.append(f"{self._rank(r)} {op}{size}{opts}")
@@ -166,15 +191,20 @@ class Program:
         """MPI_Alltoall, ``nbytes`` per rank pair."""
         return self.collective("alltoall", nbytes, **kw)
 
-    def text(self) -> str:
-        """The program in the hpcnetsim text format."""
-        return "\n".join([f"ranks {self.ranks}", *self._comms, *self._lines]) + "\n"
+    def text(self, cycle_ns: float = 1.0) -> str:
+        """The program in the hpcnetsim text format (compute given in seconds in cycles of
+        ``cycle_ns``)."""
+        lines = [
+            line if isinstance(line, str) else f"{line[0]} compute {round(line[1] * 1e9 / cycle_ns)}"
+            for line in self._lines
+        ]
+        return "\n".join([f"ranks {self.ranks}", *self._comms, *lines]) + "\n"
 
-    def save(self, path: str | os.PathLike) -> Path:
+    def save(self, path: str | os.PathLike, cycle_ns: float = 1.0) -> Path:
         """Writes :meth:`text` to ``path``; returns the path."""
         from ._files import atomic_write_text
 
-        atomic_write_text(Path(path), self.text())
+        atomic_write_text(Path(path), self.text(cycle_ns))
         return Path(path)
 
     def run(self, config, algorithm: str | None = None) -> SimulationResult:
@@ -186,7 +216,13 @@ class Program:
         if algorithm is not None:
             w["algorithm"] = algorithm
         cfg["workload"] = w
-        return SimulationResult(json.loads(_core.execute_program(to_json(cfg), "program", self.text())))
+        from .simulation import workload_cycle_ns
+        from .units import with_physical
+
+        cfg_json = to_json(cfg)
+        # Seconds of compute become cycles of the network's clock, as traced time does.
+        result = _core.execute_program(cfg_json, "program", self.text(workload_cycle_ns(cfg_json, w)))
+        return SimulationResult(json.loads(with_physical(result, cfg_json)))
 
     def __repr__(self) -> str:
         return f"Program({self.ranks} ranks, {len(self._lines)} calls)"

@@ -12,6 +12,41 @@ from ._core import ConfigError
 
 ENGINES = ("minhop", "sssp", "dfsssp", "updn", "ftree", "parx")
 
+#: Algorithmic routings (config ``routing.algorithm``) that ``check_deadlock`` judges; ``bubble``
+#: and ``tree`` are short for ``bubble-adaptive`` and ``tree-adaptive``.
+ALGORITHMS = (
+    "auto", "dor", "dor-upper-lower", "bubble-adaptive", "duato", "tree-adaptive", "tree-deterministic",
+    "hyperx-dor", "hyperx-adaptive", "hyperx-valiant", "hyperx-ugal", "hyperx-dal", "dort", "ts-dor", "direct",
+)  # fmt: skip
+_ALIASES = {"bubble": "bubble-adaptive", "tree": "tree-adaptive"}
+
+
+def check_deadlock(
+    spec: str, routing: str = "auto", *, vcs: int | None = None, queue_packets: int | None = None
+) -> dict:
+    """The static deadlock check of an algorithmic routing on `spec` with `vcs` virtual channels
+    (default: the fewest the routing accepts; 1 for a routing that needs more merges its VCs, the
+    control that shows what they buy). Returns a dict: ``deadlock_free``, ``basis`` (the channel
+    dependency graph, the escape sub-network for Duato's routings, the bubble condition for bubble
+    flow control), ``verdict`` (``"acyclic"`` or ``{"cycle": [hops]}``) and ``reason``. See
+    docs/routing.md."""
+    name = _ALIASES.get(routing, routing)
+    if name not in ALGORITHMS:
+        raise ConfigError(
+            f"route: routing = {routing!r} is invalid: one of {', '.join(ALGORITHMS)}, bubble, tree "
+            f"(forwarding tables: {', '.join(ENGINES)})"
+        )
+    if vcs is not None and (not isinstance(vcs, int) or isinstance(vcs, bool) or not 1 <= vcs <= 8):
+        raise ConfigError(f"route: vcs = {vcs!r} is invalid: an integer between 1 and 8")
+    cfg: dict = {"topology": spec, "routing": {"algorithm": name}}
+    if queue_packets is not None:
+        cfg["switch"] = {"queue_packets": queue_packets}
+    return json.loads(_core.check_deadlock(json.dumps(cfg), vcs))
+
+
+#: `route` has an argument of the same name.
+_check_algorithmic = check_deadlock
+
 
 def route(
     spec: str,
@@ -25,11 +60,21 @@ def route(
     tables: str | Path | None = None,
     demands: str | Path | list | None = None,
     layering: str = "placement",
+    vcs: int | None = None,
 ) -> dict:
     """Routes `spec` with `engine` (or loads the table dump file `tables`) and returns the
     report as a dict; with `dump=True` the tables' text is under ``"dump"``. `demands`
     (PARX): a file of ``SOURCE DESTINATION BYTES`` lines or a list of such triples.
-    `layering` (DFSSSP, PARX): ``placement`` (hpcnetsim's) or ``opensm`` (OpenSM's procedure)."""
+    `layering` (DFSSSP, PARX): ``placement`` (hpcnetsim's) or ``opensm`` (OpenSM's procedure).
+    An algorithmic `engine` (``dor``, ``bubble``, ``duato``...) has no tables: with
+    ``check_deadlock=True`` the result is :func:`check_deadlock`'s with `vcs`."""
+    if tables is None and _ALIASES.get(engine, engine) in ALGORITHMS:
+        if not check_deadlock:
+            raise ConfigError(
+                f"route: routing = {engine!r} is algorithmic (no forwarding tables): use --check-deadlock, "
+                f"or a table engine: {', '.join(ENGINES)}"
+            )
+        return _check_algorithmic(spec, engine, vcs=vcs)
     text, name, ini, hcas = None, "tables", None, None
     if tables is not None:
         text, name = _read(tables, "the table dump"), str(tables)

@@ -138,6 +138,15 @@ def simulate(
     return SimulationResult(json.loads(with_physical(text, cfg)))
 
 
+def workload_cycle_ns(config_json: str, workload: dict) -> float:
+    """One network cycle in ns for traced times, as the core resolves ``workload.cycle_ns``: its
+    own value when set, else the clock of ``[link]`` (1 ns without one)."""
+    from .units import physical
+
+    own = workload.get("cycle_ns", 1.0)
+    return own if own != 1.0 else physical(config_json)["cycle_ns"]
+
+
 def execute(
     config: ConfigSource,
     *,
@@ -161,11 +170,15 @@ def execute(
     if w.get("trace") and is_otf2(w["trace"], w.get("format", "auto")):
         # OTF2 archives are read here (the otf2 package) and replayed as a text trace.
         from .otf2_trace import to_text
+        from .units import with_physical
 
-        text, _ = to_text(w["trace"], w.get("cycle_ns", 1.0))
         rest = {**cfg, "workload": {k: v for k, v in w.items() if k not in ("trace", "format")}}
+        rest_json = to_json(rest)
+        # Traced seconds become cycles of the network's clock ([link]) as for the other formats.
+        text, _ = to_text(w["trace"], workload_cycle_ns(rest_json, w))
         name = f"trace {os.path.basename(str(w['trace']))}"
-        return SimulationResult(json.loads(_core.execute_program(to_json(rest), name, text)))
+        result = _core.execute_program(rest_json, name, text)
+        return SimulationResult(json.loads(with_physical(result, rest_json)))
     from .units import with_physical
 
     cfg_json = to_json(cfg)

@@ -451,6 +451,15 @@ fn route(
     .map_err(to_py)
 }
 
+/// The static deadlock check of the algorithmic routing of a config (JSON) with `vcs`
+/// virtual channels (`None`: the fewest the routing accepts); JSON result.
+#[pyfunction]
+#[pyo3(signature = (config_json, vcs=None))]
+fn check_deadlock(py: Python<'_>, config_json: &str, vcs: Option<usize>) -> PyResult<String> {
+    let cfg = Config::from_json(config_json).map_err(to_py)?;
+    py.detach(|| hpcnetsim_core::routing::deadlock_check::check(&cfg, vcs)).map(|r| to_json(&r)).map_err(to_py)
+}
+
 /// The compiled core of hpcnetsim.
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -467,6 +476,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(flow_defaults, m)?)?;
     m.add_function(wrap_pyfunction!(flow_run, m)?)?;
     m.add_function(wrap_pyfunction!(route, m)?)?;
+    m.add_function(wrap_pyfunction!(check_deadlock, m)?)?;
     m.add_function(wrap_pyfunction!(set_memory_check, m)?)?;
     m.add_function(wrap_pyfunction!(memory_estimate, m)?)?;
     m.add("BUILD_ID", hpcnetsim_core::BUILD_ID)?;

@@ -28,6 +28,8 @@ pub fn execute_with(cfg: &Config, ctl: &mut Control) -> Result<ExecutionResult> 
             crate::workload::traces::scan(std::path::Path::new(path), w.format, crate::workload::traces::scale(w))?;
         let name = std::path::Path::new(path).file_name().map_or(path.clone(), |n| n.to_string_lossy().into_owned());
         let name = format!("trace {name}");
+        let window = cfg.measurement.window_cycles;
+        crate::workload::traces::limits::series(path, scanned.max_compute_cycles(), window)?;
         return match scanned.source()? {
             Some(source) => execute_source_with(cfg, source, scanned.traffic, &name, ctl),
             None => execute_programs_with(cfg, scanned.read()?.programs, &name, ctl),
@@ -77,6 +79,13 @@ pub fn execute_programs_with(
     name: &str,
     ctl: &mut Control,
 ) -> Result<ExecutionResult> {
+    let compute = programs.tasks.iter().map(|ops| {
+        ops.iter()
+            .map(|op| if let crate::workload::program::Op::Compute { cycles } = op { *cycles } else { 0 })
+            .fold(0u64, u64::saturating_add)
+    });
+    let window = cfg.measurement.window_cycles;
+    crate::workload::traces::limits::series(name, compute.max().unwrap_or(0), window)?;
     let topo = Topology::from_spec(&cfg.topology)?;
     let terminal = place(cfg, &topo, programs.len())?;
     let traffic = crate::workload::traces::TrafficMatrix::of(&programs);

@@ -82,6 +82,21 @@ impl Cdg {
         }
     }
 
+    /// Keeps only the dependencies `keep(from, to)` accepts (bubble flow control sets aside
+    /// the dependencies along a ring, see `deadlock_check`).
+    pub fn retain(&mut self, mut keep: impl FnMut(Hop, Hop) -> bool) {
+        let hop = |owner: &[(u32, u16)], vcs: usize, n: u32| {
+            let (switch, port) = owner[n as usize / vcs];
+            Hop { switch, port, vc: (n as usize % vcs) as u8 }
+        };
+        for x in 0..self.succ.len() {
+            let from = hop(&self.owner, self.vcs, x as u32);
+            let owner = &self.owner;
+            let vcs = self.vcs;
+            self.succ[x].retain(|&y| keep(from, hop(owner, vcs, y)));
+        }
+    }
+
     /// Number of dependency edges.
     pub fn edges(&self) -> usize {
         self.succ.iter().map(Vec::len).sum()

@@ -3,6 +3,7 @@
 //! from family coordinates; a separate selection policy picks among the available ones.
 
 pub mod deadlock;
+pub mod deadlock_check;
 pub mod duato;
 pub mod hyperx;
 pub mod hyperx_adaptive;

@@ -16,6 +16,8 @@ const DIRECTOR_LEAVES: usize = 36;
 const DIRECTOR_SPINES: usize = 18;
 /// Front-panel ports per leaf chip.
 const LEAF_FRONT_PORTS: usize = 18;
+/// Most ports of a system of unknown type (as for ibnetdiscover records).
+const MAX_PORTS: usize = 4096;
 
 /// Ports of the switch systems the files use (others: the largest port number seen).
 fn known_ports(system: &str) -> Option<usize> {
@@ -57,7 +59,16 @@ pub fn parse_ibdm(text: &str, file: &str) -> Result<Fabric> {
         let w: Vec<&str> = line.split_whitespace().collect();
         let port =
             w.first().and_then(|p| p.strip_prefix('P')).and_then(|p| p.parse::<usize>().ok()).filter(|&p| p >= 1);
+        // A port beyond the system's radix would make it a switch of that many ports.
+        let radix = known_ports(&rec.0).unwrap_or(MAX_PORTS);
         match (port, w.as_slice()) {
+            (Some(p), [first, "->", ..]) if p > radix => {
+                let what = match known_ports(&rec.0) {
+                    Some(k) => format!("P1 to P{k} (a {} has {k} ports)", rec.0),
+                    None => format!("P1 to P{MAX_PORTS}"),
+                };
+                return Err(bad(i, "port", first, &what));
+            }
             (Some(p), [_, "->", ty, name, rp]) => {
                 rec.2.push((p - 1, ty.to_string(), name.to_string(), rp.to_string(), i))
             }
@@ -129,8 +140,8 @@ pub fn parse_ibdm(text: &str, file: &str) -> Result<Fabric> {
             seen.insert((a, *p), *line);
             let remote_port = |s: &str| s.strip_prefix('P').and_then(|x| x.parse::<usize>().ok()).filter(|&x| x >= 1);
             if let Some(&b) = index.get(name) {
-                let Some(q) = remote_port(rp) else {
-                    return Err(bad(*line, "remote port", rp, "Pn with n >= 1"));
+                let Some(q) = remote_port(rp).filter(|&q| q <= f.ports[b]) else {
+                    return Err(bad(*line, "remote port", rp, &format!("P1 to P{} of {name}", f.ports[b])));
                 };
                 // A link may appear on one record or on both; both ends must agree.
                 for (x, y) in [((a, *p), (b, q - 1)), ((b, q - 1), (a, *p))] {

@@ -67,9 +67,7 @@ pub fn read(format: &str, spec_body: &str) -> Result<Fabric> {
         }
         None => (spec_body, 0),
     };
-    let text = std::fs::read_to_string(path).map_err(|e| {
-        Error::invalid(format!("{format}:{path}"), "file", format!("'{path}'"), format!("a readable file ({e})"))
-    })?;
+    let text = read_text(format, path)?;
     let fabric = match format {
         "ibnet" => parse_ibnet(&text, path)?,
         "ibdm" => super::ibdm::parse_ibdm(&text, path)?,
@@ -106,6 +104,97 @@ pub fn read(format: &str, spec_body: &str) -> Result<Fabric> {
         return Err(Error::invalid(path, "terminals", fabric.terminals.len(), "a fabric with at least 2 host ports"));
     }
     Ok(fabric)
+}
+
+/// Largest fabric file read (4 GiB: far more text than a network of `MAX_PORTS` ports).
+pub const MAX_FILE_BYTES: u64 = 1 << 32;
+
+/// Bytes of memory per byte of fabric text while it is parsed (the text, the names and
+/// the records made from it), for the memory check made before reading.
+const BYTES_PER_TEXT_BYTE: u128 = 4;
+
+/// Bytes of memory per port or terminal an edge list asks for (the port, the terminal's
+/// name and record, the graph built from it), for the memory check of `terminals A N`.
+const BYTES_PER_PORT: u128 = 96;
+
+/// Reads a fabric file as text: refused in one line, before it is read whole, when it is
+/// larger than [`MAX_FILE_BYTES`] or than the memory check allows, and as soon as a chunk
+/// holds a NUL byte or invalid UTF-8 (a binary file, `/dev/urandom`).
+fn read_text(format: &str, path: &str) -> Result<String> {
+    use std::io::Read;
+    let context = format!("{format}:{path}");
+    let unreadable =
+        |e: std::io::Error| Error::invalid(&context, "file", format!("'{path}'"), format!("a readable file ({e})"));
+    let mut file = std::fs::File::open(path).map_err(unreadable)?;
+    let len = file.metadata().map_err(unreadable)?.len();
+    let too_large = |len: u64| {
+        Error::invalid(
+            &context,
+            "file",
+            format!("{len} bytes"),
+            format!("a fabric file of at most {MAX_FILE_BYTES} bytes"),
+        )
+    };
+    if len > MAX_FILE_BYTES {
+        return Err(too_large(len));
+    }
+    crate::resources::check(&context, "file", &format!("{len} bytes"), len as u128 * BYTES_PER_TEXT_BYTE)?;
+    let mut bytes = Vec::with_capacity(len as usize);
+    let mut chunk = vec![0u8; 1 << 16];
+    let mut checked = 0;
+    loop {
+        let n = match file.read(&mut chunk) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(unreadable(e)),
+        };
+        let start = bytes.len();
+        bytes.extend_from_slice(&chunk[..n]);
+        if bytes.len() as u64 > MAX_FILE_BYTES {
+            return Err(too_large(bytes.len() as u64));
+        }
+        // Validated up to `checked`, always a character boundary (a chunk may end inside one).
+        let binary = bytes[start..].contains(&0)
+            || match std::str::from_utf8(&bytes[checked..]) {
+                Ok(_) => {
+                    checked = bytes.len();
+                    false
+                }
+                Err(e) if e.error_len().is_none() => {
+                    checked += e.valid_up_to();
+                    false
+                }
+                Err(_) => true,
+            };
+        if binary {
+            let line = bytes[..start].iter().filter(|&&b| b == b'\n').count() + 1;
+            return Err(Error::invalid(
+                format!("{path}:{line}"),
+                "file",
+                "binary data",
+                format!("a text fabric file ({format}, see docs/routing.md)"),
+            ));
+        }
+    }
+    String::from_utf8(bytes).map_err(|e| {
+        Error::invalid(
+            &context,
+            "file",
+            format!("invalid UTF-8 at byte {}", e.utf8_error().valid_up_to()),
+            "a text fabric file",
+        )
+    })
+}
+
+/// Refuses an edge list whose ports and terminals reach `total` at line `line` when the
+/// network would exceed [`MAX_PORTS`](super::graph::MAX_PORTS) ports or the memory check.
+fn port_budget(file: &str, line: usize, field: &str, value: &str, total: u128) -> Result<()> {
+    let max = super::graph::MAX_PORTS as u128;
+    if total > max {
+        return Err(bad(file, line, field, format!("'{value}'"), &format!("a fabric of at most {max} ports in total")));
+    }
+    crate::resources::check(&format!("{file}:{}", line + 1), field, &format!("'{value}'"), total * BYTES_PER_PORT)
 }
 
 /// One parsed ibnetdiscover node record.
@@ -275,6 +364,8 @@ pub fn parse_edges(text: &str, file: &str) -> Result<Fabric> {
     let mut index: HashMap<String, usize> = HashMap::new();
     let mut declared: Vec<Option<usize>> = Vec::new();
     let mut used: Vec<usize> = Vec::new();
+    // Terminal names → the line that named them (two terminals may not share a name).
+    let mut names: HashMap<String, usize> = HashMap::new();
     let mut switch = |name: &str, f: &mut Fabric, declared: &mut Vec<Option<usize>>, used: &mut Vec<usize>| -> usize {
         *index.entry(name.to_string()).or_insert_with(|| {
             f.switch_names.push(name.to_string());
@@ -290,12 +381,15 @@ pub fn parse_edges(text: &str, file: &str) -> Result<Fabric> {
             [] => {}
             ["switch", a, n] => {
                 let s = switch(a, &mut f, &mut declared, &mut used);
-                let n: usize = n
-                    .parse()
-                    .ok()
-                    .filter(|&n| n >= 1)
-                    .ok_or_else(|| bad(file, i, "ports", format!("'{n}'"), "a positive port count"))?;
+                let max = super::graph::MAX_PORTS as usize;
+                let n: usize = n.parse().ok().filter(|&n| (1..=max).contains(&n)).ok_or_else(|| {
+                    bad(file, i, "ports", format!("'{n}'"), &format!("a port count between 1 and {max}"))
+                })?;
                 declared[s] = Some(n);
+                let total = declared.iter().map(|d| d.unwrap_or(0) as u128).sum::<u128>();
+                if n > 1024 || total > max as u128 {
+                    port_budget(file, i, "ports", &n.to_string(), total)?;
+                }
             }
             ["link", a, b] => {
                 let (sa, sb) =
@@ -309,6 +403,15 @@ pub fn parse_edges(text: &str, file: &str) -> Result<Fabric> {
             }
             ["terminal", name, a] => {
                 let s = switch(a, &mut f, &mut declared, &mut used);
+                if let Some(l) = names.insert(name.to_string(), i) {
+                    return Err(bad(
+                        file,
+                        i,
+                        "terminal",
+                        format!("'{name}'"),
+                        &format!("a name not used before (line {})", l + 1),
+                    ));
+                }
                 f.terminals.push((name.to_string(), s, used[s]));
                 used[s] += 1;
             }
@@ -316,8 +419,23 @@ pub fn parse_edges(text: &str, file: &str) -> Result<Fabric> {
                 let s = switch(a, &mut f, &mut declared, &mut used);
                 let n: usize =
                     n.parse().map_err(|_| bad(file, i, "terminals", format!("'{n}'"), "a number of terminals"))?;
+                // Before a terminal is made: a typo such as 999999999999 is one line, not an abort.
+                let total = used.iter().map(|&u| u as u128).sum::<u128>() + n as u128;
+                if n > 1024 || total > super::graph::MAX_PORTS as u128 {
+                    port_budget(file, i, "terminals", &n.to_string(), total)?;
+                }
                 for _ in 0..n {
-                    f.terminals.push((format!("{a}/{}", used[s]), s, used[s]));
+                    let name = format!("{a}/{}", used[s]);
+                    if let Some(l) = names.insert(name.clone(), i) {
+                        return Err(bad(
+                            file,
+                            i,
+                            "terminal",
+                            format!("'{name}'"),
+                            &format!("a name not used before (line {})", l + 1),
+                        ));
+                    }
+                    f.terminals.push((name, s, used[s]));
                     used[s] += 1;
                 }
             }

@@ -87,6 +87,8 @@ pub struct Builder {
     recvs: FxHashMap<(u32, u32, i32, u32), u64>,
     /// Wildcard receives per (destination, comm).
     wild: FxHashMap<(u32, u32), u64>,
+    /// Per rank: compute cycles so far (bounded, see `limits`).
+    compute: Vec<u64>,
 }
 
 impl Builder {
@@ -118,7 +120,13 @@ impl Builder {
             sends: Default::default(),
             recvs: Default::default(),
             wild: Default::default(),
+            compute: vec![0; ranks],
         }
+    }
+
+    /// The most compute cycles any rank has so far.
+    pub fn max_compute_cycles(&self) -> u64 {
+        self.compute.iter().copied().max().unwrap_or(0)
     }
 
     /// Number of ranks.
@@ -244,22 +252,26 @@ impl Builder {
         Ok(self.comms.get(&comm).map_or(r, |m| m[r as usize]))
     }
 
-    /// A compute interval of `cycles` network cycles (before the CPU factor).
-    pub fn compute_cycles(&mut self, rank: usize, cycles: f64) {
+    /// A compute interval of `cycles` network cycles (before the CPU factor); refused
+    /// beyond the bounds of `limits` (a replay that would never end).
+    pub fn compute_cycles(&mut self, at: &Location, rank: usize, cycles: f64) -> Result<()> {
         let c = (cycles * self.scale.cpu_factor).round();
+        super::limits::compute(at, c, self.compute[rank])?;
         if c >= 1.0 {
+            self.compute[rank] += c as u64;
             self.push(rank, Op::Compute { cycles: c as u64 });
         }
+        Ok(())
     }
 
     /// A compute interval of `seconds` traced seconds.
-    pub fn compute_seconds(&mut self, rank: usize, seconds: f64) {
-        self.compute_cycles(rank, seconds.max(0.0) * self.scale.cycles_per_second);
+    pub fn compute_seconds(&mut self, at: &Location, rank: usize, seconds: f64) -> Result<()> {
+        self.compute_cycles(at, rank, seconds.max(0.0) * self.scale.cycles_per_second)
     }
 
     /// A compute interval of `flops` traced flops.
-    pub fn compute_flops(&mut self, rank: usize, flops: f64) {
-        self.compute_cycles(rank, flops.max(0.0) * self.scale.cycles_per_flop);
+    pub fn compute_flops(&mut self, at: &Location, rank: usize, flops: f64) -> Result<()> {
+        self.compute_cycles(at, rank, flops.max(0.0) * self.scale.cycles_per_flop)
     }
 
     fn new_request(&mut self, rank: usize) -> u32 {
@@ -293,6 +305,7 @@ impl Builder {
         if tag < 0 {
             return Err(at.error(format!("tag {tag} of a send; tags are ≥ 0")));
         }
+        super::limits::bytes(at, bytes)?;
         let to = self.world(at, comm, dst)?;
         let req = match handle {
             Some(h) => self.open(rank, h),
@@ -333,6 +346,7 @@ impl Builder {
         if tag < ANY_TAG {
             return Err(at.error(format!("tag {tag} of a receive; tags are ≥ 0 or any")));
         }
+        super::limits::bytes(at, bytes)?;
         let from = match src {
             Some(s) => self.world(at, comm, s)?,
             None => ANY_SOURCE,
@@ -434,6 +448,7 @@ impl Builder {
         comm: u32,
         algorithm: CollectiveAlgorithm,
     ) -> Result<()> {
+        super::limits::bytes(at, bytes)?;
         let n = self.comm_size(comm);
         let members: Option<Vec<u32>> = self.comms.get(&comm).cloned();
         let me = match &members {

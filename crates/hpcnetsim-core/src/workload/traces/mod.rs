@@ -5,6 +5,7 @@
 
 pub mod builder;
 pub mod dumpi;
+pub mod limits;
 pub mod simgrid;
 pub mod stream;
 pub mod text;
@@ -225,6 +226,11 @@ pub fn scan(path: &Path, format: TraceFormat, scale: Scale) -> Result<Scanned> {
 }
 
 impl Scanned {
+    /// The most compute cycles of any rank (the replay lasts at least that long).
+    pub fn max_compute_cycles(&self) -> u64 {
+        self.first.max_compute_cycles()
+    }
+
     /// Every rank's operations as the replay needs them (`None` for a format read whole:
     /// none at present; OTF2 is converted by the Python package).
     pub fn source(&self) -> Result<Option<Box<dyn stream::ProgramSource>>> {

@@ -56,16 +56,20 @@ pub fn read_with(path: &Path, scale: Scale, mode: Mode) -> Result<(Builder, bool
     let ranks = if files.len() > 1 {
         files.len()
     } else {
-        let mut max = 0;
+        let (mut max, mut max_at) = (0, Location::default());
         for (i, line) in super::open(&files[0])?.lines().enumerate() {
             let line = line.map_err(|e| Error::Unsupported(format!("{}: line {}: {e}", files[0].display(), i + 1)))?;
             if let Some(w) = line.split_whitespace().next() {
                 let at =
                     Location { file: files[0].display().to_string(), record: format!("line {}", i + 1), rank: None };
-                max = max.max(rank_of(w).ok_or_else(|| at.error(format!("'{w}' is not a rank")))?);
+                let r = rank_of(w).ok_or_else(|| at.error(format!("'{w}' is not a rank")))?;
+                if r >= max {
+                    (max, max_at) = (r, at);
+                }
             }
         }
-        max + 1
+        // The ranks are the largest rank + 1: bounded and estimated before anything is built.
+        super::limits::ranks(&max_at, "rank + 1", &(max as u128 + 1).to_string())?
     };
     let mut b = Builder::with_mode(ranks, scale, mode);
     let mut last: Vec<Option<u64>> = vec![None; ranks];
@@ -141,8 +145,8 @@ fn action(b: &mut Builder, at: &Location, rank: usize, w: &[&str], last: &mut Op
     let n = b.ranks() as f64;
     match name {
         "init" | "finalize" | "comm_size" | "comm_split" | "comm_dup" | "test" | "location" => {}
-        "compute" => b.compute_flops(rank, f(1)?),
-        "sleep" => b.compute_seconds(rank, f(1)?),
+        "compute" => b.compute_flops(at, rank, f(1)?)?,
+        "sleep" => b.compute_seconds(at, rank, f(1)?)?,
         "send" | "isend" | "recv" | "irecv" => {
             // Current SimGrid: partner tag size [datatype]; older traces: partner size.
             let partner = f(1)? as u32;
@@ -177,11 +181,11 @@ fn action(b: &mut Builder, at: &Location, rank: usize, w: &[&str], last: &mut Op
         "bcast" => b.collective(at, rank, Kernel::Bcast, f(1)? as u64, opt(2, 0.0)? as u32, WORLD)?,
         "reduce" => {
             b.collective(at, rank, Kernel::Reduce, f(1)? as u64, opt(3, 0.0)? as u32, WORLD)?;
-            b.compute_flops(rank, f(2)?);
+            b.compute_flops(at, rank, f(2)?)?;
         }
         "allreduce" => {
             b.collective(at, rank, Kernel::Allreduce, f(1)? as u64, 0, WORLD)?;
-            b.compute_flops(rank, f(2)?);
+            b.compute_flops(at, rank, f(2)?)?;
         }
         "alltoall" => b.collective(at, rank, Kernel::Alltoall, f(1)? as u64, 0, WORLD)?,
         "allgather" => b.collective(at, rank, Kernel::Allgather, f(1)? as u64, 0, WORLD)?,
@@ -202,7 +206,7 @@ fn action(b: &mut Builder, at: &Location, rank: usize, w: &[&str], last: &mut Op
         "reducescatter" => {
             let total: f64 = (1..=n as usize).map(f).sum::<Result<f64>>()?;
             b.collective(at, rank, Kernel::Allreduce, total as u64, 0, WORLD)?;
-            b.compute_flops(rank, f(1 + n as usize)?);
+            b.compute_flops(at, rank, f(1 + n as usize)?)?;
         }
         _ => {
             return Err(at.error(format!(

@@ -64,10 +64,7 @@ pub fn parse_with(name: &str, input: impl BufRead, scale: Scale, mode: Mode) -> 
         let words: Vec<&str> = line.split_whitespace().collect();
         let Some(builder) = b.as_mut() else {
             match words.as_slice() {
-                ["ranks", n] => match n.parse::<usize>() {
-                    Ok(n) if n >= 1 => b = Some(Builder::with_mode(n, scale, mode)),
-                    _ => return Err(at.error(format!("ranks = '{n}'; a positive number of ranks"))),
-                },
+                ["ranks", n] => b = Some(Builder::with_mode(super::limits::ranks(&at, "ranks", n)?, scale, mode)),
                 _ => return Err(at.error("the first line must be 'ranks N'")),
             }
             continue;
@@ -160,6 +157,19 @@ pub(crate) fn call(
         positional.get(k).copied().ok_or_else(|| at.error(format!("{call}: missing {what}")))
     };
     let need_req = || req.ok_or_else(|| at.error(format!("{call}: missing req=ID")));
+    // A word past the call's arguments is a mistyped option (`tag3`): refused, not dropped.
+    let arguments = match call {
+        "compute" => Some(1),
+        "send" | "isend" | "recv" | "irecv" => Some(2),
+        "barrier" => Some(0),
+        "wait" | "waitall" | "waitany" => None,
+        _ => Some(1),
+    };
+    if let Some(extra) = arguments.and_then(|n| positional.get(n)) {
+        return Err(at.error(format!(
+            "{call}: unexpected argument '{extra}'; options are key=value (tag, comm, req, root, algorithm)"
+        )));
+    }
     builder.count(rank, call);
     match call {
         "compute" => {
@@ -167,7 +177,7 @@ pub(crate) fn call(
             if !(c.is_finite() && c >= 0.0) {
                 return Err(at.error(format!("compute {c}: cycles are ≥ 0")));
             }
-            builder.compute_cycles(rank, c);
+            builder.compute_cycles(at, rank, c)?;
         }
         "send" | "isend" => {
             let dst = num(at, "destination", arg(0, "destination")?)?;

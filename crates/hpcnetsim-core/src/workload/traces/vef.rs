@@ -51,6 +51,17 @@ pub struct VefLines {
     clock: Vec<f64>,
     tasks: usize,
     algorithm: A,
+    /// In the checking pass: every message of the file (ID → source, destination) and every
+    /// collective ID, so that a dependency on one that does not exist is refused instead of
+    /// silently ignored (it would change the replay's times); dropped after the pass.
+    known: Option<Known>,
+}
+
+/// The messages and collectives of a file (see [`VefLines::known`]).
+#[derive(Clone, Default)]
+struct Known {
+    messages: FxHashMap<u64, (u32, u32)>,
+    collectives: rustc_hash::FxHashSet<u64>,
 }
 
 /// [`read_with`], also giving what a streamed replay of the trace needs ([`stream`]).
@@ -58,8 +69,20 @@ pub fn scan(path: &Path, scale: Scale, mode: Mode) -> Result<(Builder, VefLines)
     let file = path.display().to_string();
     // Pass 1: the root of every rooted collective (the task whose sizes say so).
     let mut roots: FxHashMap<u64, u32> = FxHashMap::default();
+    let mut known = Known::default();
     for_each_line(path, |at, w, _| {
+        // Every message and collective, for the dependency check of pass 2 (a line may
+        // depend on one further down: each task's lines run in file order, not the file's).
+        if w[0].starts_with(|c: char| c.is_ascii_digit()) {
+            let ids = (w[0].parse::<u64>(), w.get(1).map(|x| x.parse::<u32>()), w.get(2).map(|x| x.parse::<u32>()));
+            if let (Ok(id), Some(Ok(src)), Some(Ok(dst))) = ids {
+                known.messages.insert(id, (src, dst));
+            }
+        }
         if let Some(id) = w[0].strip_prefix('G') {
+            if let Ok(id) = id.parse::<u64>() {
+                known.collectives.insert(id);
+            }
             let id: u64 = num(at, "collective id", Some(&id))?;
             let (op, task): (u32, u32) = (num(at, "op", w.get(2))?, num(at, "task", w.get(3))?);
             let (send, recv): (u64, u64) = (num(at, "send size", w.get(4))?, num(at, "recv size", w.get(5))?);
@@ -78,20 +101,25 @@ pub fn scan(path: &Path, scale: Scale, mode: Mode) -> Result<(Builder, VefLines)
     let mut b: Option<Builder> = None;
     let mut header: Option<Header> = None;
     let mut messages = 0u64;
-    let mut v = VefLines { roots, comms: Default::default(), clock: Vec::new(), tasks: 0, algorithm: scale.algorithm };
+    let mut v = VefLines {
+        roots,
+        comms: Default::default(),
+        clock: Vec::new(),
+        tasks: 0,
+        algorithm: scale.algorithm,
+        known: Some(known),
+    };
     for_each_line(path, |at, w, _| {
         if header.is_none() {
             if w[0] != "VEF" || w.len() < 6 {
                 return Err(at.error("the first line must be 'VEF tasks messages comms global local flag'"));
             }
+            let tasks = w.get(1).ok_or_else(|| at.error("missing tasks (truncated line?)"))?;
             let h = Header {
-                tasks: num(at, "tasks", w.get(1))?,
+                tasks: super::limits::ranks(at, "tasks", tasks)?,
                 messages: num(at, "messages", w.get(2))?,
                 comms: num(at, "comms", w.get(3))?,
             };
-            if h.tasks == 0 {
-                return Err(at.error("a trace of 0 tasks"));
-            }
             b = Some(Builder::with_mode(h.tasks, scale, mode));
             v.clock = vec![0.0; h.tasks];
             v.tasks = h.tasks;
@@ -137,6 +165,7 @@ pub fn scan(path: &Path, scale: Scale, mode: Mode) -> Result<(Builder, VefLines)
         v.end(&mut b, r);
     }
     v.clock.iter_mut().for_each(|c| *c = 0.0);
+    v.known = None;
     Ok((b, v))
 }
 
@@ -161,17 +190,20 @@ impl VefLines {
         let time: f64 = num(&at, "time", time)?;
         let dep_id = dep_id.ok_or_else(|| at.error("missing dependency id (truncated line?)"))?;
         let ns = |x: f64| x.max(0.0) * 1e-9;
+        if let Some(known) = &self.known {
+            check_dependency(known, &at, rank as u32, dep, dep_id)?;
+        }
         match dep {
             // Independent: `time` is absolute, counted from the rank's last absolute time.
             0 if mine => {
-                b.compute_seconds(rank, ns(time - self.clock[rank]));
+                b.compute_seconds(&at, rank, ns(time - self.clock[rank]))?;
                 self.clock[rank] = self.clock[rank].max(time);
             }
-            1 | 3 if mine => b.compute_seconds(rank, ns(time)),
+            1 | 3 if mine => b.compute_seconds(&at, rank, ns(time))?,
             2 if mine => {
                 let d: u64 = num(&at, "dependency message", Some(dep_id))?;
                 b.wait(rank, d);
-                b.compute_seconds(rank, ns(time));
+                b.compute_seconds(&at, rank, ns(time))?;
             }
             0..=3 => {}
             _ => return Err(at.error(format!("dependency type {dep}; allowed 0, 1, 2, 3"))),
@@ -187,6 +219,7 @@ impl VefLines {
                 return Err(at.error(format!("destination {dst} is not among the {} tasks", self.tasks)));
             }
             let tag = i32::try_from(id).map_err(|_| at.error(format!("message id {id} is too large")))?;
+
             // The receive is posted at the destination now (matched by the message's ID).
             if only.is_none_or(|o| o == dst) {
                 b.count(dst, "recv");
@@ -232,6 +265,29 @@ impl VefLines {
     fn end(&mut self, b: &mut Builder, rank: usize) {
         b.wait_outstanding(rank);
     }
+}
+
+/// Refuses a dependency (type `dep` on `dep_id`, at task `rank`) on a message or collective
+/// that no line of the file defines: it would be ignored and change the replay's times.
+fn check_dependency(known: &Known, at: &Location, rank: u32, dep: u32, dep_id: &str) -> Result<()> {
+    if !(1..=3).contains(&dep) {
+        return Ok(());
+    }
+    // A collective dependency may name its collective `G3` or `3`.
+    let bare = if dep == 3 { dep_id.strip_prefix('G').unwrap_or(dep_id) } else { dep_id };
+    let id: u64 = num(at, "dependency id", Some(&bare))?;
+    let (ok, what) = match dep {
+        1 => (known.messages.get(&id).is_some_and(|&(s, _)| s == rank), "a message this task sent"),
+        2 => (known.messages.get(&id).is_some_and(|&(_, d)| d == rank), "a message this task received"),
+        _ => (known.collectives.contains(&id), "a collective"),
+    };
+    if ok {
+        return Ok(());
+    }
+    Err(at.error(format!(
+        "dependency {dep} on {}{id} is invalid: the id of {what} (no such line in the file)",
+        if dep == 3 { "G" } else { "message " }
+    )))
 }
 
 /// A VEF trace read as the replay needs it: `first` and `lines` from its [`scan`].

@@ -22,15 +22,38 @@ const COMM_SELF: i64 = 3;
 /// Wildcards as DUMPI records them.
 const ANY: i64 = -1;
 
+/// Largest meta file read: a few `key=value` lines.
+const MAX_META_BYTES: u64 = 1 << 20;
+
+/// The text of a meta file, refused in one line when it is binary or larger than
+/// [`MAX_META_BYTES`] (a device such as `/dev/urandom` is never read whole).
+fn read_meta(meta: &Path) -> Result<String> {
+    use std::io::Read;
+    let m = meta.display();
+    let file = std::fs::File::open(meta).map_err(|e| Error::Unsupported(format!("{m}: cannot read: {e}")))?;
+    let mut bytes = Vec::new();
+    file.take(MAX_META_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| Error::Unsupported(format!("{m}: cannot read: {e}")))?;
+    if bytes.len() as u64 > MAX_META_BYTES {
+        return Err(Error::Unsupported(format!("{m}: larger than {MAX_META_BYTES} bytes: not a DUMPI meta file")));
+    }
+    match String::from_utf8(bytes) {
+        Ok(text) if !text.contains('\0') => Ok(text),
+        _ => Err(Error::Unsupported(format!("{m}: binary data: not a DUMPI meta file (numprocs=N, fileprefix=NAME)"))),
+    }
+}
+
 /// The rank files of a trace from its meta file, checked against `numprocs`.
 pub fn files(meta: &Path) -> Result<Vec<PathBuf>> {
     let m = meta.display();
-    let text = std::fs::read_to_string(meta).map_err(|e| Error::Unsupported(format!("{m}: cannot read: {e}")))?;
+    let text = read_meta(meta)?;
     let get = |key: &str| text.lines().find_map(|l| l.strip_prefix(key).and_then(|v| v.strip_prefix('=')));
-    let n: usize = get("numprocs")
-        .and_then(|v| v.trim().parse().ok())
-        .filter(|&n| n >= 1)
-        .ok_or_else(|| Error::Unsupported(format!("{m}: no valid 'numprocs=N' line")))?;
+    let line = |key: &str| text.lines().position(|l| l.starts_with(key)).map_or(1, |i| i + 1);
+    let procs = get("numprocs").ok_or_else(|| Error::Unsupported(format!("{m}: no 'numprocs=N' line")))?;
+    // Bounded and estimated before the rank files are listed (one path per rank).
+    let at = Location { file: m.to_string(), record: format!("line {}", line("numprocs")), rank: None };
+    let n = super::limits::ranks(&at, "numprocs", procs)?;
     let prefix = get("fileprefix").ok_or_else(|| Error::Unsupported(format!("{m}: no 'fileprefix=' line")))?;
     let dir = meta.parent().unwrap_or(Path::new("."));
     let file = |r: usize| dir.join(format!("{}-{r:04}.bin", prefix.trim()));
@@ -305,7 +328,7 @@ impl RankState {
         at.record = format!("record {}", r.index);
         if let Some((start, stop)) = r.wall {
             if let Some(prev) = *last_stop {
-                b.compute_seconds(rank, start - prev);
+                b.compute_seconds(at, rank, start - prev)?;
             }
             *last_stop = Some(stop);
         }
