@@ -6,7 +6,10 @@ mod common;
 use common::{brute_force_channel_loads, sim_config, topo};
 use hpcnetsim_core::config::Algorithm;
 use hpcnetsim_core::engine::measure;
-use hpcnetsim_core::flow::optimal::{optimal_max_channel_load, optimal_max_channel_load_within};
+use hpcnetsim_core::flow::optimal::{
+    certify_minimal_spread, optimal_max_channel_load, optimal_max_channel_load_within,
+};
+use hpcnetsim_core::topology::paths;
 use hpcnetsim_core::Peer;
 
 fn close(a: f64, b: f64, tol: f64) -> bool {
@@ -95,7 +98,13 @@ fn irregular_networks_solve_the_program_or_report_none() {
     // A twin torus: the channels the even spread loads most are unavoidable (certified by
     // pricing them), so no program is solved and the bound is the spread's.
     let twin = topo("twin-torus:4x4x2x2x2").describe().unwrap();
-    assert!(close(twin.ideal_throughput.unwrap(), twin.minimal_spread_throughput, 1e-8), "{twin:?}");
+    assert_eq!(twin.ideal_throughput, Some(twin.minimal_spread_throughput), "{twin:?}");
+    // The certificate holds where the spread is optimal and fails where it is not.
+    for (spec, optimal) in [("torus:6x4", true), ("tree:k=4,kp=2,n=3", true), ("mesh:4x4", false), ("mesh:5x3", false)]
+    {
+        let t = topo(spec);
+        assert_eq!(certify_minimal_spread(&t, &paths::channel_loads(&t)), optimal, "{spec}");
+    }
     // A 12x12 mesh with a fault: no closed form, the spread is not optimal, and the program
     // (75 000 variables) is over the size limit: no number rather than a wrong one.
     let big = topo("mesh:12x12|faults:links=0.0").describe().unwrap();

@@ -141,11 +141,10 @@ impl Topology {
             .filter(|(_, p)| matches!(p, super::Peer::Switch { .. }))
             .map(|(l, _)| *l)
             .fold(0.0, f64::max);
-        let switch_max = if spread_max <= 1.0 {
-            // The terminal links bound every routing at 1 and the even spread reaches it.
+        // Spread loads at most 1: the terminal links bound every routing at 1 and the even
+        // spread reaches it. Certified: the spread is optimal, its own figure is the bound.
+        let switch_max = if spread_max <= 1.0 || optimal::certify_minimal_spread(self, &loads) {
             spread_max
-        } else if let Some(certified) = optimal::certify_minimal_spread(self, &loads) {
-            certified
         } else {
             optimal::optimal_max_channel_load(self)?.certified
         };
