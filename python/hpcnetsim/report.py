@@ -152,7 +152,8 @@ def figure(spec: dict[str, Any], df, sat) -> str:
     title = spec.get("title", kind)
     panels, curves = spec.get("panels", "topology"), spec.get("curves")
     if kind in ("throughput", "latency"):
-        bounds = {t: (_or_nan(topology_properties(t)["ideal_throughput"]), topology_properties(t)["bisection_throughput"])
+        bounds = {t: (_or_nan(topology_properties(t)["ideal_throughput"]),
+                      topology_properties(t)["bisection_throughput"])
                   for t in df["topology"]} if kind == "throughput" and panels == "topology" else None  # fmt: skip
         metric = spec.get("metric") or ("accepted_load" if kind == "throughput" else "latency_network_mean")
         return _png(lambda p: plots.plot_panels(df, panels, curves, metric, p, title, bounds))
