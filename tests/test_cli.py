@@ -3,6 +3,7 @@
 import csv
 import json
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -47,6 +48,16 @@ def test_describe_examples_of_the_readme(cli, spec):
     d = json.loads(cli("topo", "describe", spec, "--json").stdout)
     assert d["spec"] == spec
     assert d["switches_per_level"] == ([] if not spec.startswith(("tree", "xgft")) else d["switches_per_level"])
+
+
+def test_describe_says_when_the_bound_of_every_routing_is_not_computed(cli):
+    # A faulty 12x12 mesh has no closed form and its program is over the size limit.
+    spec = "mesh:12x12|faults:links=0.0"
+    r = cli("topo", "describe", spec)
+    assert r.returncode == 0, r.stderr
+    assert re.search(r"^ideal_throughput +not computed$", r.stdout, re.M)
+    d = json.loads(cli("topo", "describe", spec, "--json").stdout)
+    assert d["ideal_throughput"] is None and 0 < d["minimal_spread_throughput"] < d["bisection_throughput"]
 
 
 def test_export_formats_round_trip(cli, tmp_path):
