@@ -132,9 +132,9 @@ fn packet_engine_never_beats_the_bound() {
         ("tree:k=4,n=2", Algorithm::TreeAdaptive, 2),
         ("tree:k=4,kp=2,n=3", Algorithm::TreeAdaptive, 2),
         ("tree:k=4,kp=2,n=3", Algorithm::TreeDeterministic, 2),
-        ("hyperx:4x4,t=4", Algorithm::HyperxDor, 2),
-        ("hyperx:4x4,t=4", Algorithm::HyperxAdaptive, 2),
-        ("hyperx:4x4,t=4", Algorithm::HyperxValiant, 4),
+        ("hyperx:4x4,t=8", Algorithm::HyperxDor, 2),
+        ("hyperx:4x4,t=8", Algorithm::HyperxAdaptive, 2),
+        ("hyperx:4x4,t=8", Algorithm::HyperxValiant, 4),
     ];
     let mut seen = Vec::new();
     for (spec, algorithm, vcs) in cases {
