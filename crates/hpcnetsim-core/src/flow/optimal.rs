@@ -27,6 +27,7 @@ use clarabel::algebra::CscMatrix;
 use clarabel::solver::{
     DefaultSettingsBuilder, DefaultSolver, IPSolver, NonnegativeConeT, SolverStatus, SupportedConeT, ZeroConeT,
 };
+use rayon::prelude::*;
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 use std::time::Instant;
@@ -157,7 +158,8 @@ pub fn optimal_max_channel_load_within(topo: &Topology, max_variables: usize) ->
     }
     let primal = solver.solution.x[variables];
     let prices: Vec<f64> = (0..c_count).map(|j| solver.solution.z[cap_row(j)].max(0.0)).collect();
-    let certified = certified_load(topo, &dests, &channels, &prices)?;
+    let all: Vec<(usize, f64)> = dests.iter().map(|&d| (d, 1.0)).collect();
+    let certified = certified_load(topo, &all, &channels, &prices)?;
     Some(OptimalLoad { certified, primal, variables, seconds: start.elapsed().as_secs_f64() })
 }
 
@@ -170,7 +172,11 @@ pub fn optimal_max_channel_load_within(topo: &Topology, max_variables: usize) ->
 /// round differently, by about 1e-12 on a 256-switch twin torus): the spread is then optimal.
 pub fn certify_minimal_spread(topo: &Topology, spread_loads: &[f64]) -> bool {
     let t = topo.terminals_at();
-    let dests: Vec<usize> = (0..topo.num_switches()).filter(|&s| t[s] > 0).collect();
+    // The spread's loads, hence the prices, are invariant under the network's symmetry.
+    let dests: Vec<(usize, f64)> = match topo.symmetry() {
+        Some(sym) => sym.sources.iter().map(|&(s, size)| (s as usize, size)).collect(),
+        None => (0..topo.num_switches()).filter(|&s| t[s] > 0).map(|s| (s, 1.0)).collect(),
+    };
     let channels = switch_channels(topo);
     let max = channels.iter().map(|&(c, _, _)| spread_loads[c]).fold(0.0, f64::max);
     if max <= 0.0 {
@@ -202,7 +208,17 @@ impl Ord for Entry {
 /// The weak-duality bound Σ demand · dist_y / Σ y for channel prices `prices` (any y ≥ 0
 /// not all zero gives a lower bound on the largest load of every routing), lowered by a
 /// relative 1e-12 so that rounding in the sums cannot lift it above the truth.
-fn certified_load(topo: &Topology, dests: &[usize], channels: &[(usize, usize, usize)], prices: &[f64]) -> Option<f64> {
+///
+/// `dests` are the destination switches with the number of destinations each stands for: all
+/// of them once, or one per orbit of the network's symmetry when the prices are invariant
+/// under it (distances then repeat along the orbit). The destinations' Dijkstra runs go in
+/// parallel; their sums are added in order, so the result does not depend on the threads.
+fn certified_load(
+    topo: &Topology,
+    dests: &[(usize, f64)],
+    channels: &[(usize, usize, usize)],
+    prices: &[f64],
+) -> Option<f64> {
     let total: f64 = prices.iter().sum();
     if total.partial_cmp(&0.0) != Some(Ordering::Greater) || !total.is_finite() {
         return None;
@@ -215,11 +231,12 @@ fn certified_load(topo: &Topology, dests: &[usize], channels: &[(usize, usize, u
     for (&(_, tail, head), &y) in channels.iter().zip(prices) {
         into[head].push((tail, y));
     }
-    let mut sum = 0.0;
-    let mut dist = vec![f64::INFINITY; s_count];
-    let mut heap = BinaryHeap::new();
-    for &d in dests {
-        dist.iter_mut().for_each(|x| *x = f64::INFINITY);
+    let per_dest = |&(d, weight): &(usize, f64)| -> Option<f64> {
+        if t[d] == 0 {
+            return Some(0.0);
+        }
+        let mut dist = vec![f64::INFINITY; s_count];
+        let mut heap = BinaryHeap::new();
         dist[d] = 0.0;
         heap.push(Entry(0.0, d));
         while let Some(Entry(du, u)) = heap.pop() {
@@ -234,6 +251,7 @@ fn certified_load(topo: &Topology, dests: &[usize], channels: &[(usize, usize, u
                 }
             }
         }
+        let mut sum = 0.0;
         for (v, &tv) in t.iter().enumerate() {
             if tv > 0 && v != d {
                 if !dist[v].is_finite() {
@@ -242,7 +260,10 @@ fn certified_load(topo: &Topology, dests: &[usize], channels: &[(usize, usize, u
                 sum += tv as f64 * t[d] as f64 / (n - 1.0) * dist[v];
             }
         }
-    }
+        Some(weight * sum)
+    };
+    let parts: Vec<Option<f64>> = dests.par_iter().map(per_dest).collect();
+    let sum: f64 = parts.into_iter().sum::<Option<f64>>()?;
     Some(sum / total * (1.0 - 1e-12))
 }
 
@@ -257,7 +278,7 @@ mod tests {
         // distances 1,2,1 per source → Σ hops = 4·4 = 16, /3 per unit demand, 8 channels.
         let topo = Topology::from_spec("torus:4").unwrap();
         let channels = switch_channels(&topo);
-        let dests: Vec<usize> = (0..4).collect();
+        let dests: Vec<(usize, f64)> = (0..4).map(|d| (d, 1.0)).collect();
         let got = certified_load(&topo, &dests, &channels, &vec![1.0; channels.len()]).unwrap();
         assert!((got - 16.0 / 3.0 / 8.0).abs() < 1e-9, "{got}");
     }
