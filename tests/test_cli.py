@@ -3,6 +3,7 @@
 import csv
 import json
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -13,8 +14,8 @@ from hpcnetsim.topology import DESCRIBE_KEYS
 
 JSON_KEYS = [
     "spec", "terminals", "switches", "switches_per_level", "links", "switch_links", "radix",
-    "bisection_channels", "bisection_ratio", "bisection_throughput", "ideal_throughput", "diameter",
-    "avg_distance", "cost_constant", "cost_linear", "cost_quadratic",
+    "bisection_channels", "bisection_ratio", "bisection_throughput", "ideal_throughput",
+    "minimal_spread_throughput", "diameter", "avg_distance", "cost_constant", "cost_linear", "cost_quadratic",
 ]  # fmt: skip
 
 
@@ -47,6 +48,16 @@ def test_describe_examples_of_the_readme(cli, spec):
     d = json.loads(cli("topo", "describe", spec, "--json").stdout)
     assert d["spec"] == spec
     assert d["switches_per_level"] == ([] if not spec.startswith(("tree", "xgft")) else d["switches_per_level"])
+
+
+def test_describe_says_when_the_bound_of_every_routing_is_not_computed(cli):
+    # A faulty 12x12 mesh has no closed form and its program is over the size limit.
+    spec = "mesh:12x12|faults:links=0.0"
+    r = cli("topo", "describe", spec)
+    assert r.returncode == 0, r.stderr
+    assert re.search(r"^ideal_throughput +not computed$", r.stdout, re.M)
+    d = json.loads(cli("topo", "describe", spec, "--json").stdout)
+    assert d["ideal_throughput"] is None and 0 < d["minimal_spread_throughput"] < d["bisection_throughput"]
 
 
 def test_export_formats_round_trip(cli, tmp_path):

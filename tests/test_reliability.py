@@ -136,6 +136,16 @@ def test_expressions_are_bounded():
     assert evaluate("=2**10", "torus:4x4", "x") == 1024
 
 
+def test_expressions_name_the_bounds():
+    from hpcnetsim.expressions import evaluate
+
+    # 8x8 mesh: the bound of every routing 63/128, the even spread over minimal paths below.
+    assert evaluate("=ideal", "mesh:8x8", "traffic.load") == pytest.approx(63 / 128)
+    assert evaluate("=spread", "mesh:8x8", "traffic.load") < 0.4
+    with pytest.raises(ConfigError, match="'ideal' is not available for mesh:12x12"):
+        evaluate("=0.5 * ideal", "mesh:12x12|faults:links=0.0", "traffic.load")
+
+
 def test_version(cli):
     p = cli("--version")
     assert p.returncode == 0 and p.stdout.startswith(f"hpcnetsim {hpcnetsim.__version__} (build ")

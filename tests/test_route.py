@@ -2,6 +2,7 @@
 and the one-line errors."""
 
 import json
+import re
 
 import pytest
 
@@ -59,7 +60,7 @@ def test_faults_in_the_spec_are_routed_around_and_cut_pairs_listed(capsys):
     assert r["deadlock"] == "acyclic" and r["unreachable_pairs"] == 0
     assert main(["route", "torus:4|faults:switches=1", "--routing", "updn"]) == 0
     out = capsys.readouterr().out
-    assert "unreachable_pairs     6" in out and "0->1" in out
+    assert re.search(r"^unreachable_pairs +6$", out, re.M) and "0->1" in out
     assert main(["route", "torus:4|faults:switches=9"]) == 2
     assert "faults.switches" in capsys.readouterr().err
 
@@ -106,4 +107,4 @@ def test_run_prints_the_routed_bound_beside_the_ideal(tmp_path, capsys):
     )
     assert main(["run", str(cfg)]) == 0
     out = capsys.readouterr().out
-    assert "uniform bound" in out and "all minimal paths: 1" in out
+    assert "uniform bound" in out and "any routing: 1" in out

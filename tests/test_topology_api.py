@@ -84,7 +84,8 @@ def test_channel_loads_conserve_the_traffic(spec):
             if peer is not None and peer[0] == "switch":
                 total += loads[offsets[s] + p]
     assert total == pytest.approx(d["terminals"] * (d["avg_distance"] - 2.0), rel=1e-9)
-    assert d["ideal_throughput"] == pytest.approx(min(1.0, 1.0 / max(loads)), rel=1e-12)
+    assert d["minimal_spread_throughput"] == pytest.approx(min(1.0, 1.0 / max(loads)), rel=1e-12)
+    assert d["ideal_throughput"] >= d["minimal_spread_throughput"] - 1e-12
 
 
 def test_to_networkx_counts_and_ports():
@@ -129,3 +130,55 @@ def test_errors_are_config_errors():
 
 def test_describe_shorthand():
     assert hpcnetsim.describe("crossbar:64")["ideal_throughput"] == 1.0
+
+
+def min_max_channel_load(t):
+    """The smallest possible largest switch-channel load of uniform traffic, solved with
+    scipy's HiGHS from the port lists alone: one commodity per destination switch, one flow
+    variable per (commodity, directed switch link), and the load z to minimise."""
+    from scipy.optimize import linprog
+    from scipy.sparse import coo_matrix
+
+    s_count, n = t.num_switches, t.num_terminals
+    terms = [sum(1 for p in t.ports(s) if p is not None and p[0] == "terminal") for s in range(s_count)]
+    arcs = [(a, b) for a, _, b, _ in t.links()] + [(b, a) for a, _, b, _ in t.links()]
+    dests = [d for d in range(s_count) if terms[d] > 0]
+    nv = len(dests) * len(arcs)
+    eq_r, eq_c, eq_v, b_eq = [], [], [], []
+    for k, d in enumerate(dests):
+        for v in range(s_count):
+            if v == d:
+                continue
+            row = len(b_eq)
+            b_eq.append(terms[v] * terms[d] / (n - 1))
+            for j, (a, b) in enumerate(arcs):
+                if a == v or b == v:
+                    eq_r.append(row)
+                    eq_c.append(k * len(arcs) + j)
+                    eq_v.append(1.0 if a == v else -1.0)
+    ub_r = [j for k in range(len(dests)) for j in range(len(arcs))] + list(range(len(arcs)))
+    ub_c = list(range(nv)) + [nv] * len(arcs)
+    ub_v = [1.0] * nv + [-1.0] * len(arcs)
+    a_eq = coo_matrix((eq_v, (eq_r, eq_c)), shape=(len(b_eq), nv + 1))
+    a_ub = coo_matrix((ub_v, (ub_r, ub_c)), shape=(len(arcs), nv + 1))
+    cost = [0.0] * nv + [1.0]
+    r = linprog(cost, A_ub=a_ub, b_ub=[0.0] * len(arcs), A_eq=a_eq, b_eq=b_eq, method="highs")
+    assert r.status == 0, r.message
+    return r.fun
+
+
+@pytest.mark.parametrize(
+    "spec",
+    ["mesh:3x4", "mesh:5x3,t=2", "mesh:3x2x2", "torus:3x4,t=2", "twin-torus:3x2x3", "hyperx:3x3,t=2",
+     "hyperx:2x3,t=2,k=2", "tree:k=3,kp=2,n=2", "xgft:m=2,3;w=1,2", "mesh:4x4|faults:links=5.0"],
+)  # fmt: skip
+def test_ideal_throughput_is_the_best_any_routing_can_do(spec):
+    """`ideal_throughput` (closed forms, a certificate or hpcnetsim's own program) equals the
+    optimum of the min-max channel load program solved independently; the even spread over
+    minimal paths is never above it and on meshes below it."""
+    d = hpcnetsim.describe(spec)
+    want = 1.0 / max(1.0, min_max_channel_load(Topology.from_spec(spec)))
+    assert d["ideal_throughput"] == pytest.approx(want, rel=1e-6)
+    assert d["minimal_spread_throughput"] <= d["ideal_throughput"] + 1e-12
+    if spec.startswith("mesh:3x4") or spec.startswith("mesh:5x3"):
+        assert d["minimal_spread_throughput"] < d["ideal_throughput"] - 1e-3

@@ -195,6 +195,8 @@ def _build_parser() -> argparse.ArgumentParser:
 
 
 def _fmt(v) -> str:
+    if v is None:
+        return "not computed"
     if isinstance(v, float):
         return f"{v:.6g}"
     if isinstance(v, list):
@@ -630,7 +632,8 @@ def format_summary(r: dict) -> str:
         lines += _physical_lines(r)
     if r.get("routed_throughput") is not None:
         ideal, routed = r["ideal_throughput"], r["routed_throughput"]
-        lines.append(f"uniform bound     {routed:.4g} along the tables' paths (all minimal paths: {ideal:.4g})")
+        bound = "not computed" if ideal is None else f"{ideal:.4g}"
+        lines.append(f"uniform bound     {routed:.4g} along the tables' paths (any routing: {bound})")
     lines.append(f"speed             {c['packet-hops/s']} packet-hops/s ({r['cycles']} cycles)")
     return "\n".join(lines)
 
@@ -771,7 +774,8 @@ def _write_curve(results, config: dict, out: Path) -> list[Path]:
     atomic_write(paths[1], lambda tmp: frame.to_csv(tmp, index=False))
     label = f"{frame['topology'].iloc[0]} {frame['routing'].iloc[0]}"
     title = f"{label}, {config.get('traffic', {}).get('pattern', 'uniform')} traffic"
-    ideal = {label: float(frame["ideal_throughput"].iloc[0])}
+    first = frame["ideal_throughput"].iloc[0]
+    ideal = {} if first is None or first != first else {label: float(first)}  # None or NaN: not computed
     for figure in paths[2:]:
         atomic_write(figure, lambda tmp: plot_load_curves({label: frame}, tmp, title, ideal))
     return paths

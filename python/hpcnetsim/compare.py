@@ -44,6 +44,8 @@ def format_table(rows: list[dict]) -> str:
     """A Markdown table of the rows (numbers rounded for reading)."""
 
     def cell(v):
+        if v is None:  # ideal_throughput of a network too large to solve
+            return "not computed"
         if isinstance(v, float):
             return f"{v:.0f}" if v.is_integer() and abs(v) >= 1 else f"{v:.4g}"
         return str(v)

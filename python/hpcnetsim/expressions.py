@@ -14,7 +14,12 @@ from typing import Any
 from ._core import ConfigError
 
 #: Names usable in expressions → key of ``Topology.describe()``.
-NAMES = {"ideal": "ideal_throughput", "theta": "bisection_throughput", "terminals": "terminals"}
+NAMES = {
+    "ideal": "ideal_throughput",
+    "spread": "minimal_spread_throughput",
+    "theta": "bisection_throughput",
+    "terminals": "terminals",
+}
 FUNCTIONS = {"min": min, "max": max, "round": round, "abs": abs}
 #: Largest magnitude an intermediate value may reach, and longest expression text: the
 #: evaluator refuses ``=9**9**9**9`` at once instead of computing a number with billions of digits.
@@ -36,7 +41,7 @@ def _bounded_pow(base, exponent):
 
 _BINARY = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
            ast.Pow: _bounded_pow}  # fmt: skip
-ALLOWED = "arithmetic on numbers, ideal, theta, terminals and min(), max(), round(), abs()"
+ALLOWED = "arithmetic on numbers, ideal, spread, theta, terminals and min(), max(), round(), abs()"
 
 
 def is_expression(value: Any) -> bool:
@@ -70,7 +75,10 @@ def _eval(node: ast.AST, topology: str):
     ):
         return node.value
     if isinstance(node, ast.Name) and node.id in NAMES:
-        return topology_properties(topology)[NAMES[node.id]]
+        value = topology_properties(topology)[NAMES[node.id]]
+        if value is None:  # the bound of every routing is not computed for very large irregular networks
+            raise ValueError(f"'{node.id}' is not available for {topology} (use spread or theta)")
+        return value
     if isinstance(node, ast.BinOp) and type(node.op) in _BINARY:
         value = _BINARY[type(node.op)](_eval(node.left, topology), _eval(node.right, topology))
         if isinstance(value, complex) or abs(value) > MAX_MAGNITUDE:

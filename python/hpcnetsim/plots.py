@@ -46,7 +46,8 @@ def plot_cost_throughput(rows: list[dict], path: Path, title: str) -> None:
         left.plot(x, [r[key] / base for r in rows], marker="o", label=name)
     left.set_ylabel(f"cost relative to {labels[0]}")
     left.set_title("Cost")
-    right.plot(x, [r["ideal_throughput"] for r in rows], marker="o", label="ideal (channel load)")
+    ideal = [float("nan") if r["ideal_throughput"] is None else r["ideal_throughput"] for r in rows]
+    right.plot(x, ideal, marker="o", label="ideal (any routing)")
     right.plot(x, [r["bisection_throughput"] for r in rows], marker="s", ls="--", label=r"bisection $\Theta = 2B_C/N$")
     right.set_ylabel("throughput (fraction of injection bandwidth)")
     right.set_yscale("log")
@@ -197,9 +198,10 @@ def plot_panels(frame, panels: str, curves: str | None, metric: str, path: Path,
         if bounds is not None:
             ideal, theta = bounds[key]
             ax.plot([0, top], [0, top], color="grey", lw=0.8, ls=":")
-            ax.axhline(ideal, color="k", ls="--", lw=1, label="ideal (channel load)")
+            if ideal == ideal:  # NaN where not computed
+                ax.axhline(ideal, color="k", ls="--", lw=1, label="ideal (any routing)")
             ax.axhline(theta, color="k", ls=":", lw=1, label=r"$\Theta$ (bisection)")
-            ax.set_ylim(0, max(top, ideal) * 1.1)
+            ax.set_ylim(0, max(top, ideal if ideal == ideal else 0) * 1.1)
         else:
             ax.set_ylim(0, None)
         name = short_label(key) + "-tree" if str(key).startswith("tree:k=8,kp=") else str(key)

@@ -57,6 +57,10 @@ def curve_columns(df) -> list[str]:
     return [c for c in cols if c not in NOT_CURVE and df[c].astype(str).nunique() > 1]
 
 
+def _or_nan(x):
+    return float("nan") if x is None else x
+
+
 def saturation(df):
     """One row per curve: highest accepted load, the ideal and Θ bounds, and their ratio."""
     cols = ["group", "topology", *(c for c in curve_columns(df) if c != "topology")]
@@ -81,7 +85,8 @@ def saturation(df):
     out["unconverged_points"] = [int(n) for n in _counts(out, bad, cols)]
     out["note"] = notes
     out = out.drop(columns=["max_converged_load"])
-    out["ideal"] = [topology_properties(t)["ideal_throughput"] for t in out["topology"]]
+    # NaN where the bound is not computed (very large irregular networks).
+    out["ideal"] = [_or_nan(topology_properties(t)["ideal_throughput"]) for t in out["topology"]]
     out["theta"] = [topology_properties(t)["bisection_throughput"] for t in out["topology"]]
     out["max_over_ideal"] = out["max_accepted"] / out["ideal"]
     return out
@@ -147,7 +152,8 @@ def figure(spec: dict[str, Any], df, sat) -> str:
     title = spec.get("title", kind)
     panels, curves = spec.get("panels", "topology"), spec.get("curves")
     if kind in ("throughput", "latency"):
-        bounds = {t: (topology_properties(t)["ideal_throughput"], topology_properties(t)["bisection_throughput"])
+        bounds = {t: (_or_nan(topology_properties(t)["ideal_throughput"]),
+                      topology_properties(t)["bisection_throughput"])
                   for t in df["topology"]} if kind == "throughput" and panels == "topology" else None  # fmt: skip
         metric = spec.get("metric") or ("accepted_load" if kind == "throughput" else "latency_network_mean")
         return _png(lambda p: plots.plot_panels(df, panels, curves, metric, p, title, bounds))

@@ -19,6 +19,7 @@ DESCRIBE_KEYS = (
     "bisection_ratio",
     "bisection_throughput",
     "ideal_throughput",
+    "minimal_spread_throughput",
     "diameter",
     "avg_distance",
     "cost_constant",

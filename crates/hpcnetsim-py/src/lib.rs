@@ -111,6 +111,7 @@ impl PyTopology {
         d.set_item("bisection_ratio", p.bisection_ratio)?;
         d.set_item("bisection_throughput", p.bisection_throughput)?;
         d.set_item("ideal_throughput", p.ideal_throughput)?;
+        d.set_item("minimal_spread_throughput", p.minimal_spread_throughput)?;
         d.set_item("diameter", p.diameter)?;
         d.set_item("avg_distance", p.avg_distance)?;
         d.set_item("cost_constant", p.cost_constant)?;

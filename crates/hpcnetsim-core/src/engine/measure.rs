@@ -48,7 +48,7 @@ pub fn run_with(cfg: &Config, ctl: &mut Control) -> Result<RunResult> {
     let start = Instant::now();
     crate::resources::check_config(cfg)?;
     let topo = Topology::from_spec(&cfg.topology)?;
-    let ideal = 1.0 / topo.max_channel_load();
+    let ideal = topo.throughput_bound();
     let mut e = Engine::new(cfg, &topo)?;
     e.set_threads(ctl.threads);
     let m = &cfg.measurement;

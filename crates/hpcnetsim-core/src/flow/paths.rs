@@ -115,24 +115,55 @@ impl<'a> RoutingPaths<'a> {
     }
 }
 
-/// The tie-breaking bits of a flow (the packet engine draws them per packet): a hash of the
-/// pair, so that DOR's half-ring ties go either way for about half of the pairs.
+/// Largest number of salts a [`WalkMode::First`] walk averages over: DOR on a torus of up to
+/// six dimensions (2^6 salts) splits its half-ring ties exactly; above, one salt per pair.
+const MAX_SPLIT_SALTS: u32 = 64;
+
+/// The tie-breaking bits of a flow when it cannot average over all salts: a hash of the
+/// pair, so that half-ring ties go either way for about half of the pairs.
 fn pair_salt(src: usize, dst: usize) -> u32 {
     let h = (src as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ (dst as u64).wrapping_mul(0xC2B2_AE3D_27D4_EB4F);
     (h >> 29) as u32
 }
 
 impl RoutingPaths<'_> {
-    /// The one path of [`WalkMode::First`], without the bookkeeping of a spreading walk.
-    fn first_path(&self, src: usize, dst: usize, out: &mut PathSet) -> Result<()> {
+    /// The paths of [`WalkMode::First`]: the packet engine draws a packet's salt (the bits
+    /// that break DOR's half-ring ties, one per dimension) at random for every packet, so a
+    /// flow is the average over all salts: one walk per salt, each distinct path weighted
+    /// by the share of salts taking it. A pair tied in one dimension of a torus thus sends
+    /// half of its flow each way round that ring, as the packets do on average.
+    fn first_paths(&self, src: usize, dst: usize, out: &mut PathSet) -> Result<()> {
+        let salts = self.routing.salts();
+        let mut channels: Vec<u32> = Vec::with_capacity(8);
+        if salts <= 1 || salts > MAX_SPLIT_SALTS {
+            let salt = if salts <= 1 { 0 } else { pair_salt(src, dst) };
+            self.first_path(src, dst, salt, &mut channels)?;
+            out.push_path(&channels, 1.0);
+            return Ok(());
+        }
+        let mut found: Vec<(Vec<u32>, u32)> = Vec::new();
+        for salt in 0..salts {
+            self.first_path(src, dst, salt, &mut channels)?;
+            match found.iter_mut().find(|(p, _)| *p == channels) {
+                Some((_, count)) => *count += 1,
+                None => found.push((channels.clone(), 1)),
+            }
+        }
+        for (path, count) in &found {
+            out.push_path(path, *count as f64 / salts as f64);
+        }
+        Ok(())
+    }
+
+    /// The channels of the path the first candidates take under `salt`, into `channels`.
+    fn first_path(&self, src: usize, dst: usize, salt: u32, channels: &mut Vec<u32>) -> Result<()> {
         let (mut switch, mut in_port) = self.topo.terminal_attachment(src);
         let mut in_vc = 0;
         let mut cands: Vec<Candidate> = Vec::with_capacity(16);
-        let mut channels: Vec<u32> = Vec::with_capacity(8);
+        channels.clear();
         for _ in 0..self.max_hops {
             cands.clear();
-            self.routing
-                .route(&Request { switch, in_port, in_vc, src, dst, salt: pair_salt(src, dst), offset: 0 }, &mut cands);
+            self.routing.route(&Request { switch, in_port, in_vc, src, dst, salt, offset: 0 }, &mut cands);
             let adaptive = cands.iter().any(|c| !c.escape);
             let Some(c) = cands.iter().find(|c| !adaptive || !c.escape) else {
                 return Err(self.stuck(src, dst, &format!("no candidate at switch {switch}")));
@@ -140,10 +171,7 @@ impl RoutingPaths<'_> {
             let port = c.port as usize;
             channels.push(self.topo.channel(switch, port) as u32);
             match self.next(switch, port, src, dst)? {
-                None => {
-                    out.push_path(&channels, 1.0);
-                    return Ok(());
-                }
+                None => return Ok(()),
                 Some((s2, p2)) => (switch, in_port, in_vc) = (s2, p2, c.vc as usize),
             }
         }
@@ -162,7 +190,7 @@ impl PathProvider for RoutingPaths<'_> {
 
     fn paths(&self, src: usize, dst: usize, out: &mut PathSet) -> Result<()> {
         if self.mode == WalkMode::First {
-            return self.first_path(src, dst, out);
+            return self.first_paths(src, dst, out);
         }
         let (s0, p0) = self.topo.terminal_attachment(src);
         let mut cands: Vec<Candidate> = Vec::new();

@@ -161,8 +161,9 @@ pub struct FlowRunResult {
     pub flow_rate: Distribution,
     /// Link loads and sharing.
     pub link_loads: LinkLoads,
-    /// The topology's ideal uniform throughput, for reference.
-    pub ideal_throughput: f64,
+    /// The topology's uniform-traffic bound for every routing, for reference (`None` where
+    /// it is not computed; see `topo describe`).
+    pub ideal_throughput: Option<f64>,
     /// Wall-clock seconds.
     pub wall_seconds: f64,
     /// One line saying what happened.
@@ -272,7 +273,7 @@ pub fn simulate(cfg: &Config) -> Result<FlowRunResult> {
         flows: flows.iter().zip(&rates).map(|((f, _), &r)| (f.src, f.dst, r)).collect(),
         flow_rate,
         link_loads: LinkLoads::new(&topo, &load, &counts, cfg.measurement.per_link_utilisation),
-        ideal_throughput: (1.0 / topo.max_channel_load()).min(1.0),
+        ideal_throughput: topo.throughput_bound(),
         wall_seconds: start.elapsed().as_secs_f64(),
         message,
     })

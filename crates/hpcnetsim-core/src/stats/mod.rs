@@ -153,8 +153,9 @@ pub struct RunResult {
     pub phit_hops: u64,
     /// Wall-clock seconds of the run.
     pub wall_seconds: f64,
-    /// The topology's ideal uniform throughput, for reference.
-    pub ideal_throughput: f64,
+    /// The topology's uniform-traffic bound for every routing, for reference (`None` where
+    /// it is not computed; see `topo describe`).
+    pub ideal_throughput: Option<f64>,
     /// Uniform throughput bound under the routing's actual paths (table routing only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub routed_throughput: Option<f64>,

@@ -5,6 +5,8 @@ use super::paths;
 use super::Topology;
 use crate::error::Result;
 use serde::Serialize;
+use std::collections::HashMap;
+use std::sync::{Mutex, OnceLock};
 
 /// Everything `hpcnetsim topo describe` reports, in its JSON key order.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -33,9 +35,16 @@ pub struct Properties {
     /// crosses a balanced cut (N/2 · N/2 / (N − 1) of the pairs) shares the B_C channels of
     /// each direction, B_C·(N − 1)/(⌊N/2⌋·⌈N/2⌉) ≈ 4·B_C/N. Crossbars: 1.
     pub bisection_throughput: f64,
-    /// 1/γ_max capped at 1: exact uniform-traffic bound with minimal paths weighted evenly;
-    /// also the bound of DOR on tori, whose random half-ring ties load every ring alike.
-    pub ideal_throughput: f64,
+    /// Upper bound on the uniform-traffic throughput of every routing (minimal or not,
+    /// oblivious or adaptive), as a fraction of injection bandwidth: 1 over the smallest
+    /// possible largest channel load, terminal links included (so at most 1). From the
+    /// family's closed form where one is proven, else the multicommodity-flow program
+    /// ([`crate::flow::optimal`]); `None` where that program is too large to solve.
+    pub ideal_throughput: Option<f64>,
+    /// 1/γ_max capped at 1 with γ_max the largest channel load when every pair spreads
+    /// evenly over its minimal paths: the exact bound of that routing, below
+    /// `ideal_throughput` where the even spread crowds some channels (meshes: their centre).
+    pub minimal_spread_throughput: f64,
     /// Largest distance between two terminals, in links.
     pub diameter: usize,
     /// Average distance between distinct terminals, in links (ordered pairs).
@@ -58,6 +67,93 @@ impl Topology {
             _ => paths::max_switch_channel_load(self),
         };
         switch_max.max(1.0)
+    }
+
+    /// [`Properties::ideal_throughput`]: the uniform-traffic throughput no routing can beat.
+    ///
+    /// Closed forms, where the even spread over minimal paths is provably optimal (or, for
+    /// meshes, DOR is): in each case a family of channels that every route between some
+    /// pairs must cross gives a lower bound on the largest load of any routing, and a
+    /// routing reaches it.
+    /// - Tori: a route between switches whose ring coordinates in dimension i are r apart
+    ///   takes at least r channels of dimension i, so some channel of dimension i carries at
+    ///   least the sum of those ring distances over all pairs divided by the dimension's
+    ///   channels. Minimal routes take exactly r, and the even spread, invariant under the
+    ///   translations and per-dimension reflections that map any channel of a dimension to
+    ///   any other, loads them all alike: it meets the bound.
+    /// - HyperX: the same with r = 1 for pairs that differ in dimension i (each line is a
+    ///   complete graph, its channels exchanged by permuting the line's positions and the K
+    ///   parallel copies).
+    /// - Trees (XGFT, thin-trees): a route leaving a level-l subtree takes at least one of
+    ///   its up-channels to level l + 1; minimal routes take exactly one, and the even
+    ///   spread loads a level's up-channels (and down-channels) alike by the tree's
+    ///   symmetry, so again it meets the cut bound.
+    /// - Meshes: the even spread is not optimal (it crowds the centre). The cut between
+    ///   positions x and x + 1 of a dimension of size k is crossed by S/k channels each way
+    ///   and by the traffic of t(x + 1)S/k terminals to t(k − x − 1)S/k others, so some
+    ///   channel carries t²(x + 1)(k − x − 1)(S/k)/(N − 1); DOR loads every channel of that
+    ///   cut exactly so, the most at the middle cut of the largest dimension.
+    /// - Crossbars: only terminal links, 1.
+    ///
+    /// Other networks (twin tori, imported fabrics, any network with faults): 1 when the
+    /// even spread loads no switch channel above the terminal links' 1; else the even
+    /// spread when the channels it loads most are certified unavoidable
+    /// ([`crate::flow::optimal::certify_minimal_spread`]); else the linear program, `None`
+    /// when it is too large.
+    pub fn throughput_bound(&self) -> Option<f64> {
+        let switch_max = match self.family() {
+            _ if self.faulty_links() > 0 => return self.solved_throughput_bound(),
+            Family::Crossbar(_) => 0.0,
+            Family::Tree(_) | Family::HyperX(_) => return Some(self.minimal_spread_throughput()),
+            Family::Torus(t) if t.wrap => return Some(self.minimal_spread_throughput()),
+            Family::Torus(t) => t.mesh_max_channel_load(),
+            Family::TwinTorus(_) | Family::Fabric(_) => return self.solved_throughput_bound(),
+        };
+        Some(1.0 / switch_max.max(1.0))
+    }
+
+    /// The bound of a network without a closed form (see [`Topology::throughput_bound`]),
+    /// kept per spec for the process: a sweep runs the same network many times and the
+    /// program can take a second. A spec fixes the graph (random faults are seeded) except
+    /// for fabrics read from files, which are not kept.
+    fn solved_throughput_bound(&self) -> Option<f64> {
+        static KEPT: OnceLock<Mutex<HashMap<String, Option<f64>>>> = OnceLock::new();
+        let keep = !matches!(self.family(), Family::Fabric(_));
+        let kept = KEPT.get_or_init(Default::default);
+        if keep {
+            if let Some(&bound) = kept.lock().unwrap_or_else(|e| e.into_inner()).get(self.spec()) {
+                return bound;
+            }
+        }
+        let bound = self.solve_throughput_bound();
+        if keep {
+            kept.lock().unwrap_or_else(|e| e.into_inner()).insert(self.spec().to_string(), bound);
+        }
+        bound
+    }
+
+    fn solve_throughput_bound(&self) -> Option<f64> {
+        use crate::flow::optimal;
+        let loads = paths::channel_loads(self);
+        let spread_max = loads
+            .iter()
+            .zip(self.peers())
+            .filter(|(_, p)| matches!(p, super::Peer::Switch { .. }))
+            .map(|(l, _)| *l)
+            .fold(0.0, f64::max);
+        // Spread loads at most 1: the terminal links bound every routing at 1 and the even
+        // spread reaches it. Certified: the spread is optimal, its own figure is the bound.
+        let switch_max = if spread_max <= 1.0 || optimal::certify_minimal_spread(self, &loads) {
+            spread_max
+        } else {
+            optimal::optimal_max_channel_load(self)?.certified
+        };
+        Some(1.0 / switch_max.max(1.0))
+    }
+
+    /// [`Properties::minimal_spread_throughput`]: 1 / [`Topology::max_channel_load`].
+    pub fn minimal_spread_throughput(&self) -> f64 {
+        1.0 / self.max_channel_load()
     }
 
     /// Diameter and average distance between terminals, from closed forms where the
@@ -103,7 +199,8 @@ impl Topology {
             bisection_channels,
             bisection_ratio,
             bisection_throughput: self.bisection_throughput(bisection_channels),
-            ideal_throughput: 1.0 / self.max_channel_load(),
+            ideal_throughput: self.throughput_bound(),
+            minimal_spread_throughput: self.minimal_spread_throughput(),
             diameter,
             avg_distance,
             cost_constant: s as f64,

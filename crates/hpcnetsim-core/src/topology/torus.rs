@@ -144,6 +144,20 @@ impl Torus {
             .unwrap_or(u64::MAX)
     }
 
+    /// Largest switch-channel load of DOR on a mesh under uniform traffic, per unit of
+    /// injected load: the middle cut of a dimension of size k is crossed by the traffic of
+    /// t·⌊k/2⌋·S/k terminals to t·⌈k/2⌉·S/k others over S/k channels each way, which no
+    /// routing can do better than and DOR meets (see `Topology::throughput_bound`).
+    pub fn mesh_max_channel_load(&self) -> f64 {
+        let s = self.switches() as f64;
+        let t = self.terminals_per_switch as f64;
+        let n = s * t;
+        self.dims
+            .iter()
+            .map(|&k| t * t * ((k / 2) * k.div_ceil(2)) as f64 * (s / k as f64) / (n - 1.0))
+            .fold(0.0, f64::max)
+    }
+
     /// Diameter and average distance between distinct terminals, from per-dimension sums.
     pub fn distances(&self) -> (usize, f64) {
         let s = self.switches() as f64;

@@ -369,3 +369,48 @@ fn paper_001_mpigraph_of_one_rack() {
     assert!((ratio - published).abs() < 0.08, "ratio {ratio}");
     assert!(close(tree.pair_bandwidth.mean, 4e9), "the fat-tree carries every shift at full rate");
 }
+
+/// The packet engine draws DOR's half-ring tie bits per packet at random, so on average a
+/// tied pair sends half its packets each way; the flow model splits the pair likewise. On
+/// an 8x8 torus DOR then loads every ring as evenly as all minimal paths do: largest channel
+/// load 64/63 under uniform traffic, bound 63/64 (one direction per pair gave 0.851).
+#[test]
+fn dor_splits_half_ring_ties_like_the_packet_engine() {
+    let t = Topology::from_spec("torus:8x8").unwrap();
+    let c = cfg("torus:8x8", "[switch]\nvcs = 2\n[routing]\nalgorithm = \"dor\"");
+    let p = flow::run::provider(&c, &t).unwrap();
+    let mut set = PathSet::default();
+    // Terminal 0 → 4: 4 hops along x either way, half of the flow each.
+    p.paths(0, 4, &mut set).unwrap();
+    assert_eq!(set.num_paths(), 2);
+    assert!(close(set.total_weight(), 1.0));
+    let mut load = vec![0.0; t.peers().len()];
+    for &(ch, w) in set.shares() {
+        load[ch as usize] += w / set.total_weight();
+    }
+    let halves = load.iter().filter(|&&l| close(l, 0.5)).count();
+    assert_eq!(halves, 8, "{:?}", set.shares());
+    // Terminal 0 → 36 (x and y both tied): four paths of a quarter each.
+    set.clear();
+    p.paths(0, 36, &mut set).unwrap();
+    assert_eq!(set.num_paths(), 4);
+    // Uniform traffic: the largest switch-channel load is the torus's 64/63.
+    let n = t.num_terminals();
+    let mut load = vec![0.0; t.peers().len()];
+    for src in 0..n {
+        for dst in (0..n).filter(|&d| d != src) {
+            set.clear();
+            p.paths(src, dst, &mut set).unwrap();
+            for &(ch, w) in set.shares() {
+                load[ch as usize] += w / set.total_weight() / (n - 1) as f64;
+            }
+        }
+    }
+    let switch_max = load
+        .iter()
+        .zip(t.peers())
+        .filter(|(_, peer)| matches!(peer, hpcnetsim_core::Peer::Switch { .. }))
+        .map(|(l, _)| *l)
+        .fold(0.0, f64::max);
+    assert!(close(switch_max, 64.0 / 63.0), "{switch_max}");
+}

@@ -14,7 +14,7 @@ fn twelve_by_eight_hyperx() {
     assert_eq!(p.radix, 25);
     assert_eq!(p.diameter, 4);
     // Half-bisection HyperX still carries full uniform traffic (§2.2).
-    assert_eq!(p.ideal_throughput, 1.0);
+    assert_eq!(p.ideal_throughput, Some(1.0));
 }
 
 /// §2.3: a three-level tree of 36-port switches with 15 terminals per edge switch is
@@ -26,7 +26,7 @@ fn undersubscribed_three_level_tree() {
     assert_eq!(p.radix, 36);
     assert_eq!(p.switches_per_level, vec![324, 324, 324]);
     assert_eq!(p.bisection_ratio, 1.0);
-    assert_eq!(p.ideal_throughput, 1.0);
+    assert_eq!(p.ideal_throughput, Some(1.0));
 }
 
 /// Link multiplicity K doubles the links of every connected pair.

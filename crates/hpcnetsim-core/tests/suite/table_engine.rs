@@ -92,7 +92,7 @@ fn a_dumped_table_simulates_like_the_engine_that_computed_it() {
     assert_eq!(loaded.batch_accepted_loads, direct.batch_accepted_loads);
     assert_eq!(loaded.latency, direct.latency);
     assert_eq!(loaded.packet_hops, direct.packet_hops);
-    assert!(direct.routed_throughput.is_some_and(|b| b > 0.0 && b <= direct.ideal_throughput + 1e-12));
+    assert!(direct.routed_throughput.is_some_and(|b| b > 0.0 && b <= direct.ideal_throughput.unwrap() + 1e-12));
 }
 
 #[test]

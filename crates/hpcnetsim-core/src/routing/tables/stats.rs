@@ -154,8 +154,11 @@ pub struct RouteReport {
     /// Path and link statistics.
     #[serde(flatten)]
     pub stats: RouteStats,
+    /// Uniform-traffic bound of every routing (`topo describe`'s `ideal_throughput`), `None`
+    /// where it is not computed.
+    pub ideal_throughput: Option<f64>,
     /// Uniform-traffic bound with every minimal path weighted evenly (`topo describe`).
-    pub ideal_throughput: f64,
+    pub minimal_spread_throughput: f64,
     /// Deadlock verdict of the tables with their lanes, when checked.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub deadlock: Option<super::super::deadlock::Verdict>,
@@ -163,10 +166,10 @@ pub struct RouteReport {
 
 /// Summarises `t`, adding the ideal bound and, with `check_deadlock`, the verdict.
 pub fn report(topo: &Topology, t: &Tables, check_deadlock: bool) -> crate::Result<RouteReport> {
-    let ideal_throughput = 1.0 / topo.max_channel_load();
     Ok(RouteReport {
         stats: summarise(topo, t),
-        ideal_throughput,
+        ideal_throughput: topo.throughput_bound(),
+        minimal_spread_throughput: topo.minimal_spread_throughput(),
         deadlock: check_deadlock.then(|| t.deadlock_verdict(topo)),
     })
 }
