@@ -37,6 +37,7 @@ mod switch_models;
 mod table_engine;
 mod table_routing;
 mod thin_tree_paper;
+mod throughput_bounds;
 mod traces;
 mod traffic;
 mod twin_torus_routing;

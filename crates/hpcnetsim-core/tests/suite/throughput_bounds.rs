@@ -2,8 +2,7 @@
 //! derivations on tiny networks and with the families' closed forms, and the packet engine
 //! never accepts more than the bound at saturation, whatever the routing.
 
-mod common;
-use common::{brute_force_channel_loads, sim_config, topo};
+use crate::common::{brute_force_channel_loads, sim_config, topo};
 use hpcnetsim_core::config::Algorithm;
 use hpcnetsim_core::engine::measure;
 use hpcnetsim_core::flow::optimal::{
