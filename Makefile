@@ -16,15 +16,12 @@ $(BIN)/python:
 install: $(BIN)/python
 	VIRTUAL_ENV=$(abspath $(VENV)) $(BIN)/maturin develop --release --quiet --extras test
 
-## demo: the main job, writing its report under $(OUT)/: paper 000 Fig. 4 (the quick variant of
-## study thin-trees-throughput, local processes, HTML report), the cost and throughput bounds
-## of the same thin-tree family, and the quick variants of the causal-workload studies
-## thin-trees (paper 000 Figs. 5, 6, Tables 4-6) and workloads (paper 002 Figs. 8, 9)
+## demo: the main job, under $(OUT)/: the quick variant of every built-in study (the five
+## papers) with its report, and a landing page linking them, $(OUT)/index.html; then the cost
+## and throughput bounds of the thin-tree family
 demo: install
-	$(BIN)/hpcnetsim study run thin-trees-throughput --quick --out $(OUT)/thin-trees-throughput
+	$(BIN)/hpcnetsim study run all --quick --out $(OUT)
 	$(BIN)/hpcnetsim topo compare --out $(OUT)/thin-tree-compare
-	$(BIN)/hpcnetsim study run thin-trees --quick --out $(OUT)/thin-trees-quick
-	$(BIN)/hpcnetsim study run workloads --quick --out $(OUT)/workloads-quick
 
 ## lint: formatting and lints of both languages (rustfmt, clippy with warnings as errors, ruff),
 ## the type stubs of the extension against the extension, and no placeholder left in the code

@@ -9,6 +9,7 @@ pub mod config;
 pub mod engine;
 pub mod error;
 pub mod flow;
+pub mod memory;
 pub mod perf;
 pub mod resources;
 pub mod rng;

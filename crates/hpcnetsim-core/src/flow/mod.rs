@@ -10,7 +10,6 @@ pub mod completion;
 pub mod ebb;
 pub mod maxmin;
 pub mod mpigraph;
-pub mod optimal;
 pub mod paths;
 pub mod run;
 pub mod table_paths;

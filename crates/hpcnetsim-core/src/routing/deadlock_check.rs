@@ -75,7 +75,7 @@ const MAX_ESCAPE_WALKS: u128 = 1 << 18;
 /// Checks `cfg`'s routing (`routing.algorithm`, not `table`) on `cfg`'s topology with
 /// `vcs` virtual channels (`None`: the fewest the routing accepts, from `switch.vcs` up).
 pub fn check(cfg: &Config, vcs: Option<usize>) -> Result<Check> {
-    crate::resources::check_describe(&cfg.topology)?;
+    crate::topology::footprint::check_describe(&cfg.topology)?;
     let topo = Topology::from_spec(&cfg.topology)?;
     if cfg.routing.algorithm == crate::config::Algorithm::Table {
         return Err(Error::invalid(

@@ -138,7 +138,7 @@ fn read_text(format: &str, path: &str) -> Result<String> {
     if len > MAX_FILE_BYTES {
         return Err(too_large(len));
     }
-    crate::resources::check(&context, "file", &format!("{len} bytes"), len as u128 * BYTES_PER_TEXT_BYTE)?;
+    crate::memory::check(&context, "file", &format!("{len} bytes"), len as u128 * BYTES_PER_TEXT_BYTE)?;
     let mut bytes = Vec::with_capacity(len as usize);
     let mut chunk = vec![0u8; 1 << 16];
     let mut checked = 0;
@@ -194,7 +194,7 @@ fn port_budget(file: &str, line: usize, field: &str, value: &str, total: u128) -
     if total > max {
         return Err(bad(file, line, field, format!("'{value}'"), &format!("a fabric of at most {max} ports in total")));
     }
-    crate::resources::check(&format!("{file}:{}", line + 1), field, &format!("'{value}'"), total * BYTES_PER_PORT)
+    crate::memory::check(&format!("{file}:{}", line + 1), field, &format!("'{value}'"), total * BYTES_PER_PORT)
 }
 
 /// One parsed ibnetdiscover node record.

@@ -39,7 +39,7 @@ pub struct Properties {
     /// oblivious or adaptive), as a fraction of injection bandwidth: 1 over the smallest
     /// possible largest channel load, terminal links included (so at most 1). From the
     /// family's closed form where one is proven, else the multicommodity-flow program
-    /// ([`crate::flow::optimal`]); `None` where that program is too large to solve.
+    /// ([`crate::topology::optimal`]); `None` where that program is too large to solve.
     pub ideal_throughput: Option<f64>,
     /// 1/γ_max capped at 1 with γ_max the largest channel load when every pair spreads
     /// evenly over its minimal paths: the exact bound of that routing, below
@@ -98,7 +98,7 @@ impl Topology {
     /// Other networks (twin tori, imported fabrics, any network with faults): 1 when the
     /// even spread loads no switch channel above the terminal links' 1; else the even
     /// spread when the channels it loads most are certified unavoidable
-    /// ([`crate::flow::optimal::certify_minimal_spread`]); else the linear program, `None`
+    /// ([`crate::topology::optimal::certify_minimal_spread`]); else the linear program, `None`
     /// when it is too large.
     pub fn throughput_bound(&self) -> Option<f64> {
         let switch_max = match self.family() {
@@ -133,7 +133,7 @@ impl Topology {
     }
 
     fn solve_throughput_bound(&self) -> Option<f64> {
-        use crate::flow::optimal;
+        use crate::topology::optimal;
         let loads = paths::channel_loads(self);
         let spread_max = loads
             .iter()

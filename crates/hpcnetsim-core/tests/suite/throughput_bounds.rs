@@ -5,7 +5,7 @@
 use crate::common::{brute_force_channel_loads, sim_config, topo};
 use hpcnetsim_core::config::Algorithm;
 use hpcnetsim_core::engine::measure;
-use hpcnetsim_core::flow::optimal::{
+use hpcnetsim_core::topology::optimal::{
     certify_minimal_spread, optimal_max_channel_load, optimal_max_channel_load_within,
 };
 use hpcnetsim_core::topology::paths;

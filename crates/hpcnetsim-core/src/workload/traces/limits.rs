@@ -1,7 +1,7 @@
 //! Bounds on the sizes a trace gives (ranks, message bytes, compute intervals), checked as
 //! each is read and before anything is allocated for it: the same bounds as the config's
 //! `workload.tasks`, `workload.message_bytes` and cycle fields, and the same memory
-//! estimate and refusal as topology specs (`resources::check`). A typo such as
+//! estimate and refusal as topology specs (`memory::check`). A typo such as
 //! `ranks 99999999999` is one line naming the file, the record and the value, not an
 //! out-of-memory abort.
 
@@ -35,7 +35,7 @@ pub fn ranks(at: &Location, field: &str, value: &str) -> Result<usize> {
         return Err(at.error(format!("{field} = {n} is invalid: a number of ranks between 1 and {MAX_RANKS}")));
     }
     let context = format!("{}: {}", at.file, at.record);
-    crate::resources::check(&context, field, &n.to_string(), rank_bytes(n))?;
+    crate::memory::check(&context, field, &n.to_string(), rank_bytes(n))?;
     Ok(n as usize)
 }
 
@@ -79,7 +79,7 @@ pub fn series(context: &str, max_compute: u64, window_cycles: u64) -> Result<()>
         ));
     }
     let bins = max_compute as u128 / window_cycles.max(1) as u128 + 1;
-    crate::resources::check(
+    crate::memory::check(
         &format!("{context}: a replay of at least {max_compute} cycles ({bins} time bins)"),
         "measurement.window_cycles",
         &window_cycles.to_string(),

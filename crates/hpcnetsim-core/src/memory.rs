@@ -1,0 +1,105 @@
+//! The memory this process may use (physical memory, its address-space limit, its cgroup's
+//! limit) and the refusal of work that would not fit in it, naming the estimate, the limit and
+//! the override. The estimates themselves are made elsewhere (`resources.rs` for specs and
+//! configs, the trace and fabric readers for their files); this module depends on nothing else
+//! of the crate, so every layer may call it.
+
+use crate::error::{Error, Result};
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// Whether the check is switched off for this process (`--no-memory-check`).
+static DISABLED: AtomicBool = AtomicBool::new(false);
+
+/// The environment variable that switches the check off (inherited by sweep workers).
+pub const OVERRIDE_ENV: &str = "HPCNETSIM_NO_MEMORY_CHECK";
+
+/// Switches the memory check off (or on again) for this process.
+pub fn set_memory_check(enabled: bool) {
+    DISABLED.store(!enabled, Ordering::Relaxed);
+}
+
+fn disabled() -> bool {
+    DISABLED.load(Ordering::Relaxed) || std::env::var_os(OVERRIDE_ENV).is_some_and(|v| !v.is_empty() && v != "0")
+}
+
+/// The memory this process may still use, and what limits it.
+pub fn available() -> Option<(u128, &'static str)> {
+    let mut best: Option<(u128, &'static str)> = None;
+    let mut consider = |bytes: Option<u128>, what: &'static str| {
+        if let Some(b) = bytes {
+            if best.is_none_or(|(x, _)| b < x) {
+                best = Some((b, what));
+            }
+        }
+    };
+    consider(meminfo("MemTotal:"), "physical memory");
+    consider(address_space_left(), "the address-space limit (ulimit -v)");
+    consider(cgroup_left(), "the cgroup memory limit");
+    best
+}
+
+/// A `/proc/meminfo` line in bytes.
+fn meminfo(key: &str) -> Option<u128> {
+    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = text.lines().find(|l| l.starts_with(key))?;
+    line.split_whitespace().nth(1)?.parse::<u128>().ok().map(|kb| kb * 1024)
+}
+
+/// RLIMIT_AS minus the address space already mapped (from /proc/self).
+fn address_space_left() -> Option<u128> {
+    let limits = std::fs::read_to_string("/proc/self/limits").ok()?;
+    let line = limits.lines().find(|l| l.starts_with("Max address space"))?;
+    let soft: u128 = line.split_whitespace().nth(3)?.parse().ok()?; // "unlimited" fails to parse
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let vm: u128 = status.lines().find(|l| l.starts_with("VmSize:"))?.split_whitespace().nth(1)?.parse().ok()?;
+    Some(soft.saturating_sub(vm * 1024))
+}
+
+/// The cgroup (v2) memory.max minus memory.current of this process's cgroup.
+fn cgroup_left() -> Option<u128> {
+    let cg = std::fs::read_to_string("/proc/self/cgroup").ok()?;
+    let path = cg.lines().find_map(|l| l.strip_prefix("0::"))?.trim();
+    let dir = format!("/sys/fs/cgroup{path}");
+    let read = |f: &str| std::fs::read_to_string(format!("{dir}/{f}")).ok()?.trim().parse::<u128>().ok();
+    let max = read("memory.max")?; // "max" (no limit) fails to parse
+    Some(max.saturating_sub(read("memory.current").unwrap_or(0)))
+}
+
+/// `bytes` in a short human unit.
+pub fn human(bytes: u128) -> String {
+    let b = bytes as f64;
+    match bytes {
+        0..=1_048_575 => format!("{:.0} KB", b / 1024.0),
+        1_048_576..=1_073_741_823 => format!("{:.0} MB", b / 1_048_576.0),
+        _ => format!("{:.1} GB", b / 1_073_741_824.0),
+    }
+}
+
+/// Refuses `need` bytes for `what` when they exceed the memory available.
+pub fn check(context: &str, field: &str, value: &str, need: u128) -> Result<()> {
+    if disabled() {
+        return Ok(());
+    }
+    match available() {
+        Some((have, limit)) => check_against(context, field, value, need, have, limit),
+        None => Ok(()),
+    }
+}
+
+/// Refuses `need` bytes when more than `have` bytes are left under `limit`.
+pub fn check_against(context: &str, field: &str, value: &str, need: u128, have: u128, limit: &str) -> Result<()> {
+    if need <= have {
+        return Ok(());
+    }
+    Err(Error::invalid(
+        context,
+        field,
+        value,
+        format!(
+            "needs about {} of memory, more than the {} left under {limit}; \
+             use a smaller network, or override with --no-memory-check ({OVERRIDE_ENV}=1)",
+            human(need),
+            human(have)
+        ),
+    ))
+}
