@@ -294,15 +294,21 @@ class Context:
 
         return self.memo(("points", study, sweep, self.seeds), build)
 
-    def run(self, points: list, causal: bool) -> list[dict]:
+    def run(self, points: list) -> list[dict]:
         """Results of ``points`` (cached by point key), computed on ``jobs`` threads."""
-        from .simulation import execute, simulate
+        import json
+
+        from .config import to_json
+        from .worker import run_point
 
         todo = [p for p in points if ("run", p.key) not in self.cache]
-        fn = execute if causal else simulate
+        # The sweeps' own task: one thread per simulation, a kernel that cannot take the task
+        # count comes back as status "skipped".
         with ThreadPoolExecutor(max(1, self.jobs)) as pool:
-            for p, r in zip(todo, pool.map(lambda p: fn(p.config).to_dict(), todo)):
-                self.cache[("run", p.key)] = r
+            for p, (result, error) in zip(todo, pool.map(lambda p: run_point(to_json(p.config)), todo)):
+                if error:
+                    raise ConfigError(f"{p.config['topology']}: {error}")
+                self.cache[("run", p.key)] = json.loads(result)
         return [self.cache[("run", p.key)] for p in points]
 
 
@@ -396,12 +402,15 @@ def _quadrics(q: Quantity, ctx: Context) -> list[float]:
     return [float(ours[q.args["key"]])]
 
 
-def _times(ctx: Context, study: str, sweep: str) -> dict[tuple[str, str, int], float]:
-    """(topology, kernel, repetition) → execution time of every point of a causal sweep."""
-    pts = ctx.points(study, sweep)
-    results = ctx.run(pts, causal=True)
+def _times(ctx: Context, study: str, sweep: str, kernel: str = "max") -> dict[tuple[str, str, int], float]:
+    """(topology, kernel, repetition) → execution time of the points of a causal sweep (those
+    of ``kernel`` only, unless it is ``max``: every kernel)."""
+    pts = [p for p in ctx.points(study, sweep) if kernel == "max" or p.config["workload"]["kernel"] == kernel]
+    results = ctx.run(pts)
     out = {}
     for p, r in zip(pts, results):
+        if r.get("status") == "skipped":
+            continue
         if r.get("status") != "completed":
             raise ConfigError(f"study {study}, sweep {sweep}: {p.config['topology']} {p.config['workload']['kernel']} "
                               f"ended {r.get('status')!r}")  # fmt: skip
@@ -411,7 +420,7 @@ def _times(ctx: Context, study: str, sweep: str) -> dict[tuple[str, str, int], f
 
 def _ratios(ctx: Context, a: dict, network: str) -> dict[int, dict[str, float]]:
     """repetition → kernel → time on ``network`` / time on the reference."""
-    times = _times(ctx, a["study"], a["sweep"])
+    times = _times(ctx, a["study"], a["sweep"], a.get("kernel", "max"))
     out: dict[int, dict[str, float]] = {}
     for (topo, kernel, rep), t in times.items():
         if topo == network:
@@ -472,7 +481,7 @@ def _comparison(q: Quantity, ctx: Context) -> list[float]:
         low = min(loads)
         pts = [p for p in pts if float(p.config["traffic"]["load"]) == low]
     side_pts = {s: [p for p in pts if _matches(p.config, spec[s])] for s in ("baseline", "candidate")}
-    results = ctx.run(side_pts["baseline"] + side_pts["candidate"], causal=False)
+    results = ctx.run(side_pts["baseline"] + side_pts["candidate"])
     values: dict[str, dict[int, float]] = {"baseline": {}, "candidate": {}}
     i = 0
     for side in ("baseline", "candidate"):
@@ -501,7 +510,7 @@ def _pair_table(q: Quantity, ctx: Context) -> list[float]:
     pts = [p for p in ctx.points(a["study"], a["sweep"])
            if p.config["workload"]["kernel"] == kernel and int(p.config["workload"]["message_bytes"]) == int(size)
            and p.config["topology"] in (base, cand)]  # fmt: skip
-    results = ctx.run(pts, causal=True)
+    results = ctx.run(pts)
     metric = spec.get("metric", "execution_time_cycles")
     by: dict[tuple[str, int], float] = {(p.config["topology"], p.repetition): float(r[metric]) for p, r in zip(pts, results)}
     reps = sorted({r for _, r in by})
