@@ -4,13 +4,12 @@ import json
 import math
 
 import pytest
-
 from hpcnetsim import validate as v
 
 
 def _quantity(**kw):
-    base = dict(paper="900", where="Table 1", quantity="q", kind="time", published=10.0, compute="describe",
-                args={}, tolerance=0.10)  # fmt: skip
+    base = {"paper": "900", "where": "Table 1", "quantity": "q", "kind": "time", "published": 10.0,
+            "compute": "describe", "args": {}, "tolerance": 0.10}  # fmt: skip
     return v.Quantity(**{**base, **kw})
 
 
@@ -69,7 +68,10 @@ def test_out_of_tolerance_reproduced_row_is_open_drift_and_exit_1(tmp_path, caps
     rows = {r["quantity"]: r for r in doc["rows"]}
     wrong = rows["terminals of a 4x4 torus, published wrong"]
     assert (wrong["ours"], wrong["verdict"], wrong["drift"]) == (16, "open", True)
-    assert (rows["torus:4x4: terminals"]["verdict"], rows["torus:4x4: terminals"]["drift"]) == ("reproduced", False)
+    assert (rows["torus:4x4: terminals"]["verdict"], rows["torus:4x4: terminals"]["drift"]) == (
+        "reproduced",
+        False,
+    )
     assert rows["torus:4x4: switches"]["verdict"] == "explained"
     assert doc["counts"]["900"] == {"reproduced": 1, "explained": 1, "open": 1, "drift": 1}
     out = capsys.readouterr().out
@@ -85,12 +87,19 @@ def test_within_tolerance_exits_0_and_prints_markdown(tmp_path, capsys):
     assert main(["validate", "--data", str(tmp_path), "--markdown"]) == 0
     out = capsys.readouterr().out
     assert out.startswith("| paper | reproduced | explained | open | drift |")
-    assert "| 900 | Table 9 | terminals of a 4x4 torus, published wrong |  | 16 | 16 | 1 | exact | reproduced |" in out
+    assert (
+        "| 900 | Table 9 | terminals of a 4x4 torus, published wrong |  | 16 | 16 | 1 | exact | reproduced |"
+        in out
+    )
 
 
 @pytest.mark.parametrize(
     "args, field",
-    [(["--paper", "005"], "--paper = '005'"), (["--seeds", "0"], "--seeds = '0'"), (["--jobs", "x"], "--jobs = 'x'")],
+    [
+        (["--paper", "005"], "--paper = '005'"),
+        (["--seeds", "0"], "--seeds = '0'"),
+        (["--jobs", "x"], "--jobs = 'x'"),
+    ],
 )
 def test_bad_options_are_one_line_exit_2(cli, args, field):
     r = cli("validate", *args)
@@ -100,7 +109,9 @@ def test_bad_options_are_one_line_exit_2(cli, args, field):
 
 
 def test_bad_data_file_names_the_field(tmp_path, cli):
-    (tmp_path / "900.toml").write_text(SYNTHETIC.replace('kind = "count"\nvalue = 17', 'kind = "size"\nvalue = 17'))
+    (tmp_path / "900.toml").write_text(
+        SYNTHETIC.replace('kind = "count"\nvalue = 17', 'kind = "size"\nvalue = 17')
+    )
     r = cli("validate", "--data", str(tmp_path))
     assert r.returncode == 2
     assert r.stderr.count("\n") == 1 and "kind = 'size' is invalid" in r.stderr, r.stderr
@@ -114,7 +125,9 @@ def test_every_published_file_loads_and_references_study_values():
     assert by[("004", "barrier, 2 nodes (events to one host, hardware broadcast)")].published == 6.2
     assert by[("000", "φ, 8:1,2")].published == pytest.approx(0.4419)
     assert by[("001", "lanes, PARX on the faulty HyperX")].published == [5.0, 8.0]
-    assert by[("003", "256 PEs: 5DT reduction of alltoall 512 B execution time")].published == pytest.approx(56.309)
+    assert by[("003", "256 PEs: 5DT reduction of alltoall 512 B execution time")].published == pytest.approx(
+        56.309
+    )
 
 
 def test_quick_validation_has_no_drift(tmp_path):

@@ -18,10 +18,11 @@ from __future__ import annotations
 import math
 import re
 import tomllib
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from ._core import ConfigError
 
@@ -133,7 +134,9 @@ def _split_path(doc: dict, dotted: str, where: str) -> Any:
     return node
 
 
-def resolve(src: dict[str, Any], args: dict[str, Any], study: Callable[[str], dict], where: str) -> dict[str, Any]:
+def resolve(
+    src: dict[str, Any], args: dict[str, Any], study: Callable[[str], dict], where: str
+) -> dict[str, Any]:
     """The published value a study file holds (``from``), with its label, unit and section if given."""
     doc = study(src["study"])
     if "key" in args and "published" in doc and isinstance(doc["published"], list):  # quadrics-style list
@@ -141,7 +144,9 @@ def resolve(src: dict[str, Any], args: dict[str, Any], study: Callable[[str], di
             if p.get("key") == args["key"]:
                 return {"value": p["value"], "quantity": p.get("label", args["key"]), "unit": p.get("unit", ""),
                         "where": p.get("source", "")}  # fmt: skip
-        raise ConfigError(f"{where}: key = {args['key']!r} is invalid: not in {src['study']}'s published list")
+        raise ConfigError(
+            f"{where}: key = {args['key']!r} is invalid: not in {src['study']}'s published list"
+        )
     if "performance" in src:
         for t in doc.get("report", {}).get("performance", []):
             if src["performance"] in t.get("title", ""):
@@ -199,7 +204,10 @@ def _expand(paper: str, item: dict[str, Any], study, where_file: str) -> list[Qu
     rows = item.get("rows") or [{}]
     out = []
     for row in rows:
-        q = {**{k: v for k, v in item.items() if k != "rows"}, **{k: v for k, v in row.items() if k in FIELDS}}
+        q = {
+            **{k: v for k, v in item.items() if k != "rows"},
+            **{k: v for k, v in row.items() if k in FIELDS},
+        }
         args = {**item.get("args", {}), **{k: v for k, v in row.items() if k not in FIELDS}}
         columns = item.get("columns") or [None]
         for i, column in enumerate(columns):
@@ -223,11 +231,17 @@ def _expand(paper: str, item: dict[str, Any], study, where_file: str) -> list[Qu
             if kind not in TOLERANCE:
                 raise ConfigError(f"{where}: kind = {kind!r} is invalid: one of {', '.join(TOLERANCE)}")
             if qq.get("compute") not in COMPUTATIONS:
-                raise ConfigError(f"{where}: compute = {qq.get('compute')!r} is invalid: one of {', '.join(COMPUTATIONS)}")
+                raise ConfigError(
+                    f"{where}: compute = {qq.get('compute')!r} is invalid: one of {', '.join(COMPUTATIONS)}"
+                )
             if qq.get("expected", "") not in ("", *VERDICTS):
-                raise ConfigError(f"{where}: expected = {qq['expected']!r} is invalid: one of {', '.join(VERDICTS)}")
+                raise ConfigError(
+                    f"{where}: expected = {qq['expected']!r} is invalid: one of {', '.join(VERDICTS)}"
+                )
             if "value" not in qq:
-                raise ConfigError(f"{where}: value is missing: a published number, or from = {{ study = ... }}")
+                raise ConfigError(
+                    f"{where}: value is missing: a published number, or from = {{ study = ... }}"
+                )
             out.append(Quantity(
                 paper=paper, where=str(qq.get("where", "")), quantity=_label(qq, a, column), kind=kind,
                 published=_number(qq["value"], where), compute=qq["compute"], args=a, unit=str(qq.get("unit", "")),
@@ -390,7 +404,11 @@ def _ebb_ratio(q: Quantity, ctx: Context) -> list[float]:
             cfg["seed"] = seed
             cfg["flow"].update(nodes=int(q.args["nodes"]), samples=int(q.args.get("samples", 1000)),
                                message_bytes=int(q.args.get("message_bytes", 2**20)))  # fmt: skip
-            values.append(ctx.memo(("ebb", engine, placement, seed, str(cfg["flow"])), lambda c=cfg: ebb(c).to_dict())["ebb"])
+            values.append(
+                ctx.memo(("ebb", engine, placement, seed, str(cfg["flow"])), lambda c=cfg: ebb(c).to_dict())[
+                    "ebb"
+                ]
+            )
         out.append(values[0] / values[1])
     return out
 
@@ -414,7 +432,9 @@ def _times(ctx: Context, study: str, sweep: str, kernel: str = "max") -> dict[tu
         if r.get("status") != "completed":
             raise ConfigError(f"study {study}, sweep {sweep}: {p.config['topology']} {p.config['workload']['kernel']} "
                               f"ended {r.get('status')!r}")  # fmt: skip
-        out[(p.config["topology"], p.config["workload"]["kernel"], p.repetition)] = float(r["execution_time_cycles"])
+        out[(p.config["topology"], p.config["workload"]["kernel"], p.repetition)] = float(
+            r["execution_time_cycles"]
+        )
     return out
 
 
@@ -426,7 +446,9 @@ def _ratios(ctx: Context, a: dict, network: str) -> dict[int, dict[str, float]]:
         if topo == network:
             out.setdefault(rep, {})[kernel] = t / times[(a["reference"], kernel, rep)]
     if not out:
-        raise ConfigError(f"network = {network!r} is invalid: not in sweep {a['sweep']} of study {a['study']}")
+        raise ConfigError(
+            f"network = {network!r} is invalid: not in sweep {a['sweep']} of study {a['study']}"
+        )
     return out
 
 
@@ -494,7 +516,9 @@ def _comparison(q: Quantity, ctx: Context) -> list[float]:
     kind = "increase" if metric == "max_accepted" else "reduction"
     reps = sorted(values["baseline"])
     if not reps:
-        raise ConfigError(f"comparison = {a['comparison']!r}: no point of sweep {a['sweep']} matches its curves")
+        raise ConfigError(
+            f"comparison = {a['comparison']!r}: no point of sweep {a['sweep']} matches its curves"
+        )
     return [change(values["baseline"][r], values["candidate"][r], kind) for r in reps]
 
 
@@ -505,14 +529,16 @@ def _pair_table(q: Quantity, ctx: Context) -> list[float]:
 
     a = q.args
     spec = _pair_spec(ctx.study(a["study"]), a["table"], a["table"])
-    label, base, cand = next(n for n in spec["networks"] if n[0] == a["network"])
+    _, base, cand = next(n for n in spec["networks"] if n[0] == a["network"])
     kernel, size = a["row"]
     pts = [p for p in ctx.points(a["study"], a["sweep"])
            if p.config["workload"]["kernel"] == kernel and int(p.config["workload"]["message_bytes"]) == int(size)
            and p.config["topology"] in (base, cand)]  # fmt: skip
     results = ctx.run(pts)
     metric = spec.get("metric", "execution_time_cycles")
-    by: dict[tuple[str, int], float] = {(p.config["topology"], p.repetition): float(r[metric]) for p, r in zip(pts, results)}
+    by: dict[tuple[str, int], float] = {
+        (p.config["topology"], p.repetition): float(r[metric]) for p, r in zip(pts, results)
+    }
     reps = sorted({r for _, r in by})
     if a["field"] == "3D":
         return [by[(base, r)] for r in reps]
@@ -618,10 +644,32 @@ def _cells(r: Row) -> list[str]:
     ours = _num(r.ours) + ("" if r.seeds < 2 or math.isnan(r.ci) else f" ± {_num(r.ci)}")
     verdict = r.verdict + (" (DRIFT)" if r.drift else "")
     why = r.explained_by if r.verdict == "explained" else r.note
-    return [r.paper, r.where, r.quantity, r.unit, _num(r.published), ours, str(r.seeds), r.tolerance, verdict, why]
+    return [
+        r.paper,
+        r.where,
+        r.quantity,
+        r.unit,
+        _num(r.published),
+        ours,
+        str(r.seeds),
+        r.tolerance,
+        verdict,
+        why,
+    ]
 
 
-HEAD = ["paper", "where", "quantity", "unit", "published", "ours (± 95 %)", "seeds", "tolerance", "verdict", "why"]
+HEAD = [
+    "paper",
+    "where",
+    "quantity",
+    "unit",
+    "published",
+    "ours (± 95 %)",
+    "seeds",
+    "tolerance",
+    "verdict",
+    "why",
+]
 
 
 def _count_lines(rows: list[Row]) -> list[list[str]]:
@@ -643,7 +691,10 @@ def text(rows: list[Row]) -> str:
 
 def markdown(rows: list[Row]) -> str:
     """The counts per paper and the table of every row, in Markdown."""
-    esc = lambda s: s.replace("|", "\\|")  # noqa: E731
+
+    def esc(s: str) -> str:
+        return s.replace("|", "\\|")
+
     out = ["| paper | " + " | ".join(VERDICTS) + " | drift |", "|---|---|---|---|---|"]
     out += ["| " + " | ".join(row) + " |" for row in _count_lines(rows)]
     out += ["", "| " + " | ".join(HEAD) + " |", "|" + "---|" * len(HEAD)]
@@ -678,10 +729,19 @@ def write(rows: list[Row], out: Path, settings: dict[str, Any]) -> list[Path]:
 
 def add_parser(sub) -> None:
     """``hpcnetsim validate`` on the command's sub-parsers."""
-    v = sub.add_parser("validate", help="every published number of the five papers beside ours, with a verdict")
+    v = sub.add_parser(
+        "validate", help="every published number of the five papers beside ours, with a verdict"
+    )
     v.add_argument("--quick", action="store_true", help="the cheap subset (about a minute on two cores)")
-    v.add_argument("--paper", action="append", default=[], help=f"only this paper: one of {', '.join(PAPERS)} (repeatable)")
-    v.add_argument("--seeds", default=str(DEFAULT_SEEDS), help=f"seeds per stochastic quantity (default {DEFAULT_SEEDS})")
+    v.add_argument(
+        "--paper",
+        action="append",
+        default=[],
+        help=f"only this paper: one of {', '.join(PAPERS)} (repeatable)",
+    )
+    v.add_argument(
+        "--seeds", default=str(DEFAULT_SEEDS), help=f"seeds per stochastic quantity (default {DEFAULT_SEEDS})"
+    )
     v.add_argument("--jobs", default="2", help="simulations run at once (default 2)")
     v.add_argument("--out", type=Path, help="write validate.json, validate.csv and validate.md here")
     v.add_argument("--markdown", action="store_true", help="print the Markdown table instead of plain text")
@@ -717,7 +777,12 @@ def command(args) -> int:
     print(f"{len(rows)} quantities in {elapsed:.1f} s ({'quick' if args.quick else 'full'}, {seeds} seeds)"
           + (f"; {len(drift)} recorded as reproduced drifted out of tolerance" if drift else ""), file=sys.stderr)  # fmt: skip
     if args.out:
-        settings = {"quick": args.quick, "seeds": seeds, "papers": args.paper or list(PAPERS), "seconds": elapsed}
+        settings = {
+            "quick": args.quick,
+            "seeds": seeds,
+            "papers": args.paper or list(PAPERS),
+            "seconds": elapsed,
+        }
         for path in write(rows, args.out, settings):
             print(f"wrote {path}", file=sys.stderr)
     return EXIT_DRIFT if drift else 0
