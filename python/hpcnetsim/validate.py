@@ -354,7 +354,10 @@ def _hyperx_config(ctx: Context, network: str, engine: str, placement: str) -> d
 
     doc = ctx.study("hyperx")
     spec = doc["networks"][network]
-    folder = ctx.memo("tables-dir", lambda: Path(tempfile.mkdtemp(prefix="hpcnetsim-validate-")))
+    # The tables' dumps live as long as the run (removed by run()).
+    folder = Path(
+        ctx.memo("tables-dir", lambda: tempfile.TemporaryDirectory(prefix="hpcnetsim-validate-")).name
+    )
 
     def dump():
         r = route(spec, engine, lmc=2 if engine == "parx" else 0, dump=True)
@@ -608,12 +611,16 @@ def run(quantities: list[Quantity], seeds: int = DEFAULT_SEEDS, quick: bool = Fa
     """Computes ours for every quantity (the quick subset with ``quick``) and gives the rows."""
     ctx = Context(seeds, jobs, quick)
     rows = []
-    for q in quantities:
-        if quick and not q.quick:
-            continue
-        if log and q.compute != "describe":
-            log(f"{q.paper} {q.where}: {q.quantity}")
-        rows.append(evaluate(q, COMPUTATIONS[q.compute](q, ctx)))
+    try:
+        for q in quantities:
+            if quick and not q.quick:
+                continue
+            if log and q.compute != "describe":
+                log(f"{q.paper} {q.where}: {q.quantity}")
+            rows.append(evaluate(q, COMPUTATIONS[q.compute](q, ctx)))
+    finally:
+        if "tables-dir" in ctx.cache:
+            ctx.cache["tables-dir"].cleanup()
     return rows
 
 
