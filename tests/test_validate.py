@@ -108,13 +108,20 @@ def test_bad_options_are_one_line_exit_2(cli, args, field):
     assert "Traceback" not in r.stderr
 
 
-def test_bad_data_file_names_the_field(tmp_path, cli):
-    (tmp_path / "900.toml").write_text(
-        SYNTHETIC.replace('kind = "count"\nvalue = 17', 'kind = "size"\nvalue = 17')
-    )
+@pytest.mark.parametrize(
+    "old, new, message",
+    [
+        ('kind = "count"\nvalue = 17', 'kind = "size"\nvalue = 17', "kind = 'size' is invalid"),
+        ("values = [16, 99]", "values = [16]", "values = [16] is invalid"),
+        ('compute = "describe"\nargs', 'compute = "guess"\nargs', "compute = 'guess' is invalid"),
+    ],
+)
+def test_bad_data_file_names_the_field(tmp_path, cli, old, new, message):
+    assert old in SYNTHETIC
+    (tmp_path / "900.toml").write_text(SYNTHETIC.replace(old, new))
     r = cli("validate", "--data", str(tmp_path))
     assert r.returncode == 2
-    assert r.stderr.count("\n") == 1 and "kind = 'size' is invalid" in r.stderr, r.stderr
+    assert r.stderr.count("\n") == 1 and message in r.stderr, r.stderr
 
 
 def test_every_published_file_loads_and_references_study_values():

@@ -210,6 +210,13 @@ def _expand(paper: str, item: dict[str, Any], study, where_file: str) -> list[Qu
         }
         args = {**item.get("args", {}), **{k: v for k, v in row.items() if k not in FIELDS}}
         columns = item.get("columns") or [None]
+        if item.get("columns") and (
+            not isinstance(row.get("values"), list) or len(row["values"]) != len(columns)
+        ):
+            raise ConfigError(
+                f"{where_file} ({item.get('where', '')}): values = {row.get('values')!r} is invalid: "
+                f"one published value per column {columns}"
+            )
         for i, column in enumerate(columns):
             a = dict(args)
             qq = dict(q)
