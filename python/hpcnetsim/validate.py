@@ -20,7 +20,7 @@ import re
 import tomllib
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -36,7 +36,7 @@ DEFAULT_SEEDS = 5
 EXIT_DRIFT = 1
 #: Fields of a quantity (the others of a row or group go to the computation's ``args``).
 FIELDS = ("where", "quantity", "kind", "unit", "value", "from", "tolerance", "bound", "compute", "args",
-          "quick_args", "quick", "expected", "explained_by", "note", "columns", "rows", "values", "explained")  # fmt: skip
+          "quick", "expected", "explained_by", "note", "columns", "rows", "values", "explained")  # fmt: skip
 
 
 def data_dir() -> Path:
@@ -62,7 +62,6 @@ class Quantity:
     expected: str = ""
     explained_by: str = ""
     note: str = ""
-    quick_args: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass
@@ -255,7 +254,6 @@ def _expand(paper: str, item: dict[str, Any], study, where_file: str) -> list[Qu
                 tolerance=float(qq.get("tolerance", TOLERANCE[kind])), bound=str(qq.get("bound", "")),
                 quick=bool(qq.get("quick", True)), expected=qq.get("expected", ""),
                 explained_by=str(qq.get("explained_by", "")), note=str(qq.get("note", "")),
-                quick_args=dict(qq.get("quick_args", {})),
             ))  # fmt: skip
     return out
 
@@ -504,32 +502,36 @@ def _comparison(q: Quantity, ctx: Context) -> list[float]:
     the highest accepted load (increase) or of the network latency at the lowest load (reduction)."""
     from .comparisons import change
 
-    a = {**q.args, **(q.quick_args if ctx.quick else {})}
+    a = q.args
     spec = next(c for c in ctx.study(a["study"])["report"]["comparisons"] if c["text"] == a["comparison"])
     metric = spec.get("metric", "max_accepted")
     loads = [float(x) for x in a["loads"]]
-    pts = [p for p in ctx.points(a["study"], a["sweep"]) if float(p.config["traffic"]["load"]) in loads]
     if metric != "max_accepted":
-        low = min(loads)
-        pts = [p for p in pts if float(p.config["traffic"]["load"]) == low]
+        loads = [min(loads)]
+    pts = [p for p in ctx.points(a["study"], a["sweep"]) if float(p.config["traffic"]["load"]) in loads]
     side_pts = {s: [p for p in pts if _matches(p.config, spec[s])] for s in ("baseline", "candidate")}
     results = ctx.run(side_pts["baseline"] + side_pts["candidate"])
-    values: dict[str, dict[int, float]] = {"baseline": {}, "candidate": {}}
+    # As the study's report: converged points only; each curve at its load of highest mean
+    # accepted load (or at the lowest load for latency), one value per seed there.
+    chosen: dict[str, dict[int, float]] = {}
     i = 0
     for side in ("baseline", "candidate"):
+        by_load: dict[float, dict[int, float]] = {}
         for p in side_pts[side]:
             r = results[i]
             i += 1
-            v = r["accepted_load"] if metric == "max_accepted" else r["latency"]["network"]["mean"]
-            old = values[side].get(p.repetition)
-            values[side][p.repetition] = v if old is None else max(old, v)
+            if r.get("status") == "converged":
+                v = r["accepted_load"] if metric == "max_accepted" else r["latency"]["network"]["mean"]
+                by_load.setdefault(float(p.config["traffic"]["load"]), {})[p.repetition] = v
+        if not by_load:
+            raise ConfigError(
+                f"comparison = {a['comparison']!r}: no converged point of sweep {a['sweep']} on its {side} curve"
+            )
+        best = max(by_load, key=lambda load: sum(by_load[load].values()) / len(by_load[load]))
+        chosen[side] = by_load[best]
     kind = "increase" if metric == "max_accepted" else "reduction"
-    reps = sorted(values["baseline"])
-    if not reps:
-        raise ConfigError(
-            f"comparison = {a['comparison']!r}: no point of sweep {a['sweep']} matches its curves"
-        )
-    return [change(values["baseline"][r], values["candidate"][r], kind) for r in reps]
+    reps = sorted(set(chosen["baseline"]) & set(chosen["candidate"]))
+    return [change(chosen["baseline"][r], chosen["candidate"][r], kind) for r in reps]
 
 
 def _pair_table(q: Quantity, ctx: Context) -> list[float]:
