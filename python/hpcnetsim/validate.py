@@ -25,13 +25,11 @@ from pathlib import Path
 from typing import Any
 
 from ._core import ConfigError
+from .validate_command import DEFAULT_SEEDS, PAPERS
 
-PAPERS = ("000", "001", "002", "003", "004")
 #: Relative tolerance by kind of quantity (counts are exact).
 TOLERANCE = {"count": 0.0, "throughput": 0.05, "phi": 0.05, "time": 0.10, "bandwidth": 0.10}
 VERDICTS = ("reproduced", "explained", "open")
-#: Seeds per stochastic quantity unless ``--seeds`` says otherwise.
-DEFAULT_SEEDS = 5
 #: Exit status when a row recorded as reproduced no longer is.
 EXIT_DRIFT = 1
 #: Fields of a quantity (the others of a row or group go to the computation's ``args``).
@@ -743,28 +741,6 @@ def write(rows: list[Row], out: Path, settings: dict[str, Any]) -> list[Path]:
 # ---- the command ----
 
 
-def add_parser(sub) -> None:
-    """``hpcnetsim validate`` on the command's sub-parsers."""
-    v = sub.add_parser(
-        "validate", help="every published number of the five papers beside ours, with a verdict"
-    )
-    v.add_argument("--quick", action="store_true", help="the cheap subset (about a minute on two cores)")
-    v.add_argument(
-        "--paper",
-        action="append",
-        default=[],
-        help=f"only this paper: one of {', '.join(PAPERS)} (repeatable)",
-    )
-    v.add_argument(
-        "--seeds", default=str(DEFAULT_SEEDS), help=f"seeds per stochastic quantity (default {DEFAULT_SEEDS})"
-    )
-    v.add_argument("--jobs", default="2", help="simulations run at once (default 2)")
-    v.add_argument("--out", type=Path, help="write validate.json, validate.csv and validate.md here")
-    v.add_argument("--markdown", action="store_true", help="print the Markdown table instead of plain text")
-    v.add_argument("--data", type=Path, help="folder of published-value files (default: the built-in ones)")
-    v.set_defaults(func=command)
-
-
 def _positive(text: str, name: str, high: int) -> int:
     try:
         n = int(text)
@@ -776,6 +752,7 @@ def _positive(text: str, name: str, high: int) -> int:
 
 
 def command(args) -> int:
+    """Runs ``hpcnetsim validate``; the exit status (``EXIT_DRIFT`` on a drift)."""
     import sys
     import time
 
@@ -785,7 +762,7 @@ def command(args) -> int:
     seeds = _positive(args.seeds, "--seeds", 1000)
     jobs = _positive(args.jobs, "--jobs", 256)
     start = time.monotonic()
-    quantities = load(args.paper or None, args.data)
+    quantities = load(args.paper or None, Path(args.data) if args.data else None)
     rows = run(quantities, seeds, args.quick, jobs, log=lambda s: print(s, file=sys.stderr, flush=True))
     elapsed = time.monotonic() - start
     sys.stdout.write(markdown(rows) if args.markdown else text(rows))
@@ -799,6 +776,6 @@ def command(args) -> int:
             "papers": args.paper or list(PAPERS),
             "seconds": elapsed,
         }
-        for path in write(rows, args.out, settings):
+        for path in write(rows, Path(args.out), settings):
             print(f"wrote {path}", file=sys.stderr)
     return EXIT_DRIFT if drift else 0
