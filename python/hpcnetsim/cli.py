@@ -179,6 +179,9 @@ def _build_parser() -> argparse.ArgumentParser:
     stt.set_defaults(func=_study_tables)
 
     _flow_parsers(sub)
+    from .validate_command import add_parser as _validate_parser
+
+    _validate_parser(sub)
 
     tr = sub.add_parser("trace", help="MPI traces: summary without simulating (docs/traces.md)")
     trsub = tr.add_subparsers(dest="trace_command", required=True, parser_class=_Parser)
