@@ -176,12 +176,16 @@ def main():
     p.add_argument("-o", dest="overrides", action="append", default=[], metavar="PATH=VALUE",
                    help="override of hpcnetsim's configs, e.g. switch.injection_vcs=3")
     a = p.parse_args()
-    if not os.access(a.insee, os.X_OK):
-        sys.exit(f"insee = {a.insee!r} is invalid: the path of an executable INSEE (fsin) binary")
-    if a.bu:
-        bu(a.insee, a.bu, a.seeds, a.overrides)
-    else:
-        torus_table(a.insee, a.sides, a.patterns, a.seeds[0], a.overrides)
+    try:
+        if not os.access(a.insee, os.X_OK):
+            raise hpcnetsim.ConfigError(f"insee = {a.insee!r} is invalid: the path of an executable INSEE (fsin) binary")
+        if a.bu:
+            bu(a.insee, a.bu, a.seeds, a.overrides)
+        else:
+            torus_table(a.insee, a.sides, a.patterns, a.seeds[0], a.overrides)
+    except hpcnetsim.ConfigError as e:
+        print(e, file=sys.stderr)
+        sys.exit(2)
 
 
 if __name__ == "__main__":
