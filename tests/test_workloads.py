@@ -47,3 +47,25 @@ def test_run_command_with_a_workload(cli, tmp_path):
     assert doc["result"]["execution_time_cycles"] == 3 * 17
     r = cli("run", str(cfg), "--loads", "0.1,0.2")
     assert r.returncode == 2 and r.stderr.count("\n") == 1 and "--loads" in r.stderr
+
+
+def _paper_002_time(topology, algorithm, kernel, message_bytes, **switch):
+    """Execution time of a kernel on one of paper 002's networks (its study's base config)."""
+    cfg = {"topology": topology, "seed": 1, "routing": {"algorithm": algorithm},
+           "switch": {"vcs": 4, "queue_packets": 4, "injection_queue_packets": 8, "phit_bytes": 4, **switch},
+           "traffic": {"packet_phits": 16},
+           "workload": {"kernel": kernel, "message_bytes": message_bytes, "tasks": 64, "placement": "linear"}}  # fmt: skip
+    return hpcnetsim.execute(cfg).execution_time_cycles
+
+
+def test_a_crossbar_with_deep_queues_is_the_lower_bound_of_paper_002():
+    """Paper 002's "perfect crossbar" has contention only at the injection and consumption
+    ports. With the study's 4-packet virtual output queues a NIC's injection FIFO waits behind
+    a full queue, and the 8x8 torus runs 2M with 64 000-byte messages faster than the
+    crossbar (the validate row "pairs faster than the crossbar"); with 16-packet queues the
+    crossbar is the lower bound again."""
+    torus = _paper_002_time("torus:8x8", "bubble-adaptive", "2m", 64000)
+    shallow = _paper_002_time("crossbar:64", "direct", "2m", 64000, buffers="voq")
+    deep = _paper_002_time("crossbar:64", "direct", "2m", 64000, buffers="voq", queue_packets=16)
+    assert torus < shallow, (torus, shallow)
+    assert deep < torus and deep < shallow, (deep, torus, shallow)

@@ -179,7 +179,7 @@ def _build_parser() -> argparse.ArgumentParser:
     stt.set_defaults(func=_study_tables)
 
     _flow_parsers(sub)
-    from .validate_command import add_parser as _validate_parser
+    from .validate import add_parser as _validate_parser
 
     _validate_parser(sub)
 

@@ -25,7 +25,10 @@ from pathlib import Path
 from typing import Any
 
 from ._core import ConfigError
-from .validate_command import DEFAULT_SEEDS, PAPERS
+
+PAPERS = ("000", "001", "002", "003", "004")
+#: Seeds per stochastic quantity unless ``--seeds`` says otherwise.
+DEFAULT_SEEDS = 5
 
 #: Relative tolerance by kind of quantity (counts are exact).
 TOLERANCE = {"count": 0.0, "throughput": 0.05, "phi": 0.05, "time": 0.10, "bandwidth": 0.10}
@@ -303,7 +306,8 @@ class Context:
         def build():
             # The sweep alone: a study runs a configuration shared by two sweeps once, under
             # the first, and this sweep must keep all of its points.
-            doc = {k: v for k, v in self.study(study).items() if k != "quick"}
+            # Its report figures may name the other sweeps: they are not drawn here.
+            doc = {k: v for k, v in self.study(study).items() if k not in ("quick", "report")}
             doc["sweep"] = [g for g in doc.get("sweep", []) if g.get("name") == sweep]
             if not doc["sweep"]:
                 raise ConfigError(f"sweep = {sweep!r} is invalid: no such sweep in study {study}")
@@ -779,3 +783,20 @@ def command(args) -> int:
         for path in write(rows, Path(args.out), settings):
             print(f"wrote {path}", file=sys.stderr)
     return EXIT_DRIFT if drift else 0
+
+
+def add_parser(sub) -> None:
+    """``hpcnetsim validate`` on the command's sub-parsers."""
+    v = sub.add_parser(
+        "validate", help="every published number of the five papers beside ours, with a verdict"
+    )
+    v.add_argument("--quick", action="store_true", help="the cheap subset (about a minute on two cores)")
+    v.add_argument("--paper", action="append", default=[],
+                   help=f"only this paper: one of {', '.join(PAPERS)} (repeatable)")  # fmt: skip
+    v.add_argument("--seeds", default=str(DEFAULT_SEEDS),
+                   help=f"seeds per stochastic quantity (default {DEFAULT_SEEDS})")  # fmt: skip
+    v.add_argument("--jobs", default="2", help="simulations run at once (default 2)")
+    v.add_argument("--out", help="write validate.json, validate.csv and validate.md here")
+    v.add_argument("--markdown", action="store_true", help="print the Markdown table instead of plain text")
+    v.add_argument("--data", help="folder of published-value files (default: the built-in ones)")
+    v.set_defaults(func=command)
