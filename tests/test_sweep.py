@@ -133,8 +133,8 @@ def test_builtin_studies_are_listed_and_expand(cli):
     assert {p.group for p in full.points} == {"paper-000", "paper-002"}
     assert len([p for p in full.points if p.group == "paper-000"]) == 4 * 3 * 8 - 3 * 2
     assert {p.group for p in quick.points} == {"paper-000-quick"}
-    # 4 trees × 2 VC counts × 4 loads, less the load the 8:8,4 tree caps at 1 (1.0 and 1.3 × ideal).
-    assert len(quick.points) == 4 * 2 * 4 - 2
+    # 4 trees × 3 VC counts × 4 loads, less the load the 8:8,4 tree caps at 1 (1.0 and 1.3 × ideal).
+    assert len(quick.points) == 4 * 3 * 4 - 3
     loads = sorted(
         {p.config["traffic"]["load"] for p in quick.points if p.config["topology"] == "tree:k=8,kp=4,n=4"}
     )
