@@ -44,3 +44,13 @@ def test_the_landing_page_escapes_and_fits(tmp_path):
     assert "&lt;b&gt;x&lt;/b&gt;" in page and "<b>x</b>" not in page
     assert "<td>1</td>" in page
     assert "overflow-x: auto" in page, "wide tables scroll inside the page"
+
+
+def test_a_benchmark_study_summary_is_its_tables_before_the_first_figure(tmp_path):
+    from hpcnetsim.study_all import summary_of
+
+    (tmp_path / "report.md").write_text("# T\n\nabout\n\n## Lanes\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n"
+                                        "![fig](f.png)\n\n## Later\n\nnot shown\n")  # fmt: skip
+    s = summary_of(tmp_path)
+    assert s.startswith("#### Lanes") and "| 1 | 2 |" in s
+    assert "about" not in s and "Later" not in s and "f.png" not in s

@@ -23,6 +23,11 @@ def summary_of(folder: Path) -> str:
         from .validation import tables
 
         return tables(folder)
+    if (folder / "report.md").exists():  # the static-routing benchmarks of paper 001
+        # Its tables up to the first figure, without the title and description.
+        text = (folder / "report.md").read_text().split("\n![", 1)[0]
+        sections = text.split("\n## ")[1:]
+        return "\n".join("#### " + section for section in sections)
     return ""
 
 
