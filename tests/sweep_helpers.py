@@ -6,9 +6,11 @@ from pathlib import Path
 
 import hpcnetsim
 
-#: 8 points of a few tenths of a second each: long enough to interrupt a sweep in the middle.
-SLOW = """\
-name = "slow"
+def torus_sweep(name: str, batch_cycles: int, axes: str) -> str:
+    """An experiment on the 4x4 torus with DOR whose points take as long as ``batch_cycles``
+    makes them; ``axes`` are the sweep group's axis lines."""
+    return f"""\
+name = "{name}"
 [base]
 topology = "torus:4x4"
 switch.vcs = 2
@@ -19,11 +21,14 @@ window_cycles = 200
 convergence_tolerance = 0.5
 max_convergence_cycles = 4000
 batches = 2
-batch_cycles = 150000
+batch_cycles = {batch_cycles}
 [[sweep]]
-axes.traffic.load = [0.1, 0.2, 0.3, 0.4]
-axes.seed = [1, 2]
+{axes}
 """
+
+
+#: 8 points of a few tenths of a second each: long enough to interrupt a sweep in the middle.
+SLOW = torus_sweep("slow", 150000, "axes.traffic.load = [0.1, 0.2, 0.3, 0.4]\naxes.seed = [1, 2]")
 
 
 def outcomes(out: Path) -> dict[str, dict]:

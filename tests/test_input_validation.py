@@ -14,6 +14,7 @@ import pytest
 
 import hpcnetsim
 from hpcnetsim import ConfigError
+from sweep_helpers import torus_sweep
 
 BASE = """\
 topology = "torus:4x4"
@@ -260,22 +261,7 @@ def test_package_build_id_covers_the_python_files(tmp_path):
 
 
 #: Three points of many seconds each on one worker: one runs, two are queued.
-LONG_SWEEP = """\
-name = "long"
-[base]
-topology = "torus:4x4"
-switch.vcs = 2
-routing.algorithm = "dor"
-[base.measurement]
-warmup_cycles = 500
-window_cycles = 200
-convergence_tolerance = 0.5
-max_convergence_cycles = 4000
-batches = 2
-batch_cycles = 50000000
-[[sweep]]
-axes.traffic.load = [0.1, 0.2, 0.3]
-"""
+LONG_SWEEP = torus_sweep("long", 50000000, "axes.traffic.load = [0.1, 0.2, 0.3]")
 
 
 def _children(pid: int) -> set[int]:

@@ -403,17 +403,7 @@ pub fn parse_edges(text: &str, file: &str) -> Result<Fabric> {
             }
             ["terminal", name, a] => {
                 let s = switch(a, &mut f, &mut declared, &mut used);
-                if let Some(l) = names.insert(name.to_string(), i) {
-                    return Err(bad(
-                        file,
-                        i,
-                        "terminal",
-                        format!("'{name}'"),
-                        &format!("a name not used before (line {})", l + 1),
-                    ));
-                }
-                f.terminals.push((name.to_string(), s, used[s]));
-                used[s] += 1;
+                add_terminal(name.to_string(), s, &mut f, &mut used, &mut names, file, i)?;
             }
             ["terminals", a, n] => {
                 let s = switch(a, &mut f, &mut declared, &mut used);
@@ -425,18 +415,7 @@ pub fn parse_edges(text: &str, file: &str) -> Result<Fabric> {
                     port_budget(file, i, "terminals", &n.to_string(), total)?;
                 }
                 for _ in 0..n {
-                    let name = format!("{a}/{}", used[s]);
-                    if let Some(l) = names.insert(name.clone(), i) {
-                        return Err(bad(
-                            file,
-                            i,
-                            "terminal",
-                            format!("'{name}'"),
-                            &format!("a name not used before (line {})", l + 1),
-                        ));
-                    }
-                    f.terminals.push((name, s, used[s]));
-                    used[s] += 1;
+                    add_terminal(format!("{a}/{}", used[s]), s, &mut f, &mut used, &mut names, file, i)?;
                 }
             }
             _ => {
@@ -464,6 +443,26 @@ pub fn parse_edges(text: &str, file: &str) -> Result<Fabric> {
     }
     f.ports = used.iter().zip(&declared).map(|(&u, d)| d.unwrap_or(u).max(1)).collect();
     Ok(f)
+}
+
+/// Attaches terminal `name` to the next port of switch `s` (edge list line `line`), refusing a
+/// name an earlier line gave (`names`: terminal name → the line that named it).
+fn add_terminal(
+    name: String,
+    s: usize,
+    f: &mut Fabric,
+    used: &mut [usize],
+    names: &mut HashMap<String, usize>,
+    file: &str,
+    line: usize,
+) -> Result<()> {
+    if let Some(l) = names.insert(name.clone(), line) {
+        let allowed = format!("a name not used before (line {})", l + 1);
+        return Err(bad(file, line, "terminal", format!("'{name}'"), &allowed));
+    }
+    f.terminals.push((name, s, used[s]));
+    used[s] += 1;
+    Ok(())
 }
 
 /// Writes `topo` as ibnetdiscover-like text (switch records, then one record per terminal).

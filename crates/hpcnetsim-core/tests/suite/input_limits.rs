@@ -3,6 +3,7 @@
 //! rank counts, message sizes, compute intervals, port and terminal counts, binary files,
 //! dependencies on messages that do not exist, duplicate names, ports beyond a radix.
 
+use crate::traces::VEF;
 use hpcnetsim_core::config::{TraceFormat, WorkloadConfig};
 use hpcnetsim_core::topology::Topology;
 use hpcnetsim_core::workload::traces;
@@ -93,16 +94,6 @@ fn a_text_trace_option_without_equals_is_refused() {
     )
     .unwrap();
 }
-
-const VEF: &str = "VEF 3 3 1 1 3 FALSE
-C0 0 1 2
-0 0 1 640 0 0 -1
-1 1 2 640 2 500 0
-2 2 0 640 2 300 1
-G0 0 0 0 4096 0 2 0 2
-G0 0 0 1 0 4096 3 0 G0
-G0 0 0 2 0 4096 1 0 2
-";
 
 #[test]
 fn vef_dependencies_on_missing_messages_or_collectives_are_refused() {

@@ -195,7 +195,8 @@ fn topologies_used_here_exist() {
     }
 }
 
-const VEF: &str = "VEF 3 3 1 1 3 FALSE
+/// A three-task VEF trace: a ring of messages with dependencies and a collective.
+pub(crate) const VEF: &str = "VEF 3 3 1 1 3 FALSE
 C0 0 1 2
 0 0 1 640 0 0 -1
 1 1 2 640 2 500 0
