@@ -159,6 +159,14 @@ pub struct SwitchConfig {
     /// packets of the largest size.
     #[serde(skip_serializing_if = "crate::switch::is_zero")]
     pub buffer_flits: u32,
+    /// Internal speedup of an output-queued switch's crossbar (0: the switch is input-queued;
+    /// n ≥ 1: packets cross the crossbar n times faster than a link into output queues).
+    #[serde(skip_serializing_if = "crate::switch::is_zero")]
+    pub speedup: u32,
+    /// Output-queued switch only: room of every output queue (one per output port and VC),
+    /// in packets of the largest size.
+    #[serde(skip_serializing_if = "crate::switch::is_zero")]
+    pub output_queue_packets: u32,
 }
 
 impl SwitchConfig {
@@ -207,6 +215,8 @@ impl Default for SwitchConfig {
             arbitration_delay_cycles: 0,
             crossbar_delay_cycles: 0,
             buffer_flits: 0,
+            speedup: 0,
+            output_queue_packets: 0,
         }
     }
 }

@@ -29,7 +29,7 @@ impl Engine<'_> {
                 return Err(format!("delivered packet {p} still in the injection queue of NIC {nic}"));
             }
         }
-        if self.worm.is_some() {
+        if self.tech.flits() {
             return self.check_worm_buffers(&freed);
         }
         for (c, peer) in self.topo.peers().iter().enumerate() {

@@ -23,17 +23,20 @@
 //! read of switches only that occupancy too; packets are allocated and freed only by the
 //! single-threaded part; and every random stream belongs to one switch or NIC.
 
-use super::arbitration::Switching;
-use super::channel_state::{Link, OutVc};
-use super::fabric::{Fabric, Interner, Knobs, Scratch};
-use super::queue_state::QueueState;
-use super::{Counters, Engine, Event, Packet, SwitchLists};
+use super::Engine;
+use crate::event::{Event, Packet};
 use crate::perf::prefetch::pipelined;
 use crate::rng::Stream;
 use crate::routing::{Candidate, Routing};
 use crate::slices::cut;
+use crate::observe::Counters;
 use crate::switch::buffers::QueuesMut;
+use crate::switch::channel_state::{Link, OutVc};
+use crate::switch::fabric::{Fabric, Interner, Knobs, Scratch};
+use crate::switch::queue_state::QueueState;
+use crate::switch::switch_lists::SwitchLists;
 use crate::switch::Model;
+use crate::switch::Tech;
 use crate::topology::Topology;
 use std::collections::VecDeque;
 
@@ -102,6 +105,7 @@ struct Part<'a> {
     topo: &'a Topology,
     routing: &'a dyn Routing,
     model: &'a Model,
+    tech: Tech,
     packets: &'a [Packet],
     queue_state: &'a [QueueState],
     k: Knobs,
@@ -195,7 +199,7 @@ impl Engine<'_> {
         };
         // Each partition needs at least one switch; wormhole switching is sequential.
         let parts = wanted.min(self.topo.num_switches()).min(MAX_THREADS);
-        if parts <= 1 || self.worm.is_some() {
+        if parts <= 1 || !self.tech.parallel() {
             if self.parallel.take().is_some() {
                 self.reintern(&[0, self.topo.num_switches()]);
             }
@@ -259,7 +263,7 @@ impl Engine<'_> {
     pub fn modes(&self, threads: usize, prefetch: Option<bool>) -> Vec<super::control::Mode> {
         use super::control::Mode;
         let now = Mode { threads: self.threads(), prefetch: self.threads() > 1 || self.prefetching };
-        if self.worm.is_some() {
+        if self.tech.flits() {
             return vec![now];
         }
         let counts = match (threads, self.auto_threads()) {
@@ -373,7 +377,8 @@ impl Engine<'_> {
                     self.merge(&mut par.parts[p], i as u32);
                 } else {
                     // Woken during this phase by the single-threaded part: arbitrate here.
-                    Switching::arbitrate(self, target, now);
+                    let tech = self.tech;
+                    tech.arbitrate(self, target, now);
                 }
                 i += 1;
             }
@@ -444,6 +449,7 @@ impl Engine<'_> {
         // prefetch took 1.3–1.9 times as long as one).
         k.prefetching = true;
         let parts = par.parts.len();
+        let tech = self.tech;
         let Engine {
             topo,
             routing,
@@ -476,6 +482,7 @@ impl Engine<'_> {
                 topo,
                 routing: &**routing,
                 model,
+                tech,
                 packets,
                 queue_state,
                 k,
@@ -522,7 +529,7 @@ impl Part<'_> {
                     p.key = i;
                     match batch[i as usize] {
                         Event::Wake { target } => Fabric::wake(p, target as usize, p.now),
-                        ev => p.switch_event(ev, p.now),
+                        ev => p.tech.event(p, ev, p.now),
                     }
                 },
             ),
@@ -535,7 +542,7 @@ impl Part<'_> {
                 |p, j| p.prefetch_offers(targets[mine[j] as usize] as usize),
                 |p, n| {
                     p.key = mine[n];
-                    p.arbitrate(targets[mine[n] as usize] as usize, p.now)
+                    p.tech.arbitrate(p, targets[mine[n] as usize] as usize, p.now)
                 },
             ),
         }
@@ -613,6 +620,13 @@ impl<'a> Fabric for Part<'a> {
     #[inline]
     fn switch_rng(&mut self, s: usize) -> &mut Stream {
         &mut self.switch_rng[s - self.sw0]
+    }
+    /// Technologies with state of their own run on one thread (`Technology::parallel`).
+    fn tech_state(&self) -> Option<&(dyn std::any::Any + Send)> {
+        None
+    }
+    fn tech_state_mut(&mut self) -> Option<&mut (dyn std::any::Any + Send)> {
+        None
     }
     #[inline]
     fn input_free(&self, c: usize) -> u64 {

@@ -1,10 +1,10 @@
 //! Deadlock evidence: when no packet moves, find a cycle of input queues whose front
 //! packets each wait for room in the next one.
 
-use super::fabric::Fabric;
 use super::Engine;
 use crate::routing::Routing;
 use crate::stats::{BlockedChannel, Evidence};
+use crate::switch::fabric::Fabric;
 use crate::topology::Peer;
 
 impl Engine<'_> {
@@ -71,7 +71,7 @@ impl Engine<'_> {
     /// Evidence of a deadlock: a cycle of blocked input queues, each waiting for the next;
     /// failing that, up to `limit` blocked front packets with the room they need and have.
     pub fn deadlock_evidence(&self, limit: usize) -> Evidence {
-        if self.worm.is_some() {
+        if self.tech.flits() {
             return self.worm_deadlock_evidence(limit);
         }
         if self.voq_ports > 1 {

@@ -3,9 +3,9 @@
 //! (one worm per buffer, until the tail's credit returns), so the wait-for graph runs from
 //! a waiting head to the head of the worm in the downstream buffer of every VC it may take.
 
-use super::fabric::Fabric;
 use super::{Engine, NONE};
 use crate::stats::{BlockedChannel, Evidence};
+use crate::switch::fabric::Fabric;
 use crate::topology::Peer;
 
 impl Engine<'_> {

@@ -5,6 +5,7 @@ pub mod latency;
 
 use serde::Serialize;
 
+pub use crate::observe::Counters;
 pub use deadlock::{describe, describe_cycle, BlockedChannel, Evidence};
 pub use latency::{LatencyHistogram, Summary};
 

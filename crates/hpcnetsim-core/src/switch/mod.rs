@@ -6,10 +6,25 @@
 //! `extoll` (paper 003), `elite` (paper 004). docs/engine.md describes each technology.
 
 pub mod buffers;
+pub(crate) mod channel_state;
 pub mod classes;
+pub(crate) mod fabric;
+pub(crate) mod input_queued;
 pub mod islip;
 pub mod presets;
-pub mod wormhole;
+pub(crate) mod queue_state;
+pub(crate) mod switch_lists;
+#[macro_use]
+pub(crate) mod technology;
+
+// The switch technologies, one line each, in the order they are asked whether they take a
+// configuration (see `technology.rs`); the input-queued cut-through switch takes any.
+technologies! {
+    wormhole::Wormhole,
+    voq_islip::VoqIslip,
+    output_queued::OutputQueued,
+    cut_through::CutThrough,
+}
 
 use crate::config::{Arbitration, Config, OutputAllocation};
 use serde::{Deserialize, Serialize};
@@ -111,6 +126,10 @@ pub struct Model {
     /// Whether the last packet of a message carries only the cells it needs (otherwise it
     /// is padded to the full packet size).
     pub trim_last_packet: bool,
+    /// Internal speedup of an output-queued switch (0: input-queued).
+    pub speedup: u32,
+    /// Room of an output queue of an output-queued switch, in phits.
+    pub output_queue_room: u32,
 }
 
 impl Model {
@@ -154,6 +173,8 @@ impl Model {
             hop_delay: (stages + s.link_delay_cycles) as u64,
             traffic_classes: s.traffic_classes,
             trim_last_packet: trim,
+            speedup: s.speedup,
+            output_queue_room: s.output_queue_packets.max(1) * max_packet_phits,
         }
     }
 
@@ -219,6 +240,44 @@ pub fn validate(cfg: &Config, family: &crate::topology::Family) -> crate::Result
     let stages = [s.routing_delay_cycles, s.buffer_write_cycles, s.arbitration_delay_cycles, s.crossbar_delay_cycles];
     if let Some(&d) = stages.iter().find(|&&d| d > 1000) {
         return bad("switch.*_delay_cycles", &d, "stage latencies between 0 and 1000 cycles");
+    }
+    if s.speedup > 64 {
+        return bad(
+            "switch.speedup",
+            &s.speedup,
+            "0 (input-queued) or an output-queued crossbar's speedup from 1 to 64",
+        );
+    }
+    if s.output_queue_packets > 4096 {
+        return bad("switch.output_queue_packets", &s.output_queue_packets, "packets per output queue from 1 to 4096");
+    }
+    if s.speedup > 0 {
+        let conflict = if s.switching == Switching::Wormhole {
+            Some((
+                "switch.switching",
+                "\"wormhole\"",
+                "\"cut-through\" with an output-queued switch (switch.speedup > 0)",
+            ))
+        } else if s.buffers == Buffers::Voq {
+            Some(("switch.buffers", "\"voq\"", "\"fifo\" with an output-queued switch (switch.speedup > 0)"))
+        } else if s.arbitration == Arbitration::Islip {
+            Some((
+                "switch.arbitration",
+                "\"islip\"",
+                "random, round-robin or oldest-first with an output-queued switch",
+            ))
+        } else if s.output_queue_packets == 0 {
+            Some((
+                "switch.output_queue_packets",
+                "0",
+                "packets per output queue from 1 to 4096 with switch.speedup > 0",
+            ))
+        } else {
+            None
+        };
+        if let Some((field, value, allowed)) = conflict {
+            return bad(field, &value, allowed);
+        }
     }
     if s.switching == Switching::Wormhole {
         let bubble = match (cfg.routing.algorithm, family) {

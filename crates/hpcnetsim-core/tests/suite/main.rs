@@ -25,6 +25,7 @@ mod ib_flit_sim_fabrics;
 mod input_limits;
 mod insee_semantics;
 mod nic_model;
+mod output_queued;
 mod parallel;
 mod parx_messages;
 mod quadrics_paper;

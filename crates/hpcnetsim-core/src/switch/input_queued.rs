@@ -1,6 +1,8 @@
-//! Routing, selection and output allocation at a switch, and what a transmission sets in
-//! motion: the packet's head travels on, its tail leaves later, and the freed room returns
-//! upstream as credits.
+//! What every input-queued switch does, whichever its arbitration: route a queue's front
+//! packet, weigh its candidates, grant it an output, and what a transmission sets in motion:
+//! the packet's head travels on, its tail leaves later, and the freed room returns upstream
+//! as credits. The technologies (`cut_through.rs`, `voq_islip.rs`, `output_queued.rs`)
+//! differ in how they match waiting packets to outputs.
 //!
 //! Two allocation rules (`switch.output_allocation`): `link` grants a free output link to
 //! one packet; `vc` (INSEE) reserves an output VC for one packet whether or not its link is
@@ -9,95 +11,14 @@
 
 use super::channel_state::{End, OutVc};
 use super::fabric::Fabric;
-use super::{Event, Group, Waiter, NONE};
+use super::switch_lists::Waiter;
 use crate::config::{Arbitration, OutputAllocation, Selection};
+use crate::event::{Event, NONE};
 use crate::routing::{Candidate, Offer, Request};
 use rand::Rng;
 
-/// Routing, arbitration and the switch events, for the whole network or one partition.
-pub(super) trait Switching: Fabric {
-    /// Routing, selection and output allocation at switch `s` (cut-through: virtual
-    /// output queues with iSLIP, or input FIFOs). Packets whose candidate lists (and sizes)
-    /// are identical share one evaluation of the outputs' state.
-    fn arbitrate(&mut self, s: usize, now: u64) {
-        if self.model().matches_ports() {
-            return super::islip::Islip::arbitrate_islip(self, s, now);
-        }
-        debug_assert_eq!(self.busy(s), !self.waiting(s).is_empty() || !self.pending(s).is_empty(), "flag of {s}");
-        if !self.busy(s) {
-            // Nothing to grant or start: the lists are not read.
-            self.counters().arbitrations += 1;
-            return;
-        }
-        let k = self.knobs();
-        let mut requests = std::mem::take(&mut self.tmp().requests);
-        let mut groups = std::mem::take(&mut self.tmp().groups);
-        let mut choices = std::mem::take(&mut self.tmp().choices);
-        requests.clear();
-        choices.clear();
-        let mut used = 0;
-        let base = self.topo().channel(s, 0);
-        self.counters().arbitrations += 1;
-        let waiting = self.waiting(s).len();
-        self.counters().heads_examined += waiting as u64;
-        // Whether a packet could have taken a candidate it did not request.
-        let mut missed = false;
-        for i in 0..waiting {
-            let Waiter { queue: q, class, size, .. } = self.waiting(s)[i];
-            let g = match groups[..used].iter().position(|g: &Group| g.class == class && g.size == size) {
-                Some(g) => g,
-                None => {
-                    self.counters().evaluations += 1;
-                    self.offer(base, class, size, now);
-                    if used == groups.len() {
-                        groups.push(Group::default());
-                    }
-                    let g = &mut groups[used];
-                    (g.class, g.size) = (class, size);
-                    g.choice.prepare(k.selection, &self.tmp().offers);
-                    used += 1;
-                    used - 1
-                }
-            };
-            choices.push((q, g as u32));
-            match groups[g].choice.pick(self.switch_rng(s)) {
-                Some(c) => requests.push((self.output_key(base, c), q, c, g as u32)),
-                None => missed |= !groups[g].choice.available().is_empty(),
-            }
-        }
-        // One grant per output (link or VC); requests are grouped by output, in arrival order.
-        let (granted, winners, contended) =
-            self.grant_each_output(&mut requests, k.output_allocation == OutputAllocation::Vc, |e, q, c, _| {
-                e.allocate(s, q, c, now)
-            });
-        missed |= contended;
-        if k.output_allocation == OutputAllocation::Vc {
-            self.start_pending(s, now);
-        }
-        // A packet that lost, or whose choice could not be taken, while another of its
-        // candidates is still takeable chooses again next cycle, as a cycle-driven switch
-        // would; the others wait for an output or credits to come back.
-        if missed {
-            let retry = choices.iter().any(|&(q, g)| {
-                !winners.contains(&q)
-                    && groups[g as usize]
-                        .choice
-                        .available()
-                        .iter()
-                        .any(|&c| !granted.contains(&self.output_key(base, c)))
-            });
-            if retry {
-                self.wake(s, now + 1);
-            }
-        }
-        let tmp = self.tmp();
-        tmp.granted_outputs = granted;
-        tmp.winners = winners;
-        tmp.requests = requests;
-        tmp.groups = groups;
-        tmp.choices = choices;
-    }
-
+/// The input-queued switch's steps, for the whole network or one partition.
+pub(crate) trait InputQueued: Fabric {
     /// One grant per output among `requests` (output key, input queue, candidate, group):
     /// sorted by output, in arrival order within one, the arbitration picks each winner and
     /// `grant(engine, queue, candidate, key)` applies it. The keys are output VCs if
@@ -492,4 +413,4 @@ pub(super) trait Switching: Fabric {
     }
 }
 
-impl<F: Fabric + ?Sized> Switching for F {}
+impl<F: Fabric + ?Sized> InputQueued for F {}

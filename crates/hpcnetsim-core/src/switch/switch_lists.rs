@@ -7,8 +7,6 @@
 //! packets and one pending link would fit too, but there a third of the links joined a
 //! longer list, whose heap block is two dependent misses away.
 
-use super::Waiter;
-
 /// Waiting packets kept in the record itself.
 const WAITING: usize = 2;
 /// Pending links kept in the record itself.
@@ -19,7 +17,7 @@ const SPILLED: u8 = u8::MAX;
 /// A switch's waiting packets and pending links (see the module's documentation).
 #[derive(Clone, Debug, Default)]
 #[repr(C, align(64))]
-pub(super) struct SwitchLists {
+pub(crate) struct SwitchLists {
     /// Front packets waiting for a grant, in arrival order (swap-removed when granted).
     waiting: [Waiter; WAITING],
     /// Output channels with a reserved VC whose packet has not started.
@@ -42,7 +40,7 @@ const _: () = assert!(std::mem::size_of::<SwitchLists>() == 64, "one cache line 
 impl SwitchLists {
     /// The waiting packets.
     #[inline]
-    pub(super) fn waiting(&self) -> &[Waiter] {
+    pub(crate) fn waiting(&self) -> &[Waiter] {
         match (self.n_waiting, &self.spill) {
             (SPILLED, Some(s)) => &s.waiting,
             (n, _) => &self.waiting[..n as usize],
@@ -50,7 +48,7 @@ impl SwitchLists {
     }
 
     /// The waiting packets, to rewrite their entries in place (their order stays).
-    pub(super) fn waiting_mut(&mut self) -> &mut [Waiter] {
+    pub(crate) fn waiting_mut(&mut self) -> &mut [Waiter] {
         match (self.n_waiting, &mut self.spill) {
             (SPILLED, Some(s)) => &mut s.waiting,
             (n, _) => &mut self.waiting[..n as usize],
@@ -59,7 +57,7 @@ impl SwitchLists {
 
     /// The pending links.
     #[inline]
-    pub(super) fn pending(&self) -> &[u32] {
+    pub(crate) fn pending(&self) -> &[u32] {
         match (self.n_pending, &self.spill) {
             (SPILLED, Some(s)) => &s.pending,
             (n, _) => &self.pending[..n as usize],
@@ -68,26 +66,26 @@ impl SwitchLists {
 
     /// Whether both lists are empty.
     #[inline]
-    pub(super) fn is_idle(&self) -> bool {
+    pub(crate) fn is_idle(&self) -> bool {
         self.n_waiting == 0 && self.n_pending == 0
     }
 
     /// Appends a waiting packet.
     #[inline]
-    pub(super) fn push_waiting(&mut self, w: Waiter) {
+    pub(crate) fn push_waiting(&mut self, w: Waiter) {
         push(&mut self.waiting, &mut self.n_waiting, &mut self.spill, |s| &mut s.waiting, w);
     }
 
     /// Removes the waiting packet of input queue `queue` (the last one takes its place).
     #[inline]
-    pub(super) fn take_waiting(&mut self, queue: u32) -> Option<Waiter> {
+    pub(crate) fn take_waiting(&mut self, queue: u32) -> Option<Waiter> {
         let pos = self.waiting().iter().position(|w| w.queue == queue)?;
         Some(swap_remove(&mut self.waiting, &mut self.n_waiting, &mut self.spill, |s| &mut s.waiting, pos))
     }
 
     /// Appends pending link `out` unless it is there already.
     #[inline]
-    pub(super) fn add_pending(&mut self, out: u32) {
+    pub(crate) fn add_pending(&mut self, out: u32) {
         if !self.pending().contains(&out) {
             push(&mut self.pending, &mut self.n_pending, &mut self.spill, |s| &mut s.pending, out);
         }
@@ -95,7 +93,7 @@ impl SwitchLists {
 
     /// Removes the pending link at position `k` (the last one takes its place).
     #[inline]
-    pub(super) fn swap_remove_pending(&mut self, k: usize) -> u32 {
+    pub(crate) fn swap_remove_pending(&mut self, k: usize) -> u32 {
         swap_remove(&mut self.pending, &mut self.n_pending, &mut self.spill, |s| &mut s.pending, k)
     }
 }
@@ -209,4 +207,14 @@ mod tests {
         }
         assert!(lists.take_waiting(42).is_none());
     }
+}
+
+/// A front packet waiting at a switch: its queue, the id of its candidate list, its size and
+/// the packet itself. Kept compact so arbitration and the grant read nothing else.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Waiter {
+    pub(crate) queue: u32,
+    pub(crate) class: u32,
+    pub(crate) size: u32,
+    pub(crate) packet: u32,
 }

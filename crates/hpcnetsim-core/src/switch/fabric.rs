@@ -1,15 +1,17 @@
-//! The switch side of the engine (links, output VCs, input queues, waiting packets) seen
-//! through one trait, so that routing, arbitration and the switch events are written once
-//! (`arbitration.rs`, `islip.rs`) and run either on the whole network (`Engine`, the
-//! sequential engine) or on one partition of its switches (`parallel::Part`). Indices are
-//! global in both: a partition holds a range of switches, channels and queues.
+//! The switches' state (links, output VCs, input queues, waiting packets) seen through one
+//! trait, so that a switch technology (`technology.rs`) is written once and runs either on
+//! the whole network (the sequential engine) or on one partition of its switches (the
+//! parallel engine's). Indices are global in both: a partition holds a range of switches,
+//! channels and queues.
 
 use super::channel_state::{Link, OutVc};
 use super::queue_state::QueueState;
-use super::{Counters, Engine, Event, Packet, SwitchLists, Waiter};
+use super::switch_lists::{SwitchLists, Waiter};
 use crate::config::{Arbitration, OutputAllocation, Selection};
+use crate::event::{Event, Packet, NONE};
 use crate::rng::Stream;
 use crate::routing::{Candidate, Offer, Routing};
+use crate::observe::Counters;
 use crate::switch::buffers::{QueueIter, Queues};
 use crate::switch::Model;
 use crate::topology::Topology;
@@ -18,18 +20,18 @@ use std::collections::VecDeque;
 
 /// The engine's fixed settings that switch code reads, copied once per parallel phase.
 #[derive(Clone, Copy, Debug)]
-pub(super) struct Knobs {
-    pub(super) vcs: usize,
-    pub(super) voq_ports: usize,
-    pub(super) queue_phits: u32,
-    pub(super) max_packet_phits: u32,
-    pub(super) hop_delay: u64,
-    pub(super) credit_delay: u64,
-    pub(super) arbitration: Arbitration,
-    pub(super) output_allocation: OutputAllocation,
-    pub(super) selection: Selection,
-    pub(super) prefetching: bool,
-    pub(super) recording: bool,
+pub(crate) struct Knobs {
+    pub(crate) vcs: usize,
+    pub(crate) voq_ports: usize,
+    pub(crate) queue_phits: u32,
+    pub(crate) max_packet_phits: u32,
+    pub(crate) hop_delay: u64,
+    pub(crate) credit_delay: u64,
+    pub(crate) arbitration: Arbitration,
+    pub(crate) output_allocation: OutputAllocation,
+    pub(crate) selection: Selection,
+    pub(crate) prefetching: bool,
+    pub(crate) recording: bool,
 }
 
 /// Distinct candidate lists and their ids (port numbers are local to a switch, so one list
@@ -37,7 +39,7 @@ pub(super) struct Knobs {
 /// `p` has id `i · 256 + p` (shifts, not divisions: routing reads lists all the time), and
 /// ids are only ever compared within one switch.
 #[derive(Debug, Default)]
-pub(super) struct Interner {
+pub(crate) struct Interner {
     /// Each list, and the lowest and highest port it names (`u16::MAX, 0` if empty).
     lists: Vec<(Vec<Candidate>, (u16, u16))>,
     ids: FxHashMap<Vec<Candidate>, u32>,
@@ -45,7 +47,7 @@ pub(super) struct Interner {
 
 impl Interner {
     /// The id of `list` in partition `part`, adding it if new.
-    pub(super) fn intern(&mut self, list: &[Candidate], part: u32) -> u32 {
+    pub(crate) fn intern(&mut self, list: &[Candidate], part: u32) -> u32 {
         if let Some(&id) = self.ids.get(list) {
             return id;
         }
@@ -58,52 +60,61 @@ impl Interner {
 
     /// The list with id `id`.
     #[inline]
-    pub(super) fn get(&self, id: u32) -> &[Candidate] {
+    pub(crate) fn get(&self, id: u32) -> &[Candidate] {
         &self.lists[(id >> 8) as usize].0
     }
 
     /// The lowest and highest port list `id` names (`u16::MAX, 0` if it is empty).
     #[inline]
-    pub(super) fn span(&self, id: u32) -> (u16, u16) {
+    pub(crate) fn span(&self, id: u32) -> (u16, u16) {
         self.lists[(id >> 8) as usize].1
     }
 
     /// The partition whose table holds id `id`.
     #[inline]
-    pub(super) fn part_of(id: u32) -> usize {
+    pub(crate) fn part_of(id: u32) -> usize {
         (id & 0xff) as usize
     }
 }
 
+/// Packets waiting at one switch with the same candidates and size: their options are
+/// evaluated once per arbitration.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Group {
+    pub(crate) class: u32,
+    pub(crate) size: u32,
+    pub(crate) choice: crate::routing::Choice,
+}
+
 /// Working buffers of routing and arbitration, reused from one decision to the next.
 #[derive(Default)]
-pub(super) struct Scratch {
+pub(crate) struct Scratch {
     /// The legal candidates of one decision as the selection sees them.
-    pub(super) offers: Vec<Offer>,
+    pub(crate) offers: Vec<Offer>,
     /// Requests of one arbitration: (output key, input queue, candidate, group).
-    pub(super) requests: Vec<(u32, u32, Candidate, u32)>,
-    pub(super) groups: Vec<super::Group>,
-    pub(super) granted_outputs: Vec<u32>,
+    pub(crate) requests: Vec<(u32, u32, Candidate, u32)>,
+    pub(crate) groups: Vec<Group>,
+    pub(crate) granted_outputs: Vec<u32>,
     /// Input queues granted in one arbitration.
-    pub(super) winners: Vec<u32>,
+    pub(crate) winners: Vec<u32>,
     /// Every waiting packet of one arbitration and its group: (input queue, group).
-    pub(super) choices: Vec<(u32, u32)>,
+    pub(crate) choices: Vec<(u32, u32)>,
     /// The routing's candidates for one packet.
-    pub(super) candidates: Vec<Candidate>,
-    pub(super) islip: crate::switch::islip::Scratch,
+    pub(crate) candidates: Vec<Candidate>,
+    pub(crate) islip: crate::switch::islip::Scratch,
     /// iSLIP requests of one matching (input port, output port) and their queue and candidate.
-    pub(super) islip_requests: Vec<(u32, u32)>,
-    pub(super) islip_payload: Vec<(u32, Candidate)>,
-    pub(super) islip_matched: Vec<usize>,
+    pub(crate) islip_requests: Vec<(u32, u32)>,
+    pub(crate) islip_payload: Vec<(u32, Candidate)>,
+    pub(crate) islip_matched: Vec<usize>,
     /// iSLIP: the chosen candidate of every (candidate list, size) seen in one matching.
-    pub(super) islip_seen: Vec<(u32, u32, Option<Candidate>)>,
+    pub(crate) islip_seen: Vec<(u32, u32, Option<Candidate>)>,
     /// iSLIP: which (input, output) pairs of the switch being matched already request.
-    pub(super) islip_pairs: Vec<bool>,
+    pub(crate) islip_pairs: Vec<bool>,
 }
 
 /// What switch code needs from the network state: read-only settings and shared state, and
 /// the switches' own state by global index.
-pub(super) trait Fabric {
+pub(crate) trait Fabric {
     fn topo(&self) -> &Topology;
     fn routing(&self) -> &dyn Routing;
     fn model(&self) -> &Model;
@@ -173,6 +184,9 @@ pub(super) trait Fabric {
         self.set_busy(s, busy);
     }
     fn switch_rng(&mut self, s: usize) -> &mut Stream;
+    /// The switch technology's own state (`Technology::state`), if it keeps any.
+    fn tech_state(&self) -> Option<&(dyn std::any::Any + Send)>;
+    fn tech_state_mut(&mut self) -> Option<&mut (dyn std::any::Any + Send)>;
     fn input_free(&self, c: usize) -> u64;
     fn set_input_free(&mut self, c: usize, cycle: u64);
     /// iSLIP grant and accept pointers of channels `base..base + ports`, and the matching's buffers.
@@ -267,7 +281,7 @@ pub(super) trait Fabric {
             if let Event::Tail { queue } = *ev {
                 // The output VC the leaving packet held is freed.
                 let oq = self.queue_state(queue as usize).holding();
-                if oq != super::NONE {
+                if oq != NONE {
                     self.prefetch_out_vcs(oq as usize, 1);
                     self.prefetch_links(oq as usize / self.knobs().vcs, 1);
                 }
@@ -318,7 +332,7 @@ pub(super) trait Fabric {
         for &out in self.pending(s).iter() {
             for vc in 0..k.vcs {
                 let q = self.out_vc(out as usize * k.vcs + vc).reserved;
-                if q != super::NONE {
+                if q != NONE {
                     self.prefetch_queue_state(q as usize);
                 }
             }
@@ -327,7 +341,7 @@ pub(super) trait Fabric {
             return;
         }
         let base = self.topo().channel(s, 0);
-        let mut last = super::NONE;
+        let mut last = NONE;
         for w in self.waiting(s).iter() {
             let list = self.class(w.class);
             // Packets of one class (often adjacent) weigh the same queues.
@@ -337,168 +351,10 @@ pub(super) trait Fabric {
             last = w.class;
             for c in list {
                 let down = self.link(base + c.port as usize).peer;
-                if down != super::NONE {
+                if down != NONE {
                     self.prefetch_queue_state(down as usize * k.vcs + c.vc as usize);
                 }
             }
         }
-    }
-}
-
-impl<'a> Fabric for Engine<'a> {
-    #[inline]
-    fn topo(&self) -> &Topology {
-        self.topo
-    }
-    #[inline]
-    fn routing(&self) -> &dyn Routing {
-        &*self.routing
-    }
-    #[inline]
-    fn model(&self) -> &Model {
-        &self.model
-    }
-    #[inline]
-    fn knobs(&self) -> Knobs {
-        Knobs {
-            vcs: self.vcs,
-            voq_ports: self.voq_ports,
-            queue_phits: self.queue_phits,
-            max_packet_phits: self.max_packet_phits,
-            hop_delay: self.hop_delay,
-            credit_delay: self.credit_delay,
-            arbitration: self.arbitration,
-            output_allocation: self.output_allocation,
-            selection: self.selection,
-            prefetching: self.prefetching,
-            recording: self.recording,
-        }
-    }
-    #[inline]
-    fn packets(&self) -> &[Packet] {
-        &self.packets
-    }
-    #[inline]
-    fn queue_states(&self) -> &[QueueState] {
-        &self.queue_state
-    }
-    #[inline]
-    fn link(&self, c: usize) -> &Link {
-        &self.links[c]
-    }
-    #[inline]
-    fn link_mut(&mut self, c: usize) -> &mut Link {
-        &mut self.links[c]
-    }
-    #[inline]
-    fn out_vc(&self, i: usize) -> &OutVc {
-        &self.out_vcs[i]
-    }
-    #[inline]
-    fn out_vc_mut(&mut self, i: usize) -> &mut OutVc {
-        &mut self.out_vcs[i]
-    }
-    type Slots = Vec<u32>;
-    type Grown = Vec<VecDeque<u32>>;
-    #[inline]
-    fn fifo(&self) -> &Queues {
-        &self.fifo
-    }
-    #[inline]
-    fn fifo_mut(&mut self) -> &mut Queues {
-        &mut self.fifo
-    }
-    #[inline]
-    fn lists(&self, s: usize) -> &SwitchLists {
-        &self.lists[s]
-    }
-    #[inline]
-    fn lists_mut(&mut self, s: usize) -> &mut SwitchLists {
-        &mut self.lists[s]
-    }
-    #[inline]
-    fn busy(&self, s: usize) -> bool {
-        self.busy[s] != 0
-    }
-    #[inline]
-    fn set_busy(&mut self, s: usize, busy: bool) {
-        self.busy[s] = busy as u8;
-    }
-    #[inline]
-    fn switch_rng(&mut self, s: usize) -> &mut Stream {
-        &mut self.switch_rng[s]
-    }
-    #[inline]
-    fn input_free(&self, c: usize) -> u64 {
-        self.input_free[c]
-    }
-    #[inline]
-    fn set_input_free(&mut self, c: usize, cycle: u64) {
-        self.input_free[c] = cycle;
-    }
-    fn islip_state(&mut self, base: usize, ports: usize) -> (&mut [u32], &mut [u32], &mut Scratch) {
-        (&mut self.grant_ptr[base..base + ports], &mut self.accept_ptr[base..base + ports], &mut self.tmp)
-    }
-    #[inline]
-    fn class(&self, id: u32) -> &[Candidate] {
-        self.interners[Interner::part_of(id)].get(id)
-    }
-    #[inline]
-    fn class_span(&self, id: u32) -> (u16, u16) {
-        self.interners[Interner::part_of(id)].span(id)
-    }
-    #[inline]
-    fn intern(&mut self, list: &[Candidate]) -> u32 {
-        // Only the sequential engine interns here: in partition 0's table.
-        self.interners[0].intern(list, 0)
-    }
-    #[inline]
-    fn tmp(&mut self) -> &mut Scratch {
-        &mut self.tmp
-    }
-    #[inline]
-    fn counters(&mut self) -> &mut Counters {
-        &mut self.counters
-    }
-    fn misdelivered(&mut self, p: u32, t: u32) {
-        if self.misdelivered.is_none() {
-            self.misdelivered = Some((p, t));
-        }
-    }
-    #[inline]
-    fn set_arrived(&mut self, p: u32, now: u64) {
-        self.packets[p as usize].arrived = now;
-    }
-    #[inline]
-    fn push_event(&mut self, cycle: u64, ev: Event) {
-        self.events.push(cycle, ev);
-    }
-    #[inline]
-    fn wake(&mut self, target: usize, cycle: u64) {
-        Engine::wake(self, target, cycle)
-    }
-    #[inline]
-    fn prefetch_queue(&self, q: usize) {
-        self.fifo.prefetch(q);
-        self.prefetch_queue_state(q);
-    }
-    #[inline]
-    fn prefetch_links(&self, c: usize, n: usize) {
-        crate::perf::prefetch::prefetch_range(&self.links, c, n);
-    }
-    #[inline]
-    fn prefetch_out_vcs(&self, i: usize, n: usize) {
-        crate::perf::prefetch::prefetch_range(&self.out_vcs, i, n);
-    }
-    #[inline]
-    fn prefetch_switch_records(&self, s: usize, arbitration: bool) {
-        if arbitration && !self.busy(s) {
-            return;
-        }
-        crate::perf::prefetch::prefetch(&self.lists, s);
-    }
-    #[inline]
-    fn prefetch_switch_rng(&self, s: usize) {
-        crate::perf::prefetch::prefetch(&self.switch_rng, s);
     }
 }

@@ -1,13 +1,37 @@
-//! Arbitration of a switch whose arbitration is iSLIP: every input port (all its queues and
-//! VCs together) sends one packet at a time, and a matching of input ports to free output
-//! links is computed with `crate::switch::islip` whenever the switch is woken.
+//! The EXTOLL-like switch of paper 003: virtual output queues in multi-queue buffers, and an
+//! iSLIP matching of input ports to free output links (`crate::switch::islip`) whenever the
+//! switch is woken; every input port (all its queues and VCs together) sends one packet at
+//! a time.
 
-use super::arbitration::Switching;
-use super::Waiter;
-use crate::switch::islip;
+use super::fabric::Fabric;
+use super::input_queued::InputQueued;
+use super::switch_lists::Waiter;
+use super::technology::Technology;
+use super::{islip, Model};
+use crate::config::Arbitration;
+use crate::event::Event;
+
+/// The VOQ switch with iSLIP matching (`switch.arbitration = "islip"`).
+pub struct VoqIslip;
+
+impl Technology for VoqIslip {
+    fn selects(model: &Model) -> bool {
+        model.arbitration == Arbitration::Islip
+    }
+
+    #[inline]
+    fn arbitrate<F: Fabric + ?Sized>(f: &mut F, s: usize, now: u64) {
+        f.arbitrate_islip(s, now)
+    }
+
+    #[inline]
+    fn event<F: Fabric + ?Sized>(f: &mut F, ev: Event, now: u64) {
+        f.switch_event(ev, now)
+    }
+}
 
 /// iSLIP arbitration, for the whole network or one partition.
-pub(super) trait Islip: Switching {
+pub(crate) trait Islip: InputQueued {
     /// One iSLIP matching at switch `s`: requests from the front packets of free input ports
     /// whose output link is free and has room downstream, then the grants it matches start.
     fn arbitrate_islip(&mut self, s: usize, now: u64) {
@@ -106,4 +130,4 @@ pub(super) trait Islip: Switching {
     }
 }
 
-impl<F: Switching + ?Sized> Islip for F {}
+impl<F: InputQueued + ?Sized> Islip for F {}

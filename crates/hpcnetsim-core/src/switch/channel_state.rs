@@ -5,41 +5,41 @@
 /// straddles two cache lines.
 #[derive(Clone, Copy, Debug)]
 #[repr(align(32))]
-pub(super) struct Link {
+pub(crate) struct Link {
     /// Cycle from which the link is free.
-    pub(super) free: u64,
+    pub(crate) free: u64,
     /// Phits sent through it while recording (per-link utilisation).
-    pub(super) busy_phits: u64,
+    pub(crate) busy_phits: u64,
     /// The channel at its other end (the input queue a packet sent on it joins, or the
     /// output that sends into this port), or `NONE` for a terminal's.
-    pub(super) peer: u32,
+    pub(crate) peer: u32,
     /// The terminal at its other end, or `NONE` if there is none.
-    pub(super) terminal: u32,
+    pub(crate) terminal: u32,
     /// The switch owning the channel.
-    pub(super) switch: u32,
+    pub(crate) switch: u32,
     /// The VC the link looks at first for its next packet (`output_allocation = "vc"`).
-    pub(super) next_vc: u8,
+    pub(crate) next_vc: u8,
 }
 
 /// The sender's view of one output VC (channel × vcs + vc), aligned so that it never
 /// straddles two cache lines.
 #[derive(Clone, Copy, Debug)]
 #[repr(align(16))]
-pub(super) struct OutVc {
+pub(crate) struct OutVc {
     /// Free phits in the downstream queue.
-    pub(super) credits: u32,
+    pub(crate) credits: u32,
     /// The input queue whose front packet reserved it (`output_allocation = "vc"`), or `NONE`.
-    pub(super) reserved: u32,
+    pub(crate) reserved: u32,
     /// That packet until it starts, then `NONE` (virtual cut-through: starting it then reads
     /// neither its queue nor its record; wormhole switching leaves it `NONE`).
-    pub(super) packet: u32,
+    pub(crate) packet: u32,
     /// Round-robin pointer of this output VC, or under `output_allocation = "link"` (VC 0's
     /// record only) of its link: the last winning input queue.
-    pub(super) rr_last: u32,
+    pub(crate) rr_last: u32,
 }
 
 /// What is at the other end of a channel.
-pub(super) enum End {
+pub(crate) enum End {
     /// An input queue block of another switch (its channel index).
     Switch(u32),
     /// A terminal.
@@ -51,10 +51,10 @@ pub(super) enum End {
 impl Link {
     /// What is at the other end of the channel.
     #[inline]
-    pub(super) fn end(&self) -> End {
+    pub(crate) fn end(&self) -> End {
         match (self.peer, self.terminal) {
-            (p, _) if p != super::NONE => End::Switch(p),
-            (_, t) if t != super::NONE => End::Terminal(t),
+            (p, _) if p != crate::event::NONE => End::Switch(p),
+            (_, t) if t != crate::event::NONE => End::Terminal(t),
             _ => End::Unplugged,
         }
     }

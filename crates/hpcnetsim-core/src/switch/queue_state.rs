@@ -15,7 +15,7 @@ use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
 /// The state of one input queue (aligned so that it never straddles two cache lines).
 #[derive(Debug)]
 #[repr(align(32))]
-pub(super) struct QueueState {
+pub(crate) struct QueueState {
     /// Phits of the packets in the queue, arrived or not.
     queued: AtomicU32,
     /// Size of the last packet that entered the queue.
@@ -37,7 +37,7 @@ impl Default for QueueState {
             back_size: AtomicU32::new(0),
             back_arrived: AtomicU64::new(0),
             front_size: AtomicU32::new(0),
-            holding: AtomicU32::new(super::NONE),
+            holding: AtomicU32::new(crate::event::NONE),
             sending_since: AtomicU64::new(u64::MAX),
         }
     }
@@ -59,7 +59,7 @@ impl Clone for QueueState {
 impl QueueState {
     /// A packet of `size` phits has its head in the queue at `now`.
     #[inline]
-    pub(super) fn arrive(&self, size: u32, now: u64) {
+    pub(crate) fn arrive(&self, size: u32, now: u64) {
         self.queued.store(self.queued.load(Relaxed) + size, Relaxed);
         self.back_size.store(size, Relaxed);
         self.back_arrived.store(now, Relaxed);
@@ -67,14 +67,14 @@ impl QueueState {
 
     /// The front packet, of `size` phits, starts leaving at `now`.
     #[inline]
-    pub(super) fn start(&self, size: u32, now: u64) {
+    pub(crate) fn start(&self, size: u32, now: u64) {
         self.front_size.store(size, Relaxed);
         self.sending_since.store(now, Relaxed);
     }
 
     /// The front packet, of `size` phits, reserves output VC `oq` (it will leave through it).
     #[inline]
-    pub(super) fn reserve(&self, oq: u32, size: u32) {
+    pub(crate) fn reserve(&self, oq: u32, size: u32) {
         self.holding.store(oq, Relaxed);
         self.front_size.store(size, Relaxed);
     }
@@ -82,44 +82,44 @@ impl QueueState {
     /// Size of the front packet that is leaving or holds an output VC (set by `start` or
     /// `reserve`).
     #[inline]
-    pub(super) fn front_size(&self) -> u32 {
+    pub(crate) fn front_size(&self) -> u32 {
         self.front_size.load(Relaxed)
     }
 
     /// Whether the front packet is leaving.
     #[inline]
-    pub(super) fn is_sending(&self) -> bool {
+    pub(crate) fn is_sending(&self) -> bool {
         self.sending_since() != u64::MAX
     }
 
     /// Cycle the front packet started leaving, or `u64::MAX` if it has not.
     #[inline]
-    pub(super) fn sending_since(&self) -> u64 {
+    pub(crate) fn sending_since(&self) -> u64 {
         self.sending_since.load(Relaxed)
     }
 
     /// The output VC the front packet holds, or `NONE`.
     #[inline]
-    pub(super) fn holding(&self) -> u32 {
+    pub(crate) fn holding(&self) -> u32 {
         self.holding.load(Relaxed)
     }
 
     /// The front packet holds output VC `oq` (`NONE`: it holds none).
     #[inline]
-    pub(super) fn set_holding(&self, oq: u32) {
+    pub(crate) fn set_holding(&self, oq: u32) {
         self.holding.store(oq, Relaxed);
     }
 
     /// The front packet, of `size` phits, has left entirely.
     #[inline]
-    pub(super) fn leave(&self, size: u32) {
+    pub(crate) fn leave(&self, size: u32) {
         self.queued.store(self.queued.load(Relaxed) - size, Relaxed);
         self.sending_since.store(u64::MAX, Relaxed);
     }
 
     /// Cycle the last packet's head entered the queue (for the debug check of `occupancy`).
     #[cfg(debug_assertions)]
-    pub(super) fn back_arrived(&self) -> u64 {
+    pub(crate) fn back_arrived(&self) -> u64 {
         self.back_arrived.load(Relaxed)
     }
 
@@ -128,7 +128,7 @@ impl QueueState {
     /// queue one after another over one link, so only the last may still be arriving, and
     /// only the first may be leaving.
     #[inline]
-    pub(super) fn occupancy(&self, now: u64) -> u32 {
+    pub(crate) fn occupancy(&self, now: u64) -> u32 {
         let queued = self.queued.load(Relaxed);
         if queued == 0 {
             return 0;
