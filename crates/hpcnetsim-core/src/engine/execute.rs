@@ -147,7 +147,7 @@ pub fn run_controlled(
 ) -> Result<ExecutionResult> {
     let start = Instant::now();
     e.set_threads(ctl.threads);
-    e.recording = true;
+    e.set_recording(true);
     let mut partial = false;
     let stalled = loop {
         let limit = e.now() + CHUNK_CYCLES.min(stall_cycles);
@@ -169,7 +169,7 @@ pub fn run_controlled(
     let tasks = e.num_tasks();
     let blocked = if stalled { e.blocked_tasks(10) } else { Vec::new() };
     let replay = e.replay_stats();
-    let evidence = if stalled && e.in_flight > 0 { e.deadlock_evidence(10) } else { Default::default() };
+    let evidence = if stalled && e.stats.in_flight > 0 { e.deadlock_evidence(10) } else { Default::default() };
     let stuck = match evidence.channels.is_empty() {
         true => "packets are stuck in the network".to_string(),
         false => format!("packets are stuck in the network: {}", crate::stats::describe(&evidence)),
@@ -199,11 +199,11 @@ pub fn run_controlled(
         execution_time_cycles: e.execution_time(),
         messages,
         message_latency,
-        packet_latency: e.network_latency.summary(),
+        packet_latency: e.stats.network_latency.summary(),
         link_utilisation: e
             .link_utilisation(e.execution_time().unwrap_or(e.now()), cfg.measurement.per_link_utilisation),
-        packet_hops: e.counters.packet_hops,
-        phit_hops: e.counters.phit_hops,
+        packet_hops: e.stats.counters.packet_hops,
+        phit_hops: e.stats.counters.phit_hops,
         cycles: e.now(),
         wall_seconds: start.elapsed().as_secs_f64(),
         consumed_load_bin_cycles: bin,

@@ -22,16 +22,17 @@ mod watchdog;
 mod window;
 mod worm_deadlock;
 
-use crate::config::{Arbitration, Config, OutputAllocation, Selection};
+use crate::config::Config;
 use crate::error::Result;
 use crate::event::{Event, Packet, NONE};
-use crate::perf::prefetch;
-use crate::rng::{stream, Owner, Stream};
-use crate::routing::{self, Candidate, Offer, Routing};
 pub use crate::observe::Counters;
+pub use crate::observe::Observers;
+use crate::perf::prefetch;
+use crate::rng::{stream, Owner};
+use crate::routing::{self, Candidate, Offer, Routing};
 use crate::switch::buffers::{Fifos, Queues};
 use crate::switch::channel_state;
-use crate::switch::fabric::{self, Fabric};
+use crate::switch::fabric::{self, Fabric, Knobs, Switches};
 use crate::switch::input_queued::InputQueued;
 use crate::switch::queue_state;
 use crate::switch::switch_lists::SwitchLists;
@@ -60,98 +61,50 @@ fn first_wake(slot: &mut u8, cycle: u64) -> bool {
     fresh
 }
 
-/// The simulated network: topology, routing, switch and NIC state, and the event queue.
+/// The simulated network: the topology and routing it runs, time and events, the packets,
+/// and the component tables (switches, NICs, tasks) and observers.
 pub struct Engine<'a> {
     topo: &'a Topology,
     routing: Box<dyn Routing>,
-    pattern: Pattern,
-    source: Source,
-    vcs: usize,
-    queue_phits: u32,
-    max_packet_phits: u32,
-    injection_queue_packets: usize,
-    /// VCs the NICs inject on (the first ones).
-    injection_vcs: usize,
-    hop_delay: u64,
-    credit_delay: u64,
-    arbitration: Arbitration,
-    output_allocation: OutputAllocation,
-    selection: Selection,
     /// The switch technology: buffers, arbitration, credit unit, latencies.
     model: Model,
     /// The switch component that model resolves to.
     tech: Tech,
-    /// Queues per input buffer: 1 (FIFOs) or the largest switch radix (virtual output queues).
-    voq_ports: usize,
-    /// Per channel: its link (sending side).
-    links: Vec<channel_state::Link>,
-    /// Per output VC (channel × vcs + vc): credits, reservation, round-robin pointer.
-    out_vcs: Vec<channel_state::OutVc>,
-    /// Per input queue: fill, last arrival, first departure, held output VC.
-    queue_state: Vec<queue_state::QueueState>,
-    /// Bytes of the per-queue and per-channel state (what decides whether prefetching may pay).
-    state_bytes: usize,
-    /// Whether the sequential engine prefetches: from `prefetch::above_bytes` at first, then as
-    /// the run's measurements say (`control::Adaptive`).
-    prefetching: bool,
-    /// Input queues: one FIFO per channel and VC (the queue at the receiving end of the
-    /// port), or one virtual output queue per channel, VC and output port.
-    fifo: Queues,
-    /// iSLIP state: per channel, the cycle from which its input port may send again, the
-    /// grant pointer of the output and the accept pointer of the input.
-    input_free: Vec<u64>,
-    grant_ptr: Vec<u32>,
-    accept_ptr: Vec<u32>,
-    /// Per switch: its waiting packets and pending links (`SwitchLists`).
-    lists: Vec<SwitchLists>,
-    /// Per switch: 1 if its lists are not both empty (see `Fabric::busy`).
-    busy: Vec<u8>,
-    /// The first packet sent to a terminal other than its destination, with that terminal
-    /// (a routing error the invariant checks report).
-    misdelivered: Option<(u32, u32)>,
-    nic_queue: Vec<VecDeque<u32>>,
-    nic_sending: Vec<bool>,
-    nic_credits: Vec<u32>,
-    nic_rng: Vec<Stream>,
-    switch_rng: Vec<Stream>,
+    /// The fixed settings the components read (and whether the run prefetches and records).
+    k: Knobs,
+    /// Every switch's state.
+    sw: Switches,
+    /// Every NIC's state, and the traffic sources they run.
+    nics: nic::Nics,
+    /// The task programs of a causal workload, if any.
+    tasks: Option<Tasks>,
     packets: Vec<Packet>,
     free_packets: Vec<u32>,
     events: EventQueue<Event>,
+    /// The events being handled (a spare buffer between cycles).
+    batch: Vec<Event>,
+    /// The wake-ups (arbitrations and injection attempts) of the current cycle.
+    wake: Wakes,
+    /// What the run counts and records.
+    pub stats: Observers,
+    /// Working buffers of routing and arbitration (the sequential engine's).
+    tmp: fabric::Scratch,
+    /// The partitions and threads of the parallel engine, if it is in use.
+    parallel: Option<Box<parallel::Parallel>>,
+}
+
+/// The wake-ups of a cycle: whom to arbitrate or let inject, once each.
+#[derive(Default)]
+struct Wakes {
     /// Per switch and NIC: the stamp (`wake_stamp`) of the cycle it was last woken for, one
     /// byte instead of the cycle's eight so that a large network's flags stay in the cache.
     woken: Vec<u8>,
-    /// `woken` holds stamps of cycles from `woken_epoch · 255` only (see `renew_wake_stamps`).
-    woken_epoch: u64,
-    batch: Vec<Event>,
-    wakes: Vec<u32>,
+    /// `woken` holds stamps of cycles from `epoch · 255` only (see `renew_wake_stamps`).
+    epoch: u64,
+    /// Targets woken for the current cycle, in order.
+    list: Vec<u32>,
     /// The wake-ups being handled (a spare buffer between cycles).
-    batch_wakes: Vec<u32>,
-    /// Counters since the last reset.
-    pub counters: Counters,
-    /// Cycle of the last delivery.
-    pub last_delivery: u64,
-    /// Packets generated and not yet delivered or dropped.
-    pub in_flight: u64,
-    /// Whether latencies are being recorded.
-    pub recording: bool,
-    /// Network latencies (injection to delivery) of recorded packets.
-    pub network_latency: crate::stats::LatencyHistogram,
-    /// End-to-end latencies (generation to delivery) of recorded packets.
-    pub end_to_end_latency: crate::stats::LatencyHistogram,
-    active_sources: usize,
-    sources_stopped: bool,
-    /// The task programs of a causal workload, if any.
-    tasks: Option<Tasks>,
-    /// Working buffers of routing and arbitration (the sequential engine's).
-    tmp: fabric::Scratch,
-    /// The choice among a NIC's VCs, reused for every injection.
-    nic_choice: routing::Choice,
-    /// Distinct candidate lists seen so far: one table per partition of the switches.
-    interners: Vec<fabric::Interner>,
-    /// The partitions and threads of the parallel engine, if it is in use.
-    parallel: Option<Box<parallel::Parallel>>,
-    /// The switch technology's own state, if it keeps any (`Technology::state`).
-    tech_state: Option<Box<dyn std::any::Any + Send>>,
+    spare: Vec<u32>,
 }
 
 impl<'a> Engine<'a> {
@@ -201,28 +154,21 @@ impl<'a> Engine<'a> {
         let state_bytes = queues * std::mem::size_of::<queue_state::QueueState>()
             + channels
                 * (std::mem::size_of::<channel_state::Link>() + vcs * std::mem::size_of::<channel_state::OutVc>());
-        let mut e = Engine {
-            topo,
-            routing,
-            pattern,
-            source,
+        let tech = Tech::of(&model);
+        let k = Knobs {
             vcs,
+            voq_ports,
             queue_phits,
             max_packet_phits,
-            injection_queue_packets: cfg.switch.injection_queue_packets as usize,
-            injection_vcs: {
-                // Per traffic class: the rule applied to one class's VCs.
-                let one = crate::config::SwitchConfig { vcs: cfg.switch.class_vcs(), ..cfg.switch.clone() };
-                one.nic_vcs(topo.family()).min(one.vcs as usize)
-            },
             hop_delay: model.hop_delay,
             credit_delay,
             arbitration: cfg.switch.arbitration,
             output_allocation: cfg.switch.output_allocation,
             selection: cfg.routing.selection,
-            tech: Tech::of(&model),
-            model,
-            voq_ports,
+            prefetching: state_bytes > prefetch::above_bytes(),
+            recording: false,
+        };
+        let sw = Switches {
             fifo,
             links,
             out_vcs: vec![
@@ -231,50 +177,59 @@ impl<'a> Engine<'a> {
             ],
             queue_state: vec![Default::default(); queues],
             state_bytes,
-            prefetching: state_bytes > prefetch::above_bytes(),
             input_free: vec![0; channels],
             grant_ptr: vec![0; channels],
             accept_ptr: vec![0; channels],
             lists: vec![SwitchLists::default(); switches],
             busy: vec![0; switches],
             misdelivered: None,
-            nic_queue: vec![VecDeque::new(); terminals],
-            nic_sending: vec![false; terminals],
-            nic_credits: vec![queue_phits; terminals * vcs],
-            nic_rng: (0..terminals).map(|t| stream(cfg.seed, Owner::Nic, t as u64)).collect(),
             switch_rng: (0..switches).map(|s| stream(cfg.seed, Owner::Switch, s as u64)).collect(),
+            interners: vec![Default::default()],
+            tech_state: tech.state(&model, channels, switches, terminals, vcs),
+        };
+        let nics = nic::Nics {
+            pattern,
+            source,
+            queue_packets: cfg.switch.injection_queue_packets as usize,
+            vcs: {
+                // Per traffic class: the rule applied to one class's VCs.
+                let one = crate::config::SwitchConfig { vcs: cfg.switch.class_vcs(), ..cfg.switch.clone() };
+                one.nic_vcs(topo.family()).min(one.vcs as usize)
+            },
+            queue: vec![VecDeque::new(); terminals],
+            sending: vec![false; terminals],
+            credits: vec![queue_phits; terminals * vcs],
+            rng: (0..terminals).map(|t| stream(cfg.seed, Owner::Nic, t as u64)).collect(),
+            choice: routing::Choice::default(),
+            active_sources: 0,
+            stopped: false,
+        };
+        let mut e = Engine {
+            topo,
+            routing,
+            model,
+            tech,
+            k,
+            sw,
+            nics,
+            tasks: None,
             packets: Vec::new(),
             free_packets: Vec::new(),
             events: EventQueue::new(horizon),
-            woken: vec![0; switches + terminals],
-            woken_epoch: 0,
             batch: Vec::new(),
-            wakes: Vec::new(),
-            batch_wakes: Vec::new(),
-            counters: Counters::default(),
-            last_delivery: 0,
-            in_flight: 0,
-            recording: false,
-            network_latency: Default::default(),
-            end_to_end_latency: Default::default(),
-            active_sources: 0,
-            sources_stopped: false,
-            tasks: None,
+            wake: Wakes { woken: vec![0; switches + terminals], ..Default::default() },
+            stats: Observers::default(),
             tmp: Default::default(),
-            nic_choice: routing::Choice::default(),
-            interners: vec![Default::default()],
             parallel: None,
-            tech_state: None,
         };
         if model_switching == crate::switch::Switching::Wormhole {
             // One worm per buffer at a time.
-            e.fifo = Queues::Ring(Fifos::new(channels * vcs, 1));
+            e.sw.fifo = Queues::Ring(Fifos::new(channels * vcs, 1));
         }
-        e.tech_state = e.tech.state(&e.model, channels, switches, terminals, vcs);
         // The destination NIC consumes a phit per cycle: its channel never runs out of room.
         for (c, peer) in topo.peers().iter().enumerate() {
             if matches!(peer, Peer::Terminal(_)) {
-                e.out_vcs[c * vcs..(c + 1) * vcs].iter_mut().for_each(|o| o.credits = u32::MAX);
+                e.sw.out_vcs[c * vcs..(c + 1) * vcs].iter_mut().for_each(|o| o.credits = u32::MAX);
             }
         }
         if let Some(w) = &cfg.workload {
@@ -283,12 +238,12 @@ impl<'a> Engine<'a> {
             let programs = kernels::build(w, n)?;
             let terminal = placement::place(w.placement, &w.placement_list, n, per_terminal, terminals, cfg.seed)?;
             e.load_programs(cfg, programs, terminal);
-        } else if e.source.is_active() {
+        } else if e.nics.source.is_active() {
             for nic in 0..terminals {
-                if e.pattern.is_active(nic) {
-                    e.active_sources += 1;
-                    let size = e.source.size(&mut e.nic_rng[nic]);
-                    let first = e.source.gap(size, &mut e.nic_rng[nic]) - 1;
+                if e.nics.pattern.is_active(nic) {
+                    e.nics.active_sources += 1;
+                    let size = e.nics.source.size(&mut e.nics.rng[nic]);
+                    let first = e.nics.source.gap(size, &mut e.nics.rng[nic]) - 1;
                     e.events.push(first, Event::Generate { nic: nic as u32 });
                 }
             }
@@ -299,6 +254,16 @@ impl<'a> Engine<'a> {
     /// Name of the routing in use.
     pub fn routing_name(&self) -> &'static str {
         self.routing.name()
+    }
+
+    /// Whether the latencies of delivered packets and the links' busy time are recorded.
+    pub fn recording(&self) -> bool {
+        self.k.recording
+    }
+
+    /// Starts or stops recording latencies and link busy time.
+    pub fn set_recording(&mut self, on: bool) {
+        self.k.recording = on;
     }
 
     /// Name of the switch technology in use (`switch/technology.rs`).
@@ -313,7 +278,7 @@ impl<'a> Engine<'a> {
 
     /// Number of terminals that generate traffic.
     pub fn active_sources(&self) -> usize {
-        self.active_sources
+        self.nics.active_sources
     }
 
     /// The current cycle.
@@ -323,39 +288,39 @@ impl<'a> Engine<'a> {
 
     /// Stops every source: packets already generated still travel, no new one is made.
     pub fn stop_sources(&mut self) {
-        self.sources_stopped = true;
+        self.nics.stopped = true;
     }
 
     /// Checks that the network is empty and every credit is back: all queues empty, every
     /// sender's credits equal to the downstream capacity. Returns what is wrong otherwise.
     pub fn check_idle(&self) -> std::result::Result<(), String> {
-        if self.in_flight != 0 {
-            return Err(format!("{} packets still in flight", self.in_flight));
+        if self.stats.in_flight != 0 {
+            return Err(format!("{} packets still in flight", self.stats.in_flight));
         }
-        if let Some(q) = self.fifo.first_non_empty() {
+        if let Some(q) = self.sw.fifo.first_non_empty() {
             return Err(format!("input queue {q} not empty"));
         }
-        if let Some(o) = self.out_vcs.iter().position(|o| o.reserved != NONE) {
+        if let Some(o) = self.sw.out_vcs.iter().position(|o| o.reserved != NONE) {
             return Err(format!("output VC {o} still reserved"));
         }
-        if let Some(n) = self.nic_queue.iter().position(|f| !f.is_empty()) {
+        if let Some(n) = self.nics.queue.iter().position(|f| !f.is_empty()) {
             return Err(format!("injection queue of NIC {n} not empty"));
         }
         for (c, peer) in self.topo.peers().iter().enumerate() {
             if let Peer::Switch { .. } = peer {
-                for vc in 0..self.vcs {
-                    let credits = self.out_vcs[c * self.vcs + vc].credits;
-                    if credits != self.queue_phits {
+                for vc in 0..self.k.vcs {
+                    let credits = self.sw.out_vcs[c * self.k.vcs + vc].credits;
+                    if credits != self.k.queue_phits {
                         return Err(format!(
                             "channel {c} VC {vc} holds {credits} credits, capacity {}",
-                            self.queue_phits
+                            self.k.queue_phits
                         ));
                     }
                 }
             }
         }
-        if let Some(i) = self.nic_credits.iter().position(|&c| c != self.queue_phits) {
-            return Err(format!("NIC {} VC {} holds {} credits", i / self.vcs, i % self.vcs, self.nic_credits[i]));
+        if let Some(i) = self.nics.credits.iter().position(|&c| c != self.k.queue_phits) {
+            return Err(format!("NIC {} VC {} holds {} credits", i / self.k.vcs, i % self.k.vcs, self.nics.credits[i]));
         }
         Ok(())
     }
@@ -372,7 +337,7 @@ impl<'a> Engine<'a> {
 
     /// A new packet of independent traffic at the back of NIC `src`'s injection queue.
     fn enqueue(&mut self, src: usize, dst: usize, size: u32, now: u64) {
-        let salt = rand::RngCore::next_u32(&mut self.nic_rng[src]);
+        let salt = rand::RngCore::next_u32(&mut self.nics.rng[src]);
         let packet = Packet {
             src: src as u32,
             dst: dst as u32,
@@ -385,8 +350,8 @@ impl<'a> Engine<'a> {
             offset: 0,
         };
         let p = self.new_packet(packet);
-        self.in_flight += 1;
-        self.nic_queue[src].push_back(p);
+        self.stats.in_flight += 1;
+        self.nics.queue[src].push_back(p);
     }
 
     fn new_packet(&mut self, mut p: Packet) -> u32 {
@@ -412,17 +377,17 @@ impl<'a> Engine<'a> {
     /// `woken` equals `wake_stamp(now)` only if it was set for `now`: within an epoch of 255
     /// cycles no two cycles share a stamp, and 0 is no cycle's.
     fn renew_wake_stamps(&mut self, now: u64) {
-        if now / 255 != self.woken_epoch {
-            self.woken_epoch = now / 255;
-            self.woken.fill(0);
+        if now / 255 != self.wake.epoch {
+            self.wake.epoch = now / 255;
+            self.wake.woken.fill(0);
         }
     }
 
     /// Schedules an arbitration (or injection attempt) of `target` at `cycle`, once.
     fn wake(&mut self, target: usize, cycle: u64) {
         if cycle == self.now() {
-            if first_wake(&mut self.woken[target], cycle) {
-                self.wakes.push(target as u32);
+            if first_wake(&mut self.wake.woken[target], cycle) {
+                self.wake.list.push(target as u32);
             }
         } else {
             self.events.push(cycle, Event::Wake { target: target as u32 });
@@ -440,8 +405,8 @@ impl<'a> Engine<'a> {
             // Phase 1: arrivals, departures, credits, generation, deliveries — in creation
             // order, including events created for this same cycle while handling them.
             while !batch.is_empty() {
-                self.counters.events += batch.len() as u64;
-                let on = self.prefetching;
+                self.stats.counters.events += batch.len() as u64;
+                let on = self.k.prefetching;
                 prefetch::pipelined(
                     self,
                     batch.len(),
@@ -456,14 +421,14 @@ impl<'a> Engine<'a> {
             }
             // Phase 2: arbitration and injection, in the order they were requested
             // (including those an injection requests for this cycle, after the others).
-            let mut done = std::mem::take(&mut self.batch_wakes);
-            while !self.wakes.is_empty() {
-                let wakes = std::mem::replace(&mut self.wakes, std::mem::take(&mut done));
+            let mut done = std::mem::take(&mut self.wake.spare);
+            while !self.wake.list.is_empty() {
+                let wakes = std::mem::replace(&mut self.wake.list, std::mem::take(&mut done));
                 self.arbitrate_all(&wakes, now);
                 done = wakes;
                 done.clear();
             }
-            self.batch_wakes = done;
+            self.wake.spare = done;
             self.events.take_current(&mut batch);
             debug_assert!(batch.is_empty(), "arbitration may not create events for its own cycle");
             self.events.advance();
@@ -473,7 +438,7 @@ impl<'a> Engine<'a> {
 
     /// Arbitrates the switches and lets the NICs inject among `wakes`, in order.
     fn arbitrate_all(&mut self, wakes: &[u32], now: u64) {
-        let on = self.prefetching && self.tech.prefetches();
+        let on = self.k.prefetching && self.tech.prefetches();
         prefetch::pipelined(
             self,
             wakes.len(),
@@ -498,8 +463,8 @@ impl<'a> Engine<'a> {
             Event::Generate { nic } => self.generate(nic as usize, now),
             Event::NicTail { nic } => {
                 let nic = nic as usize;
-                self.nic_queue[nic].pop_front();
-                self.nic_sending[nic] = false;
+                self.nics.queue[nic].pop_front();
+                self.nics.sending[nic] = false;
                 self.wake(self.topo.num_switches() + nic, now);
             }
             Event::Arrive { .. } | Event::Tail { .. } | Event::Credit { .. } => {
@@ -507,9 +472,9 @@ impl<'a> Engine<'a> {
                 tech.event(self, ev, now)
             }
             Event::NicCredit { nic, vc, phits } => {
-                let i = nic as usize * self.vcs + vc as usize;
-                self.nic_credits[i] += phits;
-                debug_assert!(self.nic_credits[i] <= self.queue_phits, "credits above capacity");
+                let i = nic as usize * self.k.vcs + vc as usize;
+                self.nics.credits[i] += phits;
+                debug_assert!(self.nics.credits[i] <= self.k.queue_phits, "credits above capacity");
                 self.wake(self.topo.num_switches() + nic as usize, now);
             }
             Event::Deliver { packet } => self.deliver(packet, now),
@@ -525,21 +490,21 @@ impl<'a> Engine<'a> {
     }
 
     fn generate(&mut self, nic: usize, now: u64) {
-        if self.sources_stopped {
+        if self.nics.stopped {
             return;
         }
-        let rng = &mut self.nic_rng[nic];
-        let size = self.source.size(rng);
-        let dst = self.pattern.destination(nic, rng);
-        let gap = self.source.gap(size, rng);
+        let rng = &mut self.nics.rng[nic];
+        let size = self.nics.source.size(rng);
+        let dst = self.nics.pattern.destination(nic, rng);
+        let gap = self.nics.source.gap(size, rng);
         self.events.push(now + gap, Event::Generate { nic: nic as u32 });
-        self.counters.generated += 1;
-        if self.nic_queue[nic].len() >= self.injection_queue_packets {
-            self.counters.dropped += 1;
+        self.stats.counters.generated += 1;
+        if self.nics.queue[nic].len() >= self.nics.queue_packets {
+            self.stats.counters.dropped += 1;
             return;
         }
         self.enqueue(nic, dst, size, now);
-        if self.nic_queue[nic].len() == 1 {
+        if self.nics.queue[nic].len() == 1 {
             self.wake(self.topo.num_switches() + nic, now);
         }
     }
@@ -560,22 +525,22 @@ impl<'a> Engine<'a> {
         };
         match stage {
             0 => {
-                prefetch(&self.nic_sending, nic);
-                prefetch(&self.nic_queue, nic);
-                prefetch_range(&self.nic_credits, nic * self.vcs, self.vcs);
-                prefetch(&self.nic_rng, nic);
+                prefetch(&self.nics.sending, nic);
+                prefetch(&self.nics.queue, nic);
+                prefetch_range(&self.nics.credits, nic * self.k.vcs, self.k.vcs);
+                prefetch(&self.nics.rng, nic);
                 self.topo.prefetch_terminal(nic);
             }
             1 => {
-                if let Some(front) = self.nic_queue[nic].front() {
+                if let Some(front) = self.nics.queue[nic].front() {
                     prefetch(std::slice::from_ref(front), 0);
                 }
                 let (s, port) = self.topo.terminal_attachment(nic);
                 let channel = self.topo.channel(s, port);
-                prefetch_range(&self.queue_state, channel * self.vcs, self.vcs);
+                prefetch_range(&self.sw.queue_state, channel * self.k.vcs, self.k.vcs);
             }
             _ => {
-                if let Some(&p) = self.nic_queue[nic].front() {
+                if let Some(&p) = self.nics.queue[nic].front() {
                     prefetch(&self.packets, p as usize);
                 }
             }
@@ -587,11 +552,11 @@ impl<'a> Engine<'a> {
         if self.tech.flits() {
             return self.inject_flits(nic, now);
         }
-        if self.nic_sending[nic] {
+        if self.nics.sending[nic] {
             return;
         }
         self.refill(nic, now);
-        let Some(&p) = self.nic_queue[nic].front() else { return };
+        let Some(&p) = self.nics.queue[nic].front() else { return };
         let size = self.packets[p as usize].size;
         let (s, port) = self.topo.terminal_attachment(nic);
         let channel = self.topo.channel(s, port);
@@ -600,80 +565,80 @@ impl<'a> Engine<'a> {
         // Table routing fixes the VL of the packet's path; otherwise the NIC's injection VCs.
         let vcs = match self.routing.injection_vc(nic, pk.dst as usize, pk.offset) {
             Some(v) => v..v + 1,
-            None => 0..self.injection_vcs,
+            None => 0..self.nics.vcs,
         };
         // The VCs of the packet's traffic class.
         let vcs = match self.model.traffic_classes {
             1 => vcs,
             n => {
-                let first = crate::switch::classes::packet_class(pk.salt, n) as usize * (self.vcs / n as usize);
+                let first = crate::switch::classes::packet_class(pk.salt, n) as usize * (self.k.vcs / n as usize);
                 vcs.start + first..vcs.end + first
             }
         };
         let compare = vcs.len() > 1;
         let cost = self.model.credit_cost(size);
         for vc in vcs {
-            let room = self.nic_credits[nic * self.vcs + vc];
+            let room = self.nics.credits[nic * self.k.vcs + vc];
             let occupancy = match compare {
                 false => 0,
-                true if self.voq_ports == 1 => self.occupancy(channel * self.vcs + vc, now),
+                true if self.k.voq_ports == 1 => self.occupancy(channel * self.k.vcs + vc, now),
                 // A multi-queue buffer: what the NIC's credits say is taken.
-                true => self.queue_phits - room,
+                true => self.k.queue_phits - room,
             };
             let candidate = Candidate::new(port, vc);
             self.tmp.offers.push(Offer { candidate, room, occupancy, takeable: room >= cost });
         }
-        self.nic_choice.prepare(self.selection, &self.tmp.offers);
-        let Some(c) = self.nic_choice.pick(&mut self.nic_rng[nic]) else {
+        self.nics.choice.prepare(self.k.selection, &self.tmp.offers);
+        let Some(c) = self.nics.choice.pick(&mut self.nics.rng[nic]) else {
             // A least-occupied choice that cannot be taken is made again next cycle.
-            if !self.nic_choice.available().is_empty() {
+            if !self.nics.choice.available().is_empty() {
                 self.wake(self.topo.num_switches() + nic, now + 1);
             }
             return;
         };
         let vc = c.vc as usize;
-        self.nic_credits[nic * self.vcs + vc] -= cost;
-        self.nic_sending[nic] = true;
+        self.nics.credits[nic * self.k.vcs + vc] -= cost;
+        self.nics.sending[nic] = true;
         self.packets[p as usize].injected = now;
-        self.counters.injected += 1;
+        self.stats.counters.injected += 1;
         self.count_hop(size);
-        let queue = (channel * self.vcs + vc) as u32;
-        self.events.push(now + self.hop_delay, Event::Arrive { queue, packet: p });
+        let queue = (channel * self.k.vcs + vc) as u32;
+        self.events.push(now + self.k.hop_delay, Event::Arrive { queue, packet: p });
         self.events.push(now + size as u64, Event::NicTail { nic: nic as u32 });
     }
 
     fn count_hop(&mut self, size: u32) {
-        self.counters.packet_hops += 1;
-        self.counters.phit_hops += size as u64;
+        self.stats.counters.packet_hops += 1;
+        self.stats.counters.phit_hops += size as u64;
     }
 
     fn deliver(&mut self, packet: u32, now: u64) {
         let p = self.packets[packet as usize];
-        self.counters.delivered += 1;
-        self.counters.delivered_phits += p.size as u64;
-        self.in_flight -= 1;
-        self.last_delivery = now;
+        self.stats.counters.delivered += 1;
+        self.stats.counters.delivered_phits += p.size as u64;
+        self.stats.in_flight -= 1;
+        self.stats.last_delivery = now;
         if p.message != NO_MESSAGE {
             self.message_packet_arrived(p.message, p.size, now);
         }
-        if self.recording {
-            self.network_latency.record(now - p.injected);
-            self.end_to_end_latency.record(now - p.generated);
+        if self.k.recording {
+            self.stats.network_latency.record(now - p.injected);
+            self.stats.end_to_end_latency.record(now - p.generated);
         }
         self.free_packets.push(packet);
     }
 
     /// Phits sent through `channel` while recording.
     pub fn busy_phits(&self, channel: usize) -> u64 {
-        self.links[channel].busy_phits
+        self.sw.links[channel].busy_phits
     }
 
     /// Utilisation of the links over `cycles` of recording: a summary over the
     /// switch-to-switch channels, and every channel's value (indexed like the ports) if asked.
     pub fn link_utilisation(&self, cycles: u64, per_channel: bool) -> crate::stats::Utilisation {
-        let u = |c: usize| (self.links[c].busy_phits as f64 / cycles.max(1) as f64).min(1.0);
+        let u = |c: usize| (self.sw.links[c].busy_phits as f64 / cycles.max(1) as f64).min(1.0);
         let mut links: Vec<f64> =
-            (0..self.links.len()).filter(|&c| matches!(self.topo.peers()[c], Peer::Switch { .. })).map(u).collect();
+            (0..self.sw.links.len()).filter(|&c| matches!(self.topo.peers()[c], Peer::Switch { .. })).map(u).collect();
         links.sort_by(f64::total_cmp);
         let q = |f: f64| links.get(((links.len() as f64 - 1.0) * f).round() as usize).copied().unwrap_or(0.0);
         crate::stats::Utilisation {
@@ -681,13 +646,13 @@ impl<'a> Engine<'a> {
             p50: q(0.5),
             p99: q(0.99),
             max: links.last().copied().unwrap_or(0.0),
-            per_channel: per_channel.then(|| (0..self.links.len()).map(u).collect()),
+            per_channel: per_channel.then(|| (0..self.sw.links.len()).map(u).collect()),
         }
     }
 
     /// Whether no event is pending (nothing can happen any more).
     pub fn is_quiet(&self) -> bool {
-        self.events.is_empty() && self.wakes.is_empty()
+        self.events.is_empty() && self.wake.list.is_empty()
     }
 }
 

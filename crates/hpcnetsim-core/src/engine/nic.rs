@@ -9,6 +9,36 @@
 use super::tasks::{Kind, Message};
 use super::{Engine, Event};
 use crate::config::NicModel;
+use crate::rng::Stream;
+use crate::workload::{Pattern, Source};
+use std::collections::VecDeque;
+
+/// Every NIC's state: its injection queue, whether it is sending, its credits for its
+/// switch's input queues, its random stream; and the traffic sources it runs.
+pub(crate) struct Nics {
+    /// Destinations of independent traffic.
+    pub(crate) pattern: Pattern,
+    /// Sizes and gaps of independent traffic.
+    pub(crate) source: Source,
+    /// Room of an injection queue, in packets.
+    pub(crate) queue_packets: usize,
+    /// VCs the NICs inject on (the first ones of a traffic class).
+    pub(crate) vcs: usize,
+    /// Per NIC: its injection queue.
+    pub(crate) queue: Vec<VecDeque<u32>>,
+    /// Per NIC: whether its front packet is leaving.
+    pub(crate) sending: Vec<bool>,
+    /// Per NIC and VC: free room in its switch's input queue.
+    pub(crate) credits: Vec<u32>,
+    /// Per NIC: its random stream.
+    pub(crate) rng: Vec<Stream>,
+    /// The choice among a NIC's VCs, reused for every injection.
+    pub(crate) choice: crate::routing::Choice,
+    /// Sources that generate traffic.
+    pub(crate) active_sources: usize,
+    /// Whether the sources were stopped.
+    pub(crate) stopped: bool,
+}
 
 /// Per-NIC state of the host model.
 pub(crate) struct HostState {

@@ -2,9 +2,9 @@
 
 use super::Engine;
 use crate::event::{Event, Packet};
+use crate::observe::Counters;
 use crate::rng::Stream;
 use crate::routing::{Candidate, Routing};
-use crate::observe::Counters;
 use crate::switch::buffers::Queues;
 use crate::switch::channel_state::{Link, OutVc};
 use crate::switch::fabric::{Fabric, Interner, Knobs, Scratch};
@@ -29,19 +29,7 @@ impl<'a> Fabric for Engine<'a> {
     }
     #[inline]
     fn knobs(&self) -> Knobs {
-        Knobs {
-            vcs: self.vcs,
-            voq_ports: self.voq_ports,
-            queue_phits: self.queue_phits,
-            max_packet_phits: self.max_packet_phits,
-            hop_delay: self.hop_delay,
-            credit_delay: self.credit_delay,
-            arbitration: self.arbitration,
-            output_allocation: self.output_allocation,
-            selection: self.selection,
-            prefetching: self.prefetching,
-            recording: self.recording,
-        }
+        self.k
     }
     #[inline]
     fn packets(&self) -> &[Packet] {
@@ -49,85 +37,85 @@ impl<'a> Fabric for Engine<'a> {
     }
     #[inline]
     fn queue_states(&self) -> &[QueueState] {
-        &self.queue_state
+        &self.sw.queue_state
     }
     #[inline]
     fn link(&self, c: usize) -> &Link {
-        &self.links[c]
+        &self.sw.links[c]
     }
     #[inline]
     fn link_mut(&mut self, c: usize) -> &mut Link {
-        &mut self.links[c]
+        &mut self.sw.links[c]
     }
     #[inline]
     fn out_vc(&self, i: usize) -> &OutVc {
-        &self.out_vcs[i]
+        &self.sw.out_vcs[i]
     }
     #[inline]
     fn out_vc_mut(&mut self, i: usize) -> &mut OutVc {
-        &mut self.out_vcs[i]
+        &mut self.sw.out_vcs[i]
     }
     type Slots = Vec<u32>;
     type Grown = Vec<VecDeque<u32>>;
     #[inline]
     fn fifo(&self) -> &Queues {
-        &self.fifo
+        &self.sw.fifo
     }
     #[inline]
     fn fifo_mut(&mut self) -> &mut Queues {
-        &mut self.fifo
+        &mut self.sw.fifo
     }
     #[inline]
     fn lists(&self, s: usize) -> &SwitchLists {
-        &self.lists[s]
+        &self.sw.lists[s]
     }
     #[inline]
     fn lists_mut(&mut self, s: usize) -> &mut SwitchLists {
-        &mut self.lists[s]
+        &mut self.sw.lists[s]
     }
     #[inline]
     fn busy(&self, s: usize) -> bool {
-        self.busy[s] != 0
+        self.sw.busy[s] != 0
     }
     #[inline]
     fn set_busy(&mut self, s: usize, busy: bool) {
-        self.busy[s] = busy as u8;
+        self.sw.busy[s] = busy as u8;
     }
     #[inline]
     fn switch_rng(&mut self, s: usize) -> &mut Stream {
-        &mut self.switch_rng[s]
+        &mut self.sw.switch_rng[s]
     }
     #[inline]
     fn tech_state(&self) -> Option<&(dyn std::any::Any + Send)> {
-        self.tech_state.as_deref()
+        self.sw.tech_state.as_deref()
     }
     #[inline]
     fn tech_state_mut(&mut self) -> Option<&mut (dyn std::any::Any + Send)> {
-        self.tech_state.as_deref_mut()
+        self.sw.tech_state.as_deref_mut()
     }
     #[inline]
     fn input_free(&self, c: usize) -> u64 {
-        self.input_free[c]
+        self.sw.input_free[c]
     }
     #[inline]
     fn set_input_free(&mut self, c: usize, cycle: u64) {
-        self.input_free[c] = cycle;
+        self.sw.input_free[c] = cycle;
     }
     fn islip_state(&mut self, base: usize, ports: usize) -> (&mut [u32], &mut [u32], &mut Scratch) {
-        (&mut self.grant_ptr[base..base + ports], &mut self.accept_ptr[base..base + ports], &mut self.tmp)
+        (&mut self.sw.grant_ptr[base..base + ports], &mut self.sw.accept_ptr[base..base + ports], &mut self.tmp)
     }
     #[inline]
     fn class(&self, id: u32) -> &[Candidate] {
-        self.interners[Interner::part_of(id)].get(id)
+        self.sw.interners[Interner::part_of(id)].get(id)
     }
     #[inline]
     fn class_span(&self, id: u32) -> (u16, u16) {
-        self.interners[Interner::part_of(id)].span(id)
+        self.sw.interners[Interner::part_of(id)].span(id)
     }
     #[inline]
     fn intern(&mut self, list: &[Candidate]) -> u32 {
         // Only the sequential engine interns here: in partition 0's table.
-        self.interners[0].intern(list, 0)
+        self.sw.interners[0].intern(list, 0)
     }
     #[inline]
     fn tmp(&mut self) -> &mut Scratch {
@@ -135,11 +123,11 @@ impl<'a> Fabric for Engine<'a> {
     }
     #[inline]
     fn counters(&mut self) -> &mut Counters {
-        &mut self.counters
+        &mut self.stats.counters
     }
     fn misdelivered(&mut self, p: u32, t: u32) {
-        if self.misdelivered.is_none() {
-            self.misdelivered = Some((p, t));
+        if self.sw.misdelivered.is_none() {
+            self.sw.misdelivered = Some((p, t));
         }
     }
     #[inline]
@@ -156,26 +144,26 @@ impl<'a> Fabric for Engine<'a> {
     }
     #[inline]
     fn prefetch_queue(&self, q: usize) {
-        self.fifo.prefetch(q);
+        self.sw.fifo.prefetch(q);
         self.prefetch_queue_state(q);
     }
     #[inline]
     fn prefetch_links(&self, c: usize, n: usize) {
-        crate::perf::prefetch::prefetch_range(&self.links, c, n);
+        crate::perf::prefetch::prefetch_range(&self.sw.links, c, n);
     }
     #[inline]
     fn prefetch_out_vcs(&self, i: usize, n: usize) {
-        crate::perf::prefetch::prefetch_range(&self.out_vcs, i, n);
+        crate::perf::prefetch::prefetch_range(&self.sw.out_vcs, i, n);
     }
     #[inline]
     fn prefetch_switch_records(&self, s: usize, arbitration: bool) {
         if arbitration && !self.busy(s) {
             return;
         }
-        crate::perf::prefetch::prefetch(&self.lists, s);
+        crate::perf::prefetch::prefetch(&self.sw.lists, s);
     }
     #[inline]
     fn prefetch_switch_rng(&self, s: usize) {
-        crate::perf::prefetch::prefetch(&self.switch_rng, s);
+        crate::perf::prefetch::prefetch(&self.sw.switch_rng, s);
     }
 }

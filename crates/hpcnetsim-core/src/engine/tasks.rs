@@ -416,7 +416,7 @@ impl<'a> Engine<'a> {
         let Some(tasks) = self.tasks.as_mut() else { return };
         let mut created = Vec::new();
         loop {
-            if self.nic_queue[nic].len() + created.len() >= self.injection_queue_packets {
+            if self.nics.queue[nic].len() + created.len() >= self.nics.queue_packets {
                 if let Some(h) = tasks.host.as_mut() {
                     h.stall(nic);
                 }
@@ -439,7 +439,7 @@ impl<'a> Engine<'a> {
                         let draw = if lo == hi {
                             lo
                         } else {
-                            let cells = rand::Rng::random_range(&mut self.nic_rng[nic], lo / cell..=hi / cell);
+                            let cells = rand::Rng::random_range(&mut self.nics.rng[nic], lo / cell..=hi / cell);
                             cells * cell
                         };
                         draw.min(left)
@@ -462,14 +462,14 @@ impl<'a> Engine<'a> {
                 injected: 0,
                 message,
                 arrived: 0,
-                salt: rand::RngCore::next_u32(&mut self.nic_rng[nic]),
+                salt: rand::RngCore::next_u32(&mut self.nics.rng[nic]),
                 offset: 0,
             });
         }
         for p in created {
             let id = self.new_packet(p);
-            self.in_flight += 1;
-            self.nic_queue[nic].push_back(id);
+            self.stats.in_flight += 1;
+            self.nics.queue[nic].push_back(id);
         }
     }
 

@@ -1,13 +1,12 @@
 //! Statistics: the observers of a run and the result they produce.
 
 pub mod deadlock;
-pub mod latency;
 
 use serde::Serialize;
 
+pub use crate::observe::latency::{self, LatencyHistogram, Summary};
 pub use crate::observe::Counters;
 pub use deadlock::{describe, describe_cycle, BlockedChannel, Evidence};
-pub use latency::{LatencyHistogram, Summary};
 
 /// How a run ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]

@@ -9,9 +9,9 @@ use super::queue_state::QueueState;
 use super::switch_lists::{SwitchLists, Waiter};
 use crate::config::{Arbitration, OutputAllocation, Selection};
 use crate::event::{Event, Packet, NONE};
+use crate::observe::Counters;
 use crate::rng::Stream;
 use crate::routing::{Candidate, Offer, Routing};
-use crate::observe::Counters;
 use crate::switch::buffers::{QueueIter, Queues};
 use crate::switch::Model;
 use crate::topology::Topology;
@@ -357,4 +357,38 @@ pub(crate) trait Fabric {
             }
         }
     }
+}
+
+/// Every switch's state, in arrays indexed by switch, channel, output VC or input queue (the
+/// parallel engine lends each partition its consecutive ranges).
+pub(crate) struct Switches {
+    /// Per channel: its link (sending side).
+    pub(crate) links: Vec<Link>,
+    /// Per output VC (channel × vcs + vc): credits, reservation, round-robin pointer.
+    pub(crate) out_vcs: Vec<OutVc>,
+    /// Per input queue: fill, last arrival, first departure, held output VC.
+    pub(crate) queue_state: Vec<QueueState>,
+    /// Input queues: one FIFO per channel and VC (the queue at the receiving end of the
+    /// port), or one virtual output queue per channel, VC and output port.
+    pub(crate) fifo: Queues,
+    /// iSLIP state: per channel, the cycle from which its input port may send again, the
+    /// grant pointer of the output and the accept pointer of the input.
+    pub(crate) input_free: Vec<u64>,
+    pub(crate) grant_ptr: Vec<u32>,
+    pub(crate) accept_ptr: Vec<u32>,
+    /// Per switch: its waiting packets and pending links (`SwitchLists`).
+    pub(crate) lists: Vec<SwitchLists>,
+    /// Per switch: 1 if its lists are not both empty (see `Fabric::busy`).
+    pub(crate) busy: Vec<u8>,
+    /// Per switch: its random stream.
+    pub(crate) switch_rng: Vec<Stream>,
+    /// Distinct candidate lists seen so far: one table per partition of the switches.
+    pub(crate) interners: Vec<Interner>,
+    /// The first packet sent to a terminal other than its destination, with that terminal
+    /// (a routing error the invariant checks report).
+    pub(crate) misdelivered: Option<(u32, u32)>,
+    /// Bytes of the per-queue and per-channel state (what decides whether prefetching may pay).
+    pub(crate) state_bytes: usize,
+    /// The switch technology's own state, if it keeps any (`Technology::state`).
+    pub(crate) tech_state: Option<Box<dyn std::any::Any + Send>>,
 }

@@ -37,12 +37,12 @@ fn zero_load_latency_is_the_input_queued_switch_s() {
                 for (a, b) in [(0, n - 1), (1, n / 2), (n - 1, 0)] {
                     let mut e = Engine::new(&c, &t).unwrap();
                     assert_eq!(e.switch_technology(), "output_queued");
-                    e.recording = true;
+                    e.set_recording(true);
                     e.inject(a, b, size);
                     e.run_until(10_000);
                     let hops = paths::terminal_distance(&t, a, b).unwrap() as u64;
                     let want = hops * (sd + ld) as u64 + size as u64 - 1;
-                    let got = e.network_latency.summary();
+                    let got = e.stats.network_latency.summary();
                     assert_eq!(got.count, 1, "{spec}: {a} -> {b} not delivered");
                     assert_eq!(got.max as u64, want, "{spec} {a}->{b} speedup {speedup} delays {sd}+{ld} size {size}");
                     e.check_idle().unwrap();
@@ -86,7 +86,7 @@ fn a_loaded_tree_drains_to_empty() {
     .unwrap();
     let mut e = Engine::new(&c, &t).unwrap();
     e.run_until(5_000);
-    assert!(e.counters.delivered > 1_000, "delivered {}", e.counters.delivered);
+    assert!(e.stats.counters.delivered > 1_000, "delivered {}", e.stats.counters.delivered);
     e.stop_sources();
     e.run_until(20_000);
     e.check_idle().unwrap();
