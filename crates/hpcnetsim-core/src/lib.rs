@@ -11,7 +11,7 @@ pub mod error;
 pub(crate) mod event;
 pub mod flow;
 pub mod memory;
-pub(crate) mod observe;
+pub mod observe;
 pub mod perf;
 pub mod resources;
 pub mod rng;

@@ -65,6 +65,9 @@ pub struct Config {
     /// Network interface and host model (off by default).
     #[serde(default, skip_serializing_if = "NicConfig::is_default")]
     pub nic: NicConfig,
+    /// The statistics collected beyond the result's own (off by default).
+    #[serde(default, skip_serializing_if = "crate::observe::StatsConfig::is_default")]
+    pub stats: crate::observe::StatsConfig,
 }
 
 fn default_seed() -> u64 {
@@ -553,6 +556,9 @@ impl Config {
         };
         // The spec is parsed (not built) so that a bad topology fails with the config.
         let family = crate::topology::check_spec(&self.topology)?;
+        if let Err((field, value, allowed)) = self.stats.validate() {
+            return bad(field, &value, allowed);
+        }
         let r = &self.routing;
         if let Some(e) = &r.engine {
             if !crate::routing::tables::ENGINES.split(", ").any(|k| k == e) {

@@ -57,7 +57,8 @@ fn execute_jobs(cfg: &Config, topo: &Topology, ctl: &mut Control) -> Result<Exec
         one.validate().map_err(|e| Error::Unsupported(format!("workload.jobs[{j}]: {e}")))?;
     }
     let set = crate::workload::jobs::plan(w, topo.num_terminals(), cfg.seed)?;
-    let e = Engine::with_programs(cfg, topo, set.programs.clone(), set.terminal.clone())?;
+    let mut e = Engine::with_programs(cfg, topo, set.programs.clone(), set.terminal.clone())?;
+    e.stats.set_jobs(&set.jobs.iter().map(|(_, tasks)| tasks.clone()).collect::<Vec<_>>());
     let names: Vec<&str> = set.jobs.iter().map(|(k, _)| k.as_str()).collect();
     let mut r = run_controlled(cfg, e, &format!("jobs {}", names.join("+")), w.stall_cycles, ctl)?;
     let finish = r.replay.take().map(|rp| rp.finish_cycles);
@@ -214,5 +215,6 @@ pub fn run_controlled(
         message,
         replay,
         jobs: Vec::new(),
+        tables: e.collected_tables(),
     })
 }

@@ -183,5 +183,6 @@ pub fn run_with(cfg: &Config, ctl: &mut Control) -> Result<RunResult> {
         blocked_channels: evidence.channels,
         blocked_cycle: evidence.cycle,
         message,
+        tables: e.collected_tables(),
     })
 }

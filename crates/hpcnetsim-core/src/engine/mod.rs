@@ -167,6 +167,7 @@ impl<'a> Engine<'a> {
             selection: cfg.routing.selection,
             prefetching: state_bytes > prefetch::above_bytes(),
             recording: false,
+            observing: false,
         };
         let sw = Switches {
             fifo,
@@ -222,6 +223,7 @@ impl<'a> Engine<'a> {
             tmp: Default::default(),
             parallel: None,
         };
+        e.stats.collect(&cfg.stats, crate::observe::Network { channels, vcs });
         if model_switching == crate::switch::Switching::Wormhole {
             // One worm per buffer at a time.
             e.sw.fifo = Queues::Ring(Fifos::new(channels * vcs, 1));
@@ -264,6 +266,7 @@ impl<'a> Engine<'a> {
     /// Starts or stops recording latencies and link busy time.
     pub fn set_recording(&mut self, on: bool) {
         self.k.recording = on;
+        self.k.observing = on && self.stats.wants_hops();
     }
 
     /// Name of the switch technology in use (`switch/technology.rs`).
@@ -624,8 +627,40 @@ impl<'a> Engine<'a> {
         if self.k.recording {
             self.stats.network_latency.record(now - p.injected);
             self.stats.end_to_end_latency.record(now - p.generated);
+            if self.stats.collecting() {
+                self.observe_delivery(&p, now);
+            }
         }
         self.free_packets.push(packet);
+    }
+
+    /// Tells the collectors about the delivery of `p` at `now`.
+    fn observe_delivery(&mut self, p: &Packet, now: u64) {
+        let class = match self.model.traffic_classes {
+            1 => 0,
+            n => crate::switch::classes::packet_class(p.salt, n),
+        };
+        let job = match &self.tasks {
+            Some(t) if p.message != NO_MESSAGE => self.stats.job_of(t.messages[p.message as usize].src as usize),
+            _ => 0,
+        };
+        let d = crate::observe::Delivery {
+            src: p.src,
+            dst: p.dst,
+            size: p.size,
+            generated: p.generated,
+            injected: p.injected,
+            delivered: now,
+            class,
+            job,
+        };
+        self.stats.delivered(&d);
+    }
+
+    /// The tables of the `[stats]` collectors, at the end of the run.
+    pub fn collected_tables(&mut self) -> std::collections::BTreeMap<String, crate::observe::table::Table> {
+        let now = self.now();
+        self.stats.tables(now)
     }
 
     /// Phits sent through `channel` while recording.

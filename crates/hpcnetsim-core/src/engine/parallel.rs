@@ -199,7 +199,7 @@ impl Engine<'_> {
         };
         // Each partition needs at least one switch; wormhole switching is sequential.
         let parts = wanted.min(self.topo.num_switches()).min(MAX_THREADS);
-        if parts <= 1 || !self.tech.parallel() {
+        if parts <= 1 || !self.tech.parallel() || self.stats.wants_hops() {
             if self.parallel.take().is_some() {
                 self.reintern(&[0, self.topo.num_switches()]);
             }
@@ -617,6 +617,10 @@ impl<'a> Fabric for Part<'a> {
     #[inline]
     fn switch_rng(&mut self, s: usize) -> &mut Stream {
         &mut self.switch_rng[s - self.sw0]
+    }
+    /// Collectors of hops run on one thread (`Engine::set_threads`).
+    fn observe_hop(&mut self, _: usize, _: usize, _: u32, _: u64) {
+        unreachable!("a run whose collectors observe hops is sequential")
     }
     /// Technologies with state of their own run on one thread (`Technology::parallel`).
     fn tech_state(&self) -> Option<&(dyn std::any::Any + Send)> {

@@ -134,6 +134,10 @@ impl<'a> Fabric for Engine<'a> {
     fn set_arrived(&mut self, p: u32, now: u64) {
         self.packets[p as usize].arrived = now;
     }
+    fn observe_hop(&mut self, out: usize, vc: usize, phits: u32, now: u64) {
+        let h = crate::observe::Hop { channel: out as u32, vc: vc as u32, phits, cycle: now };
+        self.stats.hop(&h);
+    }
     #[inline]
     fn push_event(&mut self, cycle: u64, ev: Event) {
         self.events.push(cycle, ev);

@@ -48,7 +48,7 @@ impl LatencyHistogram {
     }
 
     /// Smallest value v such that at least a fraction `q` of the samples are <= v.
-    fn quantile(&self, q: f64) -> f64 {
+    pub fn quantile(&self, q: f64) -> f64 {
         let rank = ((q * self.total as f64).ceil() as u64).max(1);
         let mut seen = 0;
         for (v, &c) in self.counts.iter().enumerate() {

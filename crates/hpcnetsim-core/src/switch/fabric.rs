@@ -32,6 +32,8 @@ pub(crate) struct Knobs {
     pub(crate) selection: Selection,
     pub(crate) prefetching: bool,
     pub(crate) recording: bool,
+    /// Whether a `[stats]` collector is told about every hop (`Fabric::observe_hop`).
+    pub(crate) observing: bool,
 }
 
 /// Distinct candidate lists and their ids (port numbers are local to a switch, so one list
@@ -204,6 +206,9 @@ pub(crate) trait Fabric {
     /// Packet `p`'s head entered an input queue at `now`.
     fn set_arrived(&mut self, p: u32, now: u64);
     fn push_event(&mut self, cycle: u64, ev: Event);
+    /// A packet (or flit) of `phits` starts crossing channel `out` on `vc` at `now`, and a
+    /// collector wants to know (`Knobs::observing`).
+    fn observe_hop(&mut self, out: usize, vc: usize, phits: u32, now: u64);
     /// Schedules an arbitration (or injection attempt) of `target` at `cycle`, once.
     fn wake(&mut self, target: usize, cycle: u64);
     #[inline]

@@ -307,6 +307,9 @@ pub(crate) trait InputQueued: Fabric {
         if k.recording {
             self.link_mut(out).busy_phits += size as u64;
         }
+        if k.observing {
+            self.observe_hop(out, vc, size, now);
+        }
         match self.link(out).end() {
             End::Switch(down) => {
                 let next = (down as usize * k.vcs + vc) as u32;

@@ -205,6 +205,9 @@ fn send<F: Fabric + ?Sized>(f: &mut F, s: usize, out: usize, now: u64) {
         if k.recording {
             link.busy_phits += size as u64;
         }
+        if k.observing {
+            f.observe_hop(out, vc, size, now);
+        }
         queues(f).leaving[out] = Some((oqi as u32, cost));
         match end {
             End::Switch(down) => {

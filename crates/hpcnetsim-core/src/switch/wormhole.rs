@@ -424,6 +424,9 @@ pub(crate) trait WormSwitch: InputQueued {
         if self.knobs().recording {
             self.link_mut(out).busy_phits += 1;
         }
+        if self.knobs().observing {
+            self.observe_hop(out, vc, 1, now);
+        }
         // The flit's slot in `q` is free from the next cycle; its sender learns it then.
         let back = now + 1 + self.knobs().credit_delay;
         let in_vc = q % self.knobs().vcs;

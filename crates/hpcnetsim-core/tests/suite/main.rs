@@ -7,6 +7,7 @@ mod common;
 
 mod analytic_vs_brute_force;
 mod collectives;
+mod collectors;
 mod concurrent_jobs;
 mod deadlock_check;
 mod dfsssp_layers;
