@@ -27,7 +27,7 @@ impl Collector for PacketSample {
 
     fn delivered(&mut self, d: &Delivery) {
         self.seen += 1;
-        if self.seen % self.every == 0 && self.rows.len() < MAX_PACKETS {
+        if self.seen.is_multiple_of(self.every) && self.rows.len() < MAX_PACKETS {
             self.rows.push(*d);
         }
     }
