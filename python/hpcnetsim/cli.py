@@ -745,6 +745,10 @@ def _write_result(result, config: dict, out: Path) -> list[Path]:
     doc = {"config": config, "provenance": provenance(config), "result": result.to_dict()}
     atomic_write_text(paths[0], json.dumps(doc, indent=2) + "\n")
     atomic_write(paths[1], lambda tmp: _write_row_csv(tmp, flatten(result.to_dict())))
+    if result.tables:
+        from .collected import write_tables
+
+        paths += write_tables(result, out, f"{config.get('topology')}: link utilisation")
     return paths
 
 
