@@ -12,6 +12,7 @@ pub mod execute;
 mod invariants;
 mod matching;
 pub mod measure;
+mod message;
 mod nic;
 mod nic_flits;
 mod parallel;

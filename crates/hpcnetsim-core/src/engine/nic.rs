@@ -6,7 +6,7 @@
 //! The host-bus write does not push back on the network: a destination that writes slower
 //! than packets arrive completes its messages late rather than stalling its link.
 
-use super::tasks::{Kind, Message};
+use super::message::{Kind, Message};
 use super::{Engine, Event};
 use crate::config::NicModel;
 use crate::rng::Stream;
