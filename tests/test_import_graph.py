@@ -6,10 +6,8 @@ the cycle it lands in. Edges are read from the sources: in Rust every `crate::a:
 top-level modules, and the modules one level below them); in Python every import of the
 package, also those inside functions (a deferred import hides a cycle, it does not remove it).
 
-The Rust core still has the cycles listed in RUST_CYCLES: config reads the switch presets and
-the routing-table engines to validate itself while switch and routing read config (one preset
-system, layered as data, removes it);
-the topology family dispatches to the builders that return it. They are listed exactly so that the test fails both when a
+The Rust core still has the cycle listed in RUST_CYCLES: the topology family dispatches to
+the builders that return it. They are listed exactly so that the test fails both when a
 new module joins a cycle and when one is broken without the list being shortened."""
 
 import ast
@@ -22,9 +20,8 @@ PYTHON = ROOT / "python" / "hpcnetsim"
 
 #: depth -> the strongly connected components (of more than one module) the Rust graph still has.
 RUST_CYCLES = {
-    1: [{"config", "routing", "switch"}],
+    1: [],
     2: [
-        {"config", "switch", "switch::presets"},
         {"topology::crossbar", "topology::family", "topology::graph", "topology::hyperx", "topology::ibdm",
          "topology::import", "topology::symmetry", "topology::torus", "topology::tree", "topology::twin_torus"},
     ],

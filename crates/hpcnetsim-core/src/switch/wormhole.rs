@@ -17,15 +17,12 @@ use super::fabric::{Fabric, Group};
 use super::input_queued::InputQueued;
 use super::switch_lists::Waiter;
 use super::technology::Technology;
-use super::{Buffers, CreditUnit, Model, Switching};
-use crate::config::{Arbitration, Config};
+use super::{Model, Switching};
 use crate::event::{Event, NONE};
 use crate::routing::Offer;
 use crate::topology::Peer;
 use std::any::Any;
 
-/// Largest VC buffer, in flits.
-pub const MAX_BUFFER_FLITS: u32 = 1 << 16;
 
 /// Flit-level state of every input buffer and NIC (only wormhole networks allocate it).
 #[derive(Clone, Debug)]
@@ -71,47 +68,6 @@ impl Worms {
     pub(crate) fn present(&self, q: usize) -> u32 {
         self.received[q] - self.sent[q]
     }
-}
-
-/// Refuses wormhole settings that cannot work, naming the field (bubble flow control is
-/// refused by the caller, which knows the topology).
-pub fn validate(cfg: &Config) -> crate::Result<()> {
-    let s = &cfg.switch;
-    let bad = |field: &str, value: &dyn std::fmt::Display, allowed: &str| {
-        Err(crate::Error::invalid("config", field, value, allowed))
-    };
-    if s.buffers == Buffers::Voq {
-        return bad("switch.buffers", &"\"voq\"", "\"fifo\" with switching = \"wormhole\"");
-    }
-    if s.arbitration == Arbitration::Islip {
-        return bad(
-            "switch.arbitration",
-            &"\"islip\"",
-            "\"random\", \"round-robin\" or \"oldest-first\" with switching = \"wormhole\" (iSLIP matches whole packets)",
-        );
-    }
-    if s.credit_unit != CreditUnit::Phit {
-        return bad(
-            "switch.credit_unit",
-            &format!("\"{}\"", crate::config::config_name(&s.credit_unit)),
-            "\"phit\" with switching = \"wormhole\" (one credit per flit)",
-        );
-    }
-    if s.buffer_flits > MAX_BUFFER_FLITS {
-        return bad(
-            "switch.buffer_flits",
-            &s.buffer_flits,
-            &format!("0 (switch.queue_packets packets) or between 1 and {MAX_BUFFER_FLITS} flits"),
-        );
-    }
-    if s.buffer_flits == 0 && s.queue_packets as u64 * cfg.traffic.max_packet_phits() as u64 > MAX_BUFFER_FLITS as u64 {
-        return bad(
-            "switch.buffer_flits",
-            &0,
-            &format!("between 1 and {MAX_BUFFER_FLITS} flits (queue_packets × packet size is larger)"),
-        );
-    }
-    Ok(())
 }
 
 /// The wormhole switch (`switch.switching = "wormhole"`).

@@ -1,7 +1,7 @@
 //! Named switch presets and how a `[switch]` table is read: the preset fills in every field,
 //! the fields written in the table override it.
 
-use super::{Buffers, CreditUnit, Switching};
+use super::switch::{Buffers, CreditUnit, Switching};
 use crate::config::{Arbitration, OutputAllocation, SwitchConfig};
 use serde::Deserialize;
 
