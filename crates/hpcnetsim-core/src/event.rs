@@ -1,5 +1,6 @@
 //! The vocabulary between the engine and its components (switch technologies, NICs, task
-//! execution): the events of a cycle and the packet record. The engine keeps them in its
+//! execution): the events of a cycle, the packet record, and the record of a causal
+//! workload's message (shared by the task execution, the NICs and the host model). The engine keeps them in its
 //! event wheel and packet table; a component receives the events addressed to it and
 //! answers with new ones (`crate::switch::fabric::Fabric::push_event`).
 
@@ -56,3 +57,40 @@ pub struct Packet {
 
 /// No queue (an unreserved output VC, a queue holding no reservation).
 pub const NONE: u32 = u32::MAX;
+
+/// Packets that belong to no message (independent traffic).
+pub(crate) const NO_MESSAGE: u32 = u32::MAX;
+
+/// What a message carries: a task's data, or a rendezvous control packet of the NIC model.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Kind {
+    /// Data of a send.
+    Data,
+    /// Request to send data message `data` (sender to receiver).
+    Rts { data: u32 },
+    /// Clear to send data message `data` (receiver to sender).
+    Cts { data: u32 },
+}
+
+/// A message in flight.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Message {
+    pub(crate) src: u32,
+    pub(crate) dst: u32,
+    pub(crate) seq: u64,
+    pub(crate) packets: u32,
+    pub(crate) arrived: u32,
+    pub(crate) sent_at: u64,
+    /// Length in bytes.
+    pub(crate) bytes: u64,
+    pub(crate) kind: Kind,
+    /// Cycle from which its packets may enter the NIC.
+    pub(crate) ready: u64,
+}
+
+impl Message {
+    /// A data message of `bytes` from task `src` to `dst`, sent at `now`.
+    pub(crate) fn data(src: u32, dst: u32, seq: u64, bytes: u64, now: u64) -> Self {
+        Message { src, dst, seq, packets: 0, arrived: 0, sent_at: now, bytes, kind: Kind::Data, ready: now }
+    }
+}

@@ -11,6 +11,7 @@ pub mod error;
 pub(crate) mod event;
 pub mod flow;
 pub mod memory;
+pub(crate) mod nic;
 pub mod observe;
 pub mod perf;
 pub mod resources;

@@ -9,11 +9,10 @@
 
 pub mod control;
 pub mod execute;
+mod host;
 mod invariants;
 mod matching;
 pub mod measure;
-mod message;
-mod nic;
 mod nic_flits;
 mod parallel;
 mod queue;
@@ -25,16 +24,17 @@ mod worm_deadlock;
 
 use crate::config::Config;
 use crate::error::Result;
-use crate::event::{Event, Packet, NONE};
+use crate::event::{Event, Packet, NONE, NO_MESSAGE};
+use crate::nic::{Nic, NicFlits, Nics};
 pub use crate::observe::Counters;
 pub use crate::observe::Observers;
 use crate::perf::prefetch;
 use crate::rng::{stream, Owner};
-use crate::routing::{self, Candidate, Offer, Routing};
+use crate::routing::{self, Routing};
 use crate::switch::buffers::{Fifos, Queues};
 use crate::switch::channel_state;
 use crate::switch::fabric::{self, Fabric, Knobs, Switches};
-use crate::switch::input_queued::InputQueued;
+
 use crate::switch::queue_state;
 use crate::switch::switch_lists::SwitchLists;
 use crate::switch::{Buffers, Model, Tech};
@@ -44,7 +44,7 @@ pub use nic_flits::BufferedWorm;
 pub use parallel::AUTO_MIN_CHANNELS;
 use queue::EventQueue;
 use std::collections::VecDeque;
-use tasks::{Tasks, NO_MESSAGE};
+use tasks::Tasks;
 pub use window::StreamStats;
 
 /// A cycle's one-byte tag in `Engine::woken`: 1 to 255, distinct for 255 consecutive cycles.
@@ -76,7 +76,7 @@ pub struct Engine<'a> {
     /// Every switch's state.
     sw: Switches,
     /// Every NIC's state, and the traffic sources they run.
-    nics: nic::Nics,
+    nics: Nics,
     /// The task programs of a causal workload, if any.
     tasks: Option<Tasks>,
     packets: Vec<Packet>,
@@ -189,7 +189,7 @@ impl<'a> Engine<'a> {
             interners: vec![Default::default()],
             tech_state: tech.state(&model, channels, switches, terminals, vcs),
         };
-        let nics = nic::Nics {
+        let nics = Nics {
             pattern,
             source,
             queue_packets: cfg.switch.injection_queue_packets as usize,
@@ -339,25 +339,6 @@ impl<'a> Engine<'a> {
         self.events.push(now, Event::Wake { target });
     }
 
-    /// A new packet of independent traffic at the back of NIC `src`'s injection queue.
-    fn enqueue(&mut self, src: usize, dst: usize, size: u32, now: u64) {
-        let salt = rand::RngCore::next_u32(&mut self.nics.rng[src]);
-        let packet = Packet {
-            src: src as u32,
-            dst: dst as u32,
-            size,
-            generated: now,
-            injected: 0,
-            message: NO_MESSAGE,
-            arrived: 0,
-            salt,
-            offset: 0,
-        };
-        let p = self.new_packet(packet);
-        self.stats.in_flight += 1;
-        self.nics.queue[src].push_back(p);
-    }
-
     fn new_packet(&mut self, mut p: Packet) -> u32 {
         // PARX's rule goes by message size: a message packet counts its whole message.
         let phits = match &self.tasks {
@@ -465,22 +446,12 @@ impl<'a> Engine<'a> {
     fn handle(&mut self, ev: Event, now: u64) {
         match ev {
             Event::Generate { nic } => self.generate(nic as usize, now),
-            Event::NicTail { nic } => {
-                let nic = nic as usize;
-                self.nics.queue[nic].pop_front();
-                self.nics.sending[nic] = false;
-                self.wake(self.topo.num_switches() + nic, now);
-            }
+            Event::NicTail { nic } => self.nic_tail_left(nic as usize, now),
             Event::Arrive { .. } | Event::Tail { .. } | Event::Credit { .. } => {
                 let tech = self.tech;
                 tech.event(self, ev, now)
             }
-            Event::NicCredit { nic, vc, phits } => {
-                let i = nic as usize * self.k.vcs + vc as usize;
-                self.nics.credits[i] += phits;
-                debug_assert!(self.nics.credits[i] <= self.k.queue_phits, "credits above capacity");
-                self.wake(self.topo.num_switches() + nic as usize, now);
-            }
+            Event::NicCredit { nic, vc, phits } => self.nic_credit(nic as usize, vc as usize, phits, now),
             Event::Deliver { packet } => self.deliver(packet, now),
             Event::Wake { target } => self.wake(target as usize, now),
             Event::Resume { task } => self.advance(task as usize, now),
@@ -490,26 +461,6 @@ impl<'a> Engine<'a> {
                 tech.event(self, ev, now)
             }
             Event::NicFlitCredit { nic, vc, tail } => self.nic_flit_credit(nic as usize, vc as usize, tail, now),
-        }
-    }
-
-    fn generate(&mut self, nic: usize, now: u64) {
-        if self.nics.stopped {
-            return;
-        }
-        let rng = &mut self.nics.rng[nic];
-        let size = self.nics.source.size(rng);
-        let dst = self.nics.pattern.destination(nic, rng);
-        let gap = self.nics.source.gap(size, rng);
-        self.events.push(now + gap, Event::Generate { nic: nic as u32 });
-        self.stats.counters.generated += 1;
-        if self.nics.queue[nic].len() >= self.nics.queue_packets {
-            self.stats.counters.dropped += 1;
-            return;
-        }
-        self.enqueue(nic, dst, size, now);
-        if self.nics.queue[nic].len() == 1 {
-            self.wake(self.topo.num_switches() + nic, now);
         }
     }
 
@@ -549,71 +500,6 @@ impl<'a> Engine<'a> {
                 }
             }
         }
-    }
-
-    /// The NIC sends its front packet if the link is free and a VC has room for it.
-    fn try_inject(&mut self, nic: usize, now: u64) {
-        if self.tech.flits() {
-            return self.inject_flits(nic, now);
-        }
-        if self.nics.sending[nic] {
-            return;
-        }
-        self.refill(nic, now);
-        let Some(&p) = self.nics.queue[nic].front() else { return };
-        let size = self.packets[p as usize].size;
-        let (s, port) = self.topo.terminal_attachment(nic);
-        let channel = self.topo.channel(s, port);
-        self.tmp.offers.clear();
-        let pk = &self.packets[p as usize];
-        // Table routing fixes the VL of the packet's path; otherwise the NIC's injection VCs.
-        let vcs = match self.routing.injection_vc(nic, pk.dst as usize, pk.offset) {
-            Some(v) => v..v + 1,
-            None => 0..self.nics.vcs,
-        };
-        // The VCs of the packet's traffic class.
-        let vcs = match self.model.traffic_classes {
-            1 => vcs,
-            n => {
-                let first = crate::switch::classes::packet_class(pk.salt, n) as usize * (self.k.vcs / n as usize);
-                vcs.start + first..vcs.end + first
-            }
-        };
-        let compare = vcs.len() > 1;
-        let cost = self.model.credit_cost(size);
-        for vc in vcs {
-            let room = self.nics.credits[nic * self.k.vcs + vc];
-            let occupancy = match compare {
-                false => 0,
-                true if self.k.voq_ports == 1 => self.occupancy(channel * self.k.vcs + vc, now),
-                // A multi-queue buffer: what the NIC's credits say is taken.
-                true => self.k.queue_phits - room,
-            };
-            let candidate = Candidate::new(port, vc);
-            self.tmp.offers.push(Offer { candidate, room, occupancy, takeable: room >= cost });
-        }
-        self.nics.choice.prepare(self.k.selection, &self.tmp.offers);
-        let Some(c) = self.nics.choice.pick(&mut self.nics.rng[nic]) else {
-            // A least-occupied choice that cannot be taken is made again next cycle.
-            if !self.nics.choice.available().is_empty() {
-                self.wake(self.topo.num_switches() + nic, now + 1);
-            }
-            return;
-        };
-        let vc = c.vc as usize;
-        self.nics.credits[nic * self.k.vcs + vc] -= cost;
-        self.nics.sending[nic] = true;
-        self.packets[p as usize].injected = now;
-        self.stats.counters.injected += 1;
-        self.count_hop(size);
-        let queue = (channel * self.k.vcs + vc) as u32;
-        self.events.push(now + self.k.hop_delay, Event::Arrive { queue, packet: p });
-        self.events.push(now + size as u64, Event::NicTail { nic: nic as u32 });
-    }
-
-    fn count_hop(&mut self, size: u32) {
-        self.stats.counters.packet_hops += 1;
-        self.stats.counters.phit_hops += size as u64;
     }
 
     fn deliver(&mut self, packet: u32, now: u64) {

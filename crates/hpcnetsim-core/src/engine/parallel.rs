@@ -25,6 +25,7 @@
 
 use super::Engine;
 use crate::event::{Event, Packet};
+use crate::nic::Nic;
 use crate::observe::Counters;
 use crate::perf::prefetch::pipelined;
 use crate::rng::Stream;

@@ -2,6 +2,7 @@
 
 use super::Engine;
 use crate::event::{Event, Packet};
+use crate::nic::{NicSide, Nics};
 use crate::observe::Counters;
 use crate::rng::Stream;
 use crate::routing::{Candidate, Routing};
@@ -169,5 +170,36 @@ impl<'a> Fabric for Engine<'a> {
     #[inline]
     fn prefetch_switch_rng(&self, s: usize) {
         crate::perf::prefetch::prefetch(&self.sw.switch_rng, s);
+    }
+}
+
+impl<'a> NicSide for Engine<'a> {
+    #[inline]
+    fn nics(&mut self) -> &mut Nics {
+        &mut self.nics
+    }
+    #[inline]
+    fn nics_ref(&self) -> &Nics {
+        &self.nics
+    }
+    #[inline]
+    fn new_packet(&mut self, p: Packet) -> u32 {
+        Engine::new_packet(self, p)
+    }
+    #[inline]
+    fn set_injected(&mut self, p: u32, now: u64) {
+        self.packets[p as usize].injected = now;
+    }
+    #[inline]
+    fn packet_created(&mut self) {
+        self.stats.in_flight += 1;
+    }
+    #[inline]
+    fn refill(&mut self, nic: usize, now: u64) {
+        self.refill_from_tasks(nic, now)
+    }
+    #[inline]
+    fn flits(&self) -> bool {
+        self.tech.flits()
     }
 }

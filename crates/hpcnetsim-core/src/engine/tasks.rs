@@ -3,11 +3,11 @@
 //! injection queue as room appears (no packet is ever dropped).
 
 use super::matching::{Envelope, Matching, Posted, Req};
-pub(crate) use super::message::{Kind, Message, NO_MESSAGE};
-use super::nic::HostState;
 use super::{Engine, Event, Packet};
 use crate::config::Config;
 use crate::error::Result;
+pub(crate) use crate::event::{Kind, Message};
+use crate::nic::HostState;
 use crate::topology::Topology;
 use crate::workload::program::NO_REQUEST;
 use crate::workload::{message_packets, Op, Programs};
@@ -376,7 +376,7 @@ impl<'a> Engine<'a> {
 
     /// Moves packets of waiting messages into NIC `nic`'s injection queue while it has room
     /// (and, with the host model, once the DMA engine has read their payload).
-    pub(super) fn refill(&mut self, nic: usize, now: u64) {
+    pub(super) fn refill_from_tasks(&mut self, nic: usize, now: u64) {
         let Some(tasks) = self.tasks.as_mut() else { return };
         let mut created = Vec::new();
         loop {
