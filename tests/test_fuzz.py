@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from hpcnetsim import ConfigError, experiment
+from hpcnetsim import ConfigError
+from hpcnetsim.experiments import experiment
 
 SMALL = (Path(__file__).parent / "data" / "small_sweep.toml").read_text()
 PIECES = ["=", "[", "]", "{", "}", '"', ",", "0", "-1", "1e999", "=9**9**9", "=ideal*", "axes.", "[[sweep]]",
