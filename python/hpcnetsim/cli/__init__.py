@@ -18,6 +18,12 @@ from .arguments import Parser, UsageError
 COMMANDS = (topo, route, run, bench, bench_net, sweep, study, flow, validate, trace, report)
 
 
+def one_line(message: str) -> str:
+    """``message`` on one line: control characters that it echoes from the input (a newline
+    inside an argument or a spec) are shown escaped, as ``\\n``."""
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in message.strip())
+
+
 def build_parser() -> argparse.ArgumentParser:
     from .._core import BUILD_ID, __version__
 
@@ -45,12 +51,12 @@ def main(argv: list[str] | None = None) -> int:
             os.environ["HPCNETSIM_NO_MEMORY_CHECK"] = "1"  # sweep workers inherit it
         status = args.func(args)
     except (UsageError, ConfigError) as e:
-        print(f"error: {e}", file=sys.stderr)
+        print(f"error: {one_line(str(e))}", file=sys.stderr)
         return 2
     except BrokenPipeError:
         return 0
     except OSError as e:
-        print(f"error: {e.filename or ''}: {e.strerror or e}", file=sys.stderr)
+        print(f"error: {one_line(str(e.filename or ''))}: {e.strerror or e}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         if getattr(args, "command", None) in ("sweep", "study"):
