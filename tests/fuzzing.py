@@ -1,6 +1,7 @@
-"""Property-based fuzzing of every input parser: topology specs, configs, experiment files, the
-five trace formats (text, SimGrid, DUMPI, VEF, OTF2), the three fabric formats (edge lists,
-IBDM ``.topo``, ibnetdiscover) and the command line.
+"""Property-based fuzzing of every input parser: topology specs, configs (parsed, and mostly
+valid ones simulated briefly), experiment files, the five trace formats (text, SimGrid, DUMPI,
+VEF, OTF2), the three fabric formats (edge lists, IBDM ``.topo``, ibnetdiscover) and the
+command line.
 
 The contract (docs/reliability.md): whatever the input, a parser returns a value or raises
 ``ConfigError`` with a one-line message (the command prints it as ``error: ...`` and exits
@@ -198,7 +199,37 @@ CALLS = ["compute", "send", "recv", "isend", "irecv", "wait", "waitall", "waitan
 
 
 @st.composite
+def valid_text_line(draw, ranks: int) -> str:
+    """A line that parses: a rank of the trace, a call, arguments and options in range (which
+    may still not match: a receive without its send, a wait on an unknown request)."""
+    rank = st.integers(0, ranks - 1).map(str)
+    size = st.sampled_from(["0", "1", "64", "4096", "100000"])
+    call = draw(st.sampled_from(["compute", "send", "recv", "isend", "irecv", "wait", "waitall", "waitany",
+                                 "barrier", "bcast", "reduce", "gather", "scatter", "allreduce", "allgather",
+                                 "alltoall"]))  # fmt: skip
+    args: list[str] = []
+    if call == "compute":
+        args = [draw(st.sampled_from(["0", "1", "1000", "999999999"]))]
+    elif call in ("send", "isend"):
+        args = [draw(rank), draw(size)] + (["req=" + draw(st.sampled_from(["1", "2"]))] if call == "isend" else [])
+    elif call in ("recv", "irecv"):
+        args = [draw(st.one_of(rank, st.just("any"))), draw(size)]
+        args += ["req=" + draw(st.sampled_from(["1", "2"]))] if call == "irecv" else []
+    elif call.startswith("wait"):
+        args = draw(st.lists(st.sampled_from(["1", "2", "3"]), min_size=1, max_size=2))
+    elif call != "barrier":
+        args = [draw(size)] + ([f"root={draw(rank)}"] if call in ("bcast", "reduce", "gather", "scatter") else [])
+    if draw(st.integers(0, 3)) == 0:
+        args.append(draw(st.sampled_from(["tag=1", "tag=any", "comm=0", "algorithm=binomial", "algorithm=ring"])))
+    return " ".join([draw(rank), call, *args])
+
+
+@st.composite
 def text_trace(draw) -> str:
+    if draw(st.booleans()):
+        n = draw(st.integers(1, 4))
+        lines = draw(st.lists(valid_text_line(n), max_size=16))
+        return f"ranks {n}\n" + "\n".join(lines) + "\n"
     ranks = draw(st.one_of(st.integers(1, 4).map(str), number_words()))
     body = draw(lines_of(st.builds(
         lambda r, call, args, opts: " ".join([r, call, *args, *opts]),
@@ -426,6 +457,71 @@ def check_config(text: str, tmp: Path) -> None:
     _one_line_config_error(lambda: hpcnetsim.load_config(tmp / "c.toml"))
 
 
+#: Valid values of the fields a simulation reads (docs/config.md), so that most generated
+#: configs run and reach the engine; an invalid value or combination now and then.
+RUN_FIELDS = {
+    "switch": {"vcs": [1, 2, 3, 4, 8], "queue_packets": [1, 2, 4, 64], "arbitration": ["random", "round-robin",
+               "oldest-first", "islip"], "output_allocation": ["vc", "link"], "preset": ["insee", "extoll", "elite"],
+               "buffers": ["fifo", "voq"], "switching": ["cut-through", "wormhole"], "buffer_flits": [0, 8, 64],
+               "credit_unit": ["packet", "phit", "cell"], "cell_bytes": [1, 16, 64], "phit_bytes": [1, 4, 16],
+               "islip_iterations": [1, 2, 64], "traffic_classes": [1, 2], "switch_delay_cycles": [0, 1, 5],
+               "link_delay_cycles": [0, 1, 3], "credit_delay_cycles": [0, 2], "injection_vcs": [0, 1, 2],
+               "injection_queue_packets": [1, 8]},
+    "routing": {"algorithm": ["auto", "dor", "dor-upper-lower", "bubble-adaptive", "duato", "tree-adaptive",
+                "tree-deterministic", "direct", "hyperx-dor", "hyperx-adaptive", "hyperx-valiant", "hyperx-ugal",
+                "hyperx-dal", "ts-dor", "dort", "table"], "selection": ["least-occupied", "most-credits", "random",
+                "first"], "engine": ["minhop", "sssp", "dfsssp", "updn", "ftree", "parx"], "lmc": [0, 1, 2],
+                "address": ["round-robin", "random", "parx"], "layering": ["placement", "opensm"]},
+    "traffic": {"pattern": ["uniform", "bit-complement", "bit-reversal", "transpose", "perfect-shuffle", "butterfly",
+                "tornado", "nearest-neighbour", "random-permutation", "hot-spot", "hot-region", "zipf"],
+                "load": [0.0, 0.05, 0.3, 1.0], "injection": ["bernoulli", "bursty"], "packet_phits": [1, 4, 16],
+                "packet_phits_max": [0, 32], "burst_packets": [1.0, 8.0], "hot_nodes": [[0], [1, 3]],
+                "hot_fraction": [0.0, 0.5, 1.0], "hot_region_fraction": [0.25, 1.0], "zipf_exponent": [0.5, 1.0, 100]},
+    "workload": {"kernel": ["bt", "ibt", "barrier", "bu", "2w", "3w", "wf", "2m", "3m", "2d", "3d", "bcast", "reduce",
+                 "allreduce", "allgather", "alltoall", "gather", "scatter", "mpi-barrier", "deepbench-allreduce"],
+                 "tasks": [0, 2, 3, 4, 8], "message_bytes": [0, 1, 64, 640, 4096], "compute_cycles": [0, 10],
+                 "length_evolution": ["constant", "doubling", "halving"], "return_sweep": [True, False],
+                 "wrap": [True, False], "diagonals": [True, False]},
+    "nic": {"enabled": [True, False], "max_payload": ["16 B", "256 B", "64 KiB"], "packet_overhead": ["0 B", "16 B"],
+            "rendezvous_threshold": ["0 B", "64 B"], "send_overhead": ["0 ns", "100 ns"]},
+    "link": {"bandwidth": ["4 GB/s", "100 Gb/s"], "switch_latency": ["10 ns"], "host_bandwidth": ["10 GB/s"]},
+}  # fmt: skip
+RUN_TOPOLOGIES = ["torus:4x4", "torus:3x3", "mesh:3x3", "torus:4x4x2", "tree:k=2,n=3", "tree:k=4,n=2",
+                  "tree:k=4,kp=2,n=2", "crossbar:8", "hyperx:3x3", "hyperx:4x4,t=2", "twin-torus:2x2x2",
+                  "torus:4x4|faults:random=2,seed=1", "xgft:2;2,2;1,2"]  # fmt: skip
+
+
+@st.composite
+def run_config(draw) -> dict:
+    config = {"topology": draw(st.sampled_from(RUN_TOPOLOGIES)), "seed": draw(st.integers(0, 5))}
+    if draw(st.integers(0, 3)) == 0:
+        config["technology"] = draw(st.sampled_from(["qsnet", "extoll", "qdr-infiniband", "ndr-infiniband"]))
+    for section in draw(st.lists(st.sampled_from(sorted(RUN_FIELDS)), max_size=4, unique=True)):
+        fields = RUN_FIELDS[section]
+        keys = draw(st.lists(st.sampled_from(sorted(fields)), min_size=1, max_size=5, unique=True))
+        config[section] = {k: draw(st.sampled_from(fields[k])) for k in keys}
+    if draw(st.integers(0, 9)) == 0:  # now and then an invalid value
+        section = draw(st.sampled_from(sorted(RUN_FIELDS)))
+        config.setdefault(section, {})[draw(st.sampled_from(sorted(RUN_FIELDS[section])))] = draw(
+            st.sampled_from([-1, 0, 10**13, 1e308, "x", [], None.__class__.__name__]))
+    return config
+
+
+#: The schedule every simulated case runs under: a few thousand cycles at most.
+SHORT = {"warmup_cycles": 200, "window_cycles": 100, "max_convergence_cycles": 1000, "batches": 1,
+         "batch_cycles": 200, "deadlock_cycles": 500}  # fmt: skip
+
+
+def check_simulation(config: dict, tmp: Path) -> None:
+    """A generated config run for a few thousand cycles with the engine's invariants checked:
+    a result (any status) or a one-line ConfigError."""
+    import hpcnetsim
+
+    config = {**config, "measurement": SHORT}
+    run = hpcnetsim.execute if "workload" in config else hpcnetsim.simulate
+    _one_line_config_error(lambda: run(config, max_seconds=2, max_cycles=20000, check=True))
+
+
 def check_experiment(text: str, tmp: Path) -> None:
     from hpcnetsim.experiments import experiment
 
@@ -494,6 +590,7 @@ class Target:
 TARGETS = {
     "spec": Target(spec_text(), check_spec),
     "config": Target(config_text(), check_config),
+    "simulation": Target(run_config(), check_simulation),
     "experiment": Target(experiment_text(), check_experiment),
     "text-trace": Target(text_trace(), _trace_check("t.trace", "text", replay=True)),
     "simgrid": Target(simgrid_trace(), _trace_check("trace.index", "simgrid")),
