@@ -377,7 +377,8 @@ def cli_args(draw) -> list[str]:
     spec = draw(st.one_of(st.sampled_from(SMALL_SPECS), spec_text()))
     num = number_words()
     flags: list[tuple[str, st.SearchStrategy]] = []
-    command = draw(st.sampled_from(["describe", "paths", "export", "route", "run", "trace", "flow", "study", "junk"]))
+    command = draw(st.sampled_from(["describe", "paths", "export", "route", "run", "trace", "flow", "study", "sweep",
+                                    "report", "junk"]))  # fmt: skip
     if command == "describe":
         args, flags = ["topo", "describe", spec], [("--json", st.none())]
     elif command == "paths":
@@ -406,6 +407,16 @@ def cli_args(draw) -> list[str]:
                  ("--link-bandwidth", num), ("--paths", st.sampled_from(["auto", "first", "x"]))]  # fmt: skip
     elif command == "study":
         args = ["study", draw(st.sampled_from(["list", "tables", "x"]))]
+        if args[1] == "tables":
+            args.append(draw(st.sampled_from(["@", "@missing", "/dev/null"])))
+    elif command == "sweep":
+        # An experiment file with an error: the flags are checked, nothing runs.
+        args = ["sweep", draw(st.sampled_from(["@bad_experiment.toml", "@missing.toml", "/dev/zero"]))]
+        flags = [("--jobs", num), ("--repetitions", num), ("--quick", st.none()), ("--no-progress", st.none()),
+                 ("--scheduler", st.sampled_from(["garbage", "tcp://", "tcp://host:99999", "tcp://[::1]:8786",
+                                                  "tcp://127.0.0.1:0", "x:1:2"])), ("--out", st.just("@out"))]  # fmt: skip
+    elif command == "report":
+        args = ["report", draw(st.sampled_from(["@", "@missing", "/dev/null", "@tiny.toml"]))]
     else:
         args = draw(st.lists(st.one_of(junk(), st.sampled_from(["--max-cycles", "-5", "run", "topo", "--"])),
                              max_size=4))  # fmt: skip
@@ -561,7 +572,8 @@ def _fabric_check(kind: str):
 def check_cli(args: list[str], tmp: Path) -> None:
     from hpcnetsim.cli import main
 
-    _write(tmp, {"tiny.toml": TINY, "tiny.trace": "ranks 2\n0 send 1 64\n1 recv 0 64\n"})
+    _write(tmp, {"tiny.toml": TINY, "tiny.trace": "ranks 2\n0 send 1 64\n1 recv 0 64\n",
+                 "bad_experiment.toml": '[base]\ntopology = "torus:2x2"\n[[sweep]]\naxes.nope = [1]\n'})  # fmt: skip
     argv = [str(tmp / a[1:]) if a.startswith("@") else a for a in args]
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
