@@ -12,6 +12,7 @@ new module joins a cycle and when one is broken without the list being shortened
 
 import ast
 import re
+import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -111,9 +112,10 @@ def python_graph() -> dict[str, set[str]]:
                 if node.level:
                     base = package.split(".")[: len(package.split(".")) - (node.level - 1)]
                     target = ".".join(base + ([node.module] if node.module else []))
-                    used |= {f"{target}.{a.name}" for a in node.names} if node.module is None else {target}
-                elif node.module:
-                    used.add(node.module)
+                else:
+                    target = node.module
+                # `from package import name`: the package, and the module `name` when it is one.
+                used |= {target} | {f"{target}.{a.name}" for a in node.names}
             elif isinstance(node, ast.Import):
                 used |= {a.name for a in node.names}
         graph[name] = {u for u in used if u in modules and u != name}
@@ -123,7 +125,9 @@ def python_graph() -> dict[str, set[str]]:
 def test_the_python_package_has_no_import_cycle():
     graph = python_graph()
     assert len(graph) > 30, "the package's modules were found"
-    assert "hpcnetsim.plots" in graph["hpcnetsim.compare"], "imports inside functions count"
+    assert "hpcnetsim.reports.plots" in graph["hpcnetsim.reports.compare"], "imports inside functions count"
+    assert "hpcnetsim.experiments.store" in graph["hpcnetsim.reports.report"], "`from ..package import module` counts"
+    assert "hpcnetsim.cli.topo" in graph["hpcnetsim.cli"], "a package's __init__ is a module"
     assert cycles(graph) == [], f"import cycles: {cycles(graph)}"
 
 
@@ -133,6 +137,22 @@ def test_the_rust_core_has_no_new_module_cycle():
         assert len(graph) > 5
         got = sorted(cycles(graph), key=sorted)
         assert got == sorted(known, key=sorted), f"module cycles at depth {depth} changed: {got}"
+
+
+def test_a_cycle_through_a_sub_package_is_found(tmp_path, monkeypatch):
+    """The graph sees `from ..package import module` and `from . import module`, so a cycle
+    between sub-packages is caught."""
+    for name, text in {
+        "__init__.py": "",
+        "a/__init__.py": "",
+        "a/x.py": "from ..b import y\n",
+        "b/__init__.py": "",
+        "b/y.py": "def f():\n    from ..a import x\n",
+    }.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    monkeypatch.setattr(sys.modules[__name__], "PYTHON", tmp_path)
+    assert cycles(python_graph()) == [{"hpcnetsim.a.x", "hpcnetsim.b.y"}]
 
 
 def test_the_cycle_finder_finds_cycles():

@@ -176,11 +176,11 @@ def execute(
     """
     cfg = load_config(config)
     w = cfg.get("workload") or {}
-    from .otf2_trace import is_otf2
+    from .inputs.otf2_trace import is_otf2
 
     if w.get("trace") and is_otf2(w["trace"], w.get("format", "auto")):
         # OTF2 archives are read here (the otf2 package) and replayed as a text trace.
-        from .otf2_trace import to_text
+        from .inputs.otf2_trace import to_text
         from .units import with_physical
 
         rest = {**cfg, "workload": {k: v for k, v in w.items() if k not in ("trace", "format")}}
