@@ -23,6 +23,9 @@ def add_parser(sub) -> None:
                         "choice of hpcnetsim run (default 1)")
     b.add_argument("--repeat", type=int, default=1, metavar="N",
                    help="with --scale: run every row N times and keep the fastest (default 1)")
+    b.add_argument("--neighbour", action="store_true",
+                   help="with --scale: run a cache-polluting process beside the benchmark (a busy shared "
+                        "machine's other tenant), so the cost per hop under contention is measured")
     b.set_defaults(func=_bench)
 
 
@@ -41,6 +44,8 @@ def _bench(args) -> None:
         raise ConfigError(f"--repeat = {args.repeat} is invalid: a positive number of runs")
     if args.repeat != 1 and not args.scale:
         raise ConfigError("--repeat is invalid without --scale: it repeats the scale benchmark's rows")
+    if args.neighbour and not args.scale:
+        raise ConfigError("--neighbour is invalid without --scale: it runs beside the scale benchmark")
     if args.startup:
         from ..bench import run_startup
 
@@ -48,12 +53,17 @@ def _bench(args) -> None:
             print(f"{k:<24} {v:7.1f}")
         return
     if args.scale:
+        import contextlib
+
+        from ..neighbour import Neighbour
+
         print(table_header(SCALE_COLUMNS), flush=True)
-        run_scale(
-            args.million, args.max_terminals, args.target_phit_hops,
-            on_row=lambda row: print(format_row(row, SCALE_COLUMNS), flush=True), threads=args.threads,
-            repeat=args.repeat,
-        )  # fmt: skip
+        with Neighbour() if args.neighbour else contextlib.nullcontext():
+            run_scale(
+                args.million, args.max_terminals, args.target_phit_hops,
+                on_row=lambda row: print(format_row(row, SCALE_COLUMNS), flush=True), threads=args.threads,
+                repeat=args.repeat,
+            )  # fmt: skip
         return
     print(table_header(), flush=True)
     run_benchmarks(args.quick, on_row=lambda row: print(format_row(row), flush=True))
