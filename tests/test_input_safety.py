@@ -215,6 +215,13 @@ def test_work_of_hours_is_refused_at_once(cli, args, words):
     assert time.monotonic() - start < 10  # minutes to hours before
 
 
+def test_large_intact_trees_are_still_described():
+    """The work bound applies to searches: an intact tree's distances and loads are closed
+    forms, so the scale benchmark's 4-ary 8-tree (65 536 terminals) is described."""
+    d = h.Topology.from_spec("tree:k=4,kp=4,n=8").describe()
+    assert d["terminals"] == 65536 and d["diameter"] == 16
+
+
 def test_an_argument_with_a_newline_is_one_error_line(capfd):
     assert main(["run", "bad\narg.toml"]) == 2
     err = capfd.readouterr().err
