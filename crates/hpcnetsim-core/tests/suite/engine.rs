@@ -2,7 +2,7 @@
 //! conservation and credit accounting, determinism, saturation of thin-trees near their
 //! ideal throughput, absence of deadlock under saturation, and bad configs.
 
-use crate::common::{sim_config, topo};
+use crate::common::{sim_config, topo, zero_load_latency};
 use hpcnetsim_core::config::{Algorithm, Config};
 use hpcnetsim_core::engine::{measure, Engine};
 use hpcnetsim_core::stats::Status;
@@ -43,16 +43,10 @@ fn zero_load_latency_is_the_cut_through_formula() {
             (c.switch.switch_delay_cycles, c.switch.link_delay_cycles) = (sd, ld);
             let n = t.num_terminals();
             for (a, b) in [(0, n - 1), (1, n / 2), (n - 1, 0)] {
-                let mut e = Engine::new(&c, &t).unwrap();
-                e.set_recording(true);
-                e.inject(a, b, size);
-                e.run_until(10_000);
                 let hops = paths::terminal_distance(&t, a, b).unwrap() as u64;
                 let want = hops * (sd + ld) as u64 + size as u64 - 1;
-                let got = e.stats.network_latency.summary();
-                assert_eq!(got.count, 1, "{spec}: {a} -> {b} not delivered");
-                assert_eq!(got.max as u64, want, "{spec} {a}->{b} delays {sd}+{ld} size {size}: {hops} hops");
-                e.check_idle().unwrap();
+                let got = zero_load_latency(&c, &t, a, b, size);
+                assert_eq!(got, want, "{spec} {a}->{b} delays {sd}+{ld} size {size}: {hops} hops");
             }
         }
     }

@@ -2,20 +2,10 @@
 //! zero-load timing as the input-queued switch, no head-of-line blocking with enough
 //! speedup, finite output queues and credits that come back whole, and its refusals.
 
-use crate::common::topo;
+use crate::common::{accepted, topo, zero_load_latency};
 use hpcnetsim_core::config::{Algorithm, Config};
 use hpcnetsim_core::engine::{measure, Engine};
-use hpcnetsim_core::stats::Status;
 use hpcnetsim_core::topology::paths;
-
-const QUICK: &str = "[measurement]\nwarmup_cycles = 2000\nwindow_cycles = 500\nbatches = 2\nbatch_cycles = 2000\n";
-
-fn accepted(toml: &str) -> f64 {
-    let cfg = Config::from_toml(&format!("{toml}\n{QUICK}")).unwrap();
-    let r = measure::run(&cfg).unwrap();
-    assert_eq!(r.status, Status::Converged, "{toml}");
-    r.accepted_load.unwrap()
-}
 
 /// One packet in an empty network: hops × (switch + link delay) + size − 1 cycles, as with
 /// the input-queued switch, and every credit and output-queue slot back afterwards.
@@ -34,18 +24,12 @@ fn zero_load_latency_is_the_input_queued_switch_s() {
                 c.routing.algorithm = algorithm;
                 c.traffic.load = 0.0;
                 let n = t.num_terminals();
+                assert_eq!(Engine::new(&c, &t).unwrap().switch_technology(), "output_queued");
                 for (a, b) in [(0, n - 1), (1, n / 2), (n - 1, 0)] {
-                    let mut e = Engine::new(&c, &t).unwrap();
-                    assert_eq!(e.switch_technology(), "output_queued");
-                    e.set_recording(true);
-                    e.inject(a, b, size);
-                    e.run_until(10_000);
                     let hops = paths::terminal_distance(&t, a, b).unwrap() as u64;
                     let want = hops * (sd + ld) as u64 + size as u64 - 1;
-                    let got = e.stats.network_latency.summary();
-                    assert_eq!(got.count, 1, "{spec}: {a} -> {b} not delivered");
-                    assert_eq!(got.max as u64, want, "{spec} {a}->{b} speedup {speedup} delays {sd}+{ld} size {size}");
-                    e.check_idle().unwrap();
+                    let got = zero_load_latency(&c, &t, a, b, size);
+                    assert_eq!(got, want, "{spec} {a}->{b} speedup {speedup} delays {sd}+{ld} size {size}");
                 }
             }
         }

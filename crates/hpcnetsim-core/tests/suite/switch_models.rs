@@ -2,20 +2,11 @@
 //! virtual output queues with iSLIP, cell-granular packets and credits, and the refusal of
 //! settings that cannot work together.
 
+use crate::common::accepted;
 use hpcnetsim_core::config::Config;
 use hpcnetsim_core::engine::{execute, measure};
 use hpcnetsim_core::stats::Status;
 use hpcnetsim_core::switch::{Buffers, CreditUnit};
-
-/// A short throughput schedule for tests.
-const QUICK: &str = "[measurement]\nwarmup_cycles = 2000\nwindow_cycles = 500\nbatches = 2\nbatch_cycles = 2000\n";
-
-fn accepted(toml: &str) -> f64 {
-    let cfg = Config::from_toml(&format!("{toml}\n{QUICK}")).unwrap();
-    let r = measure::run(&cfg).unwrap();
-    assert_eq!(r.status, Status::Converged, "{toml}");
-    r.accepted_load.unwrap()
-}
 
 /// A preset fills in every field; fields written in the table override it.
 #[test]

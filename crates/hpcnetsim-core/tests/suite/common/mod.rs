@@ -6,6 +6,8 @@
 pub mod reference;
 
 use hpcnetsim_core::config::{Algorithm, Config};
+use hpcnetsim_core::engine::{measure, Engine};
+use hpcnetsim_core::stats::Status;
 use hpcnetsim_core::topology::paths::bfs;
 use hpcnetsim_core::{Peer, Topology};
 
@@ -21,6 +23,30 @@ pub fn sim_config(spec: &str, vcs: u32, algorithm: Algorithm, load: f64) -> Conf
     c.routing.algorithm = algorithm;
     c.traffic.load = load;
     c
+}
+
+/// A short throughput schedule for tests (a TOML table to append to a config).
+pub const QUICK: &str = "[measurement]\nwarmup_cycles = 2000\nwindow_cycles = 500\nbatches = 2\nbatch_cycles = 2000\n";
+
+/// The accepted load of the config `toml` under the `QUICK` schedule (it must converge).
+pub fn accepted(toml: &str) -> f64 {
+    let cfg = Config::from_toml(&format!("{toml}\n{QUICK}")).unwrap();
+    let r = measure::run(&cfg).unwrap();
+    assert_eq!(r.status, Status::Converged, "{toml}");
+    r.accepted_load.unwrap()
+}
+
+/// The latency of one packet of `size` phits from terminal `a` to `b` in the empty network
+/// of `c` on `t`, checking that it is delivered and that the network drains back to empty.
+pub fn zero_load_latency(c: &Config, t: &Topology, a: usize, b: usize, size: u32) -> u64 {
+    let mut e = Engine::new(c, t).unwrap();
+    e.set_recording(true);
+    e.inject(a, b, size);
+    e.run_until(10_000);
+    let got = e.stats.network_latency.summary();
+    assert_eq!(got.count, 1, "{}: {a} -> {b} not delivered", c.topology);
+    e.check_idle().unwrap();
+    got.max as u64
 }
 
 /// Every minimal switch path from `src` to `dst`, each as the list of channels it uses.
