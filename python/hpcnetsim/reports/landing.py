@@ -49,7 +49,7 @@ def markdown_page(text: str, title: str, figures: dict[str, str] | None = None) 
     (the figure inline as SVG), so that the page needs no file beside it."""
     body = markdown_html(text)
     for name, figure in (figures or {}).items():
-        body = re.sub(rf"(<p>)?<img [^>]*src=\"{re.escape(name)}\"[^>]*>(</p>)?", lambda m: figure, body)
+        body = re.sub(rf"(<p>)?<img [^>]*src=\"{re.escape(name)}\"[^>]*>(</p>)?", lambda m, f=figure: f, body)
     return page(title, body)
 
 

@@ -375,9 +375,9 @@ def write_report(out: str | Path) -> Path:
     path = Path(out) / "report.html"
     _FIGURES.clear()
     page = render(doc, df)
-    for name, png, svg in _FIGURES:
+    for name, png, text in _FIGURES:
         atomic_write(Path(out) / "figures" / f"{name}.png", lambda tmp, b=png: tmp.write_bytes(b))
-        atomic_write_text(Path(out) / "figures" / f"{name}.svg", svg)
+        atomic_write_text(Path(out) / "figures" / f"{name}.svg", text)
     _FIGURES.clear()
     atomic_write_text(path, page)
     return path
