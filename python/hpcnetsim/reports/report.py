@@ -284,6 +284,8 @@ UNITS = {
     "latency_network_mean": "mean network latency (cycles)",
     "latency_network_p99": "p99 network latency (cycles)",
     "execution_time_cycles": "execution time (cycles)",
+    "message_latency_mean": "mean message latency (cycles)",
+    "workload.message_bytes": "workload.message_bytes (bytes)",
     "max_accepted": "max accepted (phits/cycle/node)",
     "offered_pct_host": "offered load (% of host bandwidth)",
     "accepted_pct_host": "accepted load (% of host bandwidth)",
