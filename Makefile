@@ -5,7 +5,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 OUT    ?= results
 
-.PHONY: demo test lint fuzz install rust-test py-test bench clean
+.PHONY: demo test check-reports lint fuzz install rust-test py-test bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -22,6 +22,11 @@ install: $(BIN)/python
 demo: install
 	$(BIN)/hpcnetsim study run all --quick --out $(OUT)
 	$(BIN)/hpcnetsim topo compare --out $(OUT)/thin-tree-compare
+
+## check-reports: every report under $(OUT) (written by make demo) rendered in headless
+## Chromium: no broken image, empty figure, horizontal overflow, None cell or unit-less axis
+check-reports: install
+	HPCNETSIM_REPORTS=$(OUT) $(BIN)/python -m pytest -q tests/test_report_rendering.py
 
 ## lint: formatting and lints of both languages (rustfmt, clippy with warnings as errors, ruff),
 ## the type stubs of the extension against the extension, and no placeholder left in the code

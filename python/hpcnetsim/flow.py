@@ -79,7 +79,7 @@ def plot_ebb_curve(frames: dict, path: Path) -> None:
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8)
     fig.tight_layout()
-    fig.savefig(path, format="png", dpi=110)
+    fig.savefig(path, format=Path(path).suffix.lstrip(".") or "png", dpi=110)  # .svg for reports
     plt.close(fig)
 
 
@@ -122,7 +122,7 @@ def plot_mpigraph(result: dict, path: Path, title: str | None = None) -> None:
     ax.set_title(title or f"{result['topology']}\n{result['routing']}: mean {mean:.3g} {unit} per pair", fontsize=9)
     fig.colorbar(im, ax=ax, label=f"bandwidth [{unit}]")
     fig.tight_layout()
-    fig.savefig(path, format="png", dpi=110)
+    fig.savefig(path, format=Path(path).suffix.lstrip(".") or "png", dpi=110)  # .svg for reports
     plt.close(fig)
 
 
@@ -141,5 +141,5 @@ def plot_ebb(result: dict, path: Path) -> None:
     ax.set_title(f"{result['topology']}, {result['routing']}, {result['nodes']} nodes", fontsize=9)
     ax.legend()
     fig.tight_layout()
-    fig.savefig(path, format="png", dpi=110)
+    fig.savefig(path, format=Path(path).suffix.lstrip(".") or "png", dpi=110)  # .svg for reports
     plt.close(fig)

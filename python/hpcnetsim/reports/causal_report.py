@@ -49,17 +49,19 @@ def _reference(spec: dict[str, Any], where: str) -> str:
     return ref
 
 
-def normalized_time(spec: dict[str, Any], df, png, table) -> str:
-    """Bars of T / T_reference (one panel per value of ``panels``) and their table, as HTML."""
+def normalized_time(spec: dict[str, Any], df, figure, table) -> str:
+    """Bars of T / T_reference (one panel per value of ``panels``) and their table, as HTML;
+    ``figure(draw, alt)``: a drawing as inline HTML. The figure has no title: the report's
+    heading above it is the spec's title."""
     found = normalized_frames(spec, df)
     if found is None:
         return ""
     panels, frame = found
     ref = spec["reference"]
     title = spec.get("title", "normalized execution time")
-    img = png(lambda p: causal_plots.plot_normalized_bars(panels, p, title, spec.get("cap")))
+    img = figure(lambda p: causal_plots.plot_normalized_bars(panels, p, "", spec.get("cap")), title)
     caption = f"<p>Execution time normalized to {html.escape(label(ref))} (T = time / time of {html.escape(ref)}).</p>"
-    return f"<img alt='{html.escape(title)}' src='data:image/png;base64,{img}'>{caption}" + table(frame)
+    return img + caption + table(frame)
 
 
 def normalized_frames(spec: dict[str, Any], df):
@@ -93,7 +95,7 @@ def normalized_frames(spec: dict[str, Any], df):
     return panels, pandas.concat(tables, ignore_index=True)
 
 
-def evolution(spec: dict[str, Any], df, png) -> str:
+def evolution(spec: dict[str, Any], df, figure) -> str:
     """Consumed load over time: one panel per kernel, one line per network (largest message size)."""
     runs = completed(df, spec)
     kernels = spec.get("kernels") or list(dict.fromkeys(runs["workload.kernel"])) if len(runs) else []
@@ -111,8 +113,7 @@ def evolution(spec: dict[str, Any], df, png) -> str:
                 res["consumed_load"],
             )
     title = spec.get("title", "temporal evolution of the consumed load")
-    img = png(lambda p: causal_plots.plot_evolution(panels, p, title))
-    return f"<img alt='{html.escape(title)}' src='data:image/png;base64,{img}'>"
+    return figure(lambda p: causal_plots.plot_evolution(panels, p, ""), title)
 
 
 def performance_frames(doc: dict[str, Any], df) -> list[tuple[str, str, Any]]:

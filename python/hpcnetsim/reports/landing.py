@@ -5,6 +5,7 @@ shell that pages written from Markdown share (the ``hyperx`` study's report)."""
 from __future__ import annotations
 
 import html
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -18,6 +19,9 @@ table { border-collapse: collapse; margin: 0.5rem 0 1rem; font-size: 0.9rem; dis
 th, td { border: 1px solid #ccc; padding: 0.2rem 0.5rem; text-align: left; }
 th { background: #f3f3f3; }
 img { max-width: 100%; height: auto; }
+svg.figure { max-width: 100%; height: auto; display: block; margin: 0.5rem 0 1rem; }
+div.figures { display: flex; flex-wrap: wrap; gap: 0.5rem; }
+div.figures svg.figure { max-width: 32%; min-width: 15rem; flex: 1 1 0; }
 .failed { color: #a00; }
 summary { cursor: pointer; }
 """
@@ -39,9 +43,14 @@ def markdown_html(text: str) -> str:
     return markdown.markdown(text, extensions=["tables"])
 
 
-def markdown_page(text: str, title: str) -> str:
-    """A page from a Markdown document whose first line is its ``# title``."""
-    return page(title, markdown_html(text))
+def markdown_page(text: str, title: str, figures: dict[str, str] | None = None) -> str:
+    """A page from a Markdown document whose first line is its ``# title``; ``figures`` maps an
+    image file the Markdown links (``![...](NAME)``) to the HTML that replaces it in the page
+    (the figure inline as SVG), so that the page needs no file beside it."""
+    body = markdown_html(text)
+    for name, figure in (figures or {}).items():
+        body = re.sub(rf"(<p>)?<img [^>]*src=\"{re.escape(name)}\"[^>]*>(</p>)?", lambda m, f=figure: f, body)
+    return page(title, body)
 
 
 @dataclass

@@ -211,25 +211,37 @@ def plot_panels(frame, panels: str, curves: str | None, metric: str, path: Path,
         ax.grid(alpha=0.3)
     axes[0].set_ylabel("accepted load (phits/cycle/node)" if bounds else METRIC_LABELS.get(metric, metric))
     _host_axes(frame, axes, metric == "accepted_load")
-    axes[0].legend(fontsize=8)
-    fig.suptitle(title, fontsize=10)
+    if axes[0].get_legend_handles_labels()[1]:  # one unlabelled curve needs no legend
+        axes[0].legend(fontsize=8)
+    if title:  # a report puts the title in its heading instead
+        fig.suptitle(title, fontsize=10)
     fig.tight_layout()
     fig.savefig(path, dpi=100)
     plt.close(fig)
 
 
-def plot_heatmap(table, path: Path, title: str) -> None:
-    """A heatmap of a pivot table (rows × columns), with the values written in the cells."""
+#: Axis names of the config columns and saturation values a heatmap shows, with units.
+AXIS_NAMES = {
+    "switch.vcs": "virtual channels (per port)",
+    "topology": "network",
+    "max_over_ideal": "max accepted / ideal (ratio)",
+    "max_accepted": "max accepted (phits/cycle/node)",
+}
+
+
+def plot_heatmap(table, path: Path, title: str, value: str = "") -> None:
+    """A heatmap of a pivot table (rows × columns, ``value`` in the cells), with the values written in the cells."""
     import numpy as np
 
     fig, ax = plt.subplots(figsize=(1.6 * len(table.columns) + 3, 0.6 * len(table.index) + 1.8))
     im = ax.imshow(table.to_numpy(dtype=float), cmap="viridis", aspect="auto", vmin=0)
     ax.set_xticks(range(len(table.columns)), [str(c) for c in table.columns])
     ax.set_yticks(range(len(table.index)), [str(i) for i in table.index], fontsize=8)
-    ax.set_xlabel(table.columns.name or "")
+    ax.set_xlabel(AXIS_NAMES.get(table.columns.name, table.columns.name or ""))
+    ax.set_ylabel(AXIS_NAMES.get(table.index.name, table.index.name or ""))
     for (i, j), v in np.ndenumerate(table.to_numpy(dtype=float)):
         ax.text(j, i, "-" if np.isnan(v) else f"{v:.2f}", ha="center", va="center", color="w", fontsize=8)
-    fig.colorbar(im, ax=ax)
+    fig.colorbar(im, ax=ax, label=AXIS_NAMES.get(value, value))
     ax.set_title(title, fontsize=10)
     fig.tight_layout()
     fig.savefig(path, dpi=100)

@@ -1,15 +1,15 @@
-"""``hpcnetsim report DIR``: one self-contained HTML page per study (figures as base64 PNG, tables)."""
+"""``hpcnetsim report DIR``: one self-contained HTML page per study (figures inline as SVG, tables)."""
 
 from __future__ import annotations
 
-import base64
 import html
+import math
 import json
 import tempfile
 from pathlib import Path
 from typing import Any
 
-from . import causal_report, plots
+from . import causal_report, plots, svg
 from ..studies import comparisons
 from .. import confidence
 from ..experiments import store
@@ -121,22 +121,22 @@ def failures(df) -> str:
 _FIGURES: list[tuple[str, bytes, str]] = []
 
 
-def _png(draw) -> str:
+def _figure(draw, alt: str) -> str:
+    """A figure inline as SVG (HTML); its PNG and SVG are kept for ``figures/``."""
     with tempfile.TemporaryDirectory() as d:
         path = Path(d) / "f.png"
-        draw(path)
+        draw(path)  # the figure functions write the format of the file's suffix
         png = path.read_bytes()
-        svg = Path(d) / "f.svg"
-        try:
-            draw(svg)  # the figure functions write the format of the file's suffix
-            _FIGURES.append((f"figure-{len(_FIGURES) + 1}", png, svg.read_text()))
-        except (ValueError, OSError):
-            pass
-        return base64.b64encode(png).decode()
+    text = svg.draw_svg(draw)
+    name = f"figure-{len(_FIGURES) + 1}"
+    _FIGURES.append((name, png, text))
+    return svg.inline(text, alt, name)
 
 
 def figure(spec: dict[str, Any], df, sat) -> str:
-    """One figure of the report's ``[[report.figures]]`` list, as base64 PNG."""
+    """One figure of the report's ``[[report.figures]]`` list, as inline SVG ("" if it has no points).
+
+    The figure carries no title: the report's heading above it is the spec's title."""
     kind = spec.get("kind")
     if kind not in FIGURE_KINDS:
         raise ConfigError(f"report.figures.kind = {kind!r} is invalid: one of "
@@ -152,33 +152,33 @@ def figure(spec: dict[str, Any], df, sat) -> str:
         df = df[df["state"].isin(["done", "failed"]) & df["offered_load"].fillna(df["traffic.load"]).notna()]
     else:
         df = df[df["status"] == "converged"]
-    title = spec.get("title", kind)
+    alt = str(spec.get("title", kind))
+    title = ""
     panels, curves = spec.get("panels", "topology"), spec.get("curves")
     if kind in ("throughput", "latency"):
         bounds = {t: (_or_nan(topology_properties(t)["ideal_throughput"]),
                       topology_properties(t)["bisection_throughput"])
                   for t in df["topology"]} if kind == "throughput" and panels == "topology" else None  # fmt: skip
         metric = spec.get("metric") or ("accepted_load" if kind == "throughput" else "latency_network_mean")
-        return _png(lambda p: plots.plot_panels(df, panels, curves, metric, p, title, bounds))
+        return _figure(lambda p: plots.plot_panels(df, panels, curves, metric, p, title, bounds), alt)
     if kind == "heatmap":
+        value = spec.get("value", "max_over_ideal")
         table = sat.pivot_table(index=spec.get("y", "topology"), columns=spec.get("x", "switch.vcs"),
-                                values=spec.get("value", "max_over_ideal"), aggfunc="max", sort=False)  # fmt: skip
-        return _png(lambda p: plots.plot_heatmap(table, p, title))
+                                values=value, aggfunc="max", sort=False)  # fmt: skip
+        return _figure(lambda p: plots.plot_heatmap(table, p, title, value), alt)
     pts = [(f"{r['topology']}" + (f" {plots.curve_label(curves, r[curves])}" if curves else ""),
             topology_properties(r["topology"])["cost_linear"], r["max_accepted"]) for _, r in sat.iterrows()]  # fmt: skip
-    return _png(lambda p: plots.plot_cost_scatter(pts, p, title))
+    return _figure(lambda p: plots.plot_cost_scatter(pts, p, title), alt)
 
 
 def _figure_html(spec: dict[str, Any], df, sat) -> str:
-    """One figure as HTML: an embedded PNG, and for normalized times the table of its values."""
+    """One figure as HTML: inline SVG, and for normalized times the table of its values."""
     kind = spec.get("kind")
     if kind == "normalized-time":
-        return causal_report.normalized_time(spec, df, _png, _table)
+        return causal_report.normalized_time(spec, df, _figure, _table)
     if kind == "evolution":
-        return causal_report.evolution(spec, df, _png)
-    b = figure(spec, df, sat)
-    alt = html.escape(str(spec.get("title", kind)))
-    return f"<img alt='{alt}' src='data:image/png;base64,{b}'>" if b else ""
+        return causal_report.evolution(spec, df, _figure)
+    return figure(spec, df, sat)
 
 
 def confidence_table(doc: dict[str, Any], df) -> str:
@@ -248,7 +248,31 @@ def _table(rows, escape: bool = True) -> str:
         if col.dtype.kind == "f" and col.notna().any() and (col.dropna() % 1 == 0).all() and col.abs().max() < 2**53:
             frame[c] = col.astype("Int64")
     frame.columns = [UNITS.get(c, c) for c in frame.columns]
-    return frame.to_html(index=False, float_format=lambda v: f"{v:.4g}", na_rep="-", border=0, escape=escape)
+    # Cells formatted here rather than by to_html: its na_rep misses pandas.NA in integer
+    # columns (written "<NA>") and None in object columns (written "None").
+    for c in frame.columns:
+        frame[c] = [cell(v) for v in frame[c]]
+    table = frame.to_html(index=False, border=0, escape=escape)
+    return f"<div class='scroll'>{table}</div>"
+
+
+#: What an empty cell shows: a value that is missing, not computed or not applicable.
+MISSING = "\u2014"
+
+
+def cell(v) -> str:
+    """One table cell as text: numbers to 4 significant digits, missing values as an em dash."""
+    import pandas
+
+    if v is None or v is pandas.NA or v is pandas.NaT or (isinstance(v, float) and math.isnan(v)):
+        return MISSING
+    if isinstance(v, bool):
+        return str(v).lower()
+    if isinstance(v, float):
+        return f"{v:.4g}"
+    if hasattr(v, "dtype") and getattr(v.dtype, "kind", "") == "f":  # numpy floats
+        return cell(float(v))
+    return str(v)
 
 
 #: Column headings with units.
@@ -260,6 +284,8 @@ UNITS = {
     "latency_network_mean": "mean network latency (cycles)",
     "latency_network_p99": "p99 network latency (cycles)",
     "execution_time_cycles": "execution time (cycles)",
+    "message_latency_mean": "mean message latency (cycles)",
+    "workload.message_bytes": "workload.message_bytes (bytes)",
     "max_accepted": "max accepted (phits/cycle/node)",
     "offered_pct_host": "offered load (% of host bandwidth)",
     "accepted_pct_host": "accepted load (% of host bandwidth)",
@@ -271,9 +297,12 @@ UNITS = {
 }
 
 
+#: Page style: wide tables scroll inside their box (``div.scroll``), never the page.
 STYLE = """body{font-family:sans-serif;max-width:1400px;margin:2em auto;padding:0 1em;color:#222}
-table{border-collapse:collapse;font-size:12px;margin:.5em 0 1.5em}td,th{border:1px solid #ccc;padding:2px 6px}
-th{background:#eee}img{max-width:100%}pre{background:#f6f6f6;padding:1em;overflow:auto;font-size:12px}"""
+table{border-collapse:collapse;font-size:12px}td,th{border:1px solid #ccc;padding:2px 6px}
+th{background:#eee}img{max-width:100%}pre{background:#f6f6f6;padding:1em;overflow:auto;font-size:12px}
+div.scroll{max-width:100%;overflow-x:auto;margin:.5em 0 1.5em}details{margin:.5em 0}summary{cursor:pointer}
+""" + svg.STYLE
 
 
 def render(doc: dict[str, Any], df) -> str:
@@ -285,8 +314,8 @@ def render(doc: dict[str, Any], df) -> str:
         df = confidence.aggregate(runs)
     sat = saturation(df)
     e = html.escape
-    status = runs["status"].where(runs["state"] == "done", runs["state"]).fillna("?")
-    counts = status.value_counts().to_dict()
+    status = runs["status"].where(runs["state"] == "done", runs["state"]).fillna("unknown")
+    counts = ", ".join(f"{n} {e(str(s))}" for s, n in status.value_counts().items())
     figs = [(spec.get("title", spec.get("kind")), _figure_html(spec, df, sat))
             for spec in doc.get("report", {}).get("figures", [])]  # fmt: skip
     if not doc.get("report", {}).get("figures"):
@@ -300,10 +329,10 @@ def render(doc: dict[str, Any], df) -> str:
     points = runs[[c for c in cols if c in runs]].assign(key=runs["key"].str[:12])
     body = [
         f"<h1>{e(doc['title'])}</h1>",
-        f"<p>{e(doc.get('description', ''))}</p>",
+        f"<p>{e(doc['description'])}</p>" if doc.get("description") else "",
         (
             f"<p>Study <b>{e(doc['name'])}</b>{' (quick variant)' if doc.get('quick') else ''}; "
-            f"points: {e(json.dumps(counts))}; hpcnetsim {e(doc.get('hpcnetsim_version', ''))} "
+            f"points: {counts}; hpcnetsim {e(doc.get('hpcnetsim_version', ''))} "
             f"(report written by hpcnetsim {e(__version__)}).</p>"
         ),
         *(f"<h2>{e(t)}</h2>{b}" for t, b in figs if b),
@@ -315,10 +344,11 @@ def render(doc: dict[str, Any], df) -> str:
         causal_report.performance(doc, df, _table),
         causal_report.execution_table(df, _table),
         causal_report.skipped(df, _table),
-        "<h2>Configuration</h2><h3>Base config</h3>",
-        f"<pre>{e(doc.get('base_toml') or base_text(doc.get('base', {})))}</pre>",
-        "<h3>Experiment file</h3>",
-        f"<pre>{e(doc.get('source_text', ''))}</pre>",
+        "<h2>Configuration</h2>",
+        "<details><summary>Base config (what every point starts from)</summary>"
+        f"<pre>{e(doc.get('base_toml') or base_text(doc.get('base', {})))}</pre></details>",
+        *((f"<details><summary>Experiment file</summary><pre>{e(doc['source_text'])}</pre></details>",)
+          if doc.get("source_text") else ()),  # fmt: skip
         "<h2>Points</h2>",
         _table(points),
     ]
@@ -339,7 +369,7 @@ def base_text(base: dict[str, Any]) -> str:
 
 
 def write_report(out: str | Path) -> Path:
-    """Write ``DIR/report.html`` for the study in ``out`` and its figures as SVG and PNG under
+    """Write ``DIR/report.html`` for the study in ``out`` (figures inline as SVG) and its figures as SVG and PNG under
     ``DIR/figures/``; returns the report's path."""
     from .._files import atomic_write
 
@@ -347,9 +377,9 @@ def write_report(out: str | Path) -> Path:
     path = Path(out) / "report.html"
     _FIGURES.clear()
     page = render(doc, df)
-    for name, png, svg in _FIGURES:
+    for name, png, text in _FIGURES:
         atomic_write(Path(out) / "figures" / f"{name}.png", lambda tmp, b=png: tmp.write_bytes(b))
-        atomic_write_text(Path(out) / "figures" / f"{name}.svg", svg)
+        atomic_write_text(Path(out) / "figures" / f"{name}.svg", text)
     _FIGURES.clear()
     atomic_write_text(path, page)
     return path

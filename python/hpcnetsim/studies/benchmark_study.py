@@ -212,9 +212,19 @@ def write(study: dict, results: dict, out: Path) -> None:
         atomic_write(out / "ebb.png", lambda tmp: plot_ebb_curve(frames, tmp))
     text = report(study, results)
     atomic_write_text(out / "report.md", text)
+    from ..reports import svg
     from ..reports.landing import markdown_page
 
-    atomic_write_text(out / "report.html", markdown_page(text, study["title"]))
+    # The HTML report has the same figures inline as SVG (the Markdown one links the PNGs).
+    inline = {}
+    if results["mpigraph"]:
+        panels = [svg.inline(svg.draw_svg(lambda p, r=r, label=label: plot_mpigraph(r, p, label)),
+                             f"mpiGraph: {label}", f"mpigraph-{i}")
+                  for i, (label, r) in enumerate(results["mpigraph"].items())]  # fmt: skip
+        inline["mpigraph.png"] = "<div class='figures'>" + "".join(panels) + "</div>"
+    if frames:
+        inline["ebb.png"] = svg.inline(svg.draw_svg(lambda p: plot_ebb_curve(frames, p)), "eBB", "ebb")
+    atomic_write_text(out / "report.html", markdown_page(text, study["title"], inline))
 
 
 def _side_by_side(parts: list[Path], path: Path) -> None:

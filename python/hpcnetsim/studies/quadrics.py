@@ -6,7 +6,6 @@ with the published values the study file lists. Output: one CSV per benchmark, f
 
 from __future__ import annotations
 
-import base64
 import html
 import math
 import tomllib
@@ -164,29 +163,28 @@ def _figures(frames: dict[str, pandas.DataFrame], out: Path) -> list[Path]:
 
 
 def _report(study: dict, table: pandas.DataFrame, figures: list[Path], out: Path) -> Path:
+    """``report.html``: the published-vs-ours table, then every figure inline as SVG (each
+    figure's own title names it: no caption repeats it)."""
     from .._files import atomic_write_text
+    from ..reports import svg
+    from ..reports.landing import page
 
     rows = "".join(
         "<tr>" + "".join(f"<td>{html.escape(str(v))}</td>" for v in (
-            r.quantity, r.unit, f"{r.published:g}", f"{r.ours:.4g}",
-            "" if math.isnan(r.difference_percent) else f"{r.difference_percent:+.0f} %", r.source)) + "</tr>"
+            r.quantity, r.unit or "\u2014", f"{r.published:g}", f"{r.ours:.4g}",
+            "\u2014" if math.isnan(r.difference_percent) else f"{r.difference_percent:+.0f} %", r.source)) + "</tr>"
         for r in table.itertuples()
     )  # fmt: skip
-    imgs = "".join(
-        f'<figure><img alt="{p.stem}" src="data:image/png;base64,{base64.b64encode(p.read_bytes()).decode()}">'
-        f"<figcaption>{p.stem}</figcaption></figure>"
-        for p in figures
-        if p.suffix == ".png"
-    )
-    page = (
-        f"<!doctype html><meta charset='utf-8'><title>{html.escape(study.get('title', ''))}</title>"
-        f"<h1>{html.escape(study.get('title', ''))}</h1><p>{html.escape(study.get('description', ''))}</p>"
-        "<h2>Published vs ours</h2><table border=1 cellpadding=3><tr><th>quantity</th><th>unit</th>"
+    imgs = "".join(svg.inline(p.read_text(), p.stem, p.stem) for p in figures if p.suffix == ".svg")
+    title = study.get("title", "")
+    body = (
+        f"<h1>{html.escape(title)}</h1><p>{html.escape(study.get('description', ''))}</p>"
+        "<h2>Published vs ours</h2><table><tr><th>quantity</th><th>unit</th>"
         f"<th>published</th><th>ours</th><th>difference</th><th>source</th></tr>{rows}</table>"
         f"<h2>Figures</h2>{imgs}"
     )
     path = out / "report.html"
-    atomic_write_text(path, page)
+    atomic_write_text(path, page(title, body))
     return path
 
 
