@@ -210,6 +210,9 @@ pub fn build(cfg: &Config, topo: &Topology) -> Result<Box<dyn Routing>> {
         }
         (_, Family::TwinTorus(_)) => return Err(unsuited("auto, dort, ts-dor")),
         (_, Family::Fabric(_)) => return Err(unsuited("table (imported fabrics have no coordinates)")),
+        (_, Family::Dragonfly(_) | Family::SlimFly(_) | Family::Jellyfish(_)) => {
+            return Err(unsuited("table (with routing.engine = \"dfsssp\", say; see docs/routing.md)"))
+        }
     })
 }
 

@@ -2,6 +2,7 @@
 //! and the analytic properties (distances, bisection, throughput bounds, cost).
 
 pub mod crossbar;
+pub mod dragonfly;
 pub mod export;
 pub mod family;
 pub mod faults;
@@ -10,9 +11,11 @@ pub mod graph;
 pub mod hyperx;
 pub mod ibdm;
 pub mod import;
+pub mod jellyfish;
 pub mod optimal;
 pub mod paths;
 pub mod properties;
+pub mod slimfly;
 pub mod spec;
 pub mod symmetry;
 pub mod torus;
