@@ -25,7 +25,7 @@ def _path(text: str) -> Path:
     return Path(text)
 
 
-EXPORT_FORMATS = ("graphml", "dot", "json", "ibnet")
+EXPORT_FORMATS = ("graphml", "dot", "json", "ibnet", "anynet", "codes-intra", "codes-inter")
 
 
 #: Exit status of a run that ended in a deadlock (its evidence is printed and written).

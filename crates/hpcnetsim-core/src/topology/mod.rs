@@ -1,6 +1,8 @@
 //! The topology layer: one port-level graph type for every family, the spec grammar,
 //! and the analytic properties (distances, bisection, throughput bounds, cost).
 
+pub mod anynet;
+pub mod codes;
 pub mod crossbar;
 pub mod dragonfly;
 pub mod export;

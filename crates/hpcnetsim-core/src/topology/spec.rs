@@ -25,8 +25,8 @@ use super::family::{Crossbar, Dragonfly, Family, HyperX, Jellyfish, SlimFly, Tor
 use crate::error::{Error, Result};
 
 /// The families the grammar knows, as listed in error messages.
-pub const FAMILIES: &str =
-    "tree, xgft, torus, mesh, twin-torus, hyperx, dragonfly, slimfly, jellyfish, crossbar, ibnet, edges, ibdm";
+pub const FAMILIES: &str = "tree, xgft, torus, mesh, twin-torus, hyperx, dragonfly, slimfly, jellyfish, crossbar, \
+                            ibnet, edges, ibdm, anynet, codes-dragonfly";
 
 /// Parses a spec string into a family with validated parameters (nothing is built yet).
 pub fn parse(spec: &str) -> Result<Family> {
@@ -54,6 +54,8 @@ pub fn parse(spec: &str) -> Result<Family> {
         "ibnet" | "edges" | "ibdm" => {
             super::import::read(name.trim(), body.trim()).map(|f| Family::Fabric(Box::new(f)))
         }
+        "anynet" => super::anynet::read(body.trim()).map(|f| Family::Fabric(Box::new(f))),
+        "codes-dragonfly" => super::codes::read(body.trim()).map(|f| Family::Fabric(Box::new(f))),
         other => Err(Error::invalid(spec, "family", format!("'{other}'"), format!("one of {FAMILIES}"))),
     }
 }

@@ -24,6 +24,7 @@ mod hyperx_paper;
 mod ib_flit_sim_fabrics;
 mod input_limits;
 mod insee_semantics;
+mod interchange;
 mod network_families;
 mod nic_model;
 mod parallel;
