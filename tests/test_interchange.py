@@ -1,5 +1,5 @@
-"""The new families and the BookSim2 / CODES formats from the command line: describe, export,
-read back, and one-line errors with exit status 2."""
+"""The new families, their routings and the BookSim2 / CODES formats from the command line:
+describe, export, read back, deadlock checks, and one-line errors with exit status 2."""
 
 import json
 from pathlib import Path
@@ -60,3 +60,15 @@ def test_bad_files_and_specs_are_one_line(tmp_path, capsys):
         assert len(err.splitlines()) == 1 and all(w in err for w in words), (spec, err)
     assert main(["topo", "export", "hyperx:3x3,k=2", "--format", "anynet"]) == 2
     assert "parallel links" in capsys.readouterr().err
+
+
+def test_dragonfly_routings_check_deadlock(capsys):
+    spec = "dragonfly:a=4,p=2,h=2"
+    for routing, vcs in [("dragonfly-minimal", 2), ("dragonfly-valiant", 3), ("dragonfly-ugal", 3)]:
+        assert main(["route", spec, "--routing", routing, "--check-deadlock", "--json"]) == 0, routing
+        rep = json.loads(capsys.readouterr().out)
+        assert rep["deadlock_free"] and rep["vcs"] == vcs and rep["verdict"] == "acyclic", rep
+        # The control: the same routes on one VC close a cycle (exit status 3).
+        assert main(["route", spec, "--routing", routing, "--vcs", "1", "--check-deadlock", "--json"]) == 3
+        rep = json.loads(capsys.readouterr().out)
+        assert not rep["deadlock_free"] and rep["merged"] and len(rep["verdict"]["cycle"]) >= 2, rep

@@ -10,6 +10,7 @@ mod collectives;
 mod concurrent_jobs;
 mod deadlock_check;
 mod dfsssp_layers;
+mod dragonfly_routing;
 mod duato;
 mod dumpi_traces;
 mod engine;
