@@ -52,7 +52,7 @@ def test_bad_files_and_specs_are_one_line(tmp_path, capsys):
         (f"codes-dragonfly:{DALLY}-intra.csv,{inter},p=2", [f"{inter}:line 1", "link"]),
         (f"codes-dragonfly:{DALLY}-intra.csv,{inter}", ["p=N"]),
         ("dragonfly:a=4,p=2,h=2,g=4", ["g = 4", "2, 3, 5, 9"]),
-        ("slimfly:q=25", ["q = 25", "odd prime"]),
+        ("slimfly:q=6", ["q = 6", "prime power"]),
         ("jellyfish:n=5,k=3,p=1", ["k = 3", "even"]),
     ]:
         assert main(["topo", "describe", spec]) == 2, spec

@@ -46,6 +46,10 @@ impl Jellyfish {
             return Err(Error::invalid(spec, "k", k, format!("an even k (n·k must be even, n = {n} is odd)")));
         }
         check_size(spec, n as u128, n as u128 * (k + p) as u128)?;
+        // The draw happens when the spec is parsed, before the footprint check of the graph:
+        // its adjacency lists and link list (12 bytes per link end) are checked here.
+        let ends = n as u128 * k as u128;
+        crate::memory::check(spec, "size", &format!("{n} switches of {k} links"), ends * 12 + n as u128 * 24)?;
         for attempt in 0..ATTEMPTS {
             let mut rng = stream(seed, Owner::Setup, JELLYFISH_STREAM + attempt);
             let drawn = draw(n, k, &mut rng);
@@ -91,15 +95,26 @@ fn draw(n: usize, k: usize, rng: &mut Stream) -> Option<Vec<Vec<u32>>> {
         adj[b].push(a as u32);
         links.push((a as u32, b as u32));
     };
+    let mut misses = 0;
     loop {
-        free.retain(|&s| adj[s].len() < k);
-        if free.is_empty() {
-            break;
-        }
-        // Random pairs first; after a run of misses, list the pairs that are left.
+        // Random pairs first (full switches leave the list as they are met); after a run of
+        // misses, list the pairs that are left.
         let mut done = false;
         for _ in 0..32 {
-            let (a, b) = (free[rng.random_range(0..free.len())], free[rng.random_range(0..free.len())]);
+            if free.is_empty() {
+                break;
+            }
+            let i = rng.random_range(0..free.len());
+            if adj[free[i]].len() == k {
+                free.swap_remove(i);
+                continue;
+            }
+            let j = rng.random_range(0..free.len());
+            if adj[free[j]].len() == k {
+                free.swap_remove(j);
+                continue;
+            }
+            let (a, b) = (free[i], free[j]);
             if a != b && !linked(&adj, a, b) {
                 add(&mut adj, &mut links, a, b);
                 done = true;
@@ -107,6 +122,16 @@ fn draw(n: usize, k: usize, rng: &mut Stream) -> Option<Vec<Vec<u32>>> {
             }
         }
         if done {
+            misses = 0;
+            continue;
+        }
+        free.retain(|&s| adj[s].len() < k);
+        if free.is_empty() {
+            break;
+        }
+        // The list below is quadratic: drawn again first while many switches are free.
+        misses += 1;
+        if free.len() > 64 && misses < 4 {
             continue;
         }
         let pairs: Vec<(usize, usize)> = free

@@ -8,6 +8,7 @@ pub mod dragonfly;
 pub mod export;
 pub mod family;
 pub mod faults;
+pub mod finite_field;
 pub mod footprint;
 pub mod graph;
 pub mod hyperx;

@@ -1,16 +1,17 @@
 //! Slim Fly (Besta and Hoefler, SC 2014) by the McKay–Miller–Širáň construction: for a
-//! prime `q = 4w + δ` (δ = ±1), switches `(0, x, y)` and `(1, m, c)` with `x, y, m, c` in
-//! the field F_q, and a primitive element ξ of F_q:
+//! prime power `q = 4w + δ` (δ ∈ {−1, 0, 1}), switches `(0, x, y)` and `(1, m, c)` with
+//! `x, y, m, c` in the field F_q ([`super::finite_field`]), and a primitive element ξ of F_q:
 //!
 //! - `(0, x, y) ~ (0, x, y')` when `y − y' ∈ X`, `(1, m, c) ~ (1, m, c')` when `c − c' ∈ X'`;
 //! - `(0, x, y) ~ (1, m, c)` when `y = m·x + c`;
 //!
-//! with X = {ξ^0, ξ^2, …, ξ^(q−3)} and X' = {ξ^1, ξ^3, …, ξ^(q−2)} for δ = 1, and for δ = −1
+//! with X = {ξ^0, ξ^2, …, ξ^(q−3)} and X' = {ξ^1, ξ^3, …, ξ^(q−2)} for δ = 1,
+//! X = {ξ^0, ξ^2, …, ξ^(q−2)} and X' = {ξ^1, ξ^3, …, ξ^(q−1)} for δ = 0, and for δ = −1
 //! X = {ξ^0, ξ^2, …, ξ^(2w−2)} ∪ {ξ^(2w−1), ξ^(2w+1), …, ξ^(4w−3)},
 //! X' = {ξ^1, ξ^3, …, ξ^(2w−1)} ∪ {ξ^(2w), ξ^(2w+2), …, ξ^(4w−2)}.
 //! 2q² switches of network degree k' = (3q − δ)/2 and diameter 2; `p` terminals per switch,
-//! ⌈k'/2⌉ by default (the paper's full global bandwidth). Prime powers (δ = 0 included)
-//! need F_q arithmetic beyond integers mod q and are refused.
+//! ⌈k'/2⌉ by default (the paper's full global bandwidth). Field elements are numbered as in
+//! [`super::finite_field`] (integers mod q when q is prime).
 //!
 //! Switch `x·q + y` is `(0, x, y)`, switch `q² + m·q + c` is `(1, m, c)`. Ports: first the
 //! |X| = |X'| = (q − δ)/2 ports of the own subgraph (port i to `y + X[i]`, resp. `c + X'[i]`,
@@ -19,54 +20,30 @@
 //! the terminals. The shift `y → y + t`, `c → c + t` keeps every port: it is declared as
 //! the symmetry (one source per `(0, x, ·)` and `(1, m, ·)` column).
 
+use super::finite_field::FiniteField;
 use super::graph::{check_size, Builder};
 use super::symmetry::Symmetry;
 use super::{Family, Topology};
 use crate::error::{Error, Result};
 
-/// A Slim Fly MMS graph of prime `q` with `p` terminals per switch.
+/// A Slim Fly MMS graph of prime power `q` with `p` terminals per switch.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SlimFly {
-    /// The prime q.
+    /// The prime power q.
     pub q: usize,
     /// Terminals per switch.
     pub p: usize,
 }
 
-/// Whether `n` is prime.
-fn is_prime(n: usize) -> bool {
-    n >= 2 && (2..).take_while(|d| d * d <= n).all(|d| !n.is_multiple_of(d))
-}
-
-/// `b^e mod q`.
-fn pow_mod(b: usize, mut e: usize, q: usize) -> usize {
-    let (mut r, mut b) = (1 % q, b % q);
-    while e > 0 {
-        if e & 1 == 1 {
-            r = r * b % q;
-        }
-        b = b * b % q;
-        e >>= 1;
-    }
-    r
-}
-
-/// The smallest primitive element of F_q (q prime): its order is q − 1, i.e. no
-/// ξ^((q−1)/f) is 1 for a prime factor f of q − 1.
-fn primitive_element(q: usize) -> usize {
-    let factors: Vec<usize> = (2..q).filter(|&f| (q - 1).is_multiple_of(f) && is_prime(f)).collect();
-    (2..q).find(|&x| factors.iter().all(|&f| pow_mod(x, (q - 1) / f, q) != 1)).unwrap_or(1)
-}
-
 impl SlimFly {
-    /// Validates `q` (an odd prime) and the size; `p` defaults to ⌈k'/2⌉.
+    /// Validates `q` (a prime power other than 2) and the size; `p` defaults to ⌈k'/2⌉.
     pub fn new(spec: &str, q: usize, p: Option<usize>) -> Result<Self> {
-        if q < 3 || !is_prime(q) {
+        if q < 3 || super::finite_field::prime_power(q).is_none() {
             return Err(Error::invalid(
                 spec,
                 "q",
                 q,
-                "an odd prime (3, 5, 7, 11, 13, ...); prime powers need F_q arithmetic that is not implemented",
+                "a prime power of at least 3 (3, 4, 5, 7, 8, 9, 11, 13, 16, ...)",
             ));
         }
         let k = (3 * q as isize - Self::delta_of(q)) as usize / 2;
@@ -77,11 +54,16 @@ impl SlimFly {
     }
 
     fn delta_of(q: usize) -> isize {
-        if q % 4 == 1 {
-            1
-        } else {
-            -1
+        match q % 4 {
+            1 => 1,
+            3 => -1,
+            _ => 0,
         }
+    }
+
+    /// F_q.
+    pub fn field(&self) -> FiniteField {
+        FiniteField::new(self.q).expect("q is a prime power (checked by new)")
     }
 
     /// δ in q = 4w + δ.
@@ -102,9 +84,11 @@ impl SlimFly {
     /// The generator sets X and X' (increasing order).
     pub fn generator_sets(&self) -> (Vec<usize>, Vec<usize>) {
         let q = self.q;
-        let xi = primitive_element(q);
+        let field = self.field();
         let (even, odd): (Vec<usize>, Vec<usize>) = if self.delta() == 1 {
             ((0..q - 1).step_by(2).collect(), (1..q - 1).step_by(2).collect())
+        } else if self.delta() == 0 {
+            ((0..q - 1).step_by(2).collect(), (1..q).step_by(2).collect())
         } else {
             let w = (q + 1) / 4;
             (
@@ -113,7 +97,7 @@ impl SlimFly {
             )
         };
         let set = |exps: Vec<usize>| {
-            let mut v: Vec<usize> = exps.into_iter().map(|e| pow_mod(xi, e, q)).collect();
+            let mut v: Vec<usize> = exps.into_iter().map(|e| field.xi_pow(e)).collect();
             v.sort_unstable();
             v
         };
@@ -129,6 +113,7 @@ impl SlimFly {
     /// Calls `f(a, port a, b, port b)` once for every switch-to-switch link.
     pub fn for_each_link(&self, mut f: impl FnMut(usize, usize, usize, usize)) {
         let q = self.q;
+        let field = self.field();
         let (x_set, xp_set) = self.generator_sets();
         let own = x_set.len();
         let pos = |set: &[usize], v: usize| set.binary_search(&v).expect("generator sets are closed under negation");
@@ -137,9 +122,9 @@ impl SlimFly {
                 for y in 0..q {
                     let s = half * q * q + col * q + y;
                     for (i, &d) in set.iter().enumerate() {
-                        let t = half * q * q + col * q + (y + d) % q;
+                        let t = half * q * q + col * q + field.add(y, d);
                         if s < t {
-                            f(s, i, t, pos(set, (q - d) % q));
+                            f(s, i, t, pos(set, field.sub(0, d)));
                         }
                     }
                 }
@@ -148,7 +133,7 @@ impl SlimFly {
         for x in 0..q {
             for y in 0..q {
                 for m in 0..q {
-                    let c = (y + q * q - m * x % q) % q;
+                    let c = field.sub(y, field.mul(m, x));
                     f(x * q + y, own + m, q * q + m * q + c, own + x);
                 }
             }

@@ -10,7 +10,7 @@
 //! hyperx:12x8[,t=7][,k=2] HyperX with T terminals per switch and K links per switch pair
 //! dragonfly:a=4,p=2,h=2[,g=9][,arrangement=absolute|relative|circulant]
 //!                         dragonfly: a switches per group, p terminals, h global links each
-//! slimfly:q=5[,p=4]       Slim Fly MMS graph of prime q, p terminals per switch
+//! slimfly:q=5[,p=4]       Slim Fly MMS graph of prime power q, p terminals per switch
 //! jellyfish:n=20,k=4,p=2[,seed=1]  random k-regular graph of n switches
 //! crossbar:64             a single switch with 64 terminals
 //! ibnet:PATH              a fabric from ibnetdiscover output (or an ibsim net file)
@@ -212,7 +212,7 @@ impl Parser<'_> {
 
     fn slimfly(&self, body: &str) -> Result<Family> {
         let pairs = self.pairs(body, ',', &["q", "p"])?;
-        let q = self.int("q", self.required(&pairs, "q", "q, an odd prime")?, 3, 1 << 12)?;
+        let q = self.int("q", self.required(&pairs, "q", "q, a prime power")?, 3, 1 << 12)?;
         let p = self.get(&pairs, "p").map(|v| self.int("p", v, 1, 1 << 12)).transpose()?;
         SlimFly::new(self.spec, q, p).map(Family::SlimFly)
     }
