@@ -276,3 +276,42 @@ fn bad_parameters_are_refused_in_one_line() {
         assert!(e.contains(field) && !e.contains('\n'), "{spec}: {e}");
     }
 }
+
+/// Faults, exports and forwarding tables work on the new families as on the others: a
+/// faulty network loses its symmetry and is described from its graph; dfsssp and updn
+/// route every pair deadlock-free.
+#[test]
+fn faults_exports_and_tables_work_on_the_new_families() {
+    use hpcnetsim_core::routing::tables::{self, EngineOptions};
+    for base in ["dragonfly:a=2,p=2,h=2,arrangement=circulant", "slimfly:q=3,p=1", "jellyfish:n=12,k=3,p=2"] {
+        let family = base.split(':').next().unwrap();
+        for spec in [base.to_string(), format!("{base}|faults:random=2,seed=5")] {
+            let t = topo(&spec);
+            let faulty = spec.contains("faults");
+            assert_eq!(t.faulty_links(), if faulty { 2 } else { 0 }, "{spec}");
+            if faulty {
+                assert!(t.symmetry().is_none(), "{spec}");
+                let intact = topo(base);
+                assert_eq!(t.switch_links() + 2, intact.switch_links(), "{spec}");
+            }
+            let d = t.describe().unwrap();
+            assert!(d.ideal_throughput.is_some() && d.diameter >= 3, "{spec}: {d:?}");
+            let json: serde_json::Value = serde_json::from_str(&t.export("json").unwrap()).unwrap();
+            assert_eq!(json["family"], family, "{spec}");
+            assert_eq!(json["links"].as_array().unwrap().len(), t.switch_links(), "{spec}");
+            for format in ["graphml", "dot", "ibnet"] {
+                assert!(t.export(format).unwrap().contains("s1") || format == "ibnet", "{spec} {format}");
+            }
+            for engine in ["dfsssp", "updn"] {
+                let tb = tables::compute(engine, &t, &EngineOptions::default()).unwrap();
+                assert!(tb.deadlock_verdict(&t).is_acyclic(), "{engine} on {spec}");
+                let n = t.num_terminals();
+                for (a, b) in (0..n).flat_map(|a| (0..n).map(move |b| (a, b))).filter(|(a, b)| a != b) {
+                    let p = tb.path(&t, a, b, 0).unwrap_or_else(|e| panic!("{engine} on {spec}: {a}->{b}: {e:?}"));
+                    let last = p.last().unwrap();
+                    assert_eq!(t.ports(last.switch as usize)[last.port as usize], Peer::Terminal(b as u32));
+                }
+            }
+        }
+    }
+}
