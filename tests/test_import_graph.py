@@ -28,8 +28,9 @@ RUST_CYCLES = {
         {"config", "switch", "switch::presets"},
         {"engine::arbitration", "engine::islip"},
         {"engine::nic", "engine::tasks", "engine::window"},
-        {"topology::crossbar", "topology::family", "topology::graph", "topology::hyperx", "topology::ibdm",
-         "topology::import", "topology::symmetry", "topology::torus", "topology::tree", "topology::twin_torus"},
+        {"topology::crossbar", "topology::dragonfly", "topology::family", "topology::graph", "topology::hyperx",
+         "topology::ibdm", "topology::import", "topology::jellyfish", "topology::slimfly", "topology::symmetry",
+         "topology::torus", "topology::tree", "topology::twin_torus"},
     ],
 }  # fmt: skip
 
