@@ -131,6 +131,22 @@ fn slimfly_counts_match_the_closed_forms() {
     }
     let d = topo("slimfly:q=5,p=3").describe().unwrap();
     assert_eq!((d.switches, d.terminals, d.radix), (50, 150, 10));
+    // q = 5 is the Hoffman–Singleton graph, the Moore graph of degree 7 and diameter 2:
+    // strongly regular (50, 7, 0, 1), adjacent switches share no neighbour, others exactly one.
+    let t = topo("slimfly:q=5");
+    let adj: Vec<Vec<bool>> = (0..50)
+        .map(|s| {
+            let mut row = vec![false; 50];
+            t.switch_neighbours(s).for_each(|(n, _)| row[n] = true);
+            row
+        })
+        .collect();
+    for a in 0..50 {
+        for b in (0..50).filter(|&b| b != a) {
+            let common = (0..50).filter(|&c| adj[a][c] && adj[b][c]).count();
+            assert_eq!(common, usize::from(!adj[a][b]), "switches {a}, {b}");
+        }
+    }
 }
 
 /// slimfly-gen's q = 5 network (ibsim names `switch(s, x, y)`) and the q = 13 BookSim2 anynet
