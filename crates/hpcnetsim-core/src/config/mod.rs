@@ -361,6 +361,9 @@ pub enum PatternKind {
     NearestNeighbour,
     /// A fixed random permutation without fixed points, drawn from the seed.
     RandomPermutation,
+    /// Dragonflies: every terminal to the same terminal of the next group (Kim et al.'s
+    /// worst case: a group's traffic all wants the one link to the next group).
+    GroupShift,
     /// A fraction `hot_fraction` of packets to the `hot_nodes`, the rest uniform.
     HotSpot,
     /// A fraction `hot_fraction` of packets to the first `hot_region_fraction` of the terminals.

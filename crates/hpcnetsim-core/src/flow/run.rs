@@ -185,6 +185,7 @@ fn pattern_flows(cfg: &Config, topo: &Topology) -> Result<Vec<(Flow, f64)>> {
             | PatternKind::Butterfly
             | PatternKind::Tornado
             | PatternKind::RandomPermutation
+            | PatternKind::GroupShift
     );
     let mut out = Vec::new();
     if fixed {

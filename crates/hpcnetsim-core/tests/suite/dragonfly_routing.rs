@@ -105,13 +105,13 @@ fn backlog_throughput(spec: &str, algorithm: Algorithm, vcs: u32, dest: impl Fn(
     (e.counters.delivered_phits - before) as f64 / (n as f64 * window as f64)
 }
 
-fn uniform_saturation(spec: &str, algorithm: Algorithm, vcs: u32) -> f64 {
+fn saturation(spec: &str, algorithm: Algorithm, vcs: u32, pattern: PatternKind) -> f64 {
     let mut c = sim_config(spec, vcs, algorithm, 1.0);
     c.measurement.warmup_cycles = 3_000;
     c.measurement.window_cycles = 500;
     c.measurement.batches = 3;
     c.measurement.batch_cycles = 2_000;
-    c.traffic.pattern = PatternKind::Uniform;
+    c.traffic.pattern = pattern;
     let r = measure::run(&c).unwrap();
     r.batch_accepted_loads.iter().sum::<f64>() / r.batch_accepted_loads.len() as f64
 }
@@ -131,9 +131,13 @@ fn worst_case_and_uniform_shapes_on_the_72_node_dragonfly() {
     assert!((min - bound).abs() < 0.02, "minimal {min:.3}, 1/(a·p) = {bound:.3}");
     assert!((0.38..=0.55).contains(&val), "valiant {val:.3}");
     assert!(ugal > 0.3 && ugal > min + 0.15, "ugal {ugal:.3}");
-    let umin = uniform_saturation(spec, Algorithm::DragonflyMinimal, 6);
-    let uval = uniform_saturation(spec, Algorithm::DragonflyValiant, 6);
-    let uugal = uniform_saturation(spec, Algorithm::DragonflyUgal, 6);
+    // The same permutation as the `group-shift` traffic pattern, from Bernoulli sources at
+    // full load.
+    let pattern = saturation(spec, Algorithm::DragonflyMinimal, 6, PatternKind::GroupShift);
+    assert!((pattern - bound).abs() < 0.02, "group-shift pattern, minimal: {pattern:.3}");
+    let umin = saturation(spec, Algorithm::DragonflyMinimal, 6, PatternKind::Uniform);
+    let uval = saturation(spec, Algorithm::DragonflyValiant, 6, PatternKind::Uniform);
+    let uugal = saturation(spec, Algorithm::DragonflyUgal, 6, PatternKind::Uniform);
     eprintln!("uniform: minimal {umin:.3} valiant {uval:.3} ugal {uugal:.3}");
     assert!(uval < umin, "valiant {uval:.3} minimal {umin:.3}");
     assert!(uugal > umin - 0.05, "ugal {uugal:.3} minimal {umin:.3}");
@@ -148,4 +152,9 @@ fn other_families_refuse_dragonfly_routing() {
     let t = topo("dragonfly:a=2,p=1,h=1");
     let e = routing::build(&sim_config("dragonfly:a=2,p=1,h=1", 2, Algorithm::HyperxDor, 0.1), &t).err().expect("hx");
     assert!(e.to_string().contains("dragonfly-ugal"), "{e}");
+    // The group-shift pattern needs groups.
+    let mut c = sim_config("torus:4x4", 2, Algorithm::Dor, 0.5);
+    c.traffic.pattern = PatternKind::GroupShift;
+    let e = measure::run(&c).expect_err("torus").to_string();
+    assert!(e.contains("group-shift") && e.contains("dragonflies") && !e.contains('\n'), "{e}");
 }
