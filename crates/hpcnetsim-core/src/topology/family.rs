@@ -127,8 +127,11 @@ impl Family {
             Family::HyperX(h) => h.bisection_channels(),
             Family::Crossbar(c) => (c.ports / 2) as u64,
             Family::Dragonfly(d) => d.bisection_channels(),
+            // A refined balanced cut of the graph (an upper bound), up to its size limit.
+            Family::SlimFly(f) => f.bisection_channels(),
+            Family::Jellyfish(j) => j.bisection_channels(),
             // Not computed for arbitrary graphs: the terminal cut below is an upper bound.
-            Family::SlimFly(_) | Family::Jellyfish(_) | Family::Fabric(_) => u64::MAX,
+            Family::Fabric(_) => u64::MAX,
         };
         family_cut.min(terminal_cut)
     }

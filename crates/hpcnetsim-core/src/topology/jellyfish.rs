@@ -65,6 +65,19 @@ impl Jellyfish {
         ))
     }
 
+    /// A balanced cut from [`super::balanced_cut`] (an upper bound on the minimum), `u64::MAX`
+    /// above its size limit.
+    pub fn bisection_channels(&self) -> u64 {
+        let links: Vec<(usize, usize)> = self
+            .neighbours
+            .iter()
+            .enumerate()
+            .flat_map(|(s, l)| l.iter().map(move |&t| (s, t as usize)))
+            .filter(|&(s, t)| s < t)
+            .collect();
+        super::balanced_cut::balanced_cut(self.n, &links, self.p).unwrap_or(u64::MAX)
+    }
+
     pub(crate) fn build(&self, spec: &str, family: Family) -> Topology {
         let mut b = Builder::new(std::iter::repeat_n(self.k + self.p, self.n));
         for (s, list) in self.neighbours.iter().enumerate() {

@@ -2,6 +2,7 @@
 //! and the analytic properties (distances, bisection, throughput bounds, cost).
 
 pub mod anynet;
+pub mod balanced_cut;
 pub mod codes;
 pub mod crossbar;
 pub mod dragonfly;

@@ -140,6 +140,16 @@ impl SlimFly {
         }
     }
 
+    /// A balanced cut from [`super::balanced_cut`] (an upper bound on the minimum), `u64::MAX`
+    /// above its size limit.
+    pub fn bisection_channels(&self) -> u64 {
+        let mut links = Vec::new();
+        if self.switches() <= super::balanced_cut::MAX_SWITCHES {
+            self.for_each_link(|a, _, b, _| links.push((a, b)));
+        }
+        super::balanced_cut::balanced_cut(self.switches(), &links, self.p).unwrap_or(u64::MAX)
+    }
+
     pub(crate) fn build(&self, spec: &str, family: Family) -> Topology {
         let net = self.network_degree();
         let mut b = Builder::new(std::iter::repeat_n(net + self.p, self.switches()));

@@ -220,9 +220,12 @@ fn bounds_match_brute_force() {
         ("dragonfly:a=2,p=1,h=2,g=3", true),
         ("dragonfly:a=4,p=1,h=1", true),
         ("dragonfly:a=4,p=2,h=2,g=5,arrangement=circulant", true),
-        ("slimfly:q=3,p=1", false),
-        ("jellyfish:n=12,k=3,p=1", false),
-        ("jellyfish:n=16,k=4,p=2,seed=3", false),
+        ("slimfly:q=3,p=1", true),
+        ("slimfly:q=3,p=2", true),
+        ("jellyfish:n=12,k=3,p=1", true),
+        ("jellyfish:n=16,k=4,p=2,seed=3", true),
+        ("jellyfish:n=15,k=4,p=1,seed=2", true),
+        ("jellyfish:n=20,k=3,p=2,seed=9", true),
     ] {
         let t = topo(spec);
         let brute = brute_force_channel_loads(&t);
@@ -236,12 +239,12 @@ fn bounds_match_brute_force() {
         // The bound of every routing is never below that of one routing, nor above the cut's.
         let ideal = d.ideal_throughput.expect("small networks solve the program");
         assert!(ideal >= d.minimal_spread_throughput - 1e-9, "{spec}: {d:?}");
-        assert!(ideal <= d.bisection_throughput + 1e-9, "{spec}: {d:?}");
+        assert!(ideal <= d.bisection_throughput + 1e-6, "{spec}: {d:?}");
         let best = brute_force_bisection(&t);
+        // Upper bounds in general (balanced cuts), and on these instances the minimum.
+        assert!(d.bisection_channels >= best, "{spec}: {} below the optimum {best}", d.bisection_channels);
         if exact_bisection {
             assert_eq!(d.bisection_channels, best, "{spec}");
-        } else {
-            assert!(d.bisection_channels >= best, "{spec}: {} below the optimum {best}", d.bisection_channels);
         }
         if t.symmetry().is_some() {
             let all = paths::channel_loads_with(&t, None);
