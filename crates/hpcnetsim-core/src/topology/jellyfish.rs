@@ -75,7 +75,9 @@ impl Jellyfish {
             .flat_map(|(s, l)| l.iter().map(move |&t| (s, t as usize)))
             .filter(|&(s, t)| s < t)
             .collect();
-        super::balanced_cut::balanced_cut(self.n, &links, self.p).unwrap_or(u64::MAX)
+        let Some(cut) = super::balanced_cut::balanced_cut(self.n, &links) else { return u64::MAX };
+        // ⌊S/2⌋ switches on one side: for odd S, terminal links balance the sides.
+        cut + super::family::balancing_moves(self.n * self.p, self.n / 2 * self.p)
     }
 
     pub(crate) fn build(&self, spec: &str, family: Family) -> Topology {

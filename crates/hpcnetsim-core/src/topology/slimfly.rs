@@ -147,7 +147,9 @@ impl SlimFly {
         if self.switches() <= super::balanced_cut::MAX_SWITCHES {
             self.for_each_link(|a, _, b, _| links.push((a, b)));
         }
-        super::balanced_cut::balanced_cut(self.switches(), &links, self.p).unwrap_or(u64::MAX)
+        let Some(cut) = super::balanced_cut::balanced_cut(self.switches(), &links) else { return u64::MAX };
+        // ⌊S/2⌋ switches on one side: for odd S, terminal links balance the sides.
+        cut + super::family::balancing_moves(self.switches() * self.p, self.switches() / 2 * self.p)
     }
 
     pub(crate) fn build(&self, spec: &str, family: Family) -> Topology {
