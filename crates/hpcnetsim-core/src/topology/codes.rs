@@ -198,6 +198,10 @@ pub fn read(body: &str) -> Result<Fabric> {
     // Every record is a port: bounded like any network before the groups are expanded.
     let records = (intra_records.len() as u128) * groups as u128 + inter_records.len() as u128;
     check_size(&context, routers as u128, records)?;
+    // A few small records may name a large network: its records and ports are estimated
+    // before they are expanded (about 128 bytes per record, 64 per router).
+    let need = records * 128 + routers as u128 * 64;
+    crate::memory::check(&context, "size", &format!("{routers} routers, {records} records"), need)?;
     // Intra-group records apply to every group.
     let mut intra_all = Vec::with_capacity(intra_records.len() * groups);
     for g in 0..groups {

@@ -132,6 +132,13 @@ fn codes_edison_is_read_and_round_trips() {
     ));
     same_network("edison", &t, &back);
     assert_eq!(back.link_list(), t.link_list());
+    // ALCF Theta: the same groups, 9 of them, and its own global links.
+    let theta = topo(&format!("codes-dragonfly:{intra},{},p=4", data("codes_edison/inter-theta.csv")));
+    assert_eq!((theta.num_switches(), theta.num_terminals()), (864, 3456));
+    assert_eq!(theta.switch_links(), 9 * 2880 / 2 + 3456 / 2);
+    let o = theta.export("codes-inter").unwrap();
+    let back = topo(&format!("codes-dragonfly:{intra},{},p=4", write_tmp("theta-inter.csv", o.as_bytes())));
+    assert_eq!(back.link_list(), theta.link_list());
     // Only dragonflies have a CODES form.
     let e = topo("torus:4x4").export("codes-inter").unwrap_err().to_string();
     assert!(e.contains("dragonflies") && !e.contains('\n'), "{e}");
@@ -154,7 +161,8 @@ fn bad_files_are_refused_with_file_and_line() {
         assert!(e.contains(&format!("{path}{at}")) && e.contains(field) && !e.contains('\n'), "{text:?}: {e}");
     }
     let intra = write_tmp("ok-intra.csv", b"0,1,0\n1,0,0\n");
-    let codes: [(&str, &[u8], &str, &str); 5] = [
+    let codes: [(&str, &[u8], &str, &str); 6] = [
+        ("inter", b"0,16777216\n16777216,0\n", "line 1", "destination"),
         ("inter", b"0,2\n2,0\n1,3\n", "line 3", "link"),
         ("inter", b"0,2\n2,x\n", "line 2", "destination"),
         ("inter", b"0,2,1\n", "line 1", "line"),
