@@ -5,7 +5,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 OUT    ?= results
 
-.PHONY: demo test lint install rust-test py-test bench clean
+.PHONY: demo test lint fuzz install rust-test py-test bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -32,6 +32,13 @@ lint: install
 	$(BIN)/python tools/check_core_stub.py
 	@! grep -rnE 'todo!\(|unimplemented!\(|NotImplementedError|\b(TODO|FIXME|XXX)\b' crates python tests tools \
 		--include='*.rs' --include='*.py' --include='*.pyi' || { echo "placeholders left (above)"; exit 1; }
+
+## fuzz: FUZZ_CASES (1000) generated cases of every input parser: specs, configs, experiments,
+## the five trace formats, the three fabric formats and the command line, each case under a
+## memory limit and a time bound; fails on any traceback, abort or hang (docs/reliability.md)
+FUZZ_CASES ?= 1000
+fuzz: install
+	$(BIN)/python tests/fuzzing.py --cases $(FUZZ_CASES)
 
 ## test: every Rust and Python test
 test: install rust-test py-test

@@ -8,12 +8,13 @@ import pandas
 import pytest
 
 import hpcnetsim
-from hpcnetsim import experiment, metrics
-from hpcnetsim.causal_report import performance_frames
-from hpcnetsim.report import load, write_report
-from hpcnetsim.studies import find
-from hpcnetsim.sweep import run_sweep
-from hpcnetsim.worker import run_point
+from hpcnetsim.experiments import experiment
+from hpcnetsim import metrics
+from hpcnetsim.reports.causal_report import performance_frames
+from hpcnetsim.reports.report import load, write_report
+from hpcnetsim.studies.catalog import find
+from hpcnetsim.experiments.sweep import run_sweep
+from hpcnetsim.experiments.worker import run_point
 
 TINY = Path(__file__).parent / "data" / "tiny_causal.toml"
 

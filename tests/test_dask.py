@@ -4,8 +4,8 @@ import os
 import signal
 
 import pytest
-from hpcnetsim import experiment
-from hpcnetsim.sweep import run_sweep
+from hpcnetsim.experiments import experiment
+from hpcnetsim.experiments.sweep import run_sweep
 from sweep_helpers import SLOW, outcomes
 
 distributed = pytest.importorskip("distributed")

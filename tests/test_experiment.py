@@ -5,7 +5,8 @@ import os
 from pathlib import Path
 
 import pytest
-from hpcnetsim import ConfigError, experiment
+from hpcnetsim import ConfigError
+from hpcnetsim.experiments import experiment
 from hpcnetsim.canonical import config_key, default_config
 
 DATA = Path(__file__).parent / "data"

@@ -8,7 +8,7 @@ import pytest
 
 import hpcnetsim
 from hpcnetsim.cli import main
-from hpcnetsim.fabrics import paper001_fattree
+from hpcnetsim.inputs.fabrics import paper001_fattree
 
 
 def _count(text):

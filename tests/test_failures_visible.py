@@ -3,9 +3,9 @@
 from pathlib import Path
 
 import hpcnetsim
-from hpcnetsim import experiment
-from hpcnetsim.report import write_report
-from hpcnetsim.sweep import run_sweep
+from hpcnetsim.experiments import experiment
+from hpcnetsim.reports.report import write_report
+from hpcnetsim.experiments.sweep import run_sweep
 
 TROUBLE = Path(__file__).parent / "data" / "trouble_sweep.toml"
 
@@ -33,7 +33,7 @@ def test_every_outcome_is_counted_listed_and_drawn(tmp_path, cli):
 def test_the_saturation_table_says_when_higher_loads_did_not_converge(tmp_path):
     exp = experiment.load(TROUBLE)
     run_sweep(exp, tmp_path, jobs=2, progress=False)
-    from hpcnetsim.report import load, saturation
+    from hpcnetsim.reports.report import load, saturation
 
     _, df = load(tmp_path)
     sat = saturation(df)
@@ -46,7 +46,7 @@ def test_the_saturation_table_says_when_higher_loads_did_not_converge(tmp_path):
 
 
 def test_published_values_get_a_coloured_difference():
-    from hpcnetsim.report import difference_cell
+    from hpcnetsim.reports.report import difference_cell
 
     assert "#1a7f37" in difference_cell(1.0, 1.0) and "+0 (0%)" in difference_cell(1.0, 1.0)
     assert "#b54708" in difference_cell(0.9, 1.0)

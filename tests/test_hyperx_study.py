@@ -6,8 +6,8 @@ import json
 import pytest
 
 from hpcnetsim import ConfigError
-from hpcnetsim.benchmark_study import load
-from hpcnetsim.studies import find
+from hpcnetsim.studies.benchmark_study import load
+from hpcnetsim.studies.catalog import find
 
 
 def test_quick_hyperx_study_runs_end_to_end(cli, tmp_path):

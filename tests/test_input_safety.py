@@ -182,3 +182,43 @@ def test_every_algorithmic_routing_has_a_deadlock_check(cli):
     refused(few, "switch.vcs = 2")
     cyclic_tables = cli("route", "torus:5x5", "--routing", "minhop", "--check-deadlock")
     assert cyclic_tables.returncode == 3 and "POSSIBLE" in cyclic_tables.stdout
+
+
+# Found by `make fuzz` (tests/fuzzing.py).
+
+
+def test_describe_counts_the_channel_loads_in_its_memory_estimate():
+    # 94 million ports: twice the graph (3.8 GB) let it pass a 4 GiB address-space limit, and the
+    # per-thread channel-load vectors then aborted the process out of memory (3.7 GB peak).
+    import subprocess
+    import sys
+
+    command = f"ulimit -v {4 << 20}; exec {sys.executable} -m hpcnetsim topo describe hyperx:63x63x63x2"
+    start = time.monotonic()
+    proc = subprocess.run(["bash", "-c", command], capture_output=True, text=True, timeout=120)
+    refused(proc, "hyperx:63x63x63x2", "memory", "ulimit -v")
+    assert time.monotonic() - start < 10
+
+
+@pytest.mark.parametrize(
+    "args, words",
+    [
+        (["topo", "describe", "torus:40x40x40|faults:random=1"], ["64000 switches with terminals", "2^32"]),
+        (["topo", "describe", "twin-torus:60x60x60|faults:"], ["2^32"]),
+        (["flow", "mpigraph", "mesh:22x30x32"], ["flow.nodes = 21120", "at most 4096 ranks"]),
+        (["flow", "ebb", "mesh:20x20x20", "--samples", "10000"], ["flow.samples = 10000 x 8000 nodes", "2^24"]),
+    ],
+)
+def test_work_of_hours_is_refused_at_once(cli, args, words):
+    start = time.monotonic()
+    refused(cli(*args), *words)
+    assert time.monotonic() - start < 10  # minutes to hours before
+
+
+def test_an_argument_with_a_newline_is_one_error_line(capfd):
+    assert main(["run", "bad\narg.toml"]) == 2
+    err = capfd.readouterr().err
+    assert err == "error: bad\\narg.toml: No such file or directory\n", err
+    assert main(["topo", "describe", "torus:4x4\nx"]) == 2
+    err = capfd.readouterr().err
+    assert err.startswith("error:") and err.count("\n") == 1, err

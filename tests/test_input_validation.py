@@ -167,9 +167,10 @@ def test_the_api_refuses_the_same_configs():
 
 
 def test_the_api_refuses_the_same_load_lists():
-    from hpcnetsim import cli, simulation
+    from hpcnetsim import simulation
+    from hpcnetsim.cli import arguments
 
-    assert cli.MAX_LOADS == simulation.MAX_LOADS
+    assert arguments.MAX_LOADS == simulation.MAX_LOADS
     for loads, message in (([0.1] * 5000, "at most 1000"), ([0.1, 0.2, 0.1], "listed twice")):
         with pytest.raises(ConfigError, match=message):
             hpcnetsim.load_curve({"topology": "torus:4x4"}, loads)
@@ -256,7 +257,7 @@ def test_package_build_id_covers_the_python_files(tmp_path):
     shutil.copytree(Path(provenance.__file__).parent, copy, ignore=shutil.ignore_patterns("*.so", "__pycache__"))
     first = provenance.sources_hash(copy)
     assert first == provenance.package_build_id()
-    (copy / "cli.py").write_text((copy / "cli.py").read_text() + "\n# changed\n")
+    (copy / "cli" / "run.py").write_text((copy / "cli" / "run.py").read_text() + "\n# changed\n")
     assert provenance.sources_hash(copy) != first
 
 

@@ -9,9 +9,9 @@ import pandas
 import pytest
 
 import hpcnetsim
-from hpcnetsim import netbench
-from hpcnetsim.quadrics import run_study
-from hpcnetsim.studies import find
+from hpcnetsim.studies import netbench
+from hpcnetsim.studies.quadrics import run_study
+from hpcnetsim.studies.catalog import find
 
 QSNET = {"topology": "tree:k=4,n=2", "technology": "qsnet"}
 
@@ -75,7 +75,7 @@ def test_quadrics_quick_study_end_to_end(tmp_path):
 
 
 def test_experiments_sweep_technology_link_and_nic_fields(tmp_path):
-    from hpcnetsim import experiment
+    from hpcnetsim.experiments import experiment
 
     path = tmp_path / "e.toml"
     path.write_text('name = "nic"\n[base]\ntopology = "tree:k=4,n=2"\nworkload.kernel = "alltoall"\n'

@@ -6,8 +6,10 @@ import math
 
 import hpcnetsim
 import pytest
-from hpcnetsim import confidence, experiment, report
-from hpcnetsim.sweep import run_sweep
+from hpcnetsim import confidence
+from hpcnetsim.experiments import experiment
+from hpcnetsim.reports import report
+from hpcnetsim.experiments.sweep import run_sweep
 
 TINY = {
     "topology": "torus:4x4",

@@ -10,8 +10,9 @@ from pathlib import Path
 
 import hpcnetsim
 import pytest
-from hpcnetsim import ConfigError, experiment, store
-from hpcnetsim.sweep import run_sweep
+from hpcnetsim import ConfigError
+from hpcnetsim.experiments import experiment, store
+from hpcnetsim.experiments.sweep import run_sweep
 
 DATA = Path(__file__).parent / "data"
 SMALL = DATA / "small_sweep.toml"

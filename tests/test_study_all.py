@@ -35,7 +35,7 @@ def test_every_study_runs_and_the_landing_page_links_their_reports(tmp_path):
 
 
 def test_the_landing_page_escapes_and_fits(tmp_path):
-    from hpcnetsim.landing import Entry, index_html
+    from hpcnetsim.reports.landing import Entry, index_html
 
     folder = tmp_path / "a"
     folder.mkdir()
@@ -47,7 +47,7 @@ def test_the_landing_page_escapes_and_fits(tmp_path):
 
 
 def test_a_benchmark_study_summary_is_its_tables_before_the_first_figure(tmp_path):
-    from hpcnetsim.study_all import summary_of
+    from hpcnetsim.studies.study_all import summary_of
 
     (tmp_path / "report.md").write_text("# T\n\nabout\n\n## Lanes\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n"
                                         "![fig](f.png)\n\n## Later\n\nnot shown\n")  # fmt: skip

@@ -9,8 +9,8 @@ from pathlib import Path
 import hpcnetsim
 import pyarrow.parquet as pq
 import pytest
-from hpcnetsim import experiment, store
-from hpcnetsim.sweep import run_sweep
+from hpcnetsim.experiments import experiment, store
+from hpcnetsim.experiments.sweep import run_sweep
 from sweep_helpers import SLOW, outcomes, wait_for_files
 
 DATA = Path(__file__).parent / "data"
@@ -125,7 +125,7 @@ def test_builtin_studies_are_listed_and_expand(cli):
     r = cli("study", "list")
     names = [line.split()[0] for line in r.stdout.splitlines()]
     assert r.returncode == 0 and "thin-trees-throughput" in names and "hyperx" in names, r.stdout
-    from hpcnetsim.studies import find
+    from hpcnetsim.studies.catalog import find
 
     full = experiment.load(find("thin-trees-throughput"))
     quick = experiment.load(find("thin-trees-throughput"), quick=True)
@@ -172,8 +172,8 @@ def test_study_run_writes_a_self_contained_report(cli, tmp_path):
 
 def test_thin_tree_study_format_on_a_small_tree(tmp_path):
     """The Fig. 4 study's format on a 16-node thin-tree: saturates near its ideal bound with 4 VCs."""
-    from hpcnetsim.report import load, saturation, write_report
-    from hpcnetsim.studies import find
+    from hpcnetsim.reports.report import load, saturation, write_report
+    from hpcnetsim.studies.catalog import find
 
     text = find("thin-trees-throughput").read_text()
     text = text.replace('"tree:k=8,kp=8,n=4", "tree:k=8,kp=6,n=4", "tree:k=8,kp=4,n=4", "tree:k=8,kp=2,n=4"',

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 import hpcnetsim as h
-import hpcnetsim.trace
+import hpcnetsim.inputs.trace
 
 DATA = Path(__file__).parent / "data" / "traces"
 
@@ -118,7 +118,7 @@ def _reference_calls(path: Path) -> tuple[list, list]:
 
 def test_otf2_archive_calls_and_traffic_match_an_independent_listing():
     pytest.importorskip("otf2")
-    d = h.trace.info(DATA / "otf2_coverage10" / "traces.otf2")
+    d = h.inputs.trace.info(DATA / "otf2_coverage10" / "traces.otf2")
     s = d["summary"]
     assert s["format"] == "otf2" and s["ranks"] == 10
     ref_calls, ref_sent = _reference_calls(DATA / "otf2_coverage10" / "sst-macro_test_otf2.ref-out.gz")
@@ -142,7 +142,7 @@ def test_otf2_archives_replay(spec):
         assert fast.execution_time_cycles < r.execution_time_cycles
     # The bcast: 4 ranks, 4096 bytes, a binomial tree of 3 messages.
     assert r.messages > 0
-    b = h.trace.info(DATA / "otf2_bcast4" / "traces.otf2")["traffic"]["messages"]
+    b = h.inputs.trace.info(DATA / "otf2_bcast4" / "traces.otf2")["traffic"]["messages"]
     assert sum(map(sum, b)) == 3 and b[0][2] == 1 and b[0][1] == 1 and b[2][3] == 1
 
 
@@ -166,7 +166,7 @@ def test_amg_dumpi_trace_counts_traffic_and_replay(tmp_path):
     with tarfile.open(DATA / "dumpi_amg27" / "df_AMG_n27_dumpi.tar.gz") as tar:
         tar.extractall(tmp_path, members=[m for m in tar.getmembers() if "/._" not in m.name], filter="data")
     meta = next((tmp_path / "df_AMG_n27_dumpi").glob("*.meta"))
-    d = h.trace.info(meta)
+    d = h.inputs.trace.info(meta)
     s = d["summary"]
     assert s["format"] == "dumpi" and s["ranks"] == 27
     ids = {"MPI_Init": 124, "MPI_Comm_rank": 82, "MPI_Comm_size": 81, "MPI_Isend": 8, "MPI_Irecv": 12,
@@ -187,7 +187,7 @@ def test_otf2_archives_replay_the_same_from_their_streamed_text(tmp_path):
     # OTF2 archives are converted in memory and replayed whole; written out as a text trace
     # they replay as a stream, with the same result.
     pytest.importorskip("otf2")
-    from hpcnetsim.otf2_trace import to_text
+    from hpcnetsim.inputs.otf2_trace import to_text
 
     for name in ("otf2_bcast4", "otf2_coverage10"):
         archive = DATA / name / "traces.otf2"
@@ -198,4 +198,4 @@ def test_otf2_archives_replay_the_same_from_their_streamed_text(tmp_path):
         assert whole.status == streamed.status == "completed", streamed.message
         assert streamed.execution_time_cycles == whole.execution_time_cycles, name
         assert streamed.messages == whole.messages and streamed.replay == whole.replay, name
-        assert h.trace.info(path)["traffic"] == h.trace.info(archive)["traffic"], name
+        assert h.inputs.trace.info(path)["traffic"] == h.inputs.trace.info(archive)["traffic"], name

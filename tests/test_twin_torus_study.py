@@ -5,8 +5,12 @@ import math
 import tomllib
 
 import pytest
-from hpcnetsim import comparisons, confidence, experiment, report, studies
-from hpcnetsim.sweep import run_sweep
+from hpcnetsim.studies import catalog as studies
+from hpcnetsim.studies import comparisons
+from hpcnetsim import confidence
+from hpcnetsim.experiments import experiment
+from hpcnetsim.reports import report
+from hpcnetsim.experiments.sweep import run_sweep
 
 
 @pytest.fixture(scope="module")

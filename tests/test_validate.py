@@ -4,7 +4,7 @@ import json
 import math
 
 import pytest
-from hpcnetsim import validate as v
+from hpcnetsim.studies import validate as v
 
 
 def _quantity(**kw):

@@ -34,7 +34,7 @@ from pathlib import Path
 UMAD2SIM = "/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so"
 S0_GUID = 0x200000  # ibsim's first switch GUID (sim_net.c)
 
-# name -> (spec, engines). The paper-001 plane is generated (hpcnetsim.fabrics), not a spec.
+# name -> (spec, engines). The paper-001 plane is generated (hpcnetsim.inputs.fabrics), not a spec.
 FABRICS: dict[str, tuple[str, list[str]]] = {
     "torus-4x4": ("torus:4x4,t=2", ["minhop", "sssp", "dfsssp", "updn"]),
     "tree-4-3": ("tree:k=4,n=3", ["minhop", "sssp", "dfsssp", "updn", "ftree"]),
@@ -57,7 +57,7 @@ def resolve_spec(spec: str, workdir: Path) -> str:
     """`fabric:NAME` -> an `edges:` spec of the generated fabric file in `workdir`."""
     if not spec.startswith("fabric:"):
         return spec
-    from hpcnetsim import fabrics
+    from hpcnetsim.inputs import fabrics
 
     name = spec.split(":", 1)[1]
     path = workdir / f"{name}.edges"

@@ -17,7 +17,7 @@ _EXPORTS = {
     "load_config": "config",
     "load_curve": "simulation",
     "mpigraph": "flow",
-    "results": "store",
+    "results": "experiments.store",
     "route": "routing",
     "simulate": "simulation",
 }

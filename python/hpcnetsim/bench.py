@@ -315,7 +315,7 @@ def run_startup(repeats: int = 20) -> dict[str, float]:
         script = "import sys; from hpcnetsim.cli import main; sys.exit(main())"
         run = times([sys.executable, "-c", script, "run", str(config), "--no-progress"])
         # Everything `hpcnetsim run` does before the engine: its imports and the config.
-        before = ("import sys, hpcnetsim.cli, hpcnetsim.simulation, hpcnetsim.progress; "
+        before = ("import sys, hpcnetsim.cli, hpcnetsim.simulation, hpcnetsim.experiments.progress; "
                   "from hpcnetsim.config import apply_overrides, load_config; "
                   "apply_overrides(load_config(sys.argv[1]), [])")  # fmt: skip
         to_engine = times([sys.executable, "-c", before, str(config)])

@@ -47,7 +47,18 @@ class SimulationResult:
     """The result of one run; result fields are attributes (``r.accepted_load``, ``r.latency``)."""
 
     def __init__(self, data: dict[str, Any]):
+        # The [stats] collectors' tables stay out of the result's fields (and of result.json):
+        # they are DataFrames (``r.tables``) and Parquet files beside the result.
+        self._tables = data.pop("tables", None) or {}
         self._data = data
+
+    @property
+    def tables(self) -> dict[str, pd.DataFrame]:
+        """The tables of the ``[stats]`` collectors (``link_utilisation``,
+        ``latency_percentiles``, ``packets``), as DataFrames; empty unless switched on."""
+        from .collected import frames
+
+        return frames(self._tables)
 
     def __getattr__(self, name: str) -> Any:
         try:
@@ -165,11 +176,11 @@ def execute(
     """
     cfg = load_config(config)
     w = cfg.get("workload") or {}
-    from .otf2_trace import is_otf2
+    from .inputs.otf2_trace import is_otf2
 
     if w.get("trace") and is_otf2(w["trace"], w.get("format", "auto")):
         # OTF2 archives are read here (the otf2 package) and replayed as a text trace.
-        from .otf2_trace import to_text
+        from .inputs.otf2_trace import to_text
         from .units import with_physical
 
         rest = {**cfg, "workload": {k: v for k, v in w.items() if k not in ("trace", "format")}}

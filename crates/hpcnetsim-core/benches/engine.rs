@@ -38,7 +38,7 @@ fn config(spec: &str, vcs: u32, algorithm: Algorithm, load: f64) -> Config {
 fn engine_run(c: &Config, t: &Topology, cycles: u64) -> u64 {
     let mut e = Engine::new(c, t).expect("valid network");
     e.run_until(cycles);
-    e.counters.phit_hops
+    e.stats.counters.phit_hops
 }
 
 fn benches(crit: &mut Criterion) {

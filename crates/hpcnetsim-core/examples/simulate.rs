@@ -16,7 +16,7 @@ fn main() {
         let threads = std::env::var("HPCNETSIM_THREADS").ok().and_then(|t| t.parse().ok()).unwrap_or(1);
         e.set_threads(threads);
         e.run_until(cfg.measurement.warmup_cycles);
-        println!("{:?}", e.counters);
+        println!("{:?}", e.stats.counters);
         return;
     }
     let mut ctl = hpcnetsim_core::engine::control::Control::default();

@@ -8,8 +8,11 @@
 pub mod config;
 pub mod engine;
 pub mod error;
+pub(crate) mod event;
 pub mod flow;
 pub mod memory;
+pub(crate) mod nic;
+pub mod observe;
 pub mod perf;
 pub mod resources;
 pub mod rng;

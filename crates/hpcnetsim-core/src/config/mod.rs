@@ -6,7 +6,10 @@ pub mod bounds;
 mod flow;
 mod link;
 pub mod nic;
+pub mod presets;
 mod references;
+pub mod switch;
+pub mod tables;
 pub mod technology;
 pub mod units;
 mod workload;
@@ -65,6 +68,9 @@ pub struct Config {
     /// Network interface and host model (off by default).
     #[serde(default, skip_serializing_if = "NicConfig::is_default")]
     pub nic: NicConfig,
+    /// The statistics collected beyond the result's own (off by default).
+    #[serde(default, skip_serializing_if = "crate::observe::StatsConfig::is_default")]
+    pub stats: crate::observe::StatsConfig,
 }
 
 fn default_seed() -> u64 {
@@ -101,7 +107,7 @@ pub enum OutputAllocation {
 
 /// The switch model: input-buffered, credit-based flow control (docs/engine.md).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(try_from = "crate::switch::presets::SwitchFields")]
+#[serde(try_from = "crate::config::presets::SwitchFields")]
 pub struct SwitchConfig {
     /// Named preset whose values the other fields override: `insee` (papers 000/002),
     /// `extoll` (paper 003), `elite` (paper 004).
@@ -132,20 +138,20 @@ pub struct SwitchConfig {
     /// Bytes per phit (16 in paper 000, 4 in paper 002); used to split messages into packets.
     pub phit_bytes: u32,
     /// Buffer organisation: `fifo` (per input port and VC) or `voq` (virtual output queues).
-    #[serde(skip_serializing_if = "crate::switch::Buffers::is_fifo")]
-    pub buffers: crate::switch::Buffers,
+    #[serde(skip_serializing_if = "switch::Buffers::is_fifo")]
+    pub buffers: switch::Buffers,
     /// `cut-through` (virtual cut-through) or `wormhole`.
-    #[serde(skip_serializing_if = "crate::switch::Switching::is_cut_through")]
-    pub switching: crate::switch::Switching,
+    #[serde(skip_serializing_if = "switch::Switching::is_cut_through")]
+    pub switching: switch::Switching,
     /// iSLIP iterations per matching (`arbitration = "islip"`).
     pub islip_iterations: u32,
     /// What one credit stands for: `packet`, `phit` or `cell`.
-    #[serde(skip_serializing_if = "crate::switch::CreditUnit::is_phit")]
-    pub credit_unit: crate::switch::CreditUnit,
+    #[serde(skip_serializing_if = "switch::CreditUnit::is_phit")]
+    pub credit_unit: switch::CreditUnit,
     /// Bytes per cell (`credit_unit = "cell"`), taken in whole phits.
     pub cell_bytes: u32,
     /// Traffic classes; `vcs` is split evenly among them (each needs at least one VC).
-    #[serde(skip_serializing_if = "crate::switch::is_one")]
+    #[serde(skip_serializing_if = "switch::is_one")]
     pub traffic_classes: u32,
     /// Cycles of the routing stage, added to a head's delay through a switch.
     pub routing_delay_cycles: u32,
@@ -157,8 +163,16 @@ pub struct SwitchConfig {
     pub crossbar_delay_cycles: u32,
     /// Wormhole switching only: room of every VC buffer in flits (phits); 0 = `queue_packets`
     /// packets of the largest size.
-    #[serde(skip_serializing_if = "crate::switch::is_zero")]
+    #[serde(skip_serializing_if = "switch::is_zero")]
     pub buffer_flits: u32,
+    /// Internal speedup of an output-queued switch's crossbar (0: the switch is input-queued;
+    /// n ≥ 1: packets cross the crossbar n times faster than a link into output queues).
+    #[serde(skip_serializing_if = "switch::is_zero")]
+    pub speedup: u32,
+    /// Output-queued switch only: room of every output queue (one per output port and VC),
+    /// in packets of the largest size.
+    #[serde(skip_serializing_if = "switch::is_zero")]
+    pub output_queue_packets: u32,
 }
 
 impl SwitchConfig {
@@ -196,10 +210,10 @@ impl Default for SwitchConfig {
             link_delay_cycles: 1,
             credit_delay_cycles: 0,
             phit_bytes: 16,
-            buffers: crate::switch::Buffers::Fifo,
-            switching: crate::switch::Switching::CutThrough,
+            buffers: switch::Buffers::Fifo,
+            switching: switch::Switching::CutThrough,
             islip_iterations: 1,
-            credit_unit: crate::switch::CreditUnit::Phit,
+            credit_unit: switch::CreditUnit::Phit,
             cell_bytes: 16,
             traffic_classes: 1,
             routing_delay_cycles: 0,
@@ -207,6 +221,8 @@ impl Default for SwitchConfig {
             arbitration_delay_cycles: 0,
             crossbar_delay_cycles: 0,
             buffer_flits: 0,
+            speedup: 0,
+            output_queue_packets: 0,
         }
     }
 }
@@ -322,7 +338,7 @@ pub struct RoutingConfig {
     /// Table routing: how DFSSSP and PARX assign lanes (default placement; opensm: OpenSM's
     /// procedure, docs/routing.md).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub layering: Option<crate::routing::tables::Layering>,
+    pub layering: Option<tables::Layering>,
 }
 
 impl Default for RoutingConfig {
@@ -555,13 +571,16 @@ impl Config {
         };
         // The spec is parsed (not built) so that a bad topology fails with the config.
         let family = crate::topology::check_spec(&self.topology)?;
+        if let Err((field, value, allowed)) = self.stats.validate() {
+            return bad(field, &value, allowed);
+        }
         let r = &self.routing;
         if let Some(e) = &r.engine {
-            if !crate::routing::tables::ENGINES.split(", ").any(|k| k == e) {
-                return bad("routing.engine", &format!("'{e}'"), crate::routing::tables::ENGINES);
+            if !tables::ENGINES.split(", ").any(|k| k == e) {
+                return bad("routing.engine", &format!("'{e}'"), tables::ENGINES);
             }
         }
-        if let Some(l) = r.lmc.filter(|&l| l > crate::routing::tables::MAX_LMC) {
+        if let Some(l) = r.lmc.filter(|&l| l > tables::MAX_LMC) {
             return bad("routing.lmc", &l, "an integer between 0 and 7");
         }
         let table_only =
@@ -696,7 +715,7 @@ impl Config {
         self.clock()?;
         self.host_bytes_per_second()?;
         self.nic_model()?;
-        crate::switch::validate(self, &family)?;
+        switch::validate(self, &family)?;
         references::check(self, family.terminals())?;
         // Configs that can never give a result are refused rather than run.
         let bubble = match (self.routing.algorithm, &family) {

@@ -259,13 +259,13 @@ impl<'a> Control<'a> {
                 }
                 self.adaptive = Some(Adaptive::new(e.modes(self.threads, self.prefetch)));
             }
-            let (t0, hops) = (Instant::now(), e.counters.phit_hops);
+            let (t0, hops) = (Instant::now(), e.stats.counters.phit_hops);
             let target = e.now().saturating_add(self.chunk).min(limit);
             e.run_until(target);
             // Chunk sizes adapt to the network: double while cheap, shrink when slow.
             let took = t0.elapsed();
             if let Some(a) = self.adaptive.as_mut() {
-                let next = a.after_chunk(took.as_secs_f64(), e.counters.phit_hops - hops);
+                let next = a.after_chunk(took.as_secs_f64(), e.stats.counters.phit_hops - hops);
                 e.set_mode(next);
             }
             if took < TARGET_CHUNK / 2 {
@@ -305,8 +305,8 @@ impl<'a> Control<'a> {
             let p = Progress {
                 cycle: e.now(),
                 phase,
-                in_flight: e.in_flight,
-                delivered: e.counters.delivered,
+                in_flight: e.stats.in_flight,
+                delivered: e.stats.counters.delivered,
                 wall_seconds: self.start.elapsed().as_secs_f64(),
             };
             obs.observe(&p)?;

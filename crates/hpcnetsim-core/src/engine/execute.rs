@@ -57,7 +57,8 @@ fn execute_jobs(cfg: &Config, topo: &Topology, ctl: &mut Control) -> Result<Exec
         one.validate().map_err(|e| Error::Unsupported(format!("workload.jobs[{j}]: {e}")))?;
     }
     let set = crate::workload::jobs::plan(w, topo.num_terminals(), cfg.seed)?;
-    let e = Engine::with_programs(cfg, topo, set.programs.clone(), set.terminal.clone())?;
+    let mut e = Engine::with_programs(cfg, topo, set.programs.clone(), set.terminal.clone())?;
+    e.stats.set_jobs(&set.jobs.iter().map(|(_, tasks)| tasks.clone()).collect::<Vec<_>>());
     let names: Vec<&str> = set.jobs.iter().map(|(k, _)| k.as_str()).collect();
     let mut r = run_controlled(cfg, e, &format!("jobs {}", names.join("+")), w.stall_cycles, ctl)?;
     let finish = r.replay.take().map(|rp| rp.finish_cycles);
@@ -147,7 +148,7 @@ pub fn run_controlled(
 ) -> Result<ExecutionResult> {
     let start = Instant::now();
     e.set_threads(ctl.threads);
-    e.recording = true;
+    e.set_recording(true);
     let mut partial = false;
     let stalled = loop {
         let limit = e.now() + CHUNK_CYCLES.min(stall_cycles);
@@ -169,7 +170,7 @@ pub fn run_controlled(
     let tasks = e.num_tasks();
     let blocked = if stalled { e.blocked_tasks(10) } else { Vec::new() };
     let replay = e.replay_stats();
-    let evidence = if stalled && e.in_flight > 0 { e.deadlock_evidence(10) } else { Default::default() };
+    let evidence = if stalled && e.stats.in_flight > 0 { e.deadlock_evidence(10) } else { Default::default() };
     let stuck = match evidence.channels.is_empty() {
         true => "packets are stuck in the network".to_string(),
         false => format!("packets are stuck in the network: {}", crate::stats::describe(&evidence)),
@@ -199,11 +200,11 @@ pub fn run_controlled(
         execution_time_cycles: e.execution_time(),
         messages,
         message_latency,
-        packet_latency: e.network_latency.summary(),
+        packet_latency: e.stats.network_latency.summary(),
         link_utilisation: e
             .link_utilisation(e.execution_time().unwrap_or(e.now()), cfg.measurement.per_link_utilisation),
-        packet_hops: e.counters.packet_hops,
-        phit_hops: e.counters.phit_hops,
+        packet_hops: e.stats.counters.packet_hops,
+        phit_hops: e.stats.counters.phit_hops,
         cycles: e.now(),
         wall_seconds: start.elapsed().as_secs_f64(),
         consumed_load_bin_cycles: bin,
@@ -214,5 +215,6 @@ pub fn run_controlled(
         message,
         replay,
         jobs: Vec::new(),
+        tables: e.collected_tables(),
     })
 }

@@ -74,12 +74,12 @@ pub fn run_with(cfg: &Config, ctl: &mut Control) -> Result<RunResult> {
                 return Ok(false);
             }
             t += step;
-            if e.in_flight > 0 && e.now().saturating_sub(e.last_delivery) > m.deadlock_cycles {
+            if e.stats.in_flight > 0 && e.now().saturating_sub(e.stats.last_delivery) > m.deadlock_cycles {
                 *status = Status::Deadlock;
                 *message = format!(
                     "deadlock: no packet delivered for {} cycles with {} packets in the network (cycle {})",
                     m.deadlock_cycles,
-                    e.in_flight,
+                    e.stats.in_flight,
                     e.now()
                 );
                 return Ok(false);
@@ -102,26 +102,30 @@ pub fn run_with(cfg: &Config, ctl: &mut Control) -> Result<RunResult> {
             ok = false;
             break;
         }
-        let before = e.counters.delivered_phits;
+        let before = e.stats.counters.delivered_phits;
         ok = advance(&mut e, ctl, m.window_cycles, "convergence", &mut status, &mut message)?;
-        windows.push(accepted(e.counters.delivered_phits - before, m.window_cycles, sources));
+        windows.push(accepted(e.stats.counters.delivered_phits - before, m.window_cycles, sources));
         convergence += m.window_cycles;
     }
 
     let mut batch_loads = Vec::new();
     let (mut generated, mut dropped, mut delivered) = (0, 0, 0);
     if ok {
-        e.recording = true;
+        e.set_recording(true);
         for _ in 0..m.batches {
-            let (g, d, p, phits) =
-                (e.counters.generated, e.counters.dropped, e.counters.delivered, e.counters.delivered_phits);
+            let (g, d, p, phits) = (
+                e.stats.counters.generated,
+                e.stats.counters.dropped,
+                e.stats.counters.delivered,
+                e.stats.counters.delivered_phits,
+            );
             if !advance(&mut e, ctl, m.batch_cycles, "batches", &mut status, &mut message)? {
                 break;
             }
-            generated += e.counters.generated - g;
-            dropped += e.counters.dropped - d;
-            delivered += e.counters.delivered - p;
-            batch_loads.push(accepted(e.counters.delivered_phits - phits, m.batch_cycles, sources));
+            generated += e.stats.counters.generated - g;
+            dropped += e.stats.counters.dropped - d;
+            delivered += e.stats.counters.delivered - p;
+            batch_loads.push(accepted(e.stats.counters.delivered_phits - phits, m.batch_cycles, sources));
         }
     }
 
@@ -162,19 +166,23 @@ pub fn run_with(cfg: &Config, ctl: &mut Control) -> Result<RunResult> {
         accepted_load_std: measured.then_some(std),
         batch_accepted_loads: batch_loads,
         saturated,
-        latency: Latencies { network: e.network_latency.summary(), end_to_end: e.end_to_end_latency.summary() },
+        latency: Latencies {
+            network: e.stats.network_latency.summary(),
+            end_to_end: e.stats.end_to_end_latency.summary(),
+        },
         link_utilisation: utilisation,
         packets_generated: generated,
         packets_dropped: dropped,
         packets_delivered: delivered,
         cycles: e.now(),
-        packet_hops: e.counters.packet_hops,
-        phit_hops: e.counters.phit_hops,
+        packet_hops: e.stats.counters.packet_hops,
+        phit_hops: e.stats.counters.phit_hops,
         wall_seconds: start.elapsed().as_secs_f64(),
         ideal_throughput: ideal,
         routed_throughput: e.routed_throughput(),
         blocked_channels: evidence.channels,
         blocked_cycle: evidence.cycle,
         message,
+        tables: e.collected_tables(),
     })
 }

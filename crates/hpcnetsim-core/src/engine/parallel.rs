@@ -23,17 +23,21 @@
 //! read of switches only that occupancy too; packets are allocated and freed only by the
 //! single-threaded part; and every random stream belongs to one switch or NIC.
 
-use super::arbitration::Switching;
-use super::channel_state::{Link, OutVc};
-use super::fabric::{Fabric, Interner, Knobs, Scratch};
-use super::queue_state::QueueState;
-use super::{Counters, Engine, Event, Packet, SwitchLists};
+use super::Engine;
+use crate::event::{Event, Packet};
+use crate::nic::Nic;
+use crate::observe::Counters;
 use crate::perf::prefetch::pipelined;
 use crate::rng::Stream;
 use crate::routing::{Candidate, Routing};
 use crate::slices::cut;
 use crate::switch::buffers::QueuesMut;
+use crate::switch::channel_state::{Link, OutVc};
+use crate::switch::fabric::{Fabric, Interner, Knobs, Scratch, Switches};
+use crate::switch::queue_state::QueueState;
+use crate::switch::switch_lists::SwitchLists;
 use crate::switch::Model;
+use crate::switch::Tech;
 use crate::topology::Topology;
 use std::collections::VecDeque;
 
@@ -102,6 +106,7 @@ struct Part<'a> {
     topo: &'a Topology,
     routing: &'a dyn Routing,
     model: &'a Model,
+    tech: Tech,
     packets: &'a [Packet],
     queue_state: &'a [QueueState],
     k: Knobs,
@@ -195,7 +200,7 @@ impl Engine<'_> {
         };
         // Each partition needs at least one switch; wormhole switching is sequential.
         let parts = wanted.min(self.topo.num_switches()).min(MAX_THREADS);
-        if parts <= 1 || self.worm.is_some() {
+        if parts <= 1 || !self.tech.parallel() || self.stats.wants_hops() {
             if self.parallel.take().is_some() {
                 self.reintern(&[0, self.topo.num_switches()]);
             }
@@ -213,7 +218,7 @@ impl Engine<'_> {
         self.parallel = Some(Box::new(Parallel {
             pool,
             work: Partitions {
-                queues: channels.iter().map(|&c| c * self.vcs * self.voq_ports).collect(),
+                queues: channels.iter().map(|&c| c * self.k.vcs * self.k.voq_ports).collect(),
                 switches,
                 channels,
                 parts: (0..parts).map(|_| PartData::default()).collect(),
@@ -227,10 +232,10 @@ impl Engine<'_> {
     /// ids of the other packets waiting at its switch, which then all come from one table,
     /// so packets with the same options still share one id (and one group) at every switch.
     fn reintern(&mut self, cuts: &[usize]) {
-        let old = std::mem::take(&mut self.interners);
-        self.interners = (1..cuts.len()).map(|_| Interner::default()).collect();
-        for (p, table) in self.interners.iter_mut().enumerate() {
-            for lists in &mut self.lists[cuts[p]..cuts[p + 1]] {
+        let old = std::mem::take(&mut self.sw.interners);
+        self.sw.interners = (1..cuts.len()).map(|_| Interner::default()).collect();
+        for (p, table) in self.sw.interners.iter_mut().enumerate() {
+            for lists in &mut self.sw.lists[cuts[p]..cuts[p + 1]] {
                 for w in lists.waiting_mut() {
                     w.class = table.intern(old[Interner::part_of(w.class)].get(w.class), p as u32);
                 }
@@ -242,12 +247,12 @@ impl Engine<'_> {
     /// `prefetch::above_bytes`; the parallel engine always does); results do not depend on
     /// it.
     pub fn set_prefetching(&mut self, on: bool) {
-        self.prefetching = on;
+        self.k.prefetching = on;
     }
 
     /// Whether the sequential engine prefetches now.
     pub fn prefetching(&self) -> bool {
-        self.prefetching
+        self.k.prefetching
     }
 
     /// The modes a [`Control`](super::control::Control) may choose among for a run asked to
@@ -258,8 +263,8 @@ impl Engine<'_> {
     /// (`prefetch::worth_trying_above_bytes`). Wormhole switching has one mode.
     pub fn modes(&self, threads: usize, prefetch: Option<bool>) -> Vec<super::control::Mode> {
         use super::control::Mode;
-        let now = Mode { threads: self.threads(), prefetch: self.threads() > 1 || self.prefetching };
-        if self.worm.is_some() {
+        let now = Mode { threads: self.threads(), prefetch: self.threads() > 1 || self.k.prefetching };
+        if self.tech.flits() {
             return vec![now];
         }
         let counts = match (threads, self.auto_threads()) {
@@ -269,7 +274,7 @@ impl Engine<'_> {
         let mut modes = vec![now];
         for t in counts {
             let options: &[bool] = match (t, prefetch) {
-                (1, None) if self.state_bytes > crate::perf::prefetch::worth_trying_above_bytes() => &[false, true],
+                (1, None) if self.sw.state_bytes > crate::perf::prefetch::worth_trying_above_bytes() => &[false, true],
                 (1, None) => &[false],
                 (1, Some(true)) => &[true],
                 (1, Some(false)) => &[false],
@@ -286,12 +291,12 @@ impl Engine<'_> {
         if mode.threads != self.threads() {
             self.set_threads(mode.threads);
         }
-        self.prefetching = mode.prefetch;
+        self.k.prefetching = mode.prefetch;
     }
 
     /// Packets waiting for a grant at the switches now.
     pub fn waiting_packets(&self) -> usize {
-        self.lists.iter().map(|l| l.waiting().len()).sum()
+        self.sw.lists.iter().map(|l| l.waiting().len()).sum()
     }
 
     /// Threads this simulation runs on.
@@ -303,8 +308,8 @@ impl Engine<'_> {
     #[inline]
     fn owner(&self, par: &Partitions, ev: &Event) -> Option<usize> {
         let channel = match *ev {
-            Event::Arrive { queue, .. } | Event::Credit { queue, .. } => queue as usize / self.vcs,
-            Event::Tail { queue } => queue as usize / self.voq_ports / self.vcs,
+            Event::Arrive { queue, .. } | Event::Credit { queue, .. } => queue as usize / self.k.vcs,
+            Event::Tail { queue } => queue as usize / self.k.voq_ports / self.k.vcs,
             Event::Wake { target } if (target as usize) < self.topo.num_switches() => {
                 return Some(par.switches.partition_point(|&s| s <= target as usize) - 1);
             }
@@ -331,7 +336,7 @@ impl Engine<'_> {
             self.renew_wake_stamps(now);
             // Phase 1: the cycle's events, round by round.
             while !batch.is_empty() {
-                self.counters.events += batch.len() as u64;
+                self.stats.counters.events += batch.len() as u64;
                 owners.clear();
                 for (i, ev) in batch.iter().enumerate() {
                     let p = self.owner(par, ev);
@@ -352,7 +357,7 @@ impl Engine<'_> {
                 self.events.take_current(&mut batch);
             }
             // Phase 2: arbitration and injection, in the order they were requested.
-            let woken = std::mem::take(&mut self.wakes);
+            let woken = std::mem::take(&mut self.wake.list);
             let switches = self.topo.num_switches();
             for (i, &target) in woken.iter().enumerate() {
                 if (target as usize) < switches {
@@ -361,11 +366,11 @@ impl Engine<'_> {
                 }
             }
             self.step(par, now, Step::Wakes(&woken));
-            self.wakes = woken;
-            let stepped = self.wakes.len();
+            self.wake.list = woken;
+            let stepped = self.wake.list.len();
             let mut i = 0;
-            while i < self.wakes.len() {
-                let target = self.wakes[i] as usize;
+            while i < self.wake.list.len() {
+                let target = self.wake.list[i] as usize;
                 if target >= switches {
                     self.try_inject(target - switches, now);
                 } else if i < stepped {
@@ -373,23 +378,24 @@ impl Engine<'_> {
                     self.merge(&mut par.parts[p], i as u32);
                 } else {
                     // Woken during this phase by the single-threaded part: arbitrate here.
-                    Switching::arbitrate(self, target, now);
+                    let tech = self.tech;
+                    tech.arbitrate(self, target, now);
                 }
                 i += 1;
             }
             self.finish_step(par);
-            self.wakes.clear();
+            self.wake.list.clear();
             self.events.take_current(&mut batch);
             debug_assert!(batch.is_empty(), "arbitration may not create events for its own cycle");
             self.events.advance();
         }
         for d in &mut par.parts {
             let c = std::mem::take(&mut d.counters);
-            self.counters.arbitrations += c.arbitrations;
-            self.counters.heads_examined += c.heads_examined;
-            self.counters.evaluations += c.evaluations;
-            self.counters.packet_hops += c.packet_hops;
-            self.counters.phit_hops += c.phit_hops;
+            self.stats.counters.arbitrations += c.arbitrations;
+            self.stats.counters.heads_examined += c.heads_examined;
+            self.stats.counters.evaluations += c.evaluations;
+            self.stats.counters.packet_hops += c.packet_hops;
+            self.stats.counters.phit_hops += c.phit_hops;
         }
         self.batch = batch;
     }
@@ -410,7 +416,7 @@ impl Engine<'_> {
             if k != key {
                 break;
             }
-            self.wakes.push(target);
+            self.wake.list.push(target);
             cursor.1 += 1;
         }
     }
@@ -431,8 +437,8 @@ impl Engine<'_> {
             d.out.wakes.clear();
             d.out.arrivals.clear();
         }
-        if let (None, Some((_, p, t))) = (self.misdelivered, first) {
-            self.misdelivered = Some((p, t));
+        if let (None, Some((_, p, t))) = (self.sw.misdelivered, first) {
+            self.sw.misdelivered = Some((p, t));
         }
     }
 
@@ -444,25 +450,23 @@ impl Engine<'_> {
         // prefetch took 1.3–1.9 times as long as one).
         k.prefetching = true;
         let parts = par.parts.len();
-        let Engine {
-            topo,
-            routing,
-            model,
-            packets,
+        let tech = self.tech;
+        let Engine { topo, routing, model, packets, sw, wake, .. } = self;
+        let Switches {
             queue_state,
             links,
             out_vcs,
             fifo,
             lists,
             switch_rng,
-            woken,
             busy,
             input_free,
             grant_ptr,
             accept_ptr,
             interners,
             ..
-        } = self;
+        } = sw;
+        let woken = &mut wake.woken;
         let (sw, ch) = (&par.switches, &par.channels);
         let mut fifo = fifo.split(&par.queues).into_iter();
         let (mut links, mut out_vcs, mut lists) = (&mut links[..], &mut out_vcs[..], &mut lists[..]);
@@ -476,6 +480,7 @@ impl Engine<'_> {
                 topo,
                 routing: &**routing,
                 model,
+                tech,
                 packets,
                 queue_state,
                 k,
@@ -522,7 +527,7 @@ impl Part<'_> {
                     p.key = i;
                     match batch[i as usize] {
                         Event::Wake { target } => Fabric::wake(p, target as usize, p.now),
-                        ev => p.switch_event(ev, p.now),
+                        ev => p.tech.event(p, ev, p.now),
                     }
                 },
             ),
@@ -535,7 +540,7 @@ impl Part<'_> {
                 |p, j| p.prefetch_offers(targets[mine[j] as usize] as usize),
                 |p, n| {
                     p.key = mine[n];
-                    p.arbitrate(targets[mine[n] as usize] as usize, p.now)
+                    p.tech.arbitrate(p, targets[mine[n] as usize] as usize, p.now)
                 },
             ),
         }
@@ -613,6 +618,17 @@ impl<'a> Fabric for Part<'a> {
     #[inline]
     fn switch_rng(&mut self, s: usize) -> &mut Stream {
         &mut self.switch_rng[s - self.sw0]
+    }
+    /// Collectors of hops run on one thread (`Engine::set_threads`).
+    fn observe_hop(&mut self, _: usize, _: usize, _: u32, _: u64) {
+        unreachable!("a run whose collectors observe hops is sequential")
+    }
+    /// Technologies with state of their own run on one thread (`Technology::parallel`).
+    fn tech_state(&self) -> Option<&(dyn std::any::Any + Send)> {
+        None
+    }
+    fn tech_state_mut(&mut self) -> Option<&mut (dyn std::any::Any + Send)> {
+        None
     }
     #[inline]
     fn input_free(&self, c: usize) -> u64 {

@@ -3,45 +3,16 @@
 //! injection queue as room appears (no packet is ever dropped).
 
 use super::matching::{Envelope, Matching, Posted, Req};
-use super::nic::HostState;
 use super::{Engine, Event, Packet};
 use crate::config::Config;
 use crate::error::Result;
+pub(crate) use crate::event::{Kind, Message};
+use crate::nic::HostState;
 use crate::topology::Topology;
 use crate::workload::program::NO_REQUEST;
 use crate::workload::{message_packets, Op, Programs};
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::collections::VecDeque;
-
-/// Packets that belong to no message (independent traffic).
-pub(crate) const NO_MESSAGE: u32 = u32::MAX;
-
-/// What a message carries: a task's data, or a rendezvous control packet of the NIC model.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Kind {
-    /// Data of a send.
-    Data,
-    /// Request to send data message `data` (sender to receiver).
-    Rts { data: u32 },
-    /// Clear to send data message `data` (receiver to sender).
-    Cts { data: u32 },
-}
-
-/// A message in flight.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Message {
-    pub(crate) src: u32,
-    pub(crate) dst: u32,
-    pub(crate) seq: u64,
-    pub(crate) packets: u32,
-    pub(crate) arrived: u32,
-    pub(crate) sent_at: u64,
-    /// Length in bytes.
-    pub(crate) bytes: u64,
-    pub(crate) kind: Kind,
-    /// Cycle from which its packets may enter the NIC.
-    pub(crate) ready: u64,
-}
 
 /// The state of every task of a causal workload.
 pub(crate) struct Tasks {
@@ -220,13 +191,6 @@ impl Tasks {
         }
         self.bins[bin] += phits as u64;
         self.last_progress = self.last_progress.max(now);
-    }
-}
-
-impl Message {
-    /// A data message of `bytes` from task `src` to `dst`, sent at `now`.
-    fn data(src: u32, dst: u32, seq: u64, bytes: u64, now: u64) -> Self {
-        Message { src, dst, seq, packets: 0, arrived: 0, sent_at: now, bytes, kind: Kind::Data, ready: now }
     }
 }
 
@@ -412,11 +376,11 @@ impl<'a> Engine<'a> {
 
     /// Moves packets of waiting messages into NIC `nic`'s injection queue while it has room
     /// (and, with the host model, once the DMA engine has read their payload).
-    pub(super) fn refill(&mut self, nic: usize, now: u64) {
+    pub(super) fn refill_from_tasks(&mut self, nic: usize, now: u64) {
         let Some(tasks) = self.tasks.as_mut() else { return };
         let mut created = Vec::new();
         loop {
-            if self.nic_queue[nic].len() + created.len() >= self.injection_queue_packets {
+            if self.nics.queue[nic].len() + created.len() >= self.nics.queue_packets {
                 if let Some(h) = tasks.host.as_mut() {
                     h.stall(nic);
                 }
@@ -439,7 +403,7 @@ impl<'a> Engine<'a> {
                         let draw = if lo == hi {
                             lo
                         } else {
-                            let cells = rand::Rng::random_range(&mut self.nic_rng[nic], lo / cell..=hi / cell);
+                            let cells = rand::Rng::random_range(&mut self.nics.rng[nic], lo / cell..=hi / cell);
                             cells * cell
                         };
                         draw.min(left)
@@ -462,14 +426,14 @@ impl<'a> Engine<'a> {
                 injected: 0,
                 message,
                 arrived: 0,
-                salt: rand::RngCore::next_u32(&mut self.nic_rng[nic]),
+                salt: rand::RngCore::next_u32(&mut self.nics.rng[nic]),
                 offset: 0,
             });
         }
         for p in created {
             let id = self.new_packet(p);
-            self.in_flight += 1;
-            self.nic_queue[nic].push_back(id);
+            self.stats.in_flight += 1;
+            self.nics.queue[nic].push_back(id);
         }
     }
 
@@ -586,5 +550,50 @@ impl<'a> Engine<'a> {
         let n = self.topo.num_terminals() as f64;
         let bins = t.bins.iter().map(|&p| p as f64 / (t.bin_cycles as f64 * n)).collect();
         Some((t.stream.data_messages, t.message_latency.summary(), t.bin_cycles, bins))
+    }
+}
+
+impl Tasks {
+    /// Stores message `m` in a free slot; its id (slots are reused: see `window.rs`).
+    pub(crate) fn alloc(&mut self, m: Message) -> u32 {
+        match self.stream.take_slot() {
+            Some(id) => {
+                self.messages[id as usize] = m;
+                id
+            }
+            None => {
+                self.messages.push(m);
+                (self.messages.len() - 1) as u32
+            }
+        }
+    }
+
+    /// Message `id` is done with (delivered and, when tagged, matched): its slot is free.
+    pub(crate) fn release(&mut self, id: u32) {
+        if let Some(e) = self.mpi.envelopes.get_mut(id as usize) {
+            *e = None;
+        }
+        self.stream.free_slot(id);
+    }
+
+    /// Refills `task`'s window from the source once it has run every operation of it;
+    /// false when there is no source or its program has ended.
+    pub(crate) fn refill_window(&mut self, task: usize) -> bool {
+        let Some(source) = self.stream.source.as_mut() else { return false };
+        if self.stream.error.is_some() {
+            return false;
+        }
+        let ops = &mut self.ops[task];
+        ops.clear();
+        self.pc[task] = 0;
+        let sets = &mut self.stream.batch_sets[task];
+        sets.clear();
+        if let Err(e) = source.next(task, ops, sets) {
+            self.stream.error = Some(e);
+            return false;
+        }
+        let len = ops.len();
+        self.stream.saw_window(len);
+        !ops.is_empty()
     }
 }

@@ -1,10 +1,10 @@
 //! Deadlock evidence: when no packet moves, find a cycle of input queues whose front
 //! packets each wait for room in the next one.
 
-use super::fabric::Fabric;
 use super::Engine;
 use crate::routing::Routing;
 use crate::stats::{BlockedChannel, Evidence};
+use crate::switch::fabric::Fabric;
 use crate::topology::Peer;
 
 impl Engine<'_> {
@@ -12,19 +12,19 @@ impl Engine<'_> {
     /// them lacks room (the packet is blocked by credits, not by a busy link); `None` if it
     /// is not blocked that way. Entries are (output port, downstream queue).
     fn blocked_on(&self, q: usize) -> Option<Vec<(u32, usize, u32, u32)>> {
-        let s = self.links[q / self.vcs].switch as usize;
-        let w = self.lists[s].waiting().iter().find(|w| w.queue as usize == q)?;
+        let s = self.sw.links[q / self.k.vcs].switch as usize;
+        let w = self.sw.lists[s].waiting().iter().find(|w| w.queue as usize == q)?;
         let base = self.topo.channel(s, 0);
         let mut next = Vec::new();
         for c in self.class(w.class) {
             let out = base + c.port as usize;
             let Peer::Switch { switch, port } = self.topo.peers()[out] else { return None };
-            let need = if c.bubble { w.size + self.max_packet_phits } else { w.size };
-            if self.out_vcs[out * self.vcs + c.vc as usize].credits >= need {
+            let need = if c.bubble { w.size + self.k.max_packet_phits } else { w.size };
+            if self.sw.out_vcs[out * self.k.vcs + c.vc as usize].credits >= need {
                 return None;
             }
-            let room = self.out_vcs[out * self.vcs + c.vc as usize].credits;
-            let d = self.topo.channel(switch as usize, port as usize) * self.vcs + c.vc as usize;
+            let room = self.sw.out_vcs[out * self.k.vcs + c.vc as usize].credits;
+            let d = self.topo.channel(switch as usize, port as usize) * self.k.vcs + c.vc as usize;
             next.push((c.port as u32, d, need, room));
         }
         (!next.is_empty()).then_some(next)
@@ -33,11 +33,11 @@ impl Engine<'_> {
     /// A cycle of blocked input queues, each waiting for the next (the last for the first);
     /// empty if none is found (packets stuck for another reason).
     fn blocked_cycle_only(&self) -> Vec<BlockedChannel> {
-        let queues = self.out_vcs.len();
+        let queues = self.sw.out_vcs.len();
         // 0 = unvisited, 1 = on the current walk, 2 = known to lead to no cycle.
         let mut mark = vec![0u8; queues];
         for start in 0..queues {
-            if mark[start] != 0 || self.fifo.len(start) == 0 {
+            if mark[start] != 0 || self.sw.fifo.len(start) == 0 {
                 continue;
             }
             let mut walk: Vec<(usize, u32)> = Vec::new();
@@ -47,13 +47,13 @@ impl Engine<'_> {
                     let from = walk.iter().position(|&(x, _)| x == q).expect("queue on the walk");
                     return walk[from..].iter().map(|&(x, port)| self.blocked_entry(x, port)).collect();
                 }
-                if mark[q] == 2 || self.fifo.len(q) == 0 {
+                if mark[q] == 2 || self.sw.fifo.len(q) == 0 {
                     break;
                 }
                 let Some(next) = self.blocked_on(q) else { break };
                 mark[q] = 1;
                 // Follow a successor that is itself occupied (an empty queue is not full).
-                let Some(&(port, d, ..)) = next.iter().find(|&&(_, d, ..)| self.fifo.len(d) > 0) else { break };
+                let Some(&(port, d, ..)) = next.iter().find(|&&(_, d, ..)| self.sw.fifo.len(d) > 0) else { break };
                 walk.push((q, port));
                 q = d;
             }
@@ -71,10 +71,10 @@ impl Engine<'_> {
     /// Evidence of a deadlock: a cycle of blocked input queues, each waiting for the next;
     /// failing that, up to `limit` blocked front packets with the room they need and have.
     pub fn deadlock_evidence(&self, limit: usize) -> Evidence {
-        if self.worm.is_some() {
+        if self.tech.flits() {
             return self.worm_deadlock_evidence(limit);
         }
-        if self.voq_ports > 1 {
+        if self.k.voq_ports > 1 {
             // The walk below follows input FIFOs; virtual output queues give no evidence yet.
             return Evidence { cycle: false, channels: Vec::new() };
         }
@@ -82,8 +82,8 @@ impl Engine<'_> {
         if !cycle.is_empty() {
             return Evidence { cycle: true, channels: cycle };
         }
-        let channels = (0..self.out_vcs.len())
-            .filter(|&q| self.fifo.len(q) > 0)
+        let channels = (0..self.sw.out_vcs.len())
+            .filter(|&q| self.sw.fifo.len(q) > 0)
             .filter_map(|q| self.blocked_on(q).map(|next| (q, next[0].0)))
             .take(limit)
             .map(|(q, port)| self.blocked_entry(q, port))
@@ -98,12 +98,12 @@ impl Engine<'_> {
     }
 
     fn blocked_entry(&self, q: usize, waits_on_port: u32) -> BlockedChannel {
-        let p = self.fifo.front(q).expect("a blocked queue has a front packet");
+        let p = self.sw.fifo.front(q).expect("a blocked queue has a front packet");
         let (need, room) = self
             .blocked_on(q)
             .and_then(|next| next.iter().find(|n| n.0 == waits_on_port).map(|n| (n.2, n.3)))
             .unwrap_or((self.packets[p as usize].size, 0));
-        self.blocked_channel(q, self.fifo.len(q) as u32, waits_on_port, need, room)
+        self.blocked_channel(q, self.sw.fifo.len(q) as u32, waits_on_port, need, room)
     }
 
     /// The evidence entry of input queue `q`, whose front packet waits on `waits_on_port`
@@ -117,14 +117,14 @@ impl Engine<'_> {
         need: u32,
         room: u32,
     ) -> BlockedChannel {
-        let channel = q / self.vcs;
-        let s = self.links[channel].switch as usize;
-        let p = self.fifo.front(q).expect("a blocked queue has a front packet");
+        let channel = q / self.k.vcs;
+        let s = self.sw.links[channel].switch as usize;
+        let p = self.sw.fifo.front(q).expect("a blocked queue has a front packet");
         let pk = &self.packets[p as usize];
         BlockedChannel {
             switch: s as u32,
             port: (channel - self.topo.channel(s, 0)) as u32,
-            vc: (q % self.vcs) as u32,
+            vc: (q % self.k.vcs) as u32,
             packet: p,
             src: pk.src,
             dst: pk.dst,
@@ -132,7 +132,7 @@ impl Engine<'_> {
             waits_on_port,
             need_phits: need,
             room_phits: room,
-            capacity_phits: self.queue_phits,
+            capacity_phits: self.k.queue_phits,
         }
     }
 }

@@ -2,7 +2,6 @@
 //! been delivered and matched, and a streamed trace replay holds per task only a window of
 //! operations, refilled from the trace as the task runs out of them.
 
-use super::tasks::{Message, Tasks};
 use super::Engine;
 use crate::config::Config;
 use crate::error::{Error, Result};
@@ -30,6 +29,26 @@ pub(crate) struct StreamState {
     pub(crate) data_messages: usize,
 }
 
+impl StreamState {
+    /// A free message slot to reuse, if any; counts one more slot in use either way.
+    pub(crate) fn take_slot(&mut self) -> Option<u32> {
+        self.live += 1;
+        self.peak_live = self.peak_live.max(self.live);
+        self.free.pop()
+    }
+
+    /// Slot `id` is free again.
+    pub(crate) fn free_slot(&mut self, id: u32) {
+        self.live -= 1;
+        self.free.push(id);
+    }
+
+    /// A task's window now holds `len` operations.
+    pub(crate) fn saw_window(&mut self, len: usize) {
+        self.peak_window = self.peak_window.max(len);
+    }
+}
+
 /// What a replay held at most at once: the measure of its memory.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct StreamStats {
@@ -41,54 +60,6 @@ pub struct StreamStats {
     pub peak_buffered: usize,
     /// Message slots allocated (the slot table's length).
     pub slots: usize,
-}
-
-impl Tasks {
-    /// Stores message `m` in a free slot; its id.
-    pub(crate) fn alloc(&mut self, m: Message) -> u32 {
-        let s = &mut self.stream;
-        s.live += 1;
-        s.peak_live = s.peak_live.max(s.live);
-        match s.free.pop() {
-            Some(id) => {
-                self.messages[id as usize] = m;
-                id
-            }
-            None => {
-                self.messages.push(m);
-                (self.messages.len() - 1) as u32
-            }
-        }
-    }
-
-    /// Message `id` is done with (delivered and, when tagged, matched): its slot is free.
-    pub(crate) fn release(&mut self, id: u32) {
-        if let Some(e) = self.mpi.envelopes.get_mut(id as usize) {
-            *e = None;
-        }
-        self.stream.live -= 1;
-        self.stream.free.push(id);
-    }
-
-    /// Refills `task`'s window from the source once it has run every operation of it;
-    /// false when there is no source or its program has ended.
-    pub(crate) fn refill_window(&mut self, task: usize) -> bool {
-        let Some(source) = self.stream.source.as_mut() else { return false };
-        if self.stream.error.is_some() {
-            return false;
-        }
-        let ops = &mut self.ops[task];
-        ops.clear();
-        self.pc[task] = 0;
-        let sets = &mut self.stream.batch_sets[task];
-        sets.clear();
-        if let Err(e) = source.next(task, ops, sets) {
-            self.stream.error = Some(e);
-            return false;
-        }
-        self.stream.peak_window = self.stream.peak_window.max(ops.len());
-        !ops.is_empty()
-    }
 }
 
 impl<'a> Engine<'a> {

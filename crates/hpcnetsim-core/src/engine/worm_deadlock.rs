@@ -3,17 +3,17 @@
 //! (one worm per buffer, until the tail's credit returns), so the wait-for graph runs from
 //! a waiting head to the head of the worm in the downstream buffer of every VC it may take.
 
-use super::fabric::Fabric;
 use super::{Engine, NONE};
 use crate::stats::{BlockedChannel, Evidence};
+use crate::switch::fabric::Fabric;
 use crate::topology::Peer;
 
 impl Engine<'_> {
     /// Per packet: the input buffer where its head waits for an output VC, or `NONE`.
     fn waiting_heads(&self) -> Vec<u32> {
         let mut head = vec![NONE; self.packets.len()];
-        for w in self.lists.iter().flat_map(|l| l.waiting()) {
-            if let Some(p) = self.fifo.front(w.queue as usize) {
+        for w in self.sw.lists.iter().flat_map(|l| l.waiting()) {
+            if let Some(p) = self.sw.fifo.front(w.queue as usize) {
                 head[p as usize] = w.queue;
             }
         }
@@ -24,19 +24,19 @@ impl Engine<'_> {
     /// output VC, head buffer of the worm holding it); `None` if a candidate is free or
     /// leads to no waiting head (the head is not blocked by other worms alone).
     fn worm_waits_on(&self, q: usize, heads: &[u32]) -> Option<Vec<(u32, usize, usize)>> {
-        let s = self.links[q / self.vcs].switch as usize;
-        let w = self.lists[s].waiting().iter().find(|w| w.queue as usize == q)?;
+        let s = self.sw.links[q / self.k.vcs].switch as usize;
+        let w = self.sw.lists[s].waiting().iter().find(|w| w.queue as usize == q)?;
         let base = self.topo.channel(s, 0);
         let mut next = Vec::new();
         for c in self.class(w.class) {
             let out = base + c.port as usize;
-            let oq = out * self.vcs + c.vc as usize;
+            let oq = out * self.k.vcs + c.vc as usize;
             let Peer::Switch { switch, port } = self.topo.peers()[out] else { return None };
-            if self.out_vcs[oq].reserved == NONE {
+            if self.sw.out_vcs[oq].reserved == NONE {
                 return None;
             }
-            let d = self.topo.channel(switch as usize, port as usize) * self.vcs + c.vc as usize;
-            let p = self.fifo.front(d)?;
+            let d = self.topo.channel(switch as usize, port as usize) * self.k.vcs + c.vc as usize;
+            let p = self.sw.fifo.front(d)?;
             let h = heads[p as usize];
             if h == NONE {
                 return None;
@@ -51,8 +51,8 @@ impl Engine<'_> {
     pub(super) fn worm_deadlock_evidence(&self, limit: usize) -> Evidence {
         let heads = self.waiting_heads();
         // 0 = unvisited, 1 = on the current walk, 2 = known to lead to no cycle.
-        let mut mark = vec![0u8; self.out_vcs.len()];
-        for start in self.lists.iter().flat_map(|l| l.waiting()).map(|w| w.queue as usize) {
+        let mut mark = vec![0u8; self.sw.out_vcs.len()];
+        for start in self.sw.lists.iter().flat_map(|l| l.waiting()).map(|w| w.queue as usize) {
             if mark[start] != 0 {
                 continue;
             }
@@ -79,6 +79,7 @@ impl Engine<'_> {
             mark[start] = 2;
         }
         let channels = self
+            .sw
             .lists
             .iter()
             .flat_map(|l| l.waiting())
@@ -92,6 +93,6 @@ impl Engine<'_> {
     /// The entry of the waiting head in buffer `q`, waiting for output VC `oq` of `port`: it
     /// needs a free VC, that is a downstream buffer with all its room.
     fn worm_entry(&self, q: usize, port: u32, oq: usize) -> BlockedChannel {
-        self.blocked_channel(q, 1, port, self.queue_phits, self.out_vcs[oq].credits)
+        self.blocked_channel(q, 1, port, self.k.queue_phits, self.sw.out_vcs[oq].credits)
     }
 }

@@ -1,12 +1,12 @@
 //! Statistics: the observers of a run and the result they produce.
 
 pub mod deadlock;
-pub mod latency;
 
 use serde::Serialize;
 
+pub use crate::observe::latency::{self, LatencyHistogram, Summary};
+pub use crate::observe::Counters;
 pub use deadlock::{describe, describe_cycle, BlockedChannel, Evidence};
-pub use latency::{LatencyHistogram, Summary};
 
 /// How a run ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -83,6 +83,9 @@ pub struct ExecutionResult {
     /// Concurrent jobs (`[[workload.jobs]]`): each job's own execution time.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub jobs: Vec<crate::workload::jobs::JobResult>,
+    /// The tables of the `[stats]` collectors, by name (none unless switched on).
+    #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub tables: std::collections::BTreeMap<String, crate::observe::table::Table>,
 }
 
 /// Utilisation of the links (busy fraction of the measured cycles, one phit per cycle = 1).
@@ -168,4 +171,7 @@ pub struct RunResult {
     pub blocked_cycle: bool,
     /// One line saying what happened.
     pub message: String,
+    /// The tables of the `[stats]` collectors, by name (none unless switched on).
+    #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub tables: std::collections::BTreeMap<String, crate::observe::table::Table>,
 }

@@ -57,9 +57,14 @@ pub fn topology_bytes(f: &Family) -> u128 {
     20 * ports + 16 * switches + 16 * terminals
 }
 
-/// Bytes needed to describe a topology (distances, loads and bisection on top of the graph).
+/// Bytes needed to describe a topology: the graph, and the channel loads of its throughput
+/// bound, a vector of 8 bytes per channel for the partial sums of each thread, one for their
+/// total and one for the result. (Twice the graph, the former estimate, let
+/// `hyperx:63x63x63x2`, 94 million ports, pass under a 4 GiB address-space limit and abort
+/// out of memory in the loads: 3.7 GB peak on two threads.)
 pub fn describe_bytes(f: &Family) -> u128 {
-    2 * topology_bytes(f)
+    let ports = counts(f).1;
+    topology_bytes(f) + 8 * ports * (rayon::current_num_threads() as u128 + 2)
 }
 
 /// Refuses describing `spec` when it would not fit in memory.

@@ -61,7 +61,7 @@ fn network_hops(spec: &str, algorithm: Algorithm, vcs: u32, packets: usize) -> f
     }
     e.stop_sources();
     e.run_until(10_000_000);
-    let k = &e.counters;
+    let k = &e.stats.counters;
     assert_eq!(k.delivered, packets as u64, "{spec} {algorithm:?}: not all delivered");
     (k.packet_hops - 2 * k.delivered) as f64 / k.delivered as f64
 }
@@ -100,9 +100,9 @@ fn backlog_throughput(spec: &str, algorithm: Algorithm, vcs: u32, dest: impl Fn(
         }
     }
     e.run_until(warmup);
-    let before = e.counters.delivered_phits;
+    let before = e.stats.counters.delivered_phits;
     e.run_until(warmup + window);
-    (e.counters.delivered_phits - before) as f64 / (n as f64 * window as f64)
+    (e.stats.counters.delivered_phits - before) as f64 / (n as f64 * window as f64)
 }
 
 fn saturation(spec: &str, algorithm: Algorithm, vcs: u32, pattern: PatternKind) -> f64 {

@@ -79,15 +79,15 @@ fn saturate_and_drain(spec: &str, cases: &[(u32, u32)], step_cycles: u64) {
             let now = step * step_cycles;
             e.run_until(now);
             e.check_invariants().unwrap_or_else(|m| panic!("{spec}, {classes} classes, cycle {now}: {m}"));
-            let delivered = e.counters.delivered;
+            let delivered = e.stats.counters.delivered;
             assert!(delivered > last + 1_000, "{spec}, {classes} classes: stalled before cycle {now}");
             last = delivered;
         }
-        let per_node = e.counters.delivered_phits as f64 / nodes / (4 * step_cycles) as f64;
+        let per_node = e.stats.counters.delivered_phits as f64 / nodes / (4 * step_cycles) as f64;
         assert!(per_node > 0.3, "{classes} classes: accepted {per_node} phits per node and cycle");
         e.stop_sources();
         e.run_until(4 * step_cycles + 400_000);
-        let k = &e.counters;
+        let k = &e.stats.counters;
         assert_eq!(k.generated - k.dropped, k.delivered, "{classes} classes");
         e.check_idle().unwrap_or_else(|m| panic!("{classes} classes: {m}"));
     }

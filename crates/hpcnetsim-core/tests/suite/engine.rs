@@ -44,12 +44,12 @@ fn zero_load_latency_is_the_cut_through_formula() {
             let n = t.num_terminals();
             for (a, b) in [(0, n - 1), (1, n / 2), (n - 1, 0)] {
                 let mut e = Engine::new(&c, &t).unwrap();
-                e.recording = true;
+                e.set_recording(true);
                 e.inject(a, b, size);
                 e.run_until(10_000);
                 let hops = paths::terminal_distance(&t, a, b).unwrap() as u64;
                 let want = hops * (sd + ld) as u64 + size as u64 - 1;
-                let got = e.network_latency.summary();
+                let got = e.stats.network_latency.summary();
                 assert_eq!(got.count, 1, "{spec}: {a} -> {b} not delivered");
                 assert_eq!(got.max as u64, want, "{spec} {a}->{b} delays {sd}+{ld} size {size}: {hops} hops");
                 e.check_idle().unwrap();
@@ -80,7 +80,7 @@ fn packets_are_conserved_and_credits_return() {
         e.run_until(20_000);
         e.stop_sources();
         e.run_until(1_000_000);
-        let k = &e.counters;
+        let k = &e.stats.counters;
         assert!(k.generated > 1000, "{spec}: too little traffic");
         assert_eq!(k.generated - k.dropped, k.delivered, "{spec}: generated {} dropped {}", k.generated, k.dropped);
         assert_eq!(k.injected, k.delivered, "{spec}");
@@ -131,7 +131,7 @@ fn no_deadlock_under_saturation() {
         let mut last = 0;
         for step in 1..=20 {
             e.run_until(step * 10_000);
-            let delivered = e.counters.delivered;
+            let delivered = e.stats.counters.delivered;
             assert!(delivered > last + 1000, "{algorithm:?}/{vcs} VCs: stalled before cycle {}", step * 10_000);
             last = delivered;
         }

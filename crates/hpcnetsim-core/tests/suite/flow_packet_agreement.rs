@@ -50,7 +50,7 @@ fn rates(toml: &str, perm: &[usize]) -> (Vec<f64>, Vec<f64>) {
             c
         })
         .collect();
-    e.recording = true;
+    e.set_recording(true);
     e.run_until(WARMUP);
     let before: Vec<u64> = eject.iter().map(|&c| e.busy_phits(c)).collect();
     e.run_until(WARMUP + WINDOW);

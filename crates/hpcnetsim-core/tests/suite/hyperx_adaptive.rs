@@ -57,7 +57,7 @@ fn mean_network_hops(spec: &str, algorithm: Algorithm, packets: usize) -> f64 {
     }
     e.stop_sources();
     e.run_until(10_000_000);
-    let k = &e.counters;
+    let k = &e.stats.counters;
     assert_eq!(k.delivered, packets as u64, "{spec} {algorithm:?}: not all delivered");
     (k.packet_hops - 2 * k.delivered) as f64 / k.delivered as f64
 }

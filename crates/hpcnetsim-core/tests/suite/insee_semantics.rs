@@ -13,14 +13,14 @@ use rand::SeedableRng;
 fn run(c: &Config, packets: &[(u64, usize, usize)]) -> (u64, u64, u64) {
     let t = topo(&c.topology);
     let mut e = Engine::new(c, &t).unwrap();
-    e.recording = true;
+    e.set_recording(true);
     for &(at, src, dst) in packets {
         e.run_until(at);
         e.inject(src, dst, 16);
     }
     e.run_until(10_000);
     e.check_idle().unwrap();
-    let (net, end) = (e.network_latency.summary(), e.end_to_end_latency.summary());
+    let (net, end) = (e.stats.network_latency.summary(), e.stats.end_to_end_latency.summary());
     assert_eq!(net.count, packets.len() as u64);
     ((net.mean * net.count as f64).round() as u64, net.max as u64, end.max as u64)
 }

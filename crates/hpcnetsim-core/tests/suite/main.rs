@@ -7,6 +7,7 @@ mod common;
 
 mod analytic_vs_brute_force;
 mod collectives;
+mod collectors;
 mod concurrent_jobs;
 mod deadlock_check;
 mod dfsssp_layers;
@@ -28,6 +29,7 @@ mod insee_semantics;
 mod interchange;
 mod network_families;
 mod nic_model;
+mod output_queued;
 mod parallel;
 mod parx_messages;
 mod quadrics_paper;

@@ -144,7 +144,7 @@ fn prefetching_changes_no_result() {
             e.set_threads(threads);
             e.set_prefetching(prefetch);
             e.run_until(2000);
-            format!("{:?}", e.counters)
+            format!("{:?}", e.stats.counters)
         };
         let plain = counters(1, false);
         assert!(plain.contains("phit_hops") && !plain.contains("phit_hops: 0,"), "{plain}");
@@ -171,7 +171,7 @@ fn threads_may_change_between_chunks() {
                 e.check_invariants().unwrap_or_else(|m| panic!("{m}\n{case}"));
                 waited |= e.waiting_packets() > 0;
             }
-            (format!("{:?}", e.counters), waited)
+            (format!("{:?}", e.stats.counters), waited)
         };
         let mode = |threads, prefetch| Mode { threads, prefetch };
         let (one, waited) = run(&[mode(1, false)]);

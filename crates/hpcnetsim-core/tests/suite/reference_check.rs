@@ -27,10 +27,10 @@ fn single_packets_take_the_same_time() {
                 r.step(cycle);
             }
             let mut e = Engine::new(&c, &t).unwrap();
-            e.recording = true;
+            e.set_recording(true);
             e.inject(a, b, 16);
             e.run_until(500);
-            assert_eq!(r.stats.latencies, vec![e.network_latency.summary().max as u64], "{spec}: {a} -> {b}");
+            assert_eq!(r.stats.latencies, vec![e.stats.network_latency.summary().max as u64], "{spec}: {a} -> {b}");
         }
     }
 }
@@ -40,11 +40,11 @@ fn engine_run(c: &Config, warmup: u64, measure: u64) -> (f64, f64) {
     let t = topo(&c.topology);
     let mut e = Engine::new(c, &t).unwrap();
     e.run_until(warmup);
-    let before = e.counters.delivered_phits;
-    e.recording = true;
+    let before = e.stats.counters.delivered_phits;
+    e.set_recording(true);
     e.run_until(warmup + measure);
-    let accepted = (e.counters.delivered_phits - before) as f64 / (measure as f64 * t.num_terminals() as f64);
-    (accepted, e.network_latency.summary().mean)
+    let accepted = (e.stats.counters.delivered_phits - before) as f64 / (measure as f64 * t.num_terminals() as f64);
+    (accepted, e.stats.network_latency.summary().mean)
 }
 
 fn reference_run(c: &Config, warmup: u64, measure: u64) -> (f64, f64) {

@@ -65,7 +65,7 @@ fn a_cyclic_routing_deadlocks_and_the_cycle_walks_around_the_ring() {
     let mut e = Engine::new(&c, &t).unwrap();
     e.set_routing(Box::new(Clockwise { n }));
     e.run_until(20_000);
-    assert!(e.in_flight > 0 && e.now() - e.last_delivery > 10_000, "the ring did not deadlock");
+    assert!(e.stats.in_flight > 0 && e.now() - e.stats.last_delivery > 10_000, "the ring did not deadlock");
     let ev = e.deadlock_evidence(10);
     assert!(ev.cycle, "no cycle found: {:?}", ev.channels);
     let cycle = &ev.channels;
@@ -89,7 +89,7 @@ fn a_safe_routing_under_the_same_load_has_no_cycle() {
     c.switch.queue_packets = 2;
     let mut e = Engine::new(&c, &t).unwrap();
     e.run_until(20_000);
-    assert!(e.now() - e.last_delivery < 1000, "DOR with its dateline stalled");
+    assert!(e.now() - e.stats.last_delivery < 1000, "DOR with its dateline stalled");
     assert!(!e.deadlock_evidence(10).cycle);
 }
 

@@ -40,13 +40,13 @@ fn packets_follow_the_tables() {
                     e.inject(a, (a + 1) % n, 16);
                 }
                 e.run_until(5_000);
-                e.recording = true;
+                e.set_recording(true);
                 e.inject(a, b, 16);
                 e.run_until(10_000);
                 let links = tb.path(&t, a, b, off).unwrap().len() as u64 + 1;
                 let hop = (c.switch.switch_delay_cycles + c.switch.link_delay_cycles) as u64;
                 assert_eq!(
-                    e.network_latency.summary().max as u64,
+                    e.stats.network_latency.summary().max as u64,
                     links * hop + 15,
                     "{spec} {engine}: {a} -> {b} offset {off}"
                 );
@@ -71,8 +71,8 @@ fn lanes_keep_a_saturated_network_delivering_and_the_analysis_agrees() {
         let mut last = 0;
         for step in 1..=6 {
             e.run_until(step * 3_000);
-            assert!(e.counters.delivered > last + 100, "{spec} {engine} stalled before cycle {}", step * 3_000);
-            last = e.counters.delivered;
+            assert!(e.stats.counters.delivered > last + 100, "{spec} {engine} stalled before cycle {}", step * 3_000);
+            last = e.stats.counters.delivered;
         }
     }
 }

@@ -110,12 +110,12 @@ fn zero_load_latency_follows_the_routes() {
         let n = t.num_terminals();
         for (a, b) in [(0, n - 1), (1, n / 2), (n - 1, 2), (3, 2)] {
             let mut e = Engine::new(&c, &t).unwrap();
-            e.recording = true;
+            e.set_recording(true);
             e.inject(a, b, 16);
             e.run_until(5_000);
             let links = walk(&t, r.as_ref(), a, b).len() as u64 + 1; // + the injection link
             let hop = (c.switch.switch_delay_cycles + c.switch.link_delay_cycles) as u64;
-            assert_eq!(e.network_latency.summary().max as u64, links * hop + 15, "{spec}: {a} -> {b}");
+            assert_eq!(e.stats.network_latency.summary().max as u64, links * hop + 15, "{spec}: {a} -> {b}");
         }
     }
 }
@@ -129,8 +129,8 @@ fn saturated_five_dimensional_twin_torus_keeps_delivering() {
         let mut last = 0;
         for step in 1..=10 {
             e.run_until(step * 5_000);
-            assert!(e.counters.delivered > last + 1000, "{algorithm:?} stalled before cycle {}", step * 5_000);
-            last = e.counters.delivered;
+            assert!(e.stats.counters.delivered > last + 1000, "{algorithm:?} stalled before cycle {}", step * 5_000);
+            last = e.stats.counters.delivered;
         }
     }
 }

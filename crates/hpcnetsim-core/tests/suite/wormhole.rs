@@ -36,15 +36,15 @@ fn zero_load_latency_is_the_wormhole_pipeline() {
             // Pairs 2, 4 and 6 links apart (same leaf switch, same subtree, across the root).
             for (a, b) in [(0usize, 1usize), (0, 5), (3, 60)] {
                 let mut e = Engine::new(&c, &t).unwrap();
-                e.recording = true;
+                e.set_recording(true);
                 e.inject(a, b, size);
                 e.run_until(50_000);
                 let h = paths::terminal_distance(&t, a, b).unwrap() as u64;
                 let want = h * hop + size as u64 - 1;
-                let got = e.network_latency.summary();
+                let got = e.stats.network_latency.summary();
                 assert_eq!(got.count, 1, "{switch}: {a} -> {b} size {size} not delivered");
                 assert_eq!(got.max as u64, want, "{switch}: {a} -> {b}, {h} links, {size} flits");
-                assert_eq!(e.counters.packet_hops, h, "one packet-hop per link");
+                assert_eq!(e.stats.counters.packet_hops, h, "one packet-hop per link");
                 e.check_idle().unwrap_or_else(|m| panic!("{switch}: {m}"));
                 e.check_invariants().unwrap();
             }
@@ -54,10 +54,10 @@ fn zero_load_latency_is_the_wormhole_pipeline() {
     // L + 1 = 6 cycles send 2 flits every 6 cycles, so a long worm is slower.
     let c = config("switching = \"wormhole\"\nbuffer_flits = 2\nswitch_delay_cycles = 2\nlink_delay_cycles = 3", 0.0);
     let mut e = Engine::new(&c, &t).unwrap();
-    e.recording = true;
+    e.set_recording(true);
     e.inject(0, 1, 64);
     e.run_until(50_000);
-    assert!(e.network_latency.summary().max as u64 > 2 * 5 + 63 + 64, "credit-starved worm");
+    assert!(e.stats.network_latency.summary().max as u64 > 2 * 5 + 63 + 64, "credit-starved worm");
 }
 
 /// Two long worms to the same terminal: the one that waits for the last link keeps its
@@ -87,9 +87,9 @@ fn a_blocked_worm_spans_several_switches() {
     assert_eq!(switches.len(), 5, "a 6-link route has 5 switches, all holding the blocked worm: {blocked:?}");
     // The streaming worm holds buffers along its whole path too, however few flits each.
     assert!(per_packet.values().all(|b| b.len() >= 5), "{per_packet:?}");
-    e.recording = true;
+    e.set_recording(true);
     e.run_until(2_000);
-    assert_eq!(e.counters.delivered, 2);
+    assert_eq!(e.stats.counters.delivered, 2);
     e.check_idle().unwrap();
 }
 
@@ -107,16 +107,16 @@ fn no_deadlock_under_saturation_with_the_elite_routing() {
     for step in 1..=10 {
         e.run_until(step * 20_000);
         e.check_invariants().unwrap_or_else(|m| panic!("cycle {}: {m}", step * 20_000));
-        let delivered = e.counters.delivered;
+        let delivered = e.stats.counters.delivered;
         assert!(delivered > last + 10_000, "stalled before cycle {}: {delivered} delivered", step * 20_000);
         last = delivered;
     }
     // Saturated: about half the link rate per node or more, not a trickle.
-    let flits_per_node_cycle = e.counters.delivered_phits as f64 / 64.0 / 200_000.0;
+    let flits_per_node_cycle = e.stats.counters.delivered_phits as f64 / 64.0 / 200_000.0;
     assert!(flits_per_node_cycle > 0.3, "accepted {flits_per_node_cycle} flits per node and cycle");
     e.stop_sources();
     e.run_until(400_000);
-    let k = &e.counters;
+    let k = &e.stats.counters;
     assert_eq!(k.generated - k.dropped, k.delivered);
     e.check_idle().unwrap();
 }
@@ -198,7 +198,7 @@ fn a_cyclic_routing_deadlocks_worms_and_the_evidence_walks_the_ring() {
     let mut e = Engine::new(&c, &t).unwrap();
     e.set_routing(Box::new(Clockwise { n }));
     e.run_until(20_000);
-    assert!(e.in_flight > 0 && e.now() - e.last_delivery > 10_000, "the ring did not deadlock");
+    assert!(e.stats.in_flight > 0 && e.now() - e.stats.last_delivery > 10_000, "the ring did not deadlock");
     e.check_invariants().unwrap();
     let ev = e.deadlock_evidence(10);
     assert!(ev.cycle, "no cycle found: {:?}", ev.channels);
@@ -218,6 +218,6 @@ fn a_cyclic_routing_deadlocks_worms_and_the_evidence_walks_the_ring() {
     // The same ring with DOR and its dateline keeps delivering.
     let mut e = Engine::new(&c, &t).unwrap();
     e.run_until(20_000);
-    assert!(e.now() - e.last_delivery < 1000, "DOR with its dateline stalled");
+    assert!(e.now() - e.stats.last_delivery < 1000, "DOR with its dateline stalled");
     assert!(!e.deadlock_evidence(10).cycle);
 }

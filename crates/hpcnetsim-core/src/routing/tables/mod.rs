@@ -18,14 +18,12 @@ pub mod sssp;
 pub mod stats;
 
 use super::deadlock::{Hop, Verdict};
+pub use crate::config::tables::{Layering, ENGINES, LAYERINGS, MAX_LMC};
 use crate::error::{Error, Result};
 use crate::topology::{Peer, Topology};
 
 /// Marks a table entry without a route (destination unreachable from this switch).
 pub const NO_PORT: u16 = u16::MAX;
-
-/// Largest LMC (InfiniBand allows up to 7; 2 is what PARX needs).
-pub const MAX_LMC: u8 = 7;
 
 /// Largest number of virtual lanes usable for data (InfiniBand: VL0..VL7).
 pub const MAX_VLS: usize = 8;
@@ -247,32 +245,6 @@ pub struct EngineOptions {
     pub layering: Layering,
 }
 
-/// How DFSSSP and PARX give every path a lane (`routing.layering`, `--layering`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Layering {
-    /// hpcnetsim's placement: each path where it adds the fewest new dependencies.
-    #[default]
-    Placement,
-    /// OpenSM's procedure: all in layer 0, cycle by cycle the weakest dependency's paths
-    /// moved to the next layer.
-    Opensm,
-}
-
-/// Names of the layerings, as used by configs and `hpcnetsim route`.
-pub const LAYERINGS: &str = "placement, opensm";
-
-impl Layering {
-    /// The layering called `name`, or an error naming `field`.
-    pub fn parse(name: &str, section: &str, field: &str) -> Result<Self> {
-        match name {
-            "placement" => Ok(Layering::Placement),
-            "opensm" => Ok(Layering::Opensm),
-            other => Err(Error::invalid(section, field, format!("'{other}'"), format!("one of {LAYERINGS}"))),
-        }
-    }
-}
-
 impl Default for EngineOptions {
     fn default() -> Self {
         EngineOptions {
@@ -284,9 +256,6 @@ impl Default for EngineOptions {
         }
     }
 }
-
-/// Names of the table routing engines, as used by `hpcnetsim route` and configs.
-pub const ENGINES: &str = "minhop, sssp, dfsssp, updn, ftree, parx";
 
 /// Computes forwarding tables for `topo` with the named engine.
 pub fn compute(engine: &str, topo: &Topology, opts: &EngineOptions) -> Result<Tables> {

@@ -1,0 +1,103 @@
+//! The host model of causal workloads (paper 004 §2.1, §3.1.3, §5.3),
+//! applied where messages enter and leave the network: send and receive overheads, the
+//! host-bus read that feeds the DMA engine, the host-bus write at the destination, packets
+//! of at most `max_payload` bytes plus header, and the rendezvous handshake.
+//!
+//! The host-bus write does not push back on the network: a destination that writes slower
+//! than packets arrive completes its messages late rather than stalling its link.
+
+use crate::config::NicModel;
+use crate::event::{Kind, Message};
+
+/// Per-NIC state of the host model.
+pub(crate) struct HostState {
+    pub(crate) model: NicModel,
+    /// Per NIC: cycle (fractional) at which its DMA engine has read everything it started.
+    dma_free: Vec<f64>,
+    /// Per NIC: the cycle the read of its next packet ends, once started (the bus is
+    /// reserved for it).
+    reading: Vec<Option<u64>>,
+    /// Per NIC: whether its last refill stopped at a full injection queue (the DMA engine
+    /// had no buffer to read into, so the next read starts no earlier than the next refill).
+    dma_stalled: Vec<bool>,
+    /// Per NIC: cycle (fractional) at which its host-bus writes are done (with a shared
+    /// bus, reads and writes both use `dma_free`).
+    write_free: Vec<f64>,
+    /// Per task: whether the send overhead of its current operation has been paid.
+    pub(crate) paid: Vec<bool>,
+    /// Messages whose host write is still under way.
+    pub(crate) writing: u64,
+    /// Posted receive requests (task, request) whose overhead is still to be paid.
+    pub(crate) receives: rustc_hash::FxHashSet<(u32, u32)>,
+}
+
+impl HostState {
+    /// The model for `nics` NICs and `tasks` tasks.
+    pub(crate) fn new(model: NicModel, nics: usize, tasks: usize) -> Self {
+        HostState {
+            model,
+            dma_free: vec![0.0; nics],
+            dma_stalled: vec![false; nics],
+            reading: vec![None; nics],
+            write_free: vec![0.0; nics],
+            paid: vec![false; tasks],
+            writing: 0,
+            receives: Default::default(),
+        }
+    }
+
+    /// Packets of a message of `bytes`.
+    pub(crate) fn packets(&self, bytes: u64) -> u32 {
+        bytes.div_ceil(self.model.max_payload).max(1) as u32
+    }
+
+    /// Payload of packet `index` (from 0) of `m`.
+    pub(crate) fn payload(&self, m: &Message, index: u32) -> u64 {
+        match m.kind {
+            Kind::Data if index + 1 < m.packets => self.model.max_payload,
+            Kind::Data => m.bytes - (m.packets as u64 - 1) * self.model.max_payload,
+            _ => 0,
+        }
+    }
+
+    /// Whether the DMA engine of `nic` has read the next packet (`payload` bytes of a message
+    /// ready at `ready`) by `now`; otherwise the cycle it will have. A read reserves the bus
+    /// when it starts.
+    pub(crate) fn read(&mut self, nic: usize, payload: u64, ready: u64, now: u64) -> Result<(), u64> {
+        if let Some(end) = self.reading[nic] {
+            return if end <= now {
+                self.reading[nic] = None;
+                Ok(())
+            } else {
+                Err(end)
+            };
+        }
+        if std::mem::take(&mut self.dma_stalled[nic]) {
+            self.dma_free[nic] = self.dma_free[nic].max(now as f64);
+        }
+        let start = self.dma_free[nic].max(ready as f64);
+        let end = start + self.model.read_bytes_per_cycle.map_or(0.0, |r| payload as f64 / r);
+        self.dma_free[nic] = end;
+        if end <= now as f64 {
+            Ok(())
+        } else {
+            self.reading[nic] = Some(end.ceil() as u64);
+            Err(end.ceil() as u64)
+        }
+    }
+
+    /// The injection queue of `nic` was full: the DMA engine waits for room.
+    pub(crate) fn stall(&mut self, nic: usize) {
+        self.dma_stalled[nic] = true;
+    }
+
+    /// Cycle at which `nic` has written a packet of `payload` bytes that arrived at `now`.
+    pub(crate) fn write(&mut self, nic: usize, payload: u64, now: u64) -> u64 {
+        let Some(w) = self.model.write_bytes_per_cycle else { return now };
+        // On a shared bus a write waits for the reads already started.
+        let bus = if self.model.shared_bus { &mut self.dma_free } else { &mut self.write_free };
+        let end = bus[nic].max(now as f64) + payload as f64 / w;
+        bus[nic] = end;
+        end.ceil() as u64
+    }
+}

@@ -1,0 +1,77 @@
+//! Latency collection: exact values kept in a histogram with unit buckets (cycle
+//! latencies are integers), so percentiles are exact.
+
+use serde::Serialize;
+
+/// Mean, percentiles and maximum of a set of latencies, in cycles.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Summary {
+    /// Number of samples.
+    pub count: u64,
+    /// Mean.
+    pub mean: f64,
+    /// Median.
+    pub p50: f64,
+    /// 90th percentile.
+    pub p90: f64,
+    /// 99th percentile.
+    pub p99: f64,
+    /// Largest value.
+    pub max: f64,
+}
+
+/// Counts of integer latencies.
+#[derive(Clone, Debug, Default)]
+pub struct LatencyHistogram {
+    counts: Vec<u64>,
+    total: u64,
+    sum: u128,
+}
+
+impl LatencyHistogram {
+    /// Records one latency.
+    pub fn record(&mut self, cycles: u64) {
+        let i = cycles as usize;
+        if i >= self.counts.len() {
+            self.counts.resize((i + 1).next_power_of_two(), 0);
+        }
+        self.counts[i] += 1;
+        self.total += 1;
+        self.sum += cycles as u128;
+    }
+
+    /// Forgets every sample.
+    pub fn clear(&mut self) {
+        self.counts.clear();
+        self.total = 0;
+        self.sum = 0;
+    }
+
+    /// Smallest value v such that at least a fraction `q` of the samples are <= v.
+    pub fn quantile(&self, q: f64) -> f64 {
+        let rank = ((q * self.total as f64).ceil() as u64).max(1);
+        let mut seen = 0;
+        for (v, &c) in self.counts.iter().enumerate() {
+            seen += c;
+            if seen >= rank {
+                return v as f64;
+            }
+        }
+        0.0
+    }
+
+    /// The summary of the recorded samples (all zero when there are none).
+    pub fn summary(&self) -> Summary {
+        if self.total == 0 {
+            return Summary::default();
+        }
+        Summary {
+            count: self.total,
+            mean: self.sum as f64 / self.total as f64,
+            p50: self.quantile(0.5),
+            p90: self.quantile(0.9),
+            p99: self.quantile(0.99),
+            max: self.counts.iter().rposition(|&c| c > 0).unwrap_or(0) as f64,
+        }
+    }
+}

@@ -1,0 +1,68 @@
+"""The ``hpcnetsim`` command: one module per sub-command, each adding its parser with
+``add_parser(sub)`` and running it from the function it sets as ``func``.
+
+Every user error (bad spec, bad config, bad flag, unwritable output) prints one line to stderr
+and exits with status 2; nothing is left half-written.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from .._core import ConfigError
+from . import bench, bench_net, flow, report, route, run, study, sweep, topo, trace, validate
+from .arguments import Parser, UsageError
+
+#: The sub-commands in the order ``hpcnetsim --help`` lists them.
+COMMANDS = (topo, route, run, bench, bench_net, sweep, study, flow, validate, trace, report)
+
+
+def one_line(message: str) -> str:
+    """``message`` on one line: control characters that it echoes from the input (a newline
+    inside an argument or a spec) are shown escaped, as ``\\n``."""
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in message.strip())
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from .._core import BUILD_ID, __version__
+
+    p = Parser(prog="hpcnetsim", description="Model, simulate and evaluate supercomputer networks.")
+    p.add_argument("--version", action="version", version=f"hpcnetsim {__version__} (build {BUILD_ID})")
+    p.add_argument("--no-memory-check", action="store_true",
+                   help="build networks even when the memory estimate exceeds what this process may use")  # fmt: skip
+    sub = p.add_subparsers(dest="command", required=True, parser_class=Parser)
+    for command in COMMANDS:
+        command.add_parser(sub)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the console script; returns the exit status."""
+    args = None
+    try:
+        args = build_parser().parse_args(argv)
+        if args.no_memory_check:
+            import os
+
+            from .._core import set_memory_check
+
+            set_memory_check(False)
+            os.environ["HPCNETSIM_NO_MEMORY_CHECK"] = "1"  # sweep workers inherit it
+        status = args.func(args)
+    except (UsageError, ConfigError) as e:
+        print(f"error: {one_line(str(e))}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:
+        return 0
+    except OSError as e:
+        print(f"error: {one_line(str(e.filename or ''))}: {e.strerror or e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        if getattr(args, "command", None) in ("sweep", "study"):
+            print("interrupted (finished points are kept in the store: run again to resume)", file=sys.stderr)
+        else:
+            print("interrupted: nothing written", file=sys.stderr)
+        return 130
+    return status or 0
+

@@ -1,0 +1,69 @@
+"""``hpcnetsim bench``: the simulator's speed on fixed configs."""
+
+from __future__ import annotations
+
+from .._core import ConfigError
+from .arguments import thread_list_arg
+
+
+def add_parser(sub) -> None:
+    """``hpcnetsim bench``."""
+    b = sub.add_parser("bench", help="simulator speed on fixed configs")
+    b.add_argument("--quick", action="store_true", help="short schedules: warm-up 1000, one batch of 1000 cycles")
+    b.add_argument("--scale", action="store_true",
+                   help="cost per phit-hop from 64 to 65 536 terminals (tori and trees, two loads)")
+    b.add_argument("--startup", action="store_true",
+                   help="wall time of a tiny `hpcnetsim run` against the bare interpreter (best of 20)")
+    b.add_argument("--million", action="store_true", help="with --scale: add the 1 048 576-terminal torus and tree")
+    b.add_argument("--max-terminals", type=int, help="with --scale: skip networks larger than this")
+    b.add_argument("--target-phit-hops", type=float, default=3e7,
+                   help="with --scale: phit-hops each row aims at (at least 3000 cycles; default 3e7)")
+    b.add_argument("--threads", type=thread_list_arg, default=(1,), metavar="N[,N...]",
+                   help="with --scale: run every row on each of these thread counts, 0 for the automatic "
+                        "choice of hpcnetsim run (default 1)")
+    b.add_argument("--repeat", type=int, default=1, metavar="N",
+                   help="with --scale: run every row N times and keep the fastest (default 1)")
+    b.add_argument("--neighbour", action="store_true",
+                   help="with --scale: run a cache-polluting process beside the benchmark (a busy shared "
+                        "machine's other tenant), so the cost per hop under contention is measured")
+    b.set_defaults(func=_bench)
+
+
+def _bench(args) -> None:
+    from ..bench import SCALE_COLUMNS, format_row, run_benchmarks, run_scale, table_header
+
+    if args.million and not args.scale:
+        raise ConfigError("--million is invalid without --scale: it adds rows to the scale benchmark")
+    if args.threads != (1,) and not args.scale:
+        raise ConfigError("--threads is invalid without --scale: the other benchmarks measure one thread")
+    if args.max_terminals is not None and args.max_terminals < 1:
+        raise ConfigError(f"--max-terminals = {args.max_terminals} is invalid: a positive number of terminals")
+    if not args.target_phit_hops > 0:
+        raise ConfigError(f"--target-phit-hops = {args.target_phit_hops} is invalid: a positive number")
+    if args.repeat < 1:
+        raise ConfigError(f"--repeat = {args.repeat} is invalid: a positive number of runs")
+    if args.repeat != 1 and not args.scale:
+        raise ConfigError("--repeat is invalid without --scale: it repeats the scale benchmark's rows")
+    if args.neighbour and not args.scale:
+        raise ConfigError("--neighbour is invalid without --scale: it runs beside the scale benchmark")
+    if args.startup:
+        from ..bench import run_startup
+
+        for k, v in run_startup().items():
+            print(f"{k:<24} {v:7.1f}")
+        return
+    if args.scale:
+        import contextlib
+
+        from ..neighbour import Neighbour
+
+        print(table_header(SCALE_COLUMNS), flush=True)
+        with Neighbour() if args.neighbour else contextlib.nullcontext():
+            run_scale(
+                args.million, args.max_terminals, args.target_phit_hops,
+                on_row=lambda row: print(format_row(row, SCALE_COLUMNS), flush=True), threads=args.threads,
+                repeat=args.repeat,
+            )  # fmt: skip
+        return
+    print(table_header(), flush=True)
+    run_benchmarks(args.quick, on_row=lambda row: print(format_row(row), flush=True))

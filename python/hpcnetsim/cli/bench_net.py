@@ -1,0 +1,40 @@
+"""``hpcnetsim bench-net``: the network microbenchmarks of paper 004 §4."""
+
+from __future__ import annotations
+
+from .arguments import path_arg
+
+
+def add_parser(sub) -> None:
+    """``hpcnetsim bench-net``."""
+    bn = sub.add_parser("bench-net", help="network microbenchmarks of paper 004 §4 (ping, hot spot, total exchange...)")
+    bn.add_argument("name", choices=("ping", "bidirectional", "hotspot", "exchange", "barrier", "contention", "hops", "all"))
+    bn.add_argument("config", type=path_arg, nargs="?", help="TOML config (default: the 4-ary 2-tree with --technology)")
+    bn.add_argument("--topology", default="tree:k=4,n=2", help="topology without a config (default tree:k=4,n=2)")
+    bn.add_argument("--technology", default="qsnet", help="technology preset without a config (default qsnet)")
+    bn.add_argument("--set", dest="overrides", action="append", default=[], nargs="+", metavar="PATH=VALUE",
+                    help="override a config value, e.g. --set nic.source_buffer=nic")  # fmt: skip
+    bn.add_argument("--quick", action="store_true", help="fewer message sizes and messages")
+    bn.add_argument("--out", type=path_arg, help="directory for one CSV per benchmark and the figures (PNG, SVG)")
+    bn.set_defaults(func=_bench_net)
+
+
+def _bench_net(args) -> None:
+    import tomllib
+
+    from ..config import apply_overrides, load_config
+    from ..studies.netbench_run import format_tables, run, write
+
+    if args.config is not None:
+        load_config(args.config)  # one-line errors for a bad file
+        from .._files import read_text_file
+
+        base = tomllib.loads(read_text_file(args.config))
+    else:
+        base = {"topology": args.topology, "technology": args.technology}
+    config = apply_overrides(base, [o for group in args.overrides for o in group])
+    frames = run(args.name, config, args.quick)
+    print(format_tables(frames))
+    if args.out is not None:
+        for path in write(frames, args.out, config.get("technology", "")):
+            print(f"wrote {path}")

@@ -1,0 +1,72 @@
+"""``hpcnetsim study``: list, run and tabulate the built-in studies."""
+
+from __future__ import annotations
+
+from .arguments import Parser, path_arg
+from .sweep import run_experiment, sweep_options
+
+
+def add_parser(sub) -> None:
+    """``hpcnetsim study`` and its sub-commands."""
+    st = sub.add_parser("study", help="the built-in studies reproducing the papers' figures")
+    ssub = st.add_subparsers(dest="study_command", required=True, parser_class=Parser)
+    sl = ssub.add_parser("list", help="list the built-in studies")
+    sl.set_defaults(func=_study_list)
+    sr = ssub.add_parser("run", help="run a built-in study and write its HTML report")
+    sr.add_argument("name", help="study name (see: hpcnetsim study list), or all: every study and a landing page")
+    sr.add_argument("--out", type=path_arg, help="output folder (default: results/NAME, results/NAME-quick with --quick)")
+    sweep_options(sr)
+    sr.set_defaults(func=_study_run)
+
+    stt = ssub.add_parser("tables", help="a study's validation tables as Markdown (docs/validation.md)")
+    stt.add_argument("dir", type=path_arg, help="output folder of the study")
+    stt.add_argument("--before", type=path_arg, help="output folder of an earlier run, shown beside ours")
+    stt.set_defaults(func=_study_tables)
+
+
+def _study_list(args) -> None:
+    from ..studies.catalog import available, title
+
+    for name, path in available().items():
+        print(f"{name}  {title(path)}")
+
+
+def _study_run(args) -> int:
+    if args.name == "all":
+        from ..studies.study_all import run_all
+
+        return run_all(args, _study_run_one)
+    return _study_run_one(args)
+
+
+def _study_run_one(args) -> int:
+    from ..studies.benchmark_study import is_benchmark_study
+    from ..studies.quadrics import is_quadrics_study, run_study
+    from ..studies.catalog import find
+
+    path = find(args.name)
+    if is_quadrics_study(path):
+        out, table = run_study(path, args.out, args.quick)
+        print(table, end="")
+        print(f"wrote {out / 'report.html'}")
+        return 0
+    if is_benchmark_study(path):
+        from ..studies.benchmark_study import run
+
+        out = args.out or path_arg("results") / (args.name + ("-quick" if args.quick else ""))
+        note = " (one process: --jobs and --scheduler do not apply)" if args.jobs or args.scheduler else ""
+        print(f"{args.name}: benchmarks of static routing, output {out}{note}", flush=True)
+        run(path, out, quick=args.quick)
+        print(f"wrote {out / 'report.html'}")
+        return 0
+    return run_experiment(args, path, report=True)
+
+
+def _study_tables(args) -> None:
+    from ..studies.validation import tables
+
+    summary = args.dir / "summary.md"
+    if summary.exists() and not (args.dir / "experiment.json").exists():
+        print(summary.read_text(), end="")  # a benchmark study (quadrics): published vs ours
+        return
+    print(tables(args.dir, args.before), end="")

@@ -1,0 +1,134 @@
+"""Executors: run (key, config JSON) tasks and yield (key, result JSON, error) as they complete.
+
+Both run the same task on the same canonical config, so a point's result does not depend on
+the executor (its seed is part of the config).
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+from collections.abc import Iterator
+from concurrent.futures import ProcessPoolExecutor, as_completed
+
+from .worker import run_point
+
+Task = tuple[str, str]
+Outcome = tuple[str, str | None, str | None]
+
+
+def default_jobs() -> int:
+    """Every core this process may use."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
+def exit_with_parent(parent: int) -> None:
+    """In a worker: end this process when the sweep that started it is gone (even by kill -9),
+    instead of finishing a simulation nobody will store. Ctrl-C is the sweep's to handle (it
+    stops the workers): a worker ignores the SIGINT a terminal sends its whole process group,
+    which would otherwise print a traceback per worker."""
+    import signal
+    import threading
+    import time
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(0.5)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="exit-with-parent", daemon=True).start()
+
+
+def run_local(tasks: list[Task], jobs: int | None = None) -> Iterator[Outcome]:
+    """Run the tasks in ``jobs`` worker processes (default: all cores)."""
+    if not tasks:
+        return
+    # spawn, not fork: the parent may already run the core's thread pool, which fork would not copy.
+    pool = ProcessPoolExecutor(max_workers=min(jobs or default_jobs(), len(tasks)),
+                               mp_context=multiprocessing.get_context("spawn"),
+                               initializer=exit_with_parent, initargs=(os.getpid(),))  # fmt: skip
+    futures: dict = {}
+    try:
+        futures = {pool.submit(run_point, config): key for key, config in tasks}
+        for f in as_completed(futures):
+            try:
+                result, error = f.result()
+            except Exception as e:  # noqa: BLE001 - e.g. a worker process killed from outside
+                result, error = None, f"{type(e).__name__}: {e}"
+            yield futures[f], result, error
+    finally:
+        # Stopped early (Ctrl-C, an error while storing): the queue is cancelled and running
+        # points are killed, since nobody will store them; without this, the interpreter
+        # would wait at exit for every running point to finish.
+        unfinished = any(not f.done() for f in futures)
+        workers = list((getattr(pool, "_processes", None) or {}).values())
+        pool.shutdown(wait=False, cancel_futures=True)
+        if unfinished:
+            _stop(workers)
+
+
+def _stop(workers: list) -> None:
+    """Terminates worker processes and waits (briefly) until they are gone."""
+    import time
+
+    for w in workers:
+        if w.is_alive():
+            w.terminate()
+    deadline = time.monotonic() + 1.0
+    for w in workers:
+        w.join(max(0.0, deadline - time.monotonic()))
+        if w.is_alive():
+            w.kill()
+
+
+#: Seconds to wait for a Dask scheduler before reporting its address as wrong.
+CONNECT_TIMEOUT = 5
+
+
+def check_address(scheduler: str) -> None:
+    """Refuses, in one line and before Dask is imported, an address that cannot name a
+    scheduler (``garbage``): ``[tcp|tls|ws|wss|ucx://]HOST:PORT``."""
+    import re
+
+    from .._core import ConfigError
+
+    m = re.fullmatch(r"(?:(?:tcp|tls|ws|wss|ucx)://)?(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_.-]+):(\d{1,5})", scheduler)
+    if m is None or not 1 <= int(m.group(2)) <= 65535:
+        raise ConfigError(f"--scheduler = {scheduler!r} is invalid: a Dask scheduler address tcp://HOST:PORT "
+                          f"(port 1 to 65535)")  # fmt: skip
+
+
+def connect(scheduler: str):
+    """A Dask client of the scheduler at ``scheduler`` (tcp://HOST:PORT); a one-line error if unreachable."""
+    from distributed import Client
+
+    from .._core import ConfigError
+
+    check_address(scheduler)
+    try:
+        # A wrong address fails within seconds, not after Dask's default 30-60 s.
+        return Client(scheduler, set_as_default=False, timeout=CONNECT_TIMEOUT)
+    except (OSError, TimeoutError, ValueError, TypeError) as e:
+        raise ConfigError(
+            f"--scheduler = {scheduler!r} is invalid: no Dask scheduler reachable there ({e})"
+        ) from None
+
+
+def run_dask(tasks: list[Task], client) -> Iterator[Outcome]:
+    """Run the tasks on the cluster of the Dask ``client`` (see :func:`connect`)."""
+    from distributed import as_completed as dask_completed
+
+    futures = [client.submit(run_point, config, key=f"hpcnetsim-{key}", pure=False) for key, config in tasks]
+    try:
+        for f in dask_completed(futures, loop=client.loop):
+            if f.status == "error":  # e.g. KilledWorker after repeated worker deaths
+                e = f.exception()
+                result, error = None, f"{type(e).__name__}: {e}"
+            else:
+                result, error = f.result()
+            yield f.key.removeprefix("hpcnetsim-"), result, error
+            f.release()
+    finally:
+        client.cancel([f for f in futures if not f.done()])

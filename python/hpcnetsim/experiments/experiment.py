@@ -1,0 +1,422 @@
+"""Experiment files: a base config plus sweep axes, expanded into canonical points (docs/experiments.md)."""
+
+from __future__ import annotations
+
+import copy
+import difflib
+import itertools
+import re
+import tomllib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .._core import ConfigError
+from ..canonical import canonical_config, config_key, settable_config
+from ..confidence import check_repetitions, repetition_seeds
+from ..expressions import evaluate, is_expression
+
+TOP_KEYS = ("name", "title", "description", "base", "sweep", "quick", "report", "repetitions")
+SWEEP_KEYS = ("name", "axes", "points")
+QUICK_KEYS = ("base", "sweeps", "repetitions")
+#: Config paths holding a size in bytes, which may also be written with a unit.
+SIZE_PATHS = ("workload.message_bytes", "workload.segment_bytes", "nic.max_payload", "nic.packet_overhead",
+              "nic.rendezvous_threshold")  # fmt: skip
+NAME_RE = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
+
+
+@dataclass
+class Point:
+    """One simulation of an experiment: its group, its axis values, its canonical config and key."""
+
+    index: int
+    group: str
+    values: dict[str, Any]
+    config: dict[str, Any]
+    key: str
+    #: Key of the point's first repetition: the repetitions of one point share it.
+    family: str = ""
+    #: Which repetition this is (0: the point's own seed; others derive from it).
+    repetition: int = 0
+
+
+@dataclass
+class Experiment:
+    """A parsed experiment file (quick variant applied if asked) and its points."""
+
+    name: str
+    title: str
+    description: str
+    quick: bool
+    base: dict[str, Any]
+    points: list[Point]
+    report: dict[str, Any] = field(default_factory=dict)
+    source: dict[str, Any] = field(default_factory=dict)
+    text: str = ""
+    #: Runs of every point, with seeds derived from the point's seed (docs/experiments.md).
+    repetitions: int = 1
+
+
+def _type_name(v: Any) -> str:
+    return {bool: "a boolean", int: "an integer", float: "a number", str: "a string", list: "a list"}[type(v)]
+
+
+def valid_paths() -> dict[str, Any]:
+    """Every settable dotted config path → its default value."""
+    out = {}
+    for k, v in settable_config().items():
+        if isinstance(v, dict):
+            out.update({f"{k}.{f}": d for f, d in v.items()})
+        else:
+            out[k] = v
+    return out
+
+
+def _check_path(path: str, where: str) -> None:
+    paths = valid_paths()
+    if path not in paths:
+        near = difflib.get_close_matches(path, paths, n=1)
+        hint = f" (did you mean {near[0]}?)" if near else ""
+        raise ConfigError(f"{where}: unknown axis or field '{path}'{hint}: a config path such as switch.vcs or "
+                          f"traffic.load (docs/config.md), or an axis name whose values are tables of them")  # fmt: skip
+
+
+def _check_value(path: str, value: Any, where: str) -> None:
+    default = valid_paths()[path]
+    if is_expression(value) and isinstance(default, (int, float)) and not isinstance(default, bool):
+        return
+    ok = type(value) is type(default) or (type(default) is float and type(value) is int)
+    # Sizes may be written with a unit ("16 KiB", docs/config.md).
+    ok = ok or (path in SIZE_PATHS and isinstance(value, str))
+    if not ok:
+        raise ConfigError(
+            f"{where} = {value!r} is invalid: {_type_name(default)}, as {path} in docs/config.md"
+        )
+
+
+def _flatten(table: dict[str, Any], prefix: str = "") -> dict[str, Any]:
+    """``{"switch": {"vcs": 2}}`` and ``{"switch.vcs": 2}`` both → ``{"switch.vcs": 2}``."""
+    out = {}
+    for k, v in table.items():
+        path = f"{prefix}{k}"
+        if isinstance(v, dict):
+            out.update(_flatten(v, path + "."))
+        else:
+            out[path] = v
+    return out
+
+
+def _settings(table: Any, prefix: str, where: str) -> dict[str, Any]:
+    """A table of config settings (a list entry or a table-valued axis value), checked path by path."""
+    if not isinstance(table, dict):
+        raise ConfigError(f"{where} = {table!r} is invalid: a table of config paths and values")
+    flat = _flatten({k: v for k, v in table.items() if k != "label"}, prefix)
+    for path, v in flat.items():
+        _check_path(path, f"{where}.{path}")
+        _check_value(path, v, f"{where}.{path}")
+    return flat
+
+
+def _axes(axes: Any, where: str) -> list[tuple[str, list[dict[str, Any]], list[Any]]]:
+    """Each axis as (name, list of settings, list of labels); a grid is their cartesian product."""
+    if not isinstance(axes, dict):
+        raise ConfigError(f"{where} = {axes!r} is invalid: a table of axes")
+    out = []
+    for name, values in _axis_lists(axes, ""):
+        w = f"{where}.{name}"
+        if not isinstance(values, list):
+            raise ConfigError(f"{w} = {values!r} is invalid: a non-empty list of values")
+        if not values:
+            raise ConfigError(f"{w} = [] is invalid: a non-empty list of values")
+        if all(isinstance(v, dict) for v in values):
+            prefix = (
+                f"{name}." if name in settable_config() and isinstance(settable_config()[name], dict) else ""
+            )
+            settings = [_settings(v, prefix, f"{w}[{i}]") for i, v in enumerate(values)]
+            labels = [
+                v.get("label", " ".join(f"{k}={x}" for k, x in s.items())) for v, s in zip(values, settings)
+            ]
+        else:
+            _check_path(name, w)
+            for i, v in enumerate(values):
+                _check_value(name, v, f"{w}[{i}]")
+            settings, labels = [{name: v} for v in values], list(values)
+        out.append((name, settings, labels))
+    return out
+
+
+def _axis_lists(table: dict[str, Any], prefix: str):
+    """(dotted name, value) for every axis; bare dotted TOML keys arrive as nested tables."""
+    for k, v in table.items():
+        if isinstance(v, dict) and f"{prefix}{k}" not in valid_paths():
+            yield from _axis_lists(v, f"{prefix}{k}.")
+        else:
+            yield f"{prefix}{k}", v
+
+
+def _unknown(table: dict[str, Any], allowed: tuple[str, ...], where: str) -> None:
+    for k in table:
+        if k not in allowed:
+            raise ConfigError(f"{where}: unknown key '{k}': allowed keys are {', '.join(allowed)}")
+
+
+def _set(config: dict[str, Any], path: str, value: Any) -> None:
+    *tables, leaf = path.split(".")
+    for t in tables:
+        config = config.setdefault(t, {})
+    config[leaf] = value
+
+
+def _merge(base: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
+    out = copy.deepcopy(base)
+    for path, v in _flatten(extra).items():
+        _set(out, path, v)
+    return out
+
+
+def _group_points(group: dict[str, Any], where: str) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+    """(settings, axis values) of every point of one sweep group: explicit list × grid."""
+    _unknown(group, SWEEP_KEYS, where)
+    if "axes" not in group and "points" not in group:
+        raise ConfigError(f"{where}: no 'axes' and no 'points': a grid of axes, a list of points, or both")
+    listed = group.get("points", [{}])
+    if not isinstance(listed, list) or not listed:
+        raise ConfigError(f"{where}.points = {listed!r} is invalid: a non-empty list of tables")
+    entries = [(_settings(p, "", f"{where}.points[{i}]"), {"point": p.get("label", i)} if "points" in group else {})
+               for i, p in enumerate(listed)]  # fmt: skip
+    axes = _axes(group.get("axes", {}), f"{where}.axes")
+    out = []
+    for settings, values in entries:
+        for combo in itertools.product(*(range(len(s)) for _, s, _ in axes)):
+            merged, vals = dict(settings), dict(values)
+            for (name, s, labels), i in zip(axes, combo):
+                merged.update(s[i])
+                vals[name] = labels[i]
+            out.append((merged, vals))
+    return out
+
+
+def _resolve(settings: dict[str, Any], base: dict[str, Any], where: Callable[[str], str]) -> dict[str, Any]:
+    """The point's full config: base, then its settings, then its expressions evaluated.
+    ``where(path)`` names the file, the line of ``path``'s setting and the sweep group."""
+    config = _merge(base, {k: v for k, v in settings.items() if not is_expression(v)})
+    if "topology" not in config:
+        raise ConfigError(f"{where('topology')}: topology = missing: set it in [base] or as an axis")
+    for path, v in settings.items():
+        if is_expression(v):
+            value = evaluate(v, config["topology"], f"{where(path)}.{path}")
+            if isinstance(valid_paths()[path], int) and value != int(value):
+                raise ConfigError(f"{where(path)}.{path} = {v!r} gives {value}: an integer is required")
+            _set(config, path, int(value) if isinstance(valid_paths()[path], int) else float(value))
+    try:
+        return canonical_config(config)
+    except ConfigError as e:
+        message, field = _core_message(str(e), config)
+        raise ConfigError(f"{where(field)}: {message}") from None
+
+
+def _core_message(message: str, config: dict[str, Any]) -> tuple[str, str]:
+    """The core's message about a point's config, and the dotted field it is about. The core
+    read the point as TOML written here, so a line number in its message is of that text, not
+    of the user's file: it is replaced by the field the line sets."""
+    from ..canonical import to_toml
+
+    message = message.removeprefix("config: ")
+    m = re.match(r"line (\d+)(?: \(in \[([^\]]+)\]\))?: (.*)", message, re.S)
+    if m:
+        lines = to_toml(config).splitlines()
+        n = int(m.group(1)) - 1
+        key = lines[n].split("=", 1)[0].strip().strip('"') if 0 <= n < len(lines) and "=" in lines[n] else ""
+        table = (m.group(2) or "").replace('"', "")
+        field = ".".join(x for x in (table, key) if x)
+        return (f"{field}: {m.group(3)}" if field else m.group(3)), field
+    m = re.match(r"([a-z_]+(?:\.[a-z_0-9\[\]]+)*) = ", message)
+    return message, m.group(1) if m else ""
+
+
+def _line_finder(text: str, path: str) -> Callable[[str | None, str], str]:
+    """``at(group, field)``: ``FILE:LINE`` of ``field``'s setting in sweep group number
+    ``group`` (or in ``[base]`` when the group does not set it); ``FILE`` alone when the text
+    does not show it."""
+    lines = text.splitlines()
+    heads = [i for i, line in enumerate(lines) if line.strip().startswith("[")]
+
+    def block(start: int) -> range:
+        # A block runs to the next table header that is not one of its own sub-tables.
+        own = lines[start].strip().strip("[]").strip()
+        end = next((h for h in heads if h > start and not lines[h].strip().strip("[]").startswith(own + ".")),
+                   len(lines))  # fmt: skip
+        return range(start, end)
+
+    sweeps = [i for i in heads if lines[i].strip().replace(" ", "") == "[[sweep]]"]
+    bases = [i for i in heads if lines[i].strip().replace(" ", "").startswith("[base")]
+
+    def find(rows, field: str) -> int | None:
+        leaf = field.rsplit(".", 1)[-1]
+        pattern = re.compile(rf"(^|[\s.{{,\"']){re.escape(leaf)}[\"']?\s*=")
+        return next((i for i in rows if pattern.search(lines[i])), None)
+
+    def at(group: int | None, field: str) -> str:
+        row = None
+        if group is not None and group < len(sweeps):
+            rows = block(sweeps[group])
+            row = find(rows, field) if field else None
+            row = rows.start if row is None else row
+        if field and (row is None or (group is not None and group < len(sweeps) and row == sweeps[group])):
+            for b in bases:
+                found = find(block(b), field)
+                if found is not None:
+                    row = found
+                    break
+        return path if row is None else f"{path}:{row + 1}"
+
+    return at
+
+
+def _check_topologies(points: list[Point], where: str) -> None:
+    from ..topology import Topology
+
+    for spec in dict.fromkeys(p.config["topology"] for p in points):
+        try:
+            Topology.from_spec(spec)
+        except ConfigError as e:
+            raise ConfigError(f"{where}: topology {e}") from None
+
+
+def parse(
+    doc: dict[str, Any], where: str, quick: bool = False, repetitions: int | None = None, text: str = ""
+) -> Experiment:
+    """An experiment from the parsed TOML document ``doc``; errors name ``where`` and the field
+    (and its line, given the file's ``text``).
+
+    ``repetitions`` (the command line's ``--repetitions``) replaces the file's."""
+    _unknown(doc, TOP_KEYS, where)
+    name = doc.get("name")
+    if not isinstance(name, str) or not NAME_RE.match(name):
+        raise ConfigError(f"{where}: name = {name!r} is invalid: lowercase letters, digits, '-' and '_'")
+    base = doc.get("base", {})
+    if not isinstance(base, dict):
+        raise ConfigError(f"{where}: base = {base!r} is invalid: a table (a simulation config)")
+    base = _merge({}, _settings(base, "", f"{where}: base"))
+    groups = doc.get("sweep", [])
+    if isinstance(groups, dict):
+        groups = [groups]
+    if not isinstance(groups, list) or not groups:
+        raise ConfigError(f"{where}: sweep = {groups!r} is invalid: at least one [[sweep]] table")
+    names = [g.get("name", str(i)) if isinstance(g, dict) else str(i) for i, g in enumerate(groups)]
+    for i, n in enumerate(names):
+        if n in names[:i]:
+            raise ConfigError(f"{where}: sweep name = {n!r} is invalid: given to sweep groups {names.index(n)} and "
+                              f"{i}; each group needs a name of its own (points are stored and reported by it)")  # fmt: skip
+    all_names = list(names)
+    variant = _quick(doc.get("quick", {}), base, groups, names, where)  # checked even when not used
+    repetitions_override = repetitions
+    repetitions = check_repetitions(doc.get("repetitions", 1), f"{where}: repetitions")
+    quick_reps = (doc.get("quick") or {}).get("repetitions", repetitions)
+    quick_reps = check_repetitions(quick_reps, f"{where}: quick.repetitions")
+    if quick:
+        base, groups, names = variant
+        repetitions = quick_reps
+    if repetitions_override is not None:
+        repetitions = check_repetitions(repetitions_override, "--repetitions")
+    points: list[Point] = []
+    seen: set[str] = set()
+    at = _line_finder(text, where)
+    for gname, group in zip(names, groups):
+        number = all_names.index(gname)
+        w = f"{at(number, '')}: sweep '{gname}'"
+        if not isinstance(group, dict):
+            raise ConfigError(f"{w} = {group!r} is invalid: a table")
+        for settings, values in _group_points(group, w):
+            config = _resolve(settings, base, lambda f, n=number, g=gname: f"{at(n, f)}: sweep '{g}'")
+            family = config_key(config)
+            for i, seed in enumerate(repetition_seeds(config["seed"], repetitions)):
+                run = config if i == 0 else {**config, "seed": seed}
+                key = family if i == 0 else config_key(run)
+                if key not in seen:  # the same configuration twice is one simulation
+                    seen.add(key)
+                    vals = values if repetitions == 1 else {**values, "repetition": i}
+                    points.append(Point(len(points), gname, vals, run, key, family, i))
+    _check_topologies(points, where)
+    report = doc.get("report", {})
+    _check_report(report, where, all_names)
+    return Experiment(name, str(doc.get("title", name)), str(doc.get("description", "")), quick, base, points,
+                      report, doc, repetitions=repetitions)  # fmt: skip
+
+
+#: Figure kinds of ``[[report.figures]]``: drawn by ``report.py`` from the saturation table and
+#: the curves, and by ``causal_report.py`` from causal workloads' times.
+PLOT_FIGURE_KINDS = ("throughput", "latency", "heatmap", "cost")
+CAUSAL_FIGURE_KINDS = ("normalized-time", "evolution")
+#: Keys of the ``[report]`` table and of the entries of each of its lists (docs/experiments.md).
+#: ``published`` entries hold the paper's values under names of its own: only ``topology`` is required.
+REPORT_KEYS = {
+    "figures": ("kind", "sweep", "panels", "curves", "title", "metric", "value", "x", "y", "reference", "cap",
+                "kernels", "message_bytes", "topologies"),
+    "performance": ("title", "topologies", "sweep", "reference", "cost", "weights", "published"),
+    "published": None,
+    "claims": ("text", "topology", "vcs"),
+    "comparisons": ("text", "metric", "baseline", "candidate", "published"),
+    "pair_tables": ("title", "metric", "rows", "networks", "published", "sweep"),
+}  # fmt: skip
+
+
+def _check_report(report: Any, where: str, groups: list[str]) -> None:
+    """The ``[report]`` table, checked when the experiment is read rather than when the report
+    is written at the end of the sweep: known keys, lists of tables, figure kinds that exist,
+    and sweep groups that exist."""
+    if not isinstance(report, dict):
+        raise ConfigError(f"{where}: report = {report!r} is invalid: a table")
+    _unknown(report, tuple(REPORT_KEYS), f"{where}: report")
+    for section, allowed in REPORT_KEYS.items():
+        entries = report.get(section, [])
+        if not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):
+            raise ConfigError(f"{where}: report.{section} is invalid: a list of tables ([[report.{section}]])")
+        for i, entry in enumerate(entries):
+            w = f"{where}: report.{section}[{i}]"
+            if allowed is not None:
+                _unknown(entry, allowed, w)
+            sweep = entry.get("sweep")
+            for g in sweep if isinstance(sweep, list) else [] if sweep is None else [sweep]:
+                if g not in groups:
+                    raise ConfigError(f"{w}.sweep = {g!r} is invalid: one of the sweep groups {groups}")
+        if section == "figures":
+            kinds = PLOT_FIGURE_KINDS + CAUSAL_FIGURE_KINDS
+            for i, entry in enumerate(entries):
+                if entry.get("kind") not in kinds:
+                    raise ConfigError(f"{where}: report.figures[{i}].kind = {entry.get('kind')!r} is invalid: "
+                                      f"one of {', '.join(kinds)}")  # fmt: skip
+                if entry["kind"] == "normalized-time" and "reference" not in entry:
+                    raise ConfigError(f"{where}: report.figures[{i}].reference = missing: a topology spec, "
+                                      f"required by kind 'normalized-time'")  # fmt: skip
+
+
+def _quick(q: Any, base: dict, groups: list, names: list, where: str):
+    """Apply the ``[quick]`` table: base overrides and a subset of the sweep groups."""
+    if not isinstance(q, dict):
+        raise ConfigError(f"{where}: quick = {q!r} is invalid: a table with base and sweeps")
+    _unknown(q, QUICK_KEYS, f"{where}: quick")
+    base = _merge(base, _settings(q.get("base", {}), "", f"{where}: quick.base"))
+    keep = q.get("sweeps", names)
+    if not isinstance(keep, list) or not keep or any(k not in names for k in keep):
+        raise ConfigError(
+            f"{where}: quick.sweeps = {keep!r} is invalid: a non-empty list of sweep names {names}"
+        )
+    chosen = [(n, g) for n, g in zip(names, groups) if n in keep]
+    return base, [g for _, g in chosen], [n for n, _ in chosen]
+
+
+def load(path: str | Path, quick: bool = False, repetitions: int | None = None) -> Experiment:
+    """Read and expand an experiment file."""
+    path = Path(path)
+    from .._files import read_text_file
+
+    text = read_text_file(path, "an experiment file (docs/experiments.md)")
+    try:
+        doc = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise ConfigError(f"{path}: invalid TOML: {e}") from None
+    exp = parse(doc, str(path), quick, repetitions, text)
+    exp.text = text
+    return exp

@@ -1,0 +1,246 @@
+"""The result store of a sweep: a Parquet dataset under ``DIR/store/``.
+
+A finished point is first written alone, atomically, as ``store/<key>.parquet`` (a killed run
+leaves only complete points). Every few hundred points and at the end of a sweep these files
+are compacted into one ``store/part-<n>.parquet`` table and removed, so a store of 100 000
+points is a handful of files: reading it, or the keys of what is finished, takes seconds and
+scans no per-point files. Rows are keyed by the point's config, the version and the build
+identity (see :func:`hpcnetsim.canonical.config_key`); a key stored twice keeps its last row.
+
+One sweep at a time writes into a folder: :func:`lock` refuses a second one.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .._core import BUILD_ID, ConfigError, __version__
+from .._files import atomic_write
+from ..provenance import package_build_id
+from ..simulation import flatten
+
+if TYPE_CHECKING:
+    import pandas as pd
+    import pyarrow as pa
+
+STORE_DIR = "store"
+PART_PREFIX = "part-"
+LOCK_FILE = ".sweep.lock"
+#: Points written one per file before they are compacted into a part.
+COMPACT_EVERY = 256
+#: Parts merged into one when there are more than this many.
+MAX_PARTS = 16
+
+
+def store_dir(path: str | Path) -> Path:
+    """The store folder of a study's output folder (or the store folder itself)."""
+    path = Path(path)
+    return path / STORE_DIR if (path / STORE_DIR).is_dir() else path
+
+
+def record(
+    key: str, config: dict[str, Any], result: dict[str, Any] | None, error: str | None
+) -> dict[str, Any]:
+    """The store row of one point: key, version, build, state, error, config and result."""
+    row: dict[str, Any] = {
+        "key": key,
+        "hpcnetsim_version": __version__,
+        "build_id": BUILD_ID,
+        # The Python package's part of the build (docs/reliability.md, provenance).
+        "package_build_id": package_build_id(),
+        "state": "done" if error is None else "failed",
+        "error": error,
+        "written_at": time.time(),
+        "config_json": json.dumps(config, sort_keys=True),
+        "result_json": None if result is None else json.dumps(result, sort_keys=True),
+    }
+    row.update(flatten_config(config))
+    if result is not None:
+        row.update({k: _cell(v) for k, v in flatten(result).items() if k not in ("topology", "seed")})
+    return row
+
+
+def flatten_config(config: dict[str, Any]) -> dict[str, Any]:
+    """Config fields as dotted columns (``switch.vcs``, ``traffic.load``)."""
+    out = {}
+    for k, v in config.items():
+        if isinstance(v, dict):
+            out.update({f"{k}.{f}": x for f, x in v.items()})
+        else:
+            out[k] = v
+    return out
+
+
+def write(root: str | Path, row: dict[str, Any]) -> Path:
+    """Write one point's row atomically (compacted later by :func:`compact`); returns its file."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    path = Path(root) / STORE_DIR / f"{row['key']}.parquet"
+    table = pa.Table.from_pylist([{k: _cell(v) for k, v in row.items()}])
+    atomic_write(path, lambda tmp: pq.write_table(table, tmp))
+    return path
+
+
+def _cell(v: Any) -> Any:
+    # Lists (per-batch loads, blocked channels) are kept as JSON text: one column type for all rows.
+    return json.dumps(v) if isinstance(v, list) else v
+
+
+def _point_files(d: Path) -> list[Path]:
+    return sorted(f for f in d.glob("*.parquet") if not f.name.startswith((".", PART_PREFIX)))
+
+
+def _parts(d: Path) -> list[Path]:
+    return sorted(d.glob(f"{PART_PREFIX}*.parquet"))
+
+
+def files(path: str | Path) -> list[Path]:
+    """The files of a store (parts, then single points), not temporary files of writes in progress."""
+    d = store_dir(path)
+    if not d.is_dir():
+        raise ConfigError(f"{path}: no result store: the output folder of a sweep, or its store/ folder")
+    return _parts(d) + _point_files(d)
+
+
+def _concat(tables: list[pa.Table]) -> pa.Table:
+    import pyarrow as pa
+
+    tables = [_lists_as_json(t) for t in tables if t.num_rows]
+    if not tables:
+        return pa.table({"key": pa.array([], pa.string())})
+    return pa.concat_tables(tables, promote_options="permissive")
+
+
+def _lists_as_json(table: pa.Table) -> pa.Table:
+    """List columns as JSON text, as :func:`_cell` writes them (stores written by builds that
+    kept lists as Arrow lists stay readable beside new rows)."""
+    import pyarrow as pa
+
+    for i, field in enumerate(table.schema):
+        if pa.types.is_list(field.type) or pa.types.is_large_list(field.type):
+            text = [None if v is None else json.dumps(v) for v in table.column(i).to_pylist()]
+            table = table.set_column(i, pa.field(field.name, pa.string()), pa.array(text, pa.string()))
+    return table
+
+
+def _read(paths: list[Path], columns: list[str] | None = None) -> pa.Table:
+    import pyarrow.parquet as pq
+
+    tables = []
+    for f in paths:
+        try:
+            schema = pq.read_schema(f)
+            cols = None if columns is None else [c for c in columns if c in schema.names]
+            tables.append(pq.read_table(f, columns=cols))
+        except FileNotFoundError:  # compacted away while we listed: its rows are in a part now
+            continue
+    return _concat(tables)
+
+
+def _latest(table: pa.Table) -> pa.Table:
+    """One row per key: the last one written (files are read oldest first)."""
+    import pyarrow as pa
+
+    if table.num_rows == 0:
+        return table
+    keys = table.column("key").to_pylist()
+    last = {k: i for i, k in enumerate(keys)}
+    if len(last) == len(keys):
+        return table
+    return table.take(pa.array(sorted(last.values())))
+
+
+def read_table(path: str | Path, columns: list[str] | None = None) -> pa.Table:
+    """The store as one Arrow table, one row per key (``columns``: only these)."""
+    return _latest(_read(files(path), columns))
+
+
+def read_rows(path: str | Path) -> list[dict[str, Any]]:
+    """Every row of the store (``path``: a study's output folder or its store folder)."""
+    return read_table(path).to_pylist()
+
+
+def finished(path: str | Path) -> set[str]:
+    """Keys of the points whose simulation completed (failed points are run again).
+
+    Reads only the ``key`` and ``state`` columns of the parts, so it stays fast on large stores.
+    """
+    import pyarrow.compute as pc
+
+    t = _read(files(path), ["key", "state"])
+    if t.num_rows == 0 or "state" not in t.column_names:
+        return set()
+    # A point stored as done is never run again, so any done row of a key settles it.
+    return set(pc.unique(t.filter(pc.equal(t.column("state"), "done")).column("key")).to_pylist())
+
+
+def compact(path: str | Path) -> Path | None:
+    """Move the single-point files into one new part (merging parts when there are many)."""
+    import pyarrow.parquet as pq
+
+    d = store_dir(path)
+    points = _point_files(d)
+    parts = _parts(d)
+    merge = parts if len(parts) >= MAX_PARTS else []
+    if not points and not merge:
+        return None
+    table = _latest(_read(merge + points))
+    n = int(parts[-1].stem.removeprefix(PART_PREFIX)) + 1 if parts else 0
+    out = d / f"{PART_PREFIX}{n:08d}.parquet"
+    atomic_write(out, lambda tmp: pq.write_table(table, tmp, compression="zstd"))
+    # Only now the rows are safe in the part; a kill before this leaves duplicates, which
+    # readers resolve (same key, same row).
+    for f in merge + points:
+        f.unlink(missing_ok=True)
+    return out
+
+
+class SweepLock:
+    """An exclusive lock on an output folder for the duration of a sweep (released on exit,
+    also when the process is killed: it is an OS file lock)."""
+
+    def __init__(self, out: str | Path):
+        self.path = Path(out) / LOCK_FILE
+        self.fd: int | None = None
+
+    def __enter__(self) -> SweepLock:
+        import fcntl
+
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.read(fd, 64).decode(errors="replace").strip() or "?"
+            os.close(fd)
+            raise ConfigError(
+                f"--out = {self.path.parent} is invalid: another sweep (pid {holder}) is writing into it; "
+                "wait for it to finish or choose another folder"
+            ) from None
+        os.ftruncate(fd, 0)
+        os.write(fd, str(os.getpid()).encode())
+        self.fd = fd
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self.fd is not None:
+            os.close(self.fd)
+            self.fd = None
+
+
+def results(path: str | Path) -> pd.DataFrame:
+    """All stored points as a DataFrame: one row per point, config and result columns.
+
+    The ``build_id`` column says which build computed each row.
+    """
+    t = read_table(path)
+    if t.num_rows == 0:
+        import pandas
+
+        return pandas.DataFrame()
+    return t.to_pandas().sort_values("key", ignore_index=True)

@@ -1,0 +1,135 @@
+"""Run an experiment: skip the points already in the store, run the rest, store each as it completes."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from . import store
+from .._core import __version__
+from .._files import atomic_write_text
+from ..canonical import to_toml
+from ..config import to_json
+from .experiment import Experiment
+from .worker import SKIPPED
+
+EXPERIMENT_FILE = "experiment.json"
+#: Statuses of points that ran but give no (complete) answer: listed after a sweep and in reports.
+TROUBLED = ("not-converged", "deadlock", "partial")
+
+
+@dataclass
+class Summary:
+    """What one run of a sweep did."""
+
+    total: int
+    stored_before: int
+    ran: int
+    failed: list[tuple[str, str]]
+    skipped: list[tuple[str, str]] = field(default_factory=list)
+    #: Points run by this sweep, by how they ended (converged, not-converged, deadlock, ...).
+    statuses: dict[str, int] = field(default_factory=dict)
+    #: Points not converged or deadlocked: (key, status, message).
+    troubled: list[tuple[str, str, str]] = field(default_factory=list)
+
+
+def _base_toml(base: dict) -> str:
+    """The base config as TOML for the report ("" when it cannot be written as TOML)."""
+    from .._core import ConfigError
+
+    try:
+        return to_toml(base) if base else ""
+    except ConfigError:
+        return ""
+
+
+def write_experiment(exp: Experiment, out: Path) -> Path:
+    """Record the expanded experiment next to its store, for ``hpcnetsim report``."""
+    doc = {
+        "name": exp.name, "title": exp.title, "description": exp.description, "quick": exp.quick,
+        "repetitions": exp.repetitions,
+        "hpcnetsim_version": __version__, "base_toml": _base_toml(exp.base),
+        "base": exp.base, "report": exp.report, "source_text": exp.text,
+        "points": [asdict(p) for p in exp.points],
+    }  # fmt: skip
+    path = Path(out) / EXPERIMENT_FILE
+    atomic_write_text(path, json.dumps(doc, indent=1) + "\n")
+    return path
+
+
+def run_sweep(
+    exp: Experiment,
+    out: str | Path,
+    jobs: int | None = None,
+    scheduler: str | None = None,
+    progress: bool = True,
+    on_point: Callable[[str, str | None], None] | None = None,
+) -> Summary:
+    """Run every point of ``exp`` not yet stored under ``out``; local processes unless ``scheduler``."""
+    from .executors import connect
+
+    out = Path(out)
+    client = connect(scheduler) if scheduler else None  # before writing anything: the address may be wrong
+    try:
+        with store.SweepLock(out):
+            return _run(exp, out, jobs, client, progress, on_point)
+    finally:
+        if client is not None:
+            client.close()
+
+
+def _run(exp: Experiment, out: Path, jobs, client, progress: bool, on_point) -> Summary:
+    from .executors import run_dask, run_local
+
+    write_experiment(exp, out)
+    done = store.finished(out) if (out / store.STORE_DIR).is_dir() else set()
+    todo = [p for p in exp.points if p.key not in done]
+    before = len(exp.points) - len(todo)
+    by_key = {p.key: p for p in todo}
+    tasks = [(p.key, to_json(p.config)) for p in todo]
+    outcomes = run_dask(tasks, client) if client is not None else run_local(tasks, jobs)
+    failed: list[tuple[str, str]] = []
+    skipped: list[tuple[str, str]] = []
+    statuses: dict[str, int] = {}
+    troubled: list[tuple[str, str, str]] = []
+    bar = _bar(exp, before, progress)
+    written = 0
+    try:
+        for key, result_json, error in outcomes:
+            result = None if result_json is None else json.loads(result_json)
+            store.write(out, store.record(key, by_key[key].config, result, error))
+            written += 1
+            if written % store.COMPACT_EVERY == 0:
+                store.compact(out)
+            status = "failed" if error is not None else result.get("status", "?")
+            statuses[status] = statuses.get(status, 0) + 1
+            if error is not None:
+                failed.append((key, error))
+            elif status == SKIPPED:
+                skipped.append((key, result.get("message", "")))
+            elif status in TROUBLED:
+                troubled.append((key, status, result.get("message", "")))
+            if bar is not None:
+                bar.set_postfix(failed=len(failed), refresh=False)
+                bar.update()
+            if on_point is not None:
+                on_point(key, error)
+    finally:
+        outcomes.close()  # stops the executor now, not when the generator is collected
+        if bar is not None:
+            bar.close()
+        store.compact(out)
+    return Summary(len(exp.points), before, len(todo), failed, skipped, statuses, troubled)
+
+
+def _bar(exp: Experiment, before: int, progress: bool):
+    """A tqdm bar: done/total, failures and ETA; none when asked for none or not on a terminal."""
+    if not progress:
+        return None
+    from tqdm import tqdm
+
+    return tqdm(total=len(exp.points), initial=before, desc=exp.name, unit="point", file=sys.stderr,
+                disable=None, dynamic_ncols=True, postfix={"failed": 0})  # fmt: skip

@@ -1,0 +1,51 @@
+"""The task every executor runs: one simulation, its failure caught and returned as text.
+
+A config with a ``workload`` table is a causal workload (``_core.execute``); any other is an
+independent-traffic run (``_core.simulate``). A workload whose task count its kernel (or the
+network) cannot take is not a failure: its result has ``status = "skipped"`` and the reason.
+"""
+
+from __future__ import annotations
+
+import json
+
+from .. import _core
+from ..units import with_physical
+
+SKIPPED = "skipped"
+
+
+def is_causal(config: dict) -> bool:
+    """Whether ``config`` describes a causal workload (it has a ``workload`` table)."""
+    return isinstance(config.get("workload"), dict)
+
+
+def skipped_result(config: dict, reason: str) -> str:
+    """The result JSON of a point that cannot run: status ``skipped``, the reason as message."""
+    w = config["workload"]
+    return json.dumps({"topology": config["topology"], "seed": config.get("seed"), "kernel": w.get("kernel"),
+                       "tasks": w.get("tasks"), "status": SKIPPED, "message": reason})  # fmt: skip
+
+
+def run_point(config_json: str) -> tuple[str | None, str | None]:
+    """``(result_json, None)`` for a completed (or skipped) simulation, ``(None, error)`` if it raised."""
+    config = json.loads(config_json)
+    try:
+        # A sweep runs its points side by side: one thread each.
+        if is_causal(config):
+            from ..inputs.otf2_trace import is_otf2
+
+            w = config["workload"]
+            if w.get("trace") and is_otf2(w["trace"], w.get("format", "auto")):
+                # OTF2 archives are read in Python (simulation.execute), not by the core.
+                from ..simulation import execute
+
+                return json.dumps(execute(config).to_dict()), None
+            return with_physical(_core.execute(config_json, threads=1), config_json), None
+        return with_physical(_core.simulate(config_json, threads=1), config_json), None
+    except _core.ConfigError as e:
+        if is_causal(config) and "workload.tasks = " in str(e):
+            return skipped_result(config, str(e).removeprefix("config: ")), None
+        return None, f"{type(e).__name__}: {e}"
+    except Exception as e:  # noqa: BLE001 - a point's failure is data, recorded in the store
+        return None, f"{type(e).__name__}: {e}"

@@ -1,0 +1,171 @@
+"""Report sections of causal workloads: normalized-time bars and tables, temporal evolution, φ, φ/c."""
+
+from __future__ import annotations
+
+import html
+import json
+from typing import Any
+
+from . import causal_plots
+from .. import metrics
+from .._core import ConfigError
+from ..experiments.experiment import CAUSAL_FIGURE_KINDS as FIGURE_KINDS  # noqa: F401  (report.py reads it here)
+from ..expressions import topology_properties
+from ..labels import short_label
+
+PUBLISHED_KEYS = {"phi": "phi", "phi_cC": "phi/c_C", "phi_cL": "phi/c_L", "phi_cQ": "phi/c_Q"}
+
+
+def label(spec: str) -> str:
+    """A network's name in figures and tables: ``8:4,2`` for thin-trees, the spec otherwise."""
+    return short_label(spec)
+
+
+def completed(df, spec: dict[str, Any]):
+    """The completed causal runs of a figure or table: its ``sweep`` group and ``topologies`` if given."""
+    if "status" not in df or "workload.kernel" not in df:
+        return df.iloc[0:0]
+    if spec.get("sweep"):
+        df = df[df["group"] == spec["sweep"]]
+    if spec.get("topologies"):
+        df = df[df["topology"].isin(spec["topologies"])]
+    return df[df["status"] == "completed"]
+
+
+def _ordered(frame, spec: dict[str, Any], column: str = "topology"):
+    """``frame`` with its networks in the order of the spec's ``topologies`` (if given)."""
+    order = {t: i for i, t in enumerate(spec.get("topologies") or [])}
+    if not order:
+        return frame
+    return frame.iloc[sorted(range(len(frame)), key=lambda i: order.get(frame[column].iloc[i], len(order)))]
+
+
+def _reference(spec: dict[str, Any], where: str) -> str:
+    ref = spec.get("reference")
+    if not isinstance(ref, str):
+        raise ConfigError(
+            f"{where}.reference = {ref!r} is invalid: the topology spec of the reference network"
+        )
+    return ref
+
+
+def normalized_time(spec: dict[str, Any], df, png, table) -> str:
+    """Bars of T / T_reference (one panel per value of ``panels``) and their table, as HTML."""
+    found = normalized_frames(spec, df)
+    if found is None:
+        return ""
+    panels, frame = found
+    ref = spec["reference"]
+    title = spec.get("title", "normalized execution time")
+    img = png(lambda p: causal_plots.plot_normalized_bars(panels, p, title, spec.get("cap")))
+    caption = f"<p>Execution time normalized to {html.escape(label(ref))} (T = time / time of {html.escape(ref)}).</p>"
+    return f"<img alt='{html.escape(title)}' src='data:image/png;base64,{img}'>{caption}" + table(frame)
+
+
+def normalized_frames(spec: dict[str, Any], df):
+    """(panels for the bar plot, table) of T / T_reference for a ``normalized-time`` figure, or None."""
+    ref = _reference(spec, "report.figures")
+    runs = completed(df, spec)
+    if runs.empty:
+        return None
+    panels_col = spec.get("panels")
+    keys = list(dict.fromkeys(runs[panels_col])) if panels_col else [None]
+    panels, tables = {}, []
+    for key in keys:
+        mine = runs if key is None else runs[runs[panels_col] == key]
+        norm = _ordered(metrics.normalized_times(mine, ref), spec)
+        sizes = norm.groupby(metrics.KERNEL)[metrics.BYTES].nunique().max()
+        norm["workload"] = [
+            metrics.workload_name(k, b, sizes) for k, b in zip(norm[metrics.KERNEL], norm[metrics.BYTES])
+        ]
+        nets: dict[str, dict[str, float]] = {}
+        for net, w, t in zip(norm["topology"], norm["workload"], norm["normalized"]):
+            nets.setdefault(label(net), {})[w] = t
+        name = f"{panels_col} = {key}" if key is not None else ""
+        panels[name] = nets
+        wide = norm.pivot_table(index="topology", columns="workload", values="normalized", sort=False)
+        wide.insert(0, "network", [label(t) for t in wide.index])
+        if key is not None:
+            wide.insert(0, panels_col, key)
+        tables.append(wide.reset_index())
+    import pandas
+
+    return panels, pandas.concat(tables, ignore_index=True)
+
+
+def evolution(spec: dict[str, Any], df, png) -> str:
+    """Consumed load over time: one panel per kernel, one line per network (largest message size)."""
+    runs = completed(df, spec)
+    kernels = spec.get("kernels") or list(dict.fromkeys(runs["workload.kernel"])) if len(runs) else []
+    runs = runs[runs["workload.kernel"].isin(kernels)] if len(runs) else runs
+    if runs.empty:
+        return ""
+    size = spec.get("message_bytes") or runs["workload.message_bytes"].max()
+    runs = runs[runs["workload.message_bytes"] == size]
+    panels: dict[str, dict[str, tuple[int, list[float]]]] = {}
+    for kernel in kernels:
+        for _, r in runs[runs["workload.kernel"] == kernel].iterrows():
+            res = json.loads(r["result_json"])
+            panels.setdefault(f"{kernel}, {size} bytes", {})[label(r["topology"])] = (
+                res["consumed_load_bin_cycles"],
+                res["consumed_load"],
+            )
+    title = spec.get("title", "temporal evolution of the consumed load")
+    img = png(lambda p: causal_plots.plot_evolution(panels, p, title))
+    return f"<img alt='{html.escape(title)}' src='data:image/png;base64,{img}'>"
+
+
+def performance_frames(doc: dict[str, Any], df) -> list[tuple[str, str, Any]]:
+    """(title, note, table) of every ``[[report.performance]]`` entry with runs: φ, φ/c, published values."""
+    out = []
+    for i, spec in enumerate(doc.get("report", {}).get("performance", [])):
+        ref = _reference(spec, f"report.performance[{i}]")
+        runs = completed(df, spec)
+        if runs.empty:
+            continue
+        norm = metrics.normalized_times(runs, ref)
+        perf = _ordered(metrics.performance(norm, ref, spec.get("weights")), spec)
+        if spec.get("cost"):
+            perf = metrics.with_costs(perf, ref, {t: topology_properties(t) for t in perf["topology"]})
+        published = spec.get("published", {})
+        for key, col in PUBLISHED_KEYS.items():
+            if col in perf and any(key in v for v in published.values()):
+                perf.insert(perf.columns.get_loc(col) + 1, f"{col} (paper)",
+                            [published.get(t, {}).get(key) for t in perf["topology"]])  # fmt: skip
+        perf.insert(1, "network", [label(t) for t in perf["topology"]])
+        used = sorted(set(norm.dropna(subset=["normalized"])[metrics.KERNEL]))
+        out.append(
+            (spec.get("title", "Performance"), f"Reference {label(ref)}; workloads: {', '.join(used)}.", perf)
+        )
+    return out
+
+
+def performance(doc: dict[str, Any], df, table) -> str:
+    """The ``[[report.performance]]`` tables as HTML."""
+    parts = [
+        f"<h3>{html.escape(t)}</h3><p>{html.escape(n)}</p>" + table(f)
+        for t, n, f in performance_frames(doc, df)
+    ]
+    return ("<h2>Performance φ and cost-efficiency</h2>" + "".join(parts)) if parts else ""
+
+
+def execution_table(df, table) -> str:
+    """Every causal point: network, kernel, size, tasks, status and execution time."""
+    if "workload.kernel" not in df:
+        return ""
+    cols = ["group", "topology", "workload.kernel", "workload.message_bytes", "workload.tasks", "status",
+            "execution_time_cycles", "messages", "message_latency_mean"]  # fmt: skip
+    rows = df[df["workload.kernel"].notna()]
+    return "<h2>Execution times</h2>" + table(rows[[c for c in cols if c in rows]]) if len(rows) else ""
+
+
+def skipped(df, table) -> str:
+    """The points not run because their kernel cannot run on their task count, with the reason."""
+    if "status" not in df:
+        return ""
+    rows = df[df["status"] == "skipped"]
+    if rows.empty:
+        return ""
+    cols = ["group", "topology", "workload.kernel", "workload.tasks", "message"]
+    return ("<h2>Skipped points</h2><p>These kernels cannot run on these task counts; they are left out of "
+            "the normalized times and of φ.</p>" + table(rows[[c for c in cols if c in rows]]))  # fmt: skip

@@ -1,0 +1,355 @@
+"""``hpcnetsim report DIR``: one self-contained HTML page per study (figures as base64 PNG, tables)."""
+
+from __future__ import annotations
+
+import base64
+import html
+import json
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from . import causal_report, plots
+from ..studies import comparisons
+from .. import confidence
+from ..experiments import store
+from .._core import ConfigError, __version__
+from .._files import atomic_write_text
+from ..experiments.experiment import PLOT_FIGURE_KINDS as FIGURE_KINDS  # one list, checked when a file is read
+from ..expressions import topology_properties
+from ..experiments.sweep import EXPERIMENT_FILE
+
+NOT_CURVE = {"traffic.load", "seed"}
+
+
+def load(out: str | Path):
+    """The experiment record and a DataFrame with one row per point (missing points marked so)."""
+    import pandas
+
+    out = Path(out)
+    path = out / EXPERIMENT_FILE
+    if not path.is_file():
+        raise ConfigError(f"{out}: no {EXPERIMENT_FILE}: the output folder of hpcnetsim sweep or study run")
+    doc = json.loads(path.read_text())
+    rows = {r["key"]: r for r in store.read_rows(out)} if (out / store.STORE_DIR).is_dir() else {}
+    frame = []
+    for p in doc["points"]:
+        row = rows.get(p["key"]) or {"key": p["key"], "state": "missing", **store.flatten_config(p["config"])}
+        # Labels of listed points and table-valued axes (``point``, ``variant``...) as columns too.
+        labels = {k: v for k, v in p["values"].items() if "." not in k and k not in row}
+        frame.append({"group": p["group"], **row, **labels, "family": p.get("family") or p["key"],
+                      "repetition": p.get("repetition", 0)})
+    df = pandas.DataFrame(frame)
+    cols = (
+        "status",
+        "offered_load",
+        "accepted_load",
+        "latency_network_mean",
+        "ideal_throughput",
+        "traffic.load",
+    )
+    for col in cols:
+        if col not in df:
+            df[col] = None
+    return doc, df
+
+
+def curve_columns(df) -> list[str]:
+    """Config columns that vary between points, except load and seed: what tells curves apart."""
+    cols = [c for c in df.columns if "." in c or c == "topology"]
+    return [c for c in cols if c not in NOT_CURVE and df[c].astype(str).nunique() > 1]
+
+
+def _or_nan(x):
+    return float("nan") if x is None else x
+
+
+def saturation(df):
+    """One row per curve: highest accepted load, the ideal and Θ bounds, and their ratio."""
+    cols = ["group", "topology", *(c for c in curve_columns(df) if c != "topology")]
+    ok = df[df["status"] == "converged"]
+    aggs = {"points": ("key", "size"), "max_accepted": ("accepted_load", "max"),
+            "max_converged_load": ("offered_load", "max")}  # fmt: skip
+    if "accepted_pct_host" in ok and ok["accepted_pct_host"].notna().any():
+        aggs["max_accepted_pct_host"] = ("accepted_pct_host", "max")
+    out = ok.groupby(cols, sort=False, dropna=False).agg(**aggs).reset_index()
+    # Points of the same curve without a value: if any lies above the highest converged load,
+    # the saturation value comes from the converged points only and may be too low.
+    bad = df[(df["status"] != "converged") & (df["state"] != "missing") & (df.get("status") != "skipped")]
+    notes = []
+    for _, r in out.iterrows():
+        mine = bad
+        for c in cols:
+            mine = mine[mine[c].astype(str) == str(r[c])]
+        above = mine[mine["traffic.load"].astype(float) > float(r["max_converged_load"])]
+        loads = ", ".join(f"{x:g}" for x in sorted(mine["traffic.load"].astype(float)))
+        notes.append("" if mine.empty else f"from converged points only: {len(mine)} points without a value "
+                     f"(loads {loads}){', some above the highest converged load' if len(above) else ''}")  # fmt: skip
+    out["unconverged_points"] = [int(n) for n in _counts(out, bad, cols)]
+    out["note"] = notes
+    out = out.drop(columns=["max_converged_load"])
+    # NaN where the bound is not computed (very large irregular networks).
+    out["ideal"] = [_or_nan(topology_properties(t)["ideal_throughput"]) for t in out["topology"]]
+    out["theta"] = [topology_properties(t)["bisection_throughput"] for t in out["topology"]]
+    out["max_over_ideal"] = out["max_accepted"] / out["ideal"]
+    return out
+
+
+def _counts(out, bad, cols) -> list[int]:
+    counts = []
+    for _, r in out.iterrows():
+        mine = bad
+        for c in cols:
+            mine = mine[mine[c].astype(str) == str(r[c])]
+        counts.append(len(mine))
+    return counts
+
+
+def failures(df) -> str:
+    """The points that gave no (complete) answer, with their reasons."""
+    status = df["status"].where(df["state"] != "failed", "failed")
+    bad = df[status.isin(["not-converged", "deadlock", "partial", "failed"])]
+    if bad.empty:
+        return ""
+    reason = bad["error"].where(bad["state"] == "failed", bad.get("message")) if "message" in bad else bad["error"]
+    cols = ["group", *(c for c in curve_columns(df)), "traffic.load", "seed"]
+    rows = bad[[c for c in cols if c in bad]].assign(key=bad["key"].str[:12], status=status[bad.index], reason=reason)
+    return "<h2>Points without a result</h2>" + _table(rows)
+
+
+#: Figures drawn for the report being written, as (name, PNG bytes, SVG text).
+_FIGURES: list[tuple[str, bytes, str]] = []
+
+
+def _png(draw) -> str:
+    with tempfile.TemporaryDirectory() as d:
+        path = Path(d) / "f.png"
+        draw(path)
+        png = path.read_bytes()
+        svg = Path(d) / "f.svg"
+        try:
+            draw(svg)  # the figure functions write the format of the file's suffix
+            _FIGURES.append((f"figure-{len(_FIGURES) + 1}", png, svg.read_text()))
+        except (ValueError, OSError):
+            pass
+        return base64.b64encode(png).decode()
+
+
+def figure(spec: dict[str, Any], df, sat) -> str:
+    """One figure of the report's ``[[report.figures]]`` list, as base64 PNG."""
+    kind = spec.get("kind")
+    if kind not in FIGURE_KINDS:
+        raise ConfigError(f"report.figures.kind = {kind!r} is invalid: one of "
+                          f"{', '.join(FIGURE_KINDS + causal_report.FIGURE_KINDS)}")  # fmt: skip
+    if spec.get("sweep"):
+        # One group, or a list of groups (e.g. a study's full and quick groups).
+        groups = spec["sweep"] if isinstance(spec["sweep"], list) else [spec["sweep"]]
+        df, sat = df[df["group"].isin(groups)], sat[sat["group"].isin(groups)]
+    if not (df["status"] == "converged").any():
+        return ""
+    if kind in ("throughput", "latency"):
+        # Points that ran but gave no value stay in, to be marked on the plot.
+        df = df[df["state"].isin(["done", "failed"]) & df["offered_load"].fillna(df["traffic.load"]).notna()]
+    else:
+        df = df[df["status"] == "converged"]
+    title = spec.get("title", kind)
+    panels, curves = spec.get("panels", "topology"), spec.get("curves")
+    if kind in ("throughput", "latency"):
+        bounds = {t: (_or_nan(topology_properties(t)["ideal_throughput"]),
+                      topology_properties(t)["bisection_throughput"])
+                  for t in df["topology"]} if kind == "throughput" and panels == "topology" else None  # fmt: skip
+        metric = spec.get("metric") or ("accepted_load" if kind == "throughput" else "latency_network_mean")
+        return _png(lambda p: plots.plot_panels(df, panels, curves, metric, p, title, bounds))
+    if kind == "heatmap":
+        table = sat.pivot_table(index=spec.get("y", "topology"), columns=spec.get("x", "switch.vcs"),
+                                values=spec.get("value", "max_over_ideal"), aggfunc="max", sort=False)  # fmt: skip
+        return _png(lambda p: plots.plot_heatmap(table, p, title))
+    pts = [(f"{r['topology']}" + (f" {plots.curve_label(curves, r[curves])}" if curves else ""),
+            topology_properties(r["topology"])["cost_linear"], r["max_accepted"]) for _, r in sat.iterrows()]  # fmt: skip
+    return _png(lambda p: plots.plot_cost_scatter(pts, p, title))
+
+
+def _figure_html(spec: dict[str, Any], df, sat) -> str:
+    """One figure as HTML: an embedded PNG, and for normalized times the table of its values."""
+    kind = spec.get("kind")
+    if kind == "normalized-time":
+        return causal_report.normalized_time(spec, df, _png, _table)
+    if kind == "evolution":
+        return causal_report.evolution(spec, df, _png)
+    b = figure(spec, df, sat)
+    alt = html.escape(str(spec.get("title", kind)))
+    return f"<img alt='{alt}' src='data:image/png;base64,{b}'>" if b else ""
+
+
+def confidence_table(doc: dict[str, Any], df) -> str:
+    """Each repeated point's means with the half-widths of their 95 % confidence intervals."""
+    if doc.get("repetitions", 1) <= 1 or "repetitions" not in df:
+        return ""
+    cols = ["group", *curve_columns(df), "traffic.load", "repetitions"]
+    for m in confidence.METRICS:
+        if f"{m}_ci" in df and df[m].notna().any():
+            cols += [m, f"{m}_ci"]
+    rows = df[[c for c in cols if c in df]].rename(columns={f"{m}_ci": f"{m} ±95 %" for m in confidence.METRICS})
+    n = doc["repetitions"]
+    return (f"<h2>Means and confidence intervals</h2><p>{n} repetitions per point (seeds derived from the "
+            f"point's seed); ± is the half-width of the 95 % Student-t interval over the repetitions that gave a "
+            f"value (<code>repetitions</code>).</p>" + _table(rows))  # fmt: skip
+
+
+def published(doc: dict[str, Any], sat) -> str:
+    """The paper's values and statements beside ours (``[[report.published]]``, ``[[report.claims]]``)."""
+    rep = doc.get("report", {})
+    parts = []
+    if rep.get("published"):
+        rows = []
+        for p in rep["published"]:
+            ours = topology_properties(p["topology"])
+            best = sat.loc[sat["topology"] == p["topology"], "max_accepted"]
+            row = {"topology": p["topology"], **{f"{k} (paper)": v for k, v in p.items() if k != "topology"},
+                   "Θ = 2B/N (ours)": ours["bisection_throughput"],
+                   "ideal, channel load (ours)": ours["ideal_throughput"],
+                   "max accepted (ours)": best.max() if len(best) else None}  # fmt: skip
+            # A published property that we compute too gets a coloured difference column.
+            for k, v in p.items():
+                if k != "topology" and isinstance(v, (int, float)) and isinstance(ours.get(k), (int, float)):
+                    row[f"{k}: ours − paper"] = difference_cell(float(ours[k]), float(v))
+            rows.append(row)
+        parts.append("<h3>Published values</h3>" + _table(rows, escape=False))
+    if rep.get("claims"):
+        rows = []
+        for c in rep["claims"]:
+            mine = sat[
+                (sat["topology"] == c.get("topology")) & (sat.get("switch.vcs", c.get("vcs")) == c.get("vcs"))
+            ]
+            best = mine["max_accepted"].max()
+            ours = ("not simulated" if mine.empty else f"max accepted {best:.4f} = {best / mine['ideal'].max():.3f} × "
+                    f"ideal (channel load) = {best / mine['theta'].max():.3f} × Θ")  # fmt: skip
+            rows.append({"paper": c["text"], "network": c.get("topology"), "VCs": c.get("vcs"), "ours": ours})
+        parts.append("<h3>The paper's statements and our measurements</h3>" + _table(rows))
+    return "".join(parts)
+
+
+def difference_cell(ours: float, paper: float) -> str:
+    """``ours − paper`` with the relative difference, green within 5 %, amber within 20 %, red beyond."""
+    diff = ours - paper
+    rel = abs(diff) / abs(paper) if paper else (0.0 if diff == 0 else float("inf"))
+    colour = "#1a7f37" if rel <= 0.05 else "#b54708" if rel <= 0.2 else "#b42318"
+    return f"<span style='color:{colour};font-weight:bold'>{diff:+.4g} ({rel:.0%})</span>"
+
+
+def _table(rows, escape: bool = True) -> str:
+    import pandas
+
+    frame = rows if isinstance(rows, pandas.DataFrame) else pandas.DataFrame(rows)
+    frame = frame.copy()
+    for c in frame.columns:
+        # Counts and cycles are integers even when a missing value made the column float.
+        col = frame[c]
+        if col.dtype.kind == "f" and col.notna().any() and (col.dropna() % 1 == 0).all() and col.abs().max() < 2**53:
+            frame[c] = col.astype("Int64")
+    frame.columns = [UNITS.get(c, c) for c in frame.columns]
+    return frame.to_html(index=False, float_format=lambda v: f"{v:.4g}", na_rep="-", border=0, escape=escape)
+
+
+#: Column headings with units.
+UNITS = {
+    "traffic.load": "traffic.load (phits/cycle/node)",
+    "offered_load": "offered load (phits/cycle/node)",
+    "accepted_load": "accepted load (phits/cycle/node)",
+    "accepted_load_std": "accepted load std (phits/cycle/node)",
+    "latency_network_mean": "mean network latency (cycles)",
+    "latency_network_p99": "p99 network latency (cycles)",
+    "execution_time_cycles": "execution time (cycles)",
+    "max_accepted": "max accepted (phits/cycle/node)",
+    "offered_pct_host": "offered load (% of host bandwidth)",
+    "accepted_pct_host": "accepted load (% of host bandwidth)",
+    "accepted_pct_host_ci": "accepted load ±95 % (% of host bandwidth)",
+    "max_accepted_pct_host": "max accepted (% of host bandwidth)",
+    "ideal": "ideal (phits/cycle/node)",
+    "theta": "Θ (phits/cycle/node)",
+    "max_over_ideal": "max accepted / ideal",
+}
+
+
+STYLE = """body{font-family:sans-serif;max-width:1400px;margin:2em auto;padding:0 1em;color:#222}
+table{border-collapse:collapse;font-size:12px;margin:.5em 0 1.5em}td,th{border:1px solid #ccc;padding:2px 6px}
+th{background:#eee}img{max-width:100%}pre{background:#f6f6f6;padding:1em;overflow:auto;font-size:12px}"""
+
+
+def render(doc: dict[str, Any], df) -> str:
+    """The HTML page of one study."""
+    runs = df
+    if doc.get("repetitions", 1) > 1:
+        # Figures and tables show each point's mean and confidence interval over its repetitions;
+        # the list of points below keeps every repetition.
+        df = confidence.aggregate(runs)
+    sat = saturation(df)
+    e = html.escape
+    status = runs["status"].where(runs["state"] == "done", runs["state"]).fillna("?")
+    counts = status.value_counts().to_dict()
+    figs = [(spec.get("title", spec.get("kind")), _figure_html(spec, df, sat))
+            for spec in doc.get("report", {}).get("figures", [])]  # fmt: skip
+    if not doc.get("report", {}).get("figures"):
+        figs = [("Throughput", _figure_html({"kind": "throughput", "curves": None}, df, sat))]
+    cols = ["group", "key", "state", *curve_columns(df), "traffic.load", "seed", "status", "accepted_load",
+            "accepted_load_std", "offered_pct_host", "accepted_pct_host", "latency_network_mean",
+            "latency_network_p99", "execution_time_cycles",
+            "error"]  # fmt: skip
+    if doc.get("repetitions", 1) > 1:
+        cols.insert(cols.index("seed") + 1, "repetition")
+    points = runs[[c for c in cols if c in runs]].assign(key=runs["key"].str[:12])
+    body = [
+        f"<h1>{e(doc['title'])}</h1>",
+        f"<p>{e(doc.get('description', ''))}</p>",
+        (
+            f"<p>Study <b>{e(doc['name'])}</b>{' (quick variant)' if doc.get('quick') else ''}; "
+            f"points: {e(json.dumps(counts))}; hpcnetsim {e(doc.get('hpcnetsim_version', ''))} "
+            f"(report written by hpcnetsim {e(__version__)}).</p>"
+        ),
+        *(f"<h2>{e(t)}</h2>{b}" for t, b in figs if b),
+        failures(runs),
+        confidence_table(doc, df),
+        *(("<h2>Saturation throughput</h2>", _table(sat)) if len(sat) else ()),
+        published(doc, sat),
+        comparisons.html(doc, df, sat, _table),
+        causal_report.performance(doc, df, _table),
+        causal_report.execution_table(df, _table),
+        causal_report.skipped(df, _table),
+        "<h2>Configuration</h2><h3>Base config</h3>",
+        f"<pre>{e(doc.get('base_toml') or base_text(doc.get('base', {})))}</pre>",
+        "<h3>Experiment file</h3>",
+        f"<pre>{e(doc.get('source_text', ''))}</pre>",
+        "<h2>Points</h2>",
+        _table(points),
+    ]
+    return f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{e(doc['title'])}</title>" \
+           f"<style>{STYLE}</style></head><body>{''.join(body)}</body></html>\n"  # fmt: skip
+
+
+def base_text(base: dict[str, Any]) -> str:
+    """The base config as TOML (what every point starts from, before its sweep's values)."""
+    from ..canonical import to_toml
+
+    if not base:
+        return "(empty: every value comes from the sweeps and the defaults of docs/config.md)"
+    try:
+        return to_toml(base)
+    except ConfigError:
+        return json.dumps(base, indent=1)
+
+
+def write_report(out: str | Path) -> Path:
+    """Write ``DIR/report.html`` for the study in ``out`` and its figures as SVG and PNG under
+    ``DIR/figures/``; returns the report's path."""
+    from .._files import atomic_write
+
+    doc, df = load(out)
+    path = Path(out) / "report.html"
+    _FIGURES.clear()
+    page = render(doc, df)
+    for name, png, svg in _FIGURES:
+        atomic_write(Path(out) / "figures" / f"{name}.png", lambda tmp, b=png: tmp.write_bytes(b))
+        atomic_write_text(Path(out) / "figures" / f"{name}.svg", svg)
+    _FIGURES.clear()
+    atomic_write_text(path, page)
+    return path

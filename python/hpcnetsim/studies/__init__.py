@@ -1,0 +1,1 @@
+"""The built-in studies reproducing the papers, the benchmark studies and the validation against published values."""

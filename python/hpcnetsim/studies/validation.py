@@ -1,0 +1,108 @@
+"""The validation tables of a study, regenerated from its output folder as Markdown for
+docs/validation.md (``hpcnetsim study tables DIR [--before DIR]``): the saturation table of
+throughput studies and the φ / φ-per-cost tables of causal studies, with the published
+values the study file holds and, optionally, the values of an earlier run beside ours."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any
+
+
+def _cell(v: Any) -> str:
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return "-"
+    if isinstance(v, float):
+        return f"{v:.4f}"
+    return str(v)
+
+
+def markdown(frame) -> str:
+    """A DataFrame as a Markdown table."""
+    head = "| " + " | ".join(str(c) for c in frame.columns) + " |"
+    rule = "|" + "---|" * len(frame.columns)
+    rows = ["| " + " | ".join(_cell(v) for v in row) + " |" for row in frame.itertuples(index=False)]
+    return "\n".join([head, rule, *rows])
+
+
+def _with_before(frame, before, key: str, columns: list[str]):
+    """``frame`` with, after each of ``columns``, the same column of ``before`` (matched on ``key``)."""
+    if before is None:
+        return frame
+    old = before.set_index(key)
+    out = frame.copy()
+    for col in columns:
+        if col in out and col in old:
+            out.insert(out.columns.get_loc(col) + 1, f"{col} (before)", [old[col].get(k) for k in out[key]])
+    return out
+
+
+def _saturation(out: Path):
+    from ..reports.report import load, saturation
+
+    doc, df = load(out)
+    if "offered_load" not in df or df["offered_load"].isna().all():
+        return None
+    sat = saturation(df)
+    keep = [c for c in sat.columns if c not in ("group", "points")]
+    return sat[keep]
+
+
+def _performance(out: Path):
+    from ..reports.causal_report import performance_frames
+    from ..reports.report import load
+
+    doc, df = load(out)
+    return performance_frames(doc, df)
+
+
+def _normalized(out: Path) -> dict[str, Any]:
+    from ..reports.causal_report import normalized_frames
+    from ..reports.report import load
+
+    doc, df = load(out)
+    found = {}
+    for spec in doc.get("report", {}).get("figures", []):
+        if spec.get("kind") == "normalized-time":
+            frames = normalized_frames(spec, df)
+            if frames is not None:
+                found[spec.get("title", "normalized execution time")] = frames[1]
+    return found
+
+
+def _stack(frame, before, index: list[str]):
+    """``frame`` (one row per network) with ``before``'s row for the same network below each row."""
+    import pandas
+
+    if before is None:
+        return frame
+    frame = frame.assign(run="ours")
+    old = before.assign(run="before")
+    both = pandas.concat([frame, old[old.columns.intersection(frame.columns)]], ignore_index=True)
+    return both.sort_values([*index, "run"], ascending=[True] * len(index) + [False], kind="stable")
+
+
+def tables(out: str | Path, before: str | Path | None = None) -> str:
+    """The Markdown tables of study output ``out``, with ``before``'s values beside ours."""
+    out = Path(out)
+    parts = []
+    sat = _saturation(out)
+    if sat is not None and len(sat):
+        key_cols = [c for c in sat.columns if c not in ("max_accepted", "ideal", "theta", "max_over_ideal")]
+        sat = sat.assign(curve=[", ".join(str(r[c]) for c in key_cols) for _, r in sat.iterrows()])
+        old = _saturation(Path(before)) if before else None
+        if old is not None:
+            old = old.assign(curve=[", ".join(str(r[c]) for c in key_cols) for _, r in old.iterrows()])
+        sat = _with_before(sat, old, "curve", ["max_accepted"]).drop(columns=["curve"])
+        parts.append("**Saturation** (maximum accepted load per curve)\n\n" + markdown(sat))
+    old_frames = {t: f for t, _, f in _performance(Path(before))} if before else {}
+    for title, note, frame in _performance(out):
+        frame = _with_before(frame, old_frames.get(title), "topology", ["phi"]).drop(columns=["topology"])
+        parts.append(f"**{title}**. {note}\n\n" + markdown(frame))
+    old_norm = _normalized(Path(before)) if before else {}
+    for title, frame in _normalized(out).items():
+        index = [c for c in frame.columns if c in ("workload.message_bytes", "network")]
+        frame = _stack(frame, old_norm.get(title), index).drop(columns=["topology"])
+        parts.append(f"**{title}** (execution time / the reference's)\n\n" + markdown(frame))
+    return "\n\n".join(parts) + "\n"

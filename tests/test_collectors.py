@@ -1,0 +1,67 @@
+"""The [stats] collectors from Python: DataFrames on the result, Parquet files and the
+link-utilisation heatmap beside ``result.json``, which itself stays free of the tables."""
+
+import json
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+
+import pandas as pd
+
+import hpcnetsim
+
+CONFIG = {
+    "topology": "torus:4x4",
+    "seed": 2,
+    "switch": {"vcs": 2},
+    "traffic": {"load": 0.5},
+    "measurement": {"warmup_cycles": 500, "window_cycles": 250, "batches": 2, "batch_cycles": 500},
+    "stats": {"link_utilisation": True, "interval_cycles": 100, "latency_percentiles": True, "packet_sample": 0.25},
+}
+
+
+def test_tables_are_dataframes_and_stay_out_of_the_fields():
+    r = hpcnetsim.simulate(CONFIG)
+    assert set(r.tables) == {"link_utilisation", "latency_percentiles", "packets"}
+    u = r.tables["link_utilisation"]
+    assert list(u.columns) == ["interval_start", "channel", "vc", "busy_phits", "utilisation"]
+    # Only the measured batches are recorded: 1000 cycles, 10 intervals of 100 (and the
+    # tails of packets sent in the last one, which run into an eleventh).
+    assert u["interval_start"].nunique() in (10, 11)
+    assert (u["interval_start"] % 100 == 0).all()
+    assert ((u["utilisation"] > 0) & (u["utilisation"] <= 1)).all()
+    p = r.tables["latency_percentiles"]
+    assert int(p["count"].sum()) == r.latency["network"]["count"]
+    assert (p["network_p50"] <= p["network_p99"]).all() and (p["network_p99"] <= p["network_p999"]).all()
+    assert "tables" not in r.to_dict()
+    assert hpcnetsim.simulate({k: v for k, v in CONFIG.items() if k != "stats"}).tables == {}
+
+
+def test_run_writes_parquet_and_a_heatmap(tmp_path):
+    cfg = tmp_path / "run.toml"
+    cfg.write_text(
+        'topology = "torus:4x4"\n[switch]\nvcs = 2\n[traffic]\nload = 0.5\n'
+        "[measurement]\nwarmup_cycles = 500\nwindow_cycles = 250\nbatches = 2\nbatch_cycles = 500\n"
+        "[stats]\nlink_utilisation = true\ninterval_cycles = 100\npacket_sample = 0.5\n"
+    )
+    out = tmp_path / "out"
+    subprocess.run([sys.executable, "-m", "hpcnetsim", "run", str(cfg), "--out", str(out)], check=True,
+                   capture_output=True)  # fmt: skip
+    for name in ("result.json", "link_utilisation.parquet", "packets.parquet", "link_utilisation.svg"):
+        assert (out / name).stat().st_size > 0, name
+    assert "tables" not in json.loads((out / "result.json").read_text())["result"]
+    u = pd.read_parquet(out / "link_utilisation.parquet")
+    assert len(u) > 0 and u["busy_phits"].sum() > 0
+    packets = pd.read_parquet(out / "packets.parquet")
+    assert (packets["delivered"] > packets["injected"]).all()
+    root = ET.parse(out / "link_utilisation.svg").getroot()
+    assert root.tag.endswith("svg")
+    assert not (out / "latency_percentiles.parquet").exists()
+
+
+def test_bad_stats_values_exit_2_naming_the_field(tmp_path):
+    cfg = tmp_path / "bad.toml"
+    cfg.write_text('topology = "torus:4x4"\n[stats]\npacket_sample = 2\n')
+    p = subprocess.run([sys.executable, "-m", "hpcnetsim", "run", str(cfg)], capture_output=True, text=True)
+    assert p.returncode == 2
+    assert "stats.packet_sample" in p.stderr and "Traceback" not in p.stderr

@@ -1,0 +1,57 @@
+"""The public API of the package: the names ``hpcnetsim`` exports, where they come from, and
+the console entry point. The modules behind them may move; these names do not."""
+
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import hpcnetsim
+
+#: Every name ``import hpcnetsim`` offers, as documented (README, docs/python.md).
+PUBLIC = {
+    "ANY", "ConfigError", "Program", "SimulationResult", "Topology", "__version__", "apply_overrides",
+    "check_deadlock", "describe", "ebb", "execute", "load_config", "load_curve", "mpigraph", "results",
+    "route", "simulate",
+}  # fmt: skip
+
+
+def test_the_exported_names_are_the_public_api():
+    assert set(hpcnetsim.__all__) == PUBLIC
+    assert set(dir(hpcnetsim)) >= PUBLIC
+
+
+def test_every_exported_name_resolves_to_a_callable_or_value():
+    for name in sorted(PUBLIC - {"__version__", "ANY"}):
+        value = getattr(hpcnetsim, name)
+        assert callable(value), name
+    assert isinstance(hpcnetsim.__version__, str) and hpcnetsim.__version__
+    assert hpcnetsim.simulate.__module__ == "hpcnetsim.simulation"
+    assert hpcnetsim.results.__module__ == "hpcnetsim.experiments.store"
+    assert issubclass(hpcnetsim.ConfigError, Exception)
+
+
+def test_the_metrics_module_stays_where_it_was():
+    from hpcnetsim import metrics
+
+    assert metrics.phi({"a": 2.0, "b": 8.0}) > 0
+    assert callable(metrics.normalized_times) and callable(metrics.performance)
+
+
+def test_an_unknown_name_is_an_attribute_error():
+    try:
+        hpcnetsim.nope  # noqa: B018
+    except AttributeError as e:
+        assert "nope" in str(e)
+    else:
+        raise AssertionError("hpcnetsim.nope resolved")
+
+
+def test_the_console_entry_point_is_the_cli_main():
+    root = Path(__file__).resolve().parent.parent
+    target = tomllib.loads((root / "pyproject.toml").read_text())["project"]["scripts"]["hpcnetsim"]
+    module, _, func = target.partition(":")
+    main = getattr(__import__(module, fromlist=[func]), func)
+    assert main(["topo", "describe", "torus:4x4", "--json"]) == 0
+    out = subprocess.run([sys.executable, "-m", "hpcnetsim", "study", "list"], capture_output=True, text=True)
+    assert out.returncode == 0 and "twin-torus" in out.stdout, out.stderr
