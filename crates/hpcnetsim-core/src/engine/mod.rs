@@ -13,13 +13,13 @@ mod host;
 mod invariants;
 mod matching;
 pub mod measure;
-mod worm_buffers;
 mod parallel;
 mod queue;
 mod sequential;
 mod tasks;
 mod watchdog;
 mod window;
+mod worm_buffers;
 mod worm_deadlock;
 
 use crate::config::Config;
@@ -40,12 +40,12 @@ use crate::switch::switch_lists::SwitchLists;
 use crate::switch::{Buffers, Model, Tech};
 use crate::topology::{Peer, Topology};
 use crate::workload::{kernels, placement, Pattern, Source};
-pub use worm_buffers::BufferedWorm;
 pub use parallel::AUTO_MIN_CHANNELS;
 use queue::EventQueue;
 use std::collections::VecDeque;
 use tasks::Tasks;
 pub use window::StreamStats;
+pub use worm_buffers::BufferedWorm;
 
 /// A cycle's one-byte tag in `Engine::woken`: 1 to 255, distinct for 255 consecutive cycles.
 #[inline]

@@ -6,8 +6,13 @@
 //! a random link `(x, y)` it is adjacent to neither end of, removes it and links itself to
 //! `x` and `y` (two switches with one free port each, adjacent to each other, do the same
 //! with one end each). The draw uses the setup stream of `seed`, so a spec always gives the
-//! same graph; a disconnected draw (likely only for tiny `k`) is redrawn from the next
-//! stream. Ports: switch `s`'s neighbours in increasing order, then the terminals.
+//! same graph. A draw with several components (likely only for tiny `k`) is joined: links
+//! `(a, b)` and `(c, d)` of two components become `(a, c)` and `(b, d)`, which keeps every
+//! degree, until one component is left; a draw that gets stuck (tiny graphs) is redrawn from
+//! the next stream, and after 64 the circulant graph (switch `s` linked to `s ± 1 … s ± k/2`,
+//! and `s + n/2` for odd `k`) is used. The graph is drawn when the network is built, not
+//! when the spec is parsed. Ports: switch `s`'s neighbours in increasing order, then the
+//! terminals.
 
 use super::graph::{check_size, Builder};
 use super::{Family, Topology};
@@ -18,10 +23,10 @@ use rand::Rng;
 /// Stream id of the draws (under [`Owner::Setup`]); attempt `i` uses `JELLYFISH_STREAM + i`.
 const JELLYFISH_STREAM: u64 = 0x1E11_0000;
 
-/// Draws before a parameter set that gives disconnected graphs is refused.
+/// Draws that may get stuck before the circulant graph is used.
 const ATTEMPTS: u64 = 64;
 
-/// A Jellyfish network: the parameters and the drawn graph.
+/// A Jellyfish network's parameters (the graph is drawn from them: [`Jellyfish::neighbours`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Jellyfish {
     /// Number of switches.
@@ -32,44 +37,51 @@ pub struct Jellyfish {
     pub p: usize,
     /// Seed of the draw.
     pub seed: u64,
-    /// Sorted neighbours of every switch.
-    pub neighbours: Vec<Vec<u32>>,
 }
 
 impl Jellyfish {
-    /// Validates the parameters and draws the graph.
+    /// Validates the parameters and the size.
     pub fn new(spec: &str, n: usize, k: usize, p: usize, seed: u64) -> Result<Self> {
         if k >= n {
             return Err(Error::invalid(spec, "k", k, format!("fewer links per switch than n = {n} switches")));
         }
-        if n * k % 2 == 1 {
+        if (n * k) % 2 == 1 {
             return Err(Error::invalid(spec, "k", k, format!("an even k (n·k must be even, n = {n} is odd)")));
         }
+        if k < 2 && n > 2 {
+            return Err(Error::invalid(
+                spec,
+                "k",
+                k,
+                format!("at least 2 (one link per switch leaves n = {n} switches in pairs)"),
+            ));
+        }
         check_size(spec, n as u128, n as u128 * (k + p) as u128)?;
-        // The draw happens when the spec is parsed, before the footprint check of the graph:
-        // its adjacency lists and link list (12 bytes per link end) are checked here.
-        let ends = n as u128 * k as u128;
-        crate::memory::check(spec, "size", &format!("{n} switches of {k} links"), ends * 12 + n as u128 * 24)?;
+        Ok(Jellyfish { n, k, p, seed })
+    }
+
+    /// The drawn graph: the sorted neighbours of every switch.
+    pub fn neighbours(&self) -> Vec<Vec<u32>> {
+        let (n, k) = (self.n, self.k);
         for attempt in 0..ATTEMPTS {
-            let mut rng = stream(seed, Owner::Setup, JELLYFISH_STREAM + attempt);
-            let drawn = draw(n, k, &mut rng);
-            if let Some(neighbours) = drawn.filter(|adj| connected(adj)) {
-                return Ok(Jellyfish { n, k, p, seed, neighbours });
+            let mut rng = stream(self.seed, Owner::Setup, JELLYFISH_STREAM + attempt);
+            if let Some(mut adj) = draw(n, k, &mut rng) {
+                join_components(&mut adj);
+                adj.iter_mut().for_each(|l| l.sort_unstable());
+                return adj;
             }
         }
-        Err(Error::invalid(
-            spec,
-            "k",
-            k,
-            format!("a degree that gives a connected k-regular graph on n = {n} switches ({ATTEMPTS} draws failed)"),
-        ))
+        circulant(n, k)
     }
 
     /// A balanced cut from [`super::balanced_cut`] (an upper bound on the minimum), `u64::MAX`
     /// above its size limit.
     pub fn bisection_channels(&self) -> u64 {
+        if self.n > super::balanced_cut::MAX_SWITCHES {
+            return u64::MAX;
+        }
         let links: Vec<(usize, usize)> = self
-            .neighbours
+            .neighbours()
             .iter()
             .enumerate()
             .flat_map(|(s, l)| l.iter().map(move |&t| (s, t as usize)))
@@ -81,12 +93,13 @@ impl Jellyfish {
     }
 
     pub(crate) fn build(&self, spec: &str, family: Family) -> Topology {
+        let neighbours = self.neighbours();
         let mut b = Builder::new(std::iter::repeat_n(self.k + self.p, self.n));
-        for (s, list) in self.neighbours.iter().enumerate() {
+        for (s, list) in neighbours.iter().enumerate() {
             for (i, &t) in list.iter().enumerate() {
                 let t = t as usize;
                 if s < t {
-                    let back = self.neighbours[t].binary_search(&(s as u32)).expect("links are symmetric");
+                    let back = neighbours[t].binary_search(&(s as u32)).expect("links are symmetric");
                     b.link(s, i, t, back);
                 }
             }
@@ -189,20 +202,96 @@ fn draw(n: usize, k: usize, rng: &mut Stream) -> Option<Vec<Vec<u32>>> {
     Some(adj)
 }
 
-/// Whether every switch reaches every other.
-fn connected(adj: &[Vec<u32>]) -> bool {
-    let mut seen = vec![false; adj.len()];
-    let mut stack = vec![0usize];
-    seen[0] = true;
-    let mut count = 1;
-    while let Some(s) = stack.pop() {
-        for &t in &adj[s] {
-            if !seen[t as usize] {
-                seen[t as usize] = true;
-                count += 1;
-                stack.push(t as usize);
+/// The component of every switch, and the number of components.
+fn components(adj: &[Vec<u32>]) -> (Vec<usize>, usize) {
+    let mut comp = vec![usize::MAX; adj.len()];
+    let mut count = 0;
+    for start in 0..adj.len() {
+        if comp[start] != usize::MAX {
+            continue;
+        }
+        comp[start] = count;
+        let mut stack = vec![start];
+        while let Some(s) = stack.pop() {
+            for &t in &adj[s] {
+                if comp[t as usize] == usize::MAX {
+                    comp[t as usize] = count;
+                    stack.push(t as usize);
+                }
             }
         }
+        count += 1;
     }
-    count == adj.len()
+    (comp, count)
+}
+
+/// Joins the components of a graph of degree ≥ 2: a link `(a, b)` of the first component
+/// and `(c, d)` of another become `(a, c)` and `(b, d)` (no parallel links arise, the two
+/// components were not linked), until one component is left.
+fn join_components(adj: &mut [Vec<u32>]) {
+    loop {
+        let (comp, count) = components(adj);
+        if count < 2 {
+            return;
+        }
+        let a = 0;
+        let c = (0..adj.len()).find(|&s| comp[s] != comp[a]).expect("two components");
+        let (b, d) = (adj[a][0] as usize, adj[c][0] as usize);
+        for (x, old, new) in [(a, b, c), (b, a, d), (c, d, a), (d, c, b)] {
+            let i = adj[x].iter().position(|&y| y as usize == old).expect("a link of the draw");
+            adj[x][i] = new as u32;
+        }
+    }
+}
+
+/// The circulant k-regular graph: `s` linked to `s ± 1 … s ± ⌊k/2⌋`, and to `s + n/2` for
+/// odd `k` (then `n` is even); connected for `k ≥ 2`.
+fn circulant(n: usize, k: usize) -> Vec<Vec<u32>> {
+    (0..n)
+        .map(|s| {
+            let mut l: Vec<u32> = (1..=k / 2).flat_map(|d| [((s + d) % n) as u32, ((s + n - d) % n) as u32]).collect();
+            if k % 2 == 1 {
+                l.push(((s + n / 2) % n) as u32);
+            }
+            l.sort_unstable();
+            l
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn regular_simple_connected(adj: &[Vec<u32>], k: usize) -> bool {
+        adj.iter().enumerate().all(|(s, l)| {
+            let mut v = l.clone();
+            v.sort_unstable();
+            v.dedup();
+            v.len() == k && !v.contains(&(s as u32)) && v.iter().all(|&t| adj[t as usize].contains(&(s as u32)))
+        }) && components(adj).1 == 1
+    }
+
+    #[test]
+    fn the_circulant_fallback_is_regular_and_connected() {
+        for (n, k) in [(3, 2), (6, 3), (10, 4), (9, 8), (12, 5), (2, 1)] {
+            assert!(regular_simple_connected(&circulant(n, k), k), "n = {n}, k = {k}");
+        }
+    }
+
+    #[test]
+    fn joining_keeps_degrees_and_leaves_one_component() {
+        // Three triangles and a square: four cycles, degree 2.
+        let mut adj: Vec<Vec<u32>> = vec![Vec::new(); 13];
+        for cycle in [vec![0, 1, 2], vec![3, 4, 5], vec![6, 7, 8], vec![9, 10, 11, 12]] {
+            for (i, &a) in cycle.iter().enumerate() {
+                let b = cycle[(i + 1) % cycle.len()];
+                adj[a].push(b as u32);
+                adj[b].push(a as u32);
+            }
+        }
+        assert_eq!(components(&adj).1, 4);
+        join_components(&mut adj);
+        assert!(regular_simple_connected(&adj, 2));
+    }
 }

@@ -203,6 +203,11 @@ fn jellyfish_is_a_seeded_connected_regular_graph() {
             assert_ne!(other.link_list(), t.link_list(), "{spec}: seed ignored");
         }
     }
+    // k = 2: one ring through all switches (components are joined), so 2 + n/2 links apart.
+    for seed in 1..4 {
+        let t = topo(&format!("jellyfish:n=30,k=2,p=1,seed={seed}"));
+        assert_eq!(paths::distances(&t).unwrap().0, 2 + 15, "seed {seed}");
+    }
     // k = n − 1 is the complete graph whatever the seed.
     assert_eq!(topo("jellyfish:n=9,k=8,p=1").describe().unwrap().diameter, 3);
 }
