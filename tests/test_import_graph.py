@@ -23,8 +23,9 @@ PYTHON = ROOT / "python" / "hpcnetsim"
 RUST_CYCLES = {
     1: [],
     2: [
-        {"topology::crossbar", "topology::family", "topology::graph", "topology::hyperx", "topology::ibdm",
-         "topology::import", "topology::symmetry", "topology::torus", "topology::tree", "topology::twin_torus"},
+        {"topology::crossbar", "topology::dragonfly", "topology::family", "topology::graph", "topology::hyperx",
+         "topology::ibdm", "topology::import", "topology::jellyfish", "topology::slimfly", "topology::symmetry",
+         "topology::torus", "topology::tree", "topology::twin_torus"},
     ],
 }  # fmt: skip
 

@@ -9,7 +9,7 @@ from .arguments import Parser, UsageError, index_arg, path_arg
 from .summary import format_value
 
 
-EXPORT_FORMATS = ("graphml", "dot", "json", "ibnet")
+EXPORT_FORMATS = ("graphml", "dot", "json", "ibnet", "anynet", "codes-intra", "codes-inter")
 
 
 def add_parser(sub) -> None:

@@ -232,7 +232,8 @@ impl Default for SwitchConfig {
 #[serde(rename_all = "kebab-case")]
 pub enum Algorithm {
     /// The family's default: tree-adaptive; dor on meshes and on tori with two or more VCs,
-    /// bubble-adaptive (plain bubble DOR) on tori with one VC; direct; hyperx-dor; ts-dor.
+    /// bubble-adaptive (plain bubble DOR) on tori with one VC; direct; hyperx-dor; ts-dor;
+    /// dragonfly-minimal.
     Auto,
     /// Trees: minimal adaptive up-phase (any up-port), deterministic down-phase.
     TreeAdaptive,
@@ -258,6 +259,14 @@ pub enum Algorithm {
     /// HyperX: DAL, per-dimension adaptive deroutes (at most one per dimension) on VCs 1..,
     /// dimension-order escape on VC 0 (≥ 2 VCs).
     HyperxDal,
+    /// Dragonflies: minimal (local, global, local), VC class 0 in the source group and 1
+    /// after the global hop (≥ 2 VCs).
+    DragonflyMinimal,
+    /// Dragonflies: Valiant through a random intermediate group, three VC classes (≥ 3 VCs).
+    DragonflyValiant,
+    /// Dragonflies: UGAL-L, minimal or Valiant chosen at the source switch from local queue
+    /// loads weighted by hop counts; Valiant's VC classes (≥ 3 VCs).
+    DragonflyUgal,
     /// Twin tori: dimension order with four internal-link VCs (paper 003 §2.2).
     Dort,
     /// Twin tori: twin-source dimension order, PE0's packets d_0 → d_{n−1} and PE1's
@@ -368,6 +377,9 @@ pub enum PatternKind {
     NearestNeighbour,
     /// A fixed random permutation without fixed points, drawn from the seed.
     RandomPermutation,
+    /// Dragonflies: every terminal to the same terminal of the next group (Kim et al.'s
+    /// worst case: a group's traffic all wants the one link to the next group).
+    GroupShift,
     /// A fraction `hot_fraction` of packets to the `hot_nodes`, the rest uniform.
     HotSpot,
     /// A fraction `hot_fraction` of packets to the first `hot_region_fraction` of the terminals.

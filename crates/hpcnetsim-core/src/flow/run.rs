@@ -16,7 +16,7 @@ use std::time::Instant;
 
 /// Routings that offer several candidates per hop on purpose (their `auto` paths spread).
 const ADAPTIVE: &[&str] =
-    &["tree-adaptive", "hyperx-adaptive", "bubble-adaptive", "hyperx-ugal", "hyperx-dal", "duato"];
+    &["tree-adaptive", "hyperx-adaptive", "bubble-adaptive", "hyperx-ugal", "hyperx-dal", "duato", "dragonfly-ugal"];
 
 /// The path source the config asks for on `topo`.
 pub fn provider<'a>(cfg: &Config, topo: &'a Topology) -> Result<Box<dyn PathProvider + 'a>> {
@@ -185,6 +185,7 @@ fn pattern_flows(cfg: &Config, topo: &Topology) -> Result<Vec<(Flow, f64)>> {
             | PatternKind::Butterfly
             | PatternKind::Tornado
             | PatternKind::RandomPermutation
+            | PatternKind::GroupShift
     );
     let mut out = Vec::new();
     if fixed {

@@ -4,6 +4,7 @@
 
 pub mod deadlock;
 pub mod deadlock_check;
+pub mod dragonfly;
 pub mod duato;
 pub mod hyperx;
 pub mod hyperx_adaptive;
@@ -140,6 +141,7 @@ pub fn build(cfg: &Config, topo: &Topology) -> Result<Box<dyn Routing>> {
         (Algorithm::Auto, Family::HyperX(_)) => Algorithm::HyperxDor,
         (Algorithm::Auto, Family::Crossbar(_)) => Algorithm::Direct,
         (Algorithm::Auto, Family::TwinTorus(_)) => Algorithm::TsDor,
+        (Algorithm::Auto, Family::Dragonfly(_)) => Algorithm::DragonflyMinimal,
         (a, _) => a,
     };
     let unsuited = |allowed: &str| {
@@ -210,6 +212,29 @@ pub fn build(cfg: &Config, topo: &Topology) -> Result<Box<dyn Routing>> {
         }
         (_, Family::TwinTorus(_)) => return Err(unsuited("auto, dort, ts-dor")),
         (_, Family::Fabric(_)) => return Err(unsuited("table (imported fabrics have no coordinates)")),
+        (
+            Algorithm::DragonflyMinimal | Algorithm::DragonflyValiant | Algorithm::DragonflyUgal,
+            Family::Dragonfly(d),
+        ) => {
+            let mode = match algorithm {
+                Algorithm::DragonflyMinimal => {
+                    need_vcs(2, "dragonfly-minimal (a VC class before and one after the global hop)")?;
+                    dragonfly::Mode::Minimal
+                }
+                Algorithm::DragonflyValiant => dragonfly::Mode::Valiant,
+                _ => dragonfly::Mode::Ugal,
+            };
+            if mode != dragonfly::Mode::Minimal {
+                need_vcs(3, "non-minimal dragonfly routing (source, intermediate and destination group classes)")?;
+            }
+            Box::new(dragonfly::DragonflyRouting::new(d, topo, vcs, mode, cfg.traffic.max_packet_phits()))
+        }
+        (_, Family::Dragonfly(_)) => {
+            return Err(unsuited("auto, dragonfly-minimal, dragonfly-valiant, dragonfly-ugal, table"))
+        }
+        (_, Family::SlimFly(_) | Family::Jellyfish(_)) => {
+            return Err(unsuited("table (with routing.engine = \"dfsssp\", say; see docs/routing.md)"))
+        }
     })
 }
 
@@ -227,6 +252,9 @@ pub fn algorithm_name(a: Algorithm) -> &'static str {
         Algorithm::HyperxValiant => "hyperx-valiant",
         Algorithm::HyperxUgal => "hyperx-ugal",
         Algorithm::HyperxDal => "hyperx-dal",
+        Algorithm::DragonflyMinimal => "dragonfly-minimal",
+        Algorithm::DragonflyValiant => "dragonfly-valiant",
+        Algorithm::DragonflyUgal => "dragonfly-ugal",
         Algorithm::Dort => "dort",
         Algorithm::TsDor => "ts-dor",
         Algorithm::DorUpperLower => "dor-upper-lower",

@@ -1,4 +1,5 @@
-//! Exports of the port-level graph: JSON (lossless), GraphML and Graphviz DOT.
+//! Exports of the port-level graph: JSON (lossless), GraphML and Graphviz DOT; the fabric
+//! formats of other tools (ibnetdiscover, BookSim2 anynet, CODES dragonfly connections).
 //!
 //! Node ids are `s<i>` for switches and `t<i>` for terminals in every format; links carry
 //! the port numbers at both ends.
@@ -9,7 +10,7 @@ use serde_json::json;
 use std::fmt::Write;
 
 /// The export formats.
-pub const FORMATS: &str = "graphml, dot, json, ibnet";
+pub const FORMATS: &str = "graphml, dot, json, ibnet, anynet, codes-intra, codes-inter";
 
 impl Topology {
     /// Serialises the graph in `format` (one of [`FORMATS`]).
@@ -19,6 +20,9 @@ impl Topology {
             "graphml" => Ok(self.to_graphml()),
             "dot" => Ok(self.to_dot()),
             "ibnet" => Ok(super::import::to_ibnet(self)),
+            "anynet" => super::anynet::to_anynet(self),
+            "codes-intra" => super::codes::to_codes(self, true),
+            "codes-inter" => super::codes::to_codes(self, false),
             other => Err(Error::invalid("topo export", "format", format!("'{other}'"), format!("one of {FORMATS}"))),
         }
     }

@@ -1,7 +1,10 @@
 //! The topology families and the per-family facts the generic code asks for.
 
 pub use super::crossbar::Crossbar;
+pub use super::dragonfly::Dragonfly;
 pub use super::hyperx::HyperX;
+pub use super::jellyfish::Jellyfish;
+pub use super::slimfly::SlimFly;
 pub use super::torus::Torus;
 pub use super::tree::Xgft;
 pub use super::twin_torus::TwinTorus;
@@ -25,6 +28,12 @@ pub enum Family {
     TwinTorus(TwinTorus),
     /// HyperX (flattened butterfly generalisation).
     HyperX(HyperX),
+    /// Dragonfly (groups of fully connected switches, global links between groups).
+    Dragonfly(Dragonfly),
+    /// Slim Fly (McKay–Miller–Širáň graph).
+    SlimFly(SlimFly),
+    /// Jellyfish (seeded random regular graph).
+    Jellyfish(Jellyfish),
     /// A single switch.
     Crossbar(Crossbar),
     /// A fabric read from a file (ibnetdiscover output or an edge list).
@@ -39,15 +48,27 @@ impl Family {
             Family::Torus(f) => f.build(spec, self.clone()),
             Family::TwinTorus(f) => f.build(spec, self.clone()),
             Family::HyperX(f) => f.build(spec, self.clone()),
+            Family::Dragonfly(f) => f.build(spec, self.clone()),
+            Family::SlimFly(f) => f.build(spec, self.clone()),
+            Family::Jellyfish(f) => f.build(spec, self.clone()),
             Family::Crossbar(f) => f.build(spec, self.clone()),
             Family::Fabric(f) => f.build(spec, self.clone()),
         }
     }
 
     /// Whether switches carry terminals and forward traffic alike (tori, meshes, twin tori,
-    /// HyperX), as opposed to trees and crossbars, whose terminals hang from edge switches.
+    /// HyperX, dragonflies, Slim Fly, Jellyfish), as opposed to trees and crossbars, whose
+    /// terminals hang from edge switches.
     pub fn is_direct(&self) -> bool {
-        matches!(self, Family::Torus(_) | Family::TwinTorus(_) | Family::HyperX(_))
+        matches!(
+            self,
+            Family::Torus(_)
+                | Family::TwinTorus(_)
+                | Family::HyperX(_)
+                | Family::Dragonfly(_)
+                | Family::SlimFly(_)
+                | Family::Jellyfish(_)
+        )
     }
 
     /// A lower bound on the longest minimal route, in links (terminal links included),
@@ -60,6 +81,11 @@ impl Family {
             Family::Torus(t) => rings(&t.dims, t.wrap),
             Family::TwinTorus(t) => rings(&t.dims, true),
             Family::HyperX(h) => h.dims.iter().filter(|&&k| k > 1).count(),
+            // Two switches of different groups are at least one global link apart.
+            Family::Dragonfly(d) => usize::from(d.g > 1),
+            // Diameter 2 (the MMS graph is not complete).
+            Family::SlimFly(_) => 2,
+            Family::Jellyfish(j) => usize::from(j.n > 1),
             Family::Crossbar(_) | Family::Fabric(_) => 0,
         }
     }
@@ -73,6 +99,9 @@ impl Family {
             Family::Torus(_) => "mesh",
             Family::TwinTorus(_) => "twin-torus",
             Family::HyperX(_) => "hyperx",
+            Family::Dragonfly(_) => "dragonfly",
+            Family::SlimFly(_) => "slimfly",
+            Family::Jellyfish(_) => "jellyfish",
             Family::Crossbar(_) => "crossbar",
             Family::Fabric(_) => "fabric",
         }
@@ -97,6 +126,10 @@ impl Family {
             Family::TwinTorus(t) => t.bisection_channels(),
             Family::HyperX(h) => h.bisection_channels(),
             Family::Crossbar(c) => (c.ports / 2) as u64,
+            Family::Dragonfly(d) => d.bisection_channels(),
+            // A refined balanced cut of the graph (an upper bound), up to its size limit.
+            Family::SlimFly(f) => f.bisection_channels(),
+            Family::Jellyfish(j) => j.bisection_channels(),
             // Not computed for arbitrary graphs: the terminal cut below is an upper bound.
             Family::Fabric(_) => u64::MAX,
         };
@@ -110,13 +143,17 @@ impl Family {
             Family::Torus(t) => t.switches() * t.terminals_per_switch,
             Family::TwinTorus(t) => 2 * t.nodes(),
             Family::HyperX(h) => h.switches() * h.terminals_per_switch,
+            Family::Dragonfly(d) => d.terminals(),
+            Family::SlimFly(f) => f.switches() * f.p,
+            Family::Jellyfish(j) => j.n * j.p,
             Family::Crossbar(c) => c.ports,
             Family::Fabric(f) => f.terminals.len(),
         }
     }
 
     /// Coordinates of a switch in the family's own terms (tree: level then label digits;
-    /// torus/HyperX: position per dimension; twin torus: node position then card).
+    /// torus/HyperX: position per dimension; twin torus: node position then card;
+    /// dragonfly: group then switch; Slim Fly: subgraph, x or m, y or c).
     pub fn switch_coordinates(&self, s: usize) -> Vec<usize> {
         match self {
             Family::Tree(x) => {
@@ -126,7 +163,10 @@ impl Family {
             Family::Torus(t) => t.coordinates(s),
             Family::TwinTorus(t) => t.coordinates(s),
             Family::HyperX(h) => h.coordinates(s),
+            Family::Dragonfly(d) => d.coordinates(s),
+            Family::SlimFly(f) => f.coordinates(s),
             Family::Crossbar(_) => vec![0],
+            Family::Jellyfish(_) => vec![s],
             Family::Fabric(_) => vec![s],
         }
     }

@@ -34,6 +34,15 @@ pub fn counts(f: &Family) -> (u128, u128, u128) {
             let net: u128 = h.dims.iter().map(|&d| (d as u128 - 1) * h.link_multiplicity as u128).sum();
             (s, s * (net + h.terminals_per_switch as u128), s * h.terminals_per_switch as u128)
         }
+        Family::Dragonfly(d) => {
+            let s = d.switches() as u128;
+            (s, s * (d.network_ports() + d.p) as u128, s * d.p as u128)
+        }
+        Family::SlimFly(f) => {
+            let s = f.switches() as u128;
+            (s, s * (f.network_degree() + f.p) as u128, s * f.p as u128)
+        }
+        Family::Jellyfish(j) => (j.n as u128, (j.n * (j.k + j.p)) as u128, (j.n * j.p) as u128),
         Family::Crossbar(c) => (1, c.ports as u128, c.ports as u128),
         Family::Fabric(f) => {
             (f.ports.len() as u128, f.ports.iter().map(|&p| p as u128).sum(), f.terminals.len() as u128)

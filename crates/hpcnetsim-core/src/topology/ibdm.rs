@@ -92,6 +92,7 @@ pub fn parse_ibdm(text: &str, file: &str) -> Result<Fabric> {
         ports: Vec::new(),
         links: Vec::new(),
         terminals: Vec::new(),
+        group_size: None,
     };
     let mut index: HashMap<String, usize> = HashMap::new();
     for (ty, name, conns) in &records {

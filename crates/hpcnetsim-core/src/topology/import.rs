@@ -30,6 +30,9 @@ pub struct Fabric {
     pub links: Vec<(usize, usize, usize, usize)>,
     /// Terminals: name, switch, port (0-based).
     pub terminals: Vec<(String, usize, usize)>,
+    /// Switches per dragonfly group (`group·a + local` numbering), for fabrics read from CODES
+    /// connection files: their export back to CODES needs it.
+    pub group_size: Option<usize>,
 }
 
 impl Fabric {
@@ -120,7 +123,7 @@ const BYTES_PER_PORT: u128 = 96;
 /// Reads a fabric file as text: refused in one line, before it is read whole, when it is
 /// larger than [`MAX_FILE_BYTES`] or than the memory check allows, and as soon as a chunk
 /// holds a NUL byte or invalid UTF-8 (a binary file, `/dev/urandom`).
-fn read_text(format: &str, path: &str) -> Result<String> {
+pub(crate) fn read_text(format: &str, path: &str) -> Result<String> {
     use std::io::Read;
     let context = format!("{format}:{path}");
     let unreadable =
@@ -289,6 +292,7 @@ pub fn parse_ibnet(text: &str, file: &str) -> Result<Fabric> {
         ports: nodes.iter().filter(|(_, n)| n.switch).map(|(_, n)| n.ports).collect(),
         links: Vec::new(),
         terminals: Vec::new(),
+        group_size: None,
     };
     // Every connection, keyed by its end with the smaller (node, port); both ends must agree.
     let mut ends: HashMap<(usize, usize), (usize, usize, usize)> = HashMap::new();
@@ -360,6 +364,7 @@ pub fn parse_edges(text: &str, file: &str) -> Result<Fabric> {
         ports: Vec::new(),
         links: Vec::new(),
         terminals: Vec::new(),
+        group_size: None,
     };
     let mut index: HashMap<String, usize> = HashMap::new();
     let mut declared: Vec<Option<usize>> = Vec::new();

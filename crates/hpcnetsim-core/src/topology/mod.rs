@@ -1,18 +1,25 @@
 //! The topology layer: one port-level graph type for every family, the spec grammar,
 //! and the analytic properties (distances, bisection, throughput bounds, cost).
 
+pub mod anynet;
+pub mod balanced_cut;
+pub mod codes;
 pub mod crossbar;
+pub mod dragonfly;
 pub mod export;
 pub mod family;
 pub mod faults;
+pub mod finite_field;
 pub mod footprint;
 pub mod graph;
 pub mod hyperx;
 pub mod ibdm;
 pub mod import;
+pub mod jellyfish;
 pub mod optimal;
 pub mod paths;
 pub mod properties;
+pub mod slimfly;
 pub mod spec;
 pub mod symmetry;
 pub mod torus;

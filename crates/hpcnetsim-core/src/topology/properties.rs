@@ -112,7 +112,11 @@ impl Topology {
             Family::Tree(_) | Family::HyperX(_) => return Some(self.minimal_spread_throughput()),
             Family::Torus(t) if t.wrap => return Some(self.minimal_spread_throughput()),
             Family::Torus(t) => t.mesh_max_channel_load(),
-            Family::TwinTorus(_) | Family::Fabric(_) => return self.solved_throughput_bound(),
+            Family::TwinTorus(_)
+            | Family::Dragonfly(_)
+            | Family::SlimFly(_)
+            | Family::Jellyfish(_)
+            | Family::Fabric(_) => return self.solved_throughput_bound(),
         };
         Some(1.0 / switch_max.max(1.0))
     }

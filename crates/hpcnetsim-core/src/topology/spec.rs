@@ -8,17 +8,25 @@
 //! mesh:4x4x4[,t=T]        mesh of any dimension
 //! twin-torus:4x4x2x2x2    nD twin torus (n odd, n >= 3)
 //! hyperx:12x8[,t=7][,k=2] HyperX with T terminals per switch and K links per switch pair
+//! dragonfly:a=4,p=2,h=2[,g=9][,arrangement=absolute|relative|circulant]
+//!                         dragonfly: a switches per group, p terminals, h global links each
+//! slimfly:q=5[,p=4]       Slim Fly MMS graph of prime power q, p terminals per switch
+//! jellyfish:n=20,k=4,p=2[,seed=1]  random k-regular graph of n switches
 //! crossbar:64             a single switch with 64 terminals
 //! ibnet:PATH              a fabric from ibnetdiscover output (or an ibsim net file)
 //! edges:PATH              a fabric from a plain edge list (see `topology::import`)
 //! ibdm:PATH               a fabric from an IBDM .topo file (see `topology::ibdm`)
+//! anynet:PATH             a fabric from a BookSim2 anynet file (see `topology::anynet`)
+//! codes-dragonfly:INTRA,INTER[,p=N]  a fabric from CODES connection files (`topology::codes`)
 //! ```
 
-use super::family::{Crossbar, Family, HyperX, Torus, TwinTorus, Xgft};
+use super::dragonfly::Arrangement;
+use super::family::{Crossbar, Dragonfly, Family, HyperX, Jellyfish, SlimFly, Torus, TwinTorus, Xgft};
 use crate::error::{Error, Result};
 
 /// The families the grammar knows, as listed in error messages.
-pub const FAMILIES: &str = "tree, xgft, torus, mesh, twin-torus, hyperx, crossbar, ibnet, edges, ibdm";
+pub const FAMILIES: &str = "tree, xgft, torus, mesh, twin-torus, hyperx, dragonfly, slimfly, jellyfish, crossbar, \
+                            ibnet, edges, ibdm, anynet, codes-dragonfly";
 
 /// Parses a spec string into a family with validated parameters (nothing is built yet).
 pub fn parse(spec: &str) -> Result<Family> {
@@ -39,10 +47,15 @@ pub fn parse(spec: &str) -> Result<Family> {
         "mesh" => p.torus(body, false),
         "twin-torus" => p.twin_torus(body),
         "hyperx" => p.hyperx(body),
+        "dragonfly" => p.dragonfly(body),
+        "slimfly" => p.slimfly(body),
+        "jellyfish" => p.jellyfish(body),
         "crossbar" => p.crossbar(body),
         "ibnet" | "edges" | "ibdm" => {
             super::import::read(name.trim(), body.trim()).map(|f| Family::Fabric(Box::new(f)))
         }
+        "anynet" => super::anynet::read(body.trim()).map(|f| Family::Fabric(Box::new(f))),
+        "codes-dragonfly" => super::codes::read(body.trim()).map(|f| Family::Fabric(Box::new(f))),
         other => Err(Error::invalid(spec, "family", format!("'{other}'"), format!("one of {FAMILIES}"))),
     }
 }
@@ -181,6 +194,41 @@ impl Parser<'_> {
         let t = self.get(&pairs, "t").map(|v| self.int("t", v, 1, 1 << 16)).transpose()?.unwrap_or(1);
         let k = self.get(&pairs, "k").map(|v| self.int("k", v, 1, 64)).transpose()?.unwrap_or(1);
         HyperX::new(self.spec, dims, t, k).map(Family::HyperX)
+    }
+
+    fn dragonfly(&self, body: &str) -> Result<Family> {
+        let pairs = self.pairs(body, ',', &["a", "p", "h", "g", "arrangement"])?;
+        let a = self.int("a", self.required(&pairs, "a", "a, the number of switches per group")?, 1, 1 << 12)?;
+        let p = self.int("p", self.required(&pairs, "p", "p, the number of terminals per switch")?, 1, 1 << 12)?;
+        let h = self.int("h", self.required(&pairs, "h", "h, the number of global links per switch")?, 1, 1 << 12)?;
+        let g = self.get(&pairs, "g").map(|v| self.int("g", v, 2, (a * h + 1) as u64)).transpose()?;
+        let arrangement = match self.get(&pairs, "arrangement") {
+            None => Arrangement::Absolute,
+            Some(v) => Arrangement::parse(v)
+                .ok_or_else(|| self.err("arrangement", format!("'{v}'"), format!("one of {}", Arrangement::NAMES)))?,
+        };
+        Dragonfly::new(self.spec, a, p, h, g, arrangement).map(Family::Dragonfly)
+    }
+
+    fn slimfly(&self, body: &str) -> Result<Family> {
+        let pairs = self.pairs(body, ',', &["q", "p"])?;
+        let q = self.int("q", self.required(&pairs, "q", "q, a prime power")?, 3, 1 << 12)?;
+        let p = self.get(&pairs, "p").map(|v| self.int("p", v, 1, 1 << 12)).transpose()?;
+        SlimFly::new(self.spec, q, p).map(Family::SlimFly)
+    }
+
+    fn jellyfish(&self, body: &str) -> Result<Family> {
+        let pairs = self.pairs(body, ',', &["n", "k", "p", "seed"])?;
+        let n = self.int("n", self.required(&pairs, "n", "n, the number of switches")?, 2, 1 << 24)?;
+        let k = self.int("k", self.required(&pairs, "k", "k, the switch-to-switch links per switch")?, 1, 1 << 12)?;
+        let p = self.int("p", self.required(&pairs, "p", "p, the number of terminals per switch")?, 1, 1 << 12)?;
+        let seed = match self.get(&pairs, "seed") {
+            Some(v) => {
+                v.parse::<u64>().map_err(|_| self.err("seed", format!("'{v}'"), "an integer between 0 and 2^64 - 1"))?
+            }
+            None => 1,
+        };
+        Jellyfish::new(self.spec, n, k, p, seed).map(Family::Jellyfish)
     }
 
     fn crossbar(&self, body: &str) -> Result<Family> {

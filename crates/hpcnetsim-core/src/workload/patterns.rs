@@ -104,6 +104,35 @@ impl Pattern {
                     })
                     .collect();
             }
+            PatternKind::GroupShift => {
+                let group = match topo.family() {
+                    Family::Dragonfly(d) => d.a * d.p,
+                    Family::Fabric(f) if f.group_size.is_some() && n.is_multiple_of(topo.num_switches()) => {
+                        f.group_size.unwrap_or(1) * (n / topo.num_switches())
+                    }
+                    _ => {
+                        return Err(Error::invalid(
+                            "config",
+                            "traffic.pattern",
+                            "'group-shift'",
+                            format!(
+                                "a pattern for dragonflies (dragonfly: specs, codes-dragonfly: fabrics); {} is {}",
+                                topo.spec(),
+                                topo.family().name()
+                            ),
+                        ))
+                    }
+                };
+                if group >= n {
+                    return Err(Error::invalid(
+                        "config",
+                        "traffic.pattern",
+                        "'group-shift'",
+                        "a dragonfly of at least two groups",
+                    ));
+                }
+                p.fixed = (0..n).map(|s| (s + group) % n).collect();
+            }
             PatternKind::RandomPermutation => {
                 let mut rng = stream(seed, Owner::Setup, 0);
                 let mut perm: Vec<usize> = (0..n).collect();

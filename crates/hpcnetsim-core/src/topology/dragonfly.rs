@@ -1,0 +1,233 @@
+//! Dragonfly (Kim, Dally, Scott and Abts, ISCA 2008): `g` groups of `a` switches, the
+//! switches of a group fully connected by local links, `p` terminals and `h` global links
+//! per switch, the `a·h` global links of a group spread over the other groups (one link
+//! per group pair when `g = a·h + 1`, the default and largest size).
+//!
+//! Switch `group·a + r` is switch `r` of its group. Ports: the `a − 1` local ports first
+//! (port `r'` leads to switch `r'` of the group if `r' < r`, else `r' + 1`), then the `h`
+//! global ports, then the `p` terminal ports. Global port `k` of switch `r` is the group's
+//! global port `j = r·h + k`; with `m = a·h/(g − 1)` links per group pair, `j` belongs to
+//! *slot* `i = j / m` (copy `j mod m`) and the arrangement maps slots to groups:
+//!
+//! - `absolute`: slot `i` of group `x` leads to group `i` if `i < x`, else `i + 1` (the
+//!   "consecutive" arrangement of BookSim2's `dragonflynew`);
+//! - `relative`: slot `i` leads to group `x + i + 1 (mod g)` (CODES' `dragonfly-dally`
+//!   connection files, the "palm tree" of Camarero et al.);
+//! - `circulant`: slot `i` leads to group `x ± (⌊i/2⌋ + 1) (mod g)`, + for even `i`
+//!   (Camarero, Vallejo and Beivide's circulant arrangement: group offsets in ± pairs).
+//!
+//! Relative and circulant arrangements are invariant under the group rotation `x → x + 1`,
+//! which keeps port numbers: it is declared as the symmetry (one source per local index).
+
+use super::family::balancing_moves;
+use super::graph::{check_size, Builder};
+use super::symmetry::Symmetry;
+use super::{Family, Topology};
+use crate::error::{Error, Result};
+
+/// How the global links of a group are assigned to the other groups.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Arrangement {
+    /// Slot `i` to group `i` (skipping the own group).
+    Absolute,
+    /// Slot `i` to the group `i + 1` further on.
+    Relative,
+    /// Slots in pairs to the groups `±(⌊i/2⌋ + 1)` away.
+    Circulant,
+}
+
+impl Arrangement {
+    /// Spec names, as listed in error messages.
+    pub const NAMES: &'static str = "absolute, relative, circulant";
+
+    /// Parses a spec name.
+    pub fn parse(name: &str) -> Option<Self> {
+        match name {
+            "absolute" => Some(Arrangement::Absolute),
+            "relative" => Some(Arrangement::Relative),
+            "circulant" => Some(Arrangement::Circulant),
+            _ => None,
+        }
+    }
+
+    /// Spec name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Arrangement::Absolute => "absolute",
+            Arrangement::Relative => "relative",
+            Arrangement::Circulant => "circulant",
+        }
+    }
+}
+
+/// A dragonfly with `a` switches per group, `p` terminals and `h` global links per switch,
+/// `g` groups.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Dragonfly {
+    /// Switches per group.
+    pub a: usize,
+    /// Terminals per switch.
+    pub p: usize,
+    /// Global links per switch.
+    pub h: usize,
+    /// Number of groups.
+    pub g: usize,
+    /// The global-link arrangement.
+    pub arrangement: Arrangement,
+}
+
+impl Dragonfly {
+    /// Validates the parameters (`g` defaults to `a·h + 1`) and the size.
+    pub fn new(spec: &str, a: usize, p: usize, h: usize, g: Option<usize>, arrangement: Arrangement) -> Result<Self> {
+        let full = a * h + 1;
+        let g = g.unwrap_or(full);
+        if g < 2 || g > full || !(a * h).is_multiple_of(g - 1) {
+            let divisors: Vec<String> =
+                (2..=full).filter(|&x| (a * h).is_multiple_of(x - 1)).map(|x| x.to_string()).collect();
+            return Err(Error::invalid(
+                spec,
+                "g",
+                g,
+                format!(
+                    "a number of groups g with g − 1 dividing a·h = {} (every group pair gets the same number of \
+                     global links): one of {}",
+                    a * h,
+                    divisors.join(", ")
+                ),
+            ));
+        }
+        let switches = (a * g) as u128;
+        check_size(spec, switches, switches * (a - 1 + h + p) as u128)?;
+        Ok(Dragonfly { a, p, h, g, arrangement })
+    }
+
+    /// Number of switches.
+    pub fn switches(&self) -> usize {
+        self.a * self.g
+    }
+
+    /// Number of terminals.
+    pub fn terminals(&self) -> usize {
+        self.switches() * self.p
+    }
+
+    /// Global links between every pair of groups.
+    pub fn links_per_group_pair(&self) -> usize {
+        self.a * self.h / (self.g - 1)
+    }
+
+    /// Network ports of a switch (terminal ports start here).
+    pub fn network_ports(&self) -> usize {
+        self.a - 1 + self.h
+    }
+
+    /// `[group, switch within the group]` of switch `s`.
+    pub fn coordinates(&self, s: usize) -> Vec<usize> {
+        vec![s / self.a, s % self.a]
+    }
+
+    /// Local port of switch `r` towards switch `other` of the same group.
+    pub fn local_port(&self, r: usize, other: usize) -> usize {
+        if other < r {
+            other
+        } else {
+            other - 1
+        }
+    }
+
+    /// The group that slot `i` of group `x` leads to, and the slot of that group that
+    /// leads back.
+    pub fn slot_target(&self, x: usize, i: usize) -> (usize, usize) {
+        let g = self.g;
+        match self.arrangement {
+            Arrangement::Absolute => {
+                let t = if i < x { i } else { i + 1 };
+                (t, if x < t { x } else { x - 1 })
+            }
+            Arrangement::Relative => ((x + i + 1) % g, g - i - 2),
+            Arrangement::Circulant => {
+                let d = i / 2 + 1;
+                let t = if i.is_multiple_of(2) { (x + d) % g } else { (x + g - d) % g };
+                // The offset g/2 (g even) is its own inverse: the same slot leads back.
+                (t, if 2 * d == g { i } else { i ^ 1 })
+            }
+        }
+    }
+
+    /// The group-level global port `j` of group `x` as `(switch, port)`.
+    fn global_end(&self, x: usize, j: usize) -> (usize, usize) {
+        (x * self.a + j / self.h, self.a - 1 + j % self.h)
+    }
+
+    /// Calls `f(a, port a, b, port b)` once for every switch-to-switch link.
+    pub fn for_each_link(&self, mut f: impl FnMut(usize, usize, usize, usize)) {
+        let (a, m) = (self.a, self.links_per_group_pair());
+        for x in 0..self.g {
+            for r in 0..a {
+                for other in r + 1..a {
+                    f(x * a + r, self.local_port(r, other), x * a + other, self.local_port(other, r));
+                }
+            }
+            for j in 0..a * self.h {
+                let (i, copy) = (j / m, j % m);
+                let (t, back) = self.slot_target(x, i);
+                let jt = back * m + copy;
+                // Each global link once, from its end with the smaller (group, global port).
+                if (x, j) < (t, jt) {
+                    let (s, p) = self.global_end(x, j);
+                    let (st, pt) = self.global_end(t, jt);
+                    f(s, p, st, pt);
+                }
+            }
+        }
+    }
+
+    pub(crate) fn build(&self, spec: &str, family: Family) -> Topology {
+        let net = self.network_ports();
+        let mut b = Builder::new(std::iter::repeat_n(net + self.p, self.switches()));
+        self.for_each_link(|s, ps, t, pt| b.link(s, ps, t, pt));
+        for s in 0..self.switches() {
+            for k in 0..self.p {
+                b.attach_terminal(s, net + k);
+            }
+        }
+        let symmetry = match self.arrangement {
+            Arrangement::Absolute => None,
+            Arrangement::Relative | Arrangement::Circulant => Some(Symmetry::translations(
+                (0..self.a as u32).collect(),
+                (0..self.switches()).map(|s| (s % self.a) as u32).collect(),
+            )),
+        };
+        b.finish(spec.to_string(), family, symmetry)
+    }
+
+    /// A balanced cut: the first ⌊g/2⌋ groups on one side and, when `g` is odd, ⌊a/2⌋
+    /// switches of the middle group with them, those with the most global links into the
+    /// side (ties: lower index), completed with the terminal links that balance the sides.
+    /// Exact on most of the small instances the tests search exhaustively; an upper bound
+    /// on the minimum in general (docs/topologies.md).
+    pub fn bisection_channels(&self) -> u64 {
+        let (a, mid) = (self.a, self.g / 2);
+        let mut side = vec![false; self.switches()];
+        side[..mid * a].iter_mut().for_each(|x| *x = true);
+        if self.g % 2 == 1 {
+            let mut pull = vec![0usize; a];
+            self.for_each_link(|s, _, t, _| {
+                for (x, y) in [(s, t), (t, s)] {
+                    if x / a == mid && y < mid * a {
+                        pull[x % a] += 1;
+                    }
+                }
+            });
+            let mut order: Vec<usize> = (0..a).collect();
+            order.sort_by_key(|&r| (std::cmp::Reverse(pull[r]), r));
+            for &r in &order[..a / 2] {
+                side[mid * a + r] = true;
+            }
+        }
+        let mut cut = 0u64;
+        self.for_each_link(|s, _, t, _| cut += u64::from(side[s] != side[t]));
+        let on_side = side.iter().filter(|&&x| x).count() * self.p;
+        cut + balancing_moves(self.terminals(), on_side)
+    }
+}

@@ -1,0 +1,160 @@
+//! Dragonfly routings (minimal, Valiant, UGAL-L): each VC scheme passes the deadlock
+//! analysis and too few VCs do not, routes are as long as they should be, and the
+//! literature's shapes on the 72-node dragonfly (Kim et al. 2008): under worst-case group
+//! traffic minimal routing saturates near 1/(a·p) and Valiant near 1/2, UGAL-L follows
+//! Valiant there and minimal routing under uniform traffic.
+
+use crate::common::{sim_config, topo};
+use hpcnetsim_core::config::{Algorithm, Config, PatternKind};
+use hpcnetsim_core::engine::{measure, Engine};
+use hpcnetsim_core::routing::{self, deadlock, deadlock_check};
+
+const ROUTINGS: [(Algorithm, u32); 3] =
+    [(Algorithm::DragonflyMinimal, 2), (Algorithm::DragonflyValiant, 3), (Algorithm::DragonflyUgal, 3)];
+
+#[test]
+fn every_vc_scheme_is_deadlock_free_and_too_few_vcs_are_not() {
+    for spec in [
+        "dragonfly:a=4,p=2,h=2",
+        "dragonfly:a=4,p=1,h=2,arrangement=relative",
+        "dragonfly:a=3,p=1,h=2,arrangement=circulant",
+        "dragonfly:a=2,p=1,h=2,g=3",
+    ] {
+        let t = topo(spec);
+        for (a, min_vcs) in ROUTINGS {
+            for vcs in [min_vcs, 2 * min_vcs] {
+                let r = routing::build(&sim_config(spec, vcs, a, 0.1), &t).unwrap();
+                let cdg = deadlock::routing_cdg(&t, r.as_ref(), vcs as usize, false, false).unwrap();
+                assert!(cdg.verdict().is_acyclic(), "{spec} {} with {vcs} VCs", r.name());
+            }
+            // The control: the same routes with the VCs merged into one channel close a cycle.
+            let r = routing::build(&sim_config(spec, min_vcs, a, 0.1), &t).unwrap();
+            let merged = deadlock::check_routing(&t, r.as_ref(), min_vcs as usize, true).unwrap();
+            assert!(!merged.is_acyclic(), "{spec} {} merged", r.name());
+            // And with fewer VCs than the scheme needs the routing is refused in one line.
+            let e = routing::build(&sim_config(spec, min_vcs - 1, a, 0.1), &t).err().expect("too few VCs");
+            assert!(e.to_string().contains("switch.vcs") && !e.to_string().contains('\n'), "{e}");
+        }
+    }
+    // `route --check-deadlock` reaches the same verdicts.
+    let mut c = Config::from_toml("topology = \"dragonfly:a=4,p=2,h=2\"").unwrap();
+    c.routing.algorithm = Algorithm::DragonflyUgal;
+    let check = deadlock_check::check(&c, None).unwrap();
+    assert!(check.deadlock_free && check.vcs == 3, "{check:?}");
+    assert!(!deadlock_check::check(&c, Some(1)).unwrap().deadlock_free);
+}
+
+/// Mean and largest switch-to-switch hops of `packets` random packets drained from an empty
+/// network.
+fn network_hops(spec: &str, algorithm: Algorithm, vcs: u32, packets: usize) -> f64 {
+    let t = topo(spec);
+    let mut c = sim_config(spec, vcs, algorithm, 0.0);
+    c.traffic.packet_phits = 4;
+    let mut e = Engine::new(&c, &t).unwrap();
+    let n = t.num_terminals();
+    let mut x: u64 = 99;
+    for _ in 0..packets {
+        x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        let src = (x >> 33) as usize % n;
+        let dst = (src + 1 + (x >> 13) as usize % (n - 1)) % n;
+        e.inject(src, dst, 4);
+    }
+    e.stop_sources();
+    e.run_until(10_000_000);
+    let k = &e.counters;
+    assert_eq!(k.delivered, packets as u64, "{spec} {algorithm:?}: not all delivered");
+    (k.packet_hops - 2 * k.delivered) as f64 / k.delivered as f64
+}
+
+#[test]
+fn route_lengths_follow_the_hierarchy() {
+    let spec = "dragonfly:a=4,p=2,h=2";
+    let (a, p, g) = (4.0, 2.0, 9.0);
+    // Minimal: from a terminal, the other terminals of its switch take 0 hops, the rest of its
+    // group 1, the other groups local + global + local, the local hops taken unless the
+    // switch holds the global link (1/a of the time at each end).
+    let n = a * p * g;
+    let other_groups = n - a * p;
+    let same_group = a * p - p;
+    let expected = (same_group + other_groups * (1.0 + 2.0 * (a - 1.0) / a)) / (n - 1.0);
+    let minimal = network_hops(spec, Algorithm::DragonflyMinimal, 2, 4000);
+    assert!((minimal - expected).abs() < 0.05, "minimal {minimal:.3}, expected {expected:.3}");
+    let valiant = network_hops(spec, Algorithm::DragonflyValiant, 3, 4000);
+    eprintln!("mean switch hops: minimal {minimal:.3} (closed form {expected:.3}), valiant {valiant:.3}");
+    // Two group-to-group legs for most packets: well above minimal, at most 5 hops each.
+    assert!(valiant > minimal + 1.0 && valiant < 5.0, "valiant {valiant:.3} minimal {minimal:.3}");
+}
+
+/// Accepted phits per terminal per cycle when every terminal `t` always has packets for
+/// `dest(t)` waiting: the saturation throughput of that permutation.
+fn backlog_throughput(spec: &str, algorithm: Algorithm, vcs: u32, dest: impl Fn(usize) -> usize) -> f64 {
+    let t = topo(spec);
+    let (warmup, window, size) = (3_000u64, 6_000u64, 4u32);
+    let mut c = sim_config(spec, vcs, algorithm, 0.0);
+    c.traffic.packet_phits = size;
+    let mut e = Engine::new(&c, &t).unwrap();
+    let n = t.num_terminals();
+    for _ in 0..(warmup + window) / size as u64 + 8 {
+        for src in 0..n {
+            e.inject(src, dest(src), size);
+        }
+    }
+    e.run_until(warmup);
+    let before = e.counters.delivered_phits;
+    e.run_until(warmup + window);
+    (e.counters.delivered_phits - before) as f64 / (n as f64 * window as f64)
+}
+
+fn saturation(spec: &str, algorithm: Algorithm, vcs: u32, pattern: PatternKind) -> f64 {
+    let mut c = sim_config(spec, vcs, algorithm, 1.0);
+    c.measurement.warmup_cycles = 3_000;
+    c.measurement.window_cycles = 500;
+    c.measurement.batches = 3;
+    c.measurement.batch_cycles = 2_000;
+    c.traffic.pattern = pattern;
+    let r = measure::run(&c).unwrap();
+    r.batch_accepted_loads.iter().sum::<f64>() / r.batch_accepted_loads.len() as f64
+}
+
+#[test]
+fn worst_case_and_uniform_shapes_on_the_72_node_dragonfly() {
+    let spec = "dragonfly:a=4,p=2,h=2";
+    let (a, p, n) = (4, 2, 72);
+    // Every terminal of group i sends to the same terminal of group i + 1: with one global
+    // link per group pair, the a·p terminals of a group share one channel under minimal routing.
+    let next_group = |t: usize| (t + a * p) % n;
+    let min = backlog_throughput(spec, Algorithm::DragonflyMinimal, 6, next_group);
+    let val = backlog_throughput(spec, Algorithm::DragonflyValiant, 6, next_group);
+    let ugal = backlog_throughput(spec, Algorithm::DragonflyUgal, 6, next_group);
+    eprintln!("worst case: minimal {min:.3} valiant {val:.3} ugal {ugal:.3}");
+    let bound = 1.0 / (a * p) as f64;
+    assert!((min - bound).abs() < 0.02, "minimal {min:.3}, 1/(a·p) = {bound:.3}");
+    assert!((0.38..=0.55).contains(&val), "valiant {val:.3}");
+    assert!(ugal > 0.3 && ugal > min + 0.15, "ugal {ugal:.3}");
+    // The same permutation as the `group-shift` traffic pattern, from Bernoulli sources at
+    // full load.
+    let pattern = saturation(spec, Algorithm::DragonflyMinimal, 6, PatternKind::GroupShift);
+    assert!((pattern - bound).abs() < 0.02, "group-shift pattern, minimal: {pattern:.3}");
+    let umin = saturation(spec, Algorithm::DragonflyMinimal, 6, PatternKind::Uniform);
+    let uval = saturation(spec, Algorithm::DragonflyValiant, 6, PatternKind::Uniform);
+    let uugal = saturation(spec, Algorithm::DragonflyUgal, 6, PatternKind::Uniform);
+    eprintln!("uniform: minimal {umin:.3} valiant {uval:.3} ugal {uugal:.3}");
+    assert!(uval < umin, "valiant {uval:.3} minimal {umin:.3}");
+    assert!(uugal > umin - 0.05, "ugal {uugal:.3} minimal {umin:.3}");
+}
+
+#[test]
+fn other_families_refuse_dragonfly_routing() {
+    let e = routing::build(&sim_config("torus:4x4", 3, Algorithm::DragonflyUgal, 0.1), &topo("torus:4x4"))
+        .err()
+        .expect("torus");
+    assert!(e.to_string().contains("routing.algorithm"), "{e}");
+    let t = topo("dragonfly:a=2,p=1,h=1");
+    let e = routing::build(&sim_config("dragonfly:a=2,p=1,h=1", 2, Algorithm::HyperxDor, 0.1), &t).err().expect("hx");
+    assert!(e.to_string().contains("dragonfly-ugal"), "{e}");
+    // The group-shift pattern needs groups.
+    let mut c = sim_config("torus:4x4", 2, Algorithm::Dor, 0.5);
+    c.traffic.pattern = PatternKind::GroupShift;
+    let e = measure::run(&c).expect_err("torus").to_string();
+    assert!(e.contains("group-shift") && e.contains("dragonflies") && !e.contains('\n'), "{e}");
+}
