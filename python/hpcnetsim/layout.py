@@ -36,7 +36,8 @@ class Layout:
 
 
 def group_keys(topology) -> list[tuple]:
-    """The packaging unit of every switch, per family (see the module doc)."""
+    """The packaging unit of every switch, per family (see the module doc); units are placed
+    in the order of their keys."""
     family = topology.family
     n = topology.num_switches
     coords = [tuple(topology.switch_coordinates(s)) for s in range(n)]
@@ -45,9 +46,16 @@ def group_keys(topology) -> list[tuple]:
     if family == "slimfly":
         return [c[:2] for c in coords]  # subgraph and x (or m): q switches
     if family in ("hyperx", "torus", "mesh", "twin-torus"):
-        return [c[1:] for c in coords]  # a line along dimension 0
-    if family in ("tree", "xgft"):
-        return [c[:1] + c[2:] for c in coords]  # level, all label digits but the first
+        return [c[:0:-1] for c in coords]  # a line along dimension 0 (index order)
+    if family == "tree":
+        # coordinates: level, then label digits; a pod is the leaves sharing all digits but
+        # the last, with the level-1 switches they reach (the same digits): pods go first,
+        # each with its own level-1 switches, then the upper levels (spines) in their racks.
+        top = max(c[0] for c in coords)
+        return [
+            (0, c[1:-1]) if c[0] <= 1 and top >= 2 else (1, c[0], c[1:-1])
+            for c in coords
+        ]
     return [(0,) for _ in coords]
 
 
@@ -78,7 +86,9 @@ def place(topology, params: dict) -> Layout:
         return used + units <= cap and (per_rack is None or in_rack + switches <= per_rack)
 
     prev = None
-    for s in range(n):
+    # Within a unit: by level (a tree pod's leaves, then its level-1 switches), then index.
+    order = sorted(range(n), key=lambda s: (keys[s], topology.switch_level(s) or 0, s))
+    for s in order:
         k = keys[s]
         if k != prev and used > 0:
             small = group_units[k] <= cap and (per_rack is None or group_switches[k] <= per_rack)
