@@ -60,8 +60,16 @@ _FIELDS: dict[str, dict[str, tuple[str, float | None, bool]]] = {
         "fixed_w": ("float", 0, True),
         "per_port_w": ("float", 0, True),
     },
-    "electrical": {"fixed_usd": ("float", None, True), "per_m_usd": ("float", 0, True), "power_w": ("float", 0, True)},
-    "optical": {"fixed_usd": ("float", None, True), "per_m_usd": ("float", 0, True), "power_w": ("float", 0, True)},
+    "electrical": {
+        "fixed_usd": ("float", None, True),
+        "per_m_usd": ("float", 0, True),
+        "power_w": ("float", 0, True),
+    },
+    "optical": {
+        "fixed_usd": ("float", None, True),
+        "per_m_usd": ("float", 0, True),
+        "power_w": ("float", 0, True),
+    },
     "transceiver": {"usd": ("float", 0, True), "power_w": ("float", 0, True)},
 }
 
@@ -143,15 +151,19 @@ def cost(topology, table: dict | str | Path | None = None) -> dict[str, Any]:
     el, op = lengths[~optical], lengths[optical]
     e, o, x, sw = table["electrical"], table["optical"], table["transceiver"], table["switch"]
     cable_usd = (
-        len(el) * e["fixed_usd"] + e["per_m_usd"] * el.sum()
-        + len(op) * (o["fixed_usd"] + 2 * x["usd"]) + o["per_m_usd"] * op.sum()
+        len(el) * e["fixed_usd"]
+        + e["per_m_usd"] * el.sum()
+        + len(op) * (o["fixed_usd"] + 2 * x["usd"])
+        + o["per_m_usd"] * op.sum()
     )
     ports = sum(len(topology.ports(s)) for s in range(topology.num_switches))
     switches = topology.num_switches
     switch_usd = switches * sw["fixed_usd"] + ports * sw["per_port_usd"]
     power = (
-        switches * sw["fixed_w"] + ports * sw["per_port_w"]
-        + len(el) * e["power_w"] + len(op) * (o["power_w"] + 2 * x["power_w"])
+        switches * sw["fixed_w"]
+        + ports * sw["per_port_w"]
+        + len(el) * e["power_w"]
+        + len(op) * (o["power_w"] + 2 * x["power_w"])
     )
     total = switch_usd + cable_usd
     endpoints = max(topology.num_terminals, 1)

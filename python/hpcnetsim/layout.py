@@ -52,10 +52,7 @@ def group_keys(topology) -> list[tuple]:
         # the last, with the level-1 switches they reach (the same digits): pods go first,
         # each with its own level-1 switches, then the upper levels (spines) in their racks.
         top = max(c[0] for c in coords)
-        return [
-            (0, c[1:-1]) if c[0] <= 1 and top >= 2 else (1, c[0], c[1:-1])
-            for c in coords
-        ]
+        return [(0, c[1:-1]) if c[0] <= 1 and top >= 2 else (1, c[0], c[1:-1]) for c in coords]
     return [(0,) for _ in coords]
 
 
@@ -67,7 +64,11 @@ def place(topology, params: dict) -> Layout:
     per_rack = int(params["switches_per_rack"]) or None
     n = topology.num_switches
     term_links = topology.terminal_links()
-    terms_of = np.bincount(np.array([s for _, s, _ in term_links], dtype=np.int64), minlength=n) if term_links else np.zeros(n, dtype=np.int64)
+    terms_of = (
+        np.bincount(np.array([s for _, s, _ in term_links], dtype=np.int64), minlength=n)
+        if term_links
+        else np.zeros(n, dtype=np.int64)
+    )
     block = su + nu * terms_of  # units of a switch and its endpoints
     keys = group_keys(topology)
     group_units: dict[tuple, int] = {}

@@ -20,7 +20,11 @@ def add_parser(sub) -> None:
     d = tsub.add_parser("describe", help="properties, throughput bounds and cost of a topology")
     d.add_argument("spec", help="topology spec, e.g. tree:k=8,kp=4,n=4 or torus:8x8")
     d.add_argument("--json", action="store_true", help="print one JSON object")
-    d.add_argument("--cost-table", type=path_arg, help="TOML file overriding the default layout, prices and power (docs/cost.md)")
+    d.add_argument(
+        "--cost-table",
+        type=path_arg,
+        help="TOML file overriding the default layout, prices and power (docs/cost.md)",
+    )
     d.set_defaults(func=_describe)
 
     e = tsub.add_parser("export", help="write the port-level graph")
@@ -46,7 +50,11 @@ def add_parser(sub) -> None:
     c.add_argument("--k", type=int, default=8, help="down ports of the thin-tree family (default 8)")
     c.add_argument("--n", type=int, default=4, help="levels of the thin-tree family (default 4)")
     c.add_argument("--out", type=path_arg, help="directory for compare.csv, compare.md and compare.png")
-    c.add_argument("--cost-table", type=path_arg, help="TOML file overriding the default layout, prices and power (docs/cost.md)")
+    c.add_argument(
+        "--cost-table",
+        type=path_arg,
+        help="TOML file overriding the default layout, prices and power (docs/cost.md)",
+    )
     c.set_defaults(func=_compare)
 
 
