@@ -130,8 +130,9 @@ def test_compare_has_cost_columns(capsys):
         assert col in header
 
 
-def test_tree_pod_keeps_leaf_to_level_one_cables_in_its_rack():
-    t = Topology.from_spec("tree:k=4,n=3")
+@pytest.mark.parametrize("spec", ["tree:k=4,n=3", "tree:k=4,kp=2,n=3", "xgft:h=3;m=4,4,4;w=1,4,4"])
+def test_tree_pod_keeps_leaf_to_level_one_cables_in_its_rack(spec):
+    t = Topology.from_spec(spec)
     table = load_table()
     lay = place(t, {**table["layout"], **table["cables"]})
     for a, _, b, _ in t.links():

@@ -47,7 +47,7 @@ def group_keys(topology) -> list[tuple]:
         return [c[:2] for c in coords]  # subgraph and x (or m): q switches
     if family in ("hyperx", "torus", "mesh", "twin-torus"):
         return [c[:0:-1] for c in coords]  # a line along dimension 0 (index order)
-    if family == "tree":
+    if family in ("tree", "xgft"):
         # coordinates: level, then label digits; a pod is the leaves sharing all digits but
         # the last, with the level-1 switches they reach (the same digits): pods go first,
         # each with its own level-1 switches, then the upper levels (spines) in their racks.
