@@ -162,3 +162,9 @@ def test_published_relative_costs_hold_in_order():
     assert sf_t.num_switches < 0.5 * ft_t.num_switches
     cables = lambda x: x["cables_electrical"] + x["cables_optical"]  # noqa: E731
     assert cables(sf) < 0.7 * cables(ft)
+
+
+def test_topology_method_takes_a_table_or_overrides():
+    t = Topology.from_spec("hyperx:4x4,t=2")
+    assert t.cost() == cost(t)
+    assert t.cost({"cables": {"electrical_reach_m": 1000.0}})["cables_optical"] == 0
