@@ -10,12 +10,18 @@ from pathlib import Path
 import networkx as nx
 import pytest
 
+from hpcnetsim.cost import COST_KEYS
 from hpcnetsim.topology import DESCRIBE_KEYS
 
 JSON_KEYS = [
     "spec", "terminals", "switches", "switches_per_level", "links", "switch_links", "radix",
     "bisection_channels", "bisection_ratio", "bisection_throughput", "ideal_throughput",
     "minimal_spread_throughput", "diameter", "avg_distance", "cost_constant", "cost_linear", "cost_quadratic",
+]  # fmt: skip
+#: Keys of the physical cost (docs/cost.md), after the properties.
+COST_JSON_KEYS = [
+    "racks", "cables_electrical", "cables_optical", "cable_m_electrical", "cable_m_optical", "cables_by_length",
+    "cost_usd", "cost_switches_usd", "cost_cables_usd", "power_w", "cost_per_endpoint_usd", "power_per_endpoint_w",
 ]  # fmt: skip
 
 
@@ -28,7 +34,8 @@ def test_describe_json_has_exactly_the_documented_keys(cli):
     r = cli("topo", "describe", "tree:k=8,kp=4,n=4", "--json")
     assert r.returncode == 0, r.stderr
     d = json.loads(r.stdout)
-    assert list(d) == JSON_KEYS == list(DESCRIBE_KEYS)
+    assert list(d) == JSON_KEYS + COST_JSON_KEYS
+    assert JSON_KEYS == list(DESCRIBE_KEYS) and COST_JSON_KEYS == list(COST_KEYS)
     assert (d["terminals"], d["switches"], d["links"], d["radix"]) == (4096, 960, 7680, 12)
     assert d["switches_per_level"] == [512, 256, 128, 64]
     assert d["bisection_throughput"] == pytest.approx(0.125)
@@ -44,7 +51,9 @@ def test_describe_examples_of_the_readme(cli, spec):
     r = cli("topo", "describe", spec)
     assert r.returncode == 0, r.stderr
     lines = r.stdout.splitlines()
-    assert [ln.split()[0] for ln in lines] == JSON_KEYS
+    by_length = COST_JSON_KEYS.index("cables_by_length")
+    printed_cost = COST_JSON_KEYS[:by_length] + ["cables_electrical_by_length", "cables_optical_by_length"]
+    assert [ln.split()[0] for ln in lines] == JSON_KEYS + printed_cost + COST_JSON_KEYS[by_length + 1 :]
     d = json.loads(cli("topo", "describe", spec, "--json").stdout)
     assert d["spec"] == spec
     assert d["switches_per_level"] == ([] if not spec.startswith(("tree", "xgft")) else d["switches_per_level"])

@@ -51,6 +51,13 @@ class Topology:
         d = self._core.describe()
         return {k: d[k] for k in DESCRIBE_KEYS}
 
+    def cost(self, table=None) -> dict[str, Any]:
+        """Racks, cables by type and length, price and power (docs/cost.md); ``table`` is a
+        cost-table file or a dict overriding the defaults of ``cost_table.toml``."""
+        from .cost import cost
+
+        return cost(self, table)
+
     def export(self, format: str) -> str:
         """The graph as ``graphml``, ``dot`` or ``json`` text."""
         return self._core.export(format)

@@ -20,6 +20,11 @@ def add_parser(sub) -> None:
     d = tsub.add_parser("describe", help="properties, throughput bounds and cost of a topology")
     d.add_argument("spec", help="topology spec, e.g. tree:k=8,kp=4,n=4 or torus:8x8")
     d.add_argument("--json", action="store_true", help="print one JSON object")
+    d.add_argument(
+        "--cost-table",
+        type=path_arg,
+        help="TOML file overriding the default layout, prices and power (docs/cost.md)",
+    )
     d.set_defaults(func=_describe)
 
     e = tsub.add_parser("export", help="write the port-level graph")
@@ -45,18 +50,32 @@ def add_parser(sub) -> None:
     c.add_argument("--k", type=int, default=8, help="down ports of the thin-tree family (default 8)")
     c.add_argument("--n", type=int, default=4, help="levels of the thin-tree family (default 4)")
     c.add_argument("--out", type=path_arg, help="directory for compare.csv, compare.md and compare.png")
+    c.add_argument(
+        "--cost-table",
+        type=path_arg,
+        help="TOML file overriding the default layout, prices and power (docs/cost.md)",
+    )
     c.set_defaults(func=_compare)
 
 
 def _describe(args) -> None:
+    from ..cost import COST_KEYS, cost, load_table
     from ..topology import DESCRIBE_KEYS, Topology
 
-    props = Topology.from_spec(args.spec).describe()
+    table = load_table(args.cost_table)
+    t = Topology.from_spec(args.spec)
+    props = t.describe()
+    props.update(cost(t, table))
     if args.json:
         print(json.dumps(props))
         return
-    width = max(map(len, DESCRIBE_KEYS))
-    for k in DESCRIBE_KEYS:
+    width = max(map(len, DESCRIBE_KEYS + COST_KEYS))
+    for k in DESCRIBE_KEYS + COST_KEYS:
+        if k == "cables_by_length":
+            for kind, buckets in props[k].items():
+                text = ", ".join(f"{b}: {n}" for b, n in buckets.items()) or "none"
+                print(f"{'cables_' + kind + '_by_length':<{width}}  {text}")
+            continue
         print(f"{k:<{width}}  {format_value(props[k])}")
 
 
@@ -103,7 +122,7 @@ def _compare(args) -> None:
                 raise UsageError(f"hpcnetsim topo compare: {name} = {v} is invalid: a positive integer")
         specs = thin_tree_family(args.k, args.n)
         title = f"{args.k}:k',{args.n} thin-trees: cost and uniform-traffic throughput"
-    rows = compare(specs)
+    rows = compare(specs, cost_table=args.cost_table)
     print(format_table(rows), end="")
     if args.out is not None:
         for path in write_report(rows, args.out, title):

@@ -23,6 +23,13 @@ COLUMNS = (
     "bisection_throughput",
     "ideal_throughput",
     "avg_distance",
+    "cables_electrical",
+    "cables_optical",
+    "cost_usd",
+    "power_w",
+    "cost_per_endpoint_usd",
+    "power_per_endpoint_w",
+    "relative_cost_usd",
 )
 
 
@@ -31,12 +38,21 @@ def thin_tree_family(k: int = 8, n: int = 4) -> list[str]:
     return [f"tree:k={k},kp={kp},n={n}" for kp in range(k, 0, -1)]
 
 
-def compare(specs: list[str]) -> list[dict]:
-    """One row per spec; costs are also given relative to the first spec."""
-    rows = [Topology.from_spec(s).describe() for s in specs]
+def compare(specs: list[str], cost_table=None) -> list[dict]:
+    """One row per spec, with price and power from the cost table (docs/cost.md); costs are
+    also given relative to the first spec."""
+    from ..cost import cost, load_table
+
+    table = load_table(cost_table)
+    rows = []
+    for s in specs:
+        t = Topology.from_spec(s)
+        rows.append({**t.describe(), **cost(t, table)})
     base = rows[0]["cost_linear"]
+    base_usd = rows[0]["cost_usd"]
     for r in rows:
         r["relative_cost_linear"] = r["cost_linear"] / base
+        r["relative_cost_usd"] = r["cost_usd"] / base_usd if base_usd else None
     return [{c: r[c] for c in COLUMNS} for r in rows]
 
 
