@@ -35,6 +35,38 @@ def load_config(source: str | os.PathLike | dict) -> dict[str, Any]:
         raise ConfigError(f"{path}: {e}") from None
 
 
+def load_layer(path: str | os.PathLike) -> dict[str, Any]:
+    """A TOML config file as written (the user's layer: no preset or default filled in),
+    checked by the core so that a bad file fails here with one line naming it. Overrides go
+    on this layer, and the core resolves the layers (defaults, switch preset, technology,
+    config) when it reads the result: a ``technology`` or ``switch.preset`` override then
+    fills in the fields the file leaves out, like a value written in the file."""
+    import tomllib
+
+    from ._files import read_text_file
+
+    path = os.fspath(path)
+    text = read_text_file(path, "a TOML config (docs/config.md)")
+    try:
+        _core.config_from_toml(text)
+    except ConfigError as e:
+        raise ConfigError(f"{path}: {e}") from None
+    return tomllib.loads(text)
+
+
+def resolve(config: dict[str, Any]) -> dict[str, Any]:
+    """``config`` (as written, after overrides) with its presets and defaults filled in and
+    every value checked, as the core reads it."""
+    return json.loads(_core.config_from_json(to_json(config)))
+
+
+def sources(config: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every field of the resolved ``config`` (a config as written, after overrides) with its
+    value and where it comes from: ``config``, ``technology NAME``, ``switch preset NAME``,
+    ``[link] clock`` or ``default``."""
+    return json.loads(_core.config_sources(to_json(config)))
+
+
 def parse_value(text: str) -> Any:
     """A TOML scalar or array (``4``, ``0.5``, ``true``, ``"dor"``, ``[1, 2]``); anything else is a string."""
     import tomllib

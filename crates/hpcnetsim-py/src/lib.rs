@@ -370,6 +370,21 @@ fn config_from_toml(text: &str) -> PyResult<String> {
     Config::from_toml(text).map(|c| to_json(&c)).map_err(to_py)
 }
 
+/// Parses and validates a config given as JSON (as written: its presets and defaults are
+/// filled in); returns the full config as JSON.
+#[pyfunction]
+fn config_from_json(config_json: &str) -> PyResult<String> {
+    Config::from_json(config_json).map(|c| to_json(&c)).map_err(to_py)
+}
+
+/// The resolved config of a config given as JSON (as written, after overrides), each field
+/// with its value and where it comes from (config, technology, switch preset, `[link]`
+/// clock, default), as a JSON list.
+#[pyfunction]
+fn config_sources(config_json: &str) -> PyResult<String> {
+    hpcnetsim_core::config::sources::sources(config_json).map(|s| to_json(&s)).map_err(to_py)
+}
+
 /// The physical figures of a config as JSON: cycle (ns), phit (bytes), link bandwidth and the
 /// NIC's payload bandwidth (bytes/s; null without the NIC model), overheads (ns), and the host
 /// bandwidth (bytes/s; null unless `link.host_bandwidth` is set).
@@ -471,6 +486,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(execute_program, m)?)?;
     m.add_function(wrap_pyfunction!(trace_info, m)?)?;
     m.add_function(wrap_pyfunction!(config_from_toml, m)?)?;
+    m.add_function(wrap_pyfunction!(config_sources, m)?)?;
+    m.add_function(wrap_pyfunction!(config_from_json, m)?)?;
     m.add_function(wrap_pyfunction!(physical, m)?)?;
     m.add_function(wrap_pyfunction!(flow_ebb, m)?)?;
     m.add_function(wrap_pyfunction!(flow_mpigraph, m)?)?;

@@ -11,11 +11,11 @@ import argparse
 import sys
 
 from .._core import ConfigError
-from . import bench, bench_net, flow, report, route, run, study, sweep, topo, trace, validate
+from . import bench, bench_net, config, flow, report, route, run, study, sweep, topo, trace, validate
 from .arguments import Parser, UsageError
 
 #: The sub-commands in the order ``hpcnetsim --help`` lists them.
-COMMANDS = (topo, route, run, bench, bench_net, sweep, study, flow, validate, trace, report)
+COMMANDS = (topo, route, run, config, bench, bench_net, sweep, study, flow, validate, trace, report)
 
 
 def one_line(message: str) -> str:

@@ -43,18 +43,12 @@ def add_parser(sub) -> None:
 
 
 def _run(args) -> int | None:
-    from ..config import apply_overrides, load_config
+    from ..config import apply_overrides, load_layer, resolve
     from ..simulation import check_loads, simulate
 
     overrides = [o for group in args.overrides for o in group]
-    config = apply_overrides(load_config(args.config), overrides)
-    if any(o.strip().startswith("technology") for o in overrides):
-        # A technology preset fills the fields the file leaves out: start from the file as written.
-        import tomllib
-
-        from .._files import read_text_file
-
-        config = apply_overrides(tomllib.loads(read_text_file(args.config)), overrides)
+    # Overrides go on the file as written; the core resolves the presets and defaults.
+    config = resolve(apply_overrides(load_layer(args.config), overrides))
     causal = config.get("workload") is not None
     trace = (config.get("workload") or {}).get("trace")
     if trace and not path_arg(trace).is_absolute():

@@ -8,6 +8,7 @@ mod link;
 pub mod nic;
 pub mod presets;
 mod references;
+pub mod sources;
 pub mod switch;
 pub mod tables;
 pub mod technology;

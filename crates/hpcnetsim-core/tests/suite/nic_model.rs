@@ -202,7 +202,7 @@ fn a_shared_host_bus_splits_between_directions() {
 /// Every preset is a valid config on a tree, and its clock matches its link bandwidth.
 #[test]
 fn every_preset_reads_and_has_a_clock() {
-    for name in hpcnetsim_core::config::technology::TECHNOLOGIES.split(", ") {
+    for name in hpcnetsim_core::config::technology::names().split(", ") {
         let c = Config::from_toml(&format!("topology = \"tree:k=4,n=2\"\ntechnology = \"{name}\"")).unwrap();
         let clock = c.clock().unwrap();
         assert!(clock.cycle_ns > 0.0 && clock.link_bytes_per_second() > 1e8, "{name}: {clock:?}");

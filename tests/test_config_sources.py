@@ -1,0 +1,61 @@
+"""Presets as layers: `hpcnetsim config show` tells where every value comes from, and an
+override of `technology` or `switch.preset` on a file fills in the fields the file leaves out,
+as if written in the file."""
+
+import json
+import subprocess
+import sys
+
+import hpcnetsim
+from hpcnetsim.config import apply_overrides, load_layer, resolve, sources
+
+
+def _by_field(rows):
+    return {r["field"]: (r["value"], r["source"]) for r in rows}
+
+
+def test_every_value_names_its_layer(tmp_path):
+    path = tmp_path / "q.toml"
+    path.write_text('topology = "tree:k=4,n=2"\ntechnology = "qsnet"\n[switch]\nvcs = 2\nqueue_packets = 3\n')
+    got = _by_field(sources(load_layer(path)))
+    assert got["switch.queue_packets"] == (3, "config")
+    assert got["switch.preset"] == ("elite", "technology qsnet")
+    assert got["switch.buffer_flits"] == (64, "switch preset elite")
+    assert got["link.bandwidth"] == ("400 MB/s", "technology qsnet")
+    assert got["seed"] == (1, "default")
+    assert got["topology"] == ("tree:k=4,n=2", "config")
+
+
+def test_link_times_become_cycles_from_the_clock(tmp_path):
+    path = tmp_path / "l.toml"
+    path.write_text('topology = "torus:4x4"\n[link]\ncycle = "5 ns"\nwire_latency = "15 ns"\n')
+    got = _by_field(sources(load_layer(path)))
+    assert got["switch.link_delay_cycles"] == (3, "[link] clock")
+    assert got["link.wire_latency"] == ("15 ns", "config")
+
+
+def test_a_technology_override_fills_what_the_file_leaves_out(tmp_path):
+    plain = tmp_path / "plain.toml"
+    plain.write_text('topology = "tree:k=4,n=2"\n[switch]\nvcs = 2\n')
+    written = tmp_path / "written.toml"
+    written.write_text('topology = "tree:k=4,n=2"\ntechnology = "qsnet"\n[switch]\nvcs = 2\n')
+    overridden = resolve(apply_overrides(load_layer(plain), ["technology=qsnet"]))
+    assert overridden == hpcnetsim.load_config(written)
+    assert overridden["switch"]["switching"] == "wormhole" and overridden["nic"]["enabled"] is True
+    back = resolve(apply_overrides(load_layer(written), ["switch.preset=insee"]))
+    assert "switching" not in back["switch"] and back["switch"]["vcs"] == 2
+
+
+def test_config_show_from_the_command_line(tmp_path):
+    path = tmp_path / "c.toml"
+    path.write_text('topology = "crossbar:4"\n[switch]\npreset = "output-queued"\n')
+    cmd = [sys.executable, "-m", "hpcnetsim", "config", "show", str(path), "--set", "switch.vcs=2", "--json"]
+    rows = _by_field(json.loads(subprocess.run(cmd, capture_output=True, text=True, check=True).stdout))
+    assert rows["switch.speedup"] == (2, "switch preset output-queued")
+    assert rows["switch.vcs"] == (2, "config")
+    text = subprocess.run(cmd[:-1], capture_output=True, text=True, check=True).stdout
+    assert "switch.speedup = 2" in text and "# switch preset output-queued" in text
+    bad = tmp_path / "bad.toml"
+    bad.write_text('topology = "crossbar:4"\n[switch]\npreset = "nope"\n')
+    p = subprocess.run([sys.executable, "-m", "hpcnetsim", "config", "show", str(bad)], capture_output=True, text=True)
+    assert p.returncode == 2 and "preset = 'nope'" in p.stderr and len(p.stderr.strip().splitlines()) == 1
