@@ -268,6 +268,15 @@ pub enum Algorithm {
     /// Dragonflies: UGAL-L, minimal or Valiant chosen at the source switch from local queue
     /// loads weighted by hop counts; Valiant's VC classes (≥ 3 VCs).
     DragonflyUgal,
+    /// Slim Fly and Jellyfish: every minimal next hop of the switch graph, VC class = hops
+    /// taken (≥ diameter VCs).
+    GraphMinimal,
+    /// Slim Fly and Jellyfish: Valiant through a random intermediate switch, hop classes
+    /// (≥ 2 × diameter VCs).
+    GraphValiant,
+    /// Slim Fly and Jellyfish: UGAL-L, minimal or Valiant chosen at the source switch from
+    /// local queue loads weighted by hop counts (≥ 2 × diameter VCs).
+    GraphUgal,
     /// Twin tori: dimension order with four internal-link VCs (paper 003 §2.2).
     Dort,
     /// Twin tori: twin-source dimension order, PE0's packets d_0 → d_{n−1} and PE1's

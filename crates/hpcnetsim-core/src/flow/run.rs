@@ -15,8 +15,16 @@ use serde::Serialize;
 use std::time::Instant;
 
 /// Routings that offer several candidates per hop on purpose (their `auto` paths spread).
-const ADAPTIVE: &[&str] =
-    &["tree-adaptive", "hyperx-adaptive", "bubble-adaptive", "hyperx-ugal", "hyperx-dal", "duato", "dragonfly-ugal"];
+const ADAPTIVE: &[&str] = &[
+    "tree-adaptive",
+    "hyperx-adaptive",
+    "bubble-adaptive",
+    "hyperx-ugal",
+    "hyperx-dal",
+    "duato",
+    "dragonfly-ugal",
+    "graph-ugal",
+];
 
 /// The path source the config asks for on `topo`.
 pub fn provider<'a>(cfg: &Config, topo: &'a Topology) -> Result<Box<dyn PathProvider + 'a>> {

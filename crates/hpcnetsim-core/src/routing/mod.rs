@@ -6,6 +6,7 @@ pub mod deadlock;
 pub mod deadlock_check;
 pub mod dragonfly;
 pub mod duato;
+pub mod hop_class;
 pub mod hyperx;
 pub mod hyperx_adaptive;
 pub mod table_lookup;
@@ -142,6 +143,7 @@ pub fn build(cfg: &Config, topo: &Topology) -> Result<Box<dyn Routing>> {
         (Algorithm::Auto, Family::Crossbar(_)) => Algorithm::Direct,
         (Algorithm::Auto, Family::TwinTorus(_)) => Algorithm::TsDor,
         (Algorithm::Auto, Family::Dragonfly(_)) => Algorithm::DragonflyMinimal,
+        (Algorithm::Auto, Family::SlimFly(_) | Family::Jellyfish(_)) => Algorithm::GraphMinimal,
         (a, _) => a,
     };
     let unsuited = |allowed: &str| {
@@ -232,8 +234,19 @@ pub fn build(cfg: &Config, topo: &Topology) -> Result<Box<dyn Routing>> {
         (_, Family::Dragonfly(_)) => {
             return Err(unsuited("auto, dragonfly-minimal, dragonfly-valiant, dragonfly-ugal, table"))
         }
+        (
+            Algorithm::GraphMinimal | Algorithm::GraphValiant | Algorithm::GraphUgal,
+            Family::SlimFly(_) | Family::Jellyfish(_),
+        ) => {
+            let mode = match algorithm {
+                Algorithm::GraphMinimal => hop_class::Mode::Minimal,
+                Algorithm::GraphValiant => hop_class::Mode::Valiant,
+                _ => hop_class::Mode::Ugal,
+            };
+            Box::new(hop_class::HopClassRouting::new(topo, vcs, mode, cfg.traffic.max_packet_phits())?)
+        }
         (_, Family::SlimFly(_) | Family::Jellyfish(_)) => {
-            return Err(unsuited("table (with routing.engine = \"dfsssp\", say; see docs/routing.md)"))
+            return Err(unsuited("auto, graph-minimal, graph-valiant, graph-ugal, table"))
         }
     })
 }
@@ -255,6 +268,9 @@ pub fn algorithm_name(a: Algorithm) -> &'static str {
         Algorithm::DragonflyMinimal => "dragonfly-minimal",
         Algorithm::DragonflyValiant => "dragonfly-valiant",
         Algorithm::DragonflyUgal => "dragonfly-ugal",
+        Algorithm::GraphMinimal => "graph-minimal",
+        Algorithm::GraphValiant => "graph-valiant",
+        Algorithm::GraphUgal => "graph-ugal",
         Algorithm::Dort => "dort",
         Algorithm::TsDor => "ts-dor",
         Algorithm::DorUpperLower => "dor-upper-lower",

@@ -21,6 +21,7 @@ mod flow_model;
 mod flow_packet_agreement;
 mod flow_tables;
 mod fuzz_parsers;
+mod graph_routing;
 mod hyperx_adaptive;
 mod hyperx_paper;
 mod ib_flit_sim_fabrics;

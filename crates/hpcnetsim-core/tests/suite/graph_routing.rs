@@ -1,0 +1,102 @@
+//! Routings of networks without coordinates (Slim Fly, Jellyfish; `routing/hop_class.rs`):
+//! hop classes are deadlock-free with as many VCs as the scheme needs and refused with
+//! fewer, minimal routes are shortest paths, Valiant's about twice as long, and under uniform
+//! traffic UGAL-L stays near minimal routing while Valiant falls well below it (Slim Fly
+//! q = 5: 0.591, 0.591 and 0.374 of the injection bandwidth).
+
+use crate::common::{sim_config, topo};
+use hpcnetsim_core::config::{Algorithm, PatternKind};
+use hpcnetsim_core::engine::{measure, Engine};
+use hpcnetsim_core::routing::{self, deadlock};
+use hpcnetsim_core::topology::paths;
+
+const NETS: [&str; 2] = ["slimfly:q=5", "jellyfish:n=24,k=4,p=2,seed=3"];
+
+/// The diameter of `spec`'s switch graph: the largest terminal distance less the two
+/// terminal links.
+fn diameter(spec: &str) -> u32 {
+    let t = topo(spec);
+    let (d, _) = paths::distances(&t).unwrap();
+    d as u32 - 2
+}
+
+#[test]
+fn hop_classes_are_deadlock_free_and_too_few_vcs_are_refused() {
+    for spec in NETS {
+        let t = topo(spec);
+        let d = diameter(spec);
+        for (a, need) in [(Algorithm::GraphMinimal, d), (Algorithm::GraphValiant, 2 * d), (Algorithm::GraphUgal, 2 * d)]
+        {
+            let r = routing::build(&sim_config(spec, need, a, 0.1), &t).unwrap();
+            let cdg = deadlock::routing_cdg(&t, r.as_ref(), need as usize, false, false).unwrap();
+            assert!(cdg.verdict().is_acyclic(), "{spec} {} with {need} VCs", r.name());
+            let merged = deadlock::check_routing(&t, r.as_ref(), need as usize, true).unwrap();
+            assert!(!merged.is_acyclic(), "{spec} {}: the routes merged onto one VC close a cycle", r.name());
+            let e = routing::build(&sim_config(spec, need - 1, a, 0.1), &t).err().expect("too few VCs");
+            assert!(e.to_string().contains("switch.vcs") && !e.to_string().contains('\n'), "{e}");
+        }
+    }
+    // Slim Fly's diameter is 2 (Besta and Hoefler): 2 VCs for minimal, 4 for Valiant.
+    assert_eq!(diameter("slimfly:q=5"), 2);
+}
+
+/// Mean switch-to-switch hops of random packets drained from an empty network.
+fn network_hops(spec: &str, algorithm: Algorithm, vcs: u32) -> f64 {
+    let t = topo(spec);
+    let mut c = sim_config(spec, vcs, algorithm, 0.0);
+    c.traffic.packet_phits = 4;
+    let mut e = Engine::new(&c, &t).unwrap();
+    let n = t.num_terminals();
+    let mut x: u64 = 7;
+    for _ in 0..3000 {
+        x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        let src = (x >> 33) as usize % n;
+        let dst = (src + 1 + (x >> 13) as usize % (n - 1)) % n;
+        e.inject(src, dst, 4);
+    }
+    e.stop_sources();
+    e.run_until(10_000_000);
+    let k = &e.stats.counters;
+    assert_eq!(k.delivered, 3000, "{spec} {algorithm:?}: not all delivered");
+    e.check_idle().unwrap();
+    (k.packet_hops - 2 * k.delivered) as f64 / k.delivered as f64
+}
+
+#[test]
+fn minimal_routes_are_shortest_and_valiant_ones_about_twice_as_long() {
+    for spec in NETS {
+        let t = topo(spec);
+        let d = diameter(spec);
+        let (_, avg) = paths::distances(&t).unwrap();
+        // Terminal pairs on one switch take 0 switch hops: the average over pairs of distinct
+        // terminals, less the two terminal links.
+        let expected = avg - 2.0;
+        let minimal = network_hops(spec, Algorithm::GraphMinimal, d);
+        assert!((minimal - expected).abs() < 0.08, "{spec}: minimal {minimal:.3}, average distance {expected:.3}");
+        let valiant = network_hops(spec, Algorithm::GraphValiant, 2 * d);
+        assert!(
+            valiant > 1.6 * minimal && valiant <= 2.0 * d as f64,
+            "{spec}: valiant {valiant:.3}, minimal {minimal:.3}"
+        );
+    }
+}
+
+#[test]
+fn under_uniform_traffic_ugal_follows_minimal_and_valiant_falls_below() {
+    let spec = "slimfly:q=5";
+    let accepted = |a: Algorithm| {
+        let mut c = sim_config(spec, 4, a, 1.0);
+        c.traffic.pattern = PatternKind::Uniform;
+        c.measurement.warmup_cycles = 3_000;
+        c.measurement.window_cycles = 500;
+        c.measurement.batches = 2;
+        c.measurement.batch_cycles = 2_000;
+        c.measurement.max_convergence_cycles = 10_000;
+        measure::run(&c).unwrap().accepted_load.unwrap_or(0.0)
+    };
+    let (minimal, valiant, ugal) =
+        (accepted(Algorithm::GraphMinimal), accepted(Algorithm::GraphValiant), accepted(Algorithm::GraphUgal));
+    eprintln!("slimfly:q=5 uniform saturation: minimal {minimal:.3}, valiant {valiant:.3}, ugal {ugal:.3}");
+    assert!(ugal > 0.9 * minimal, "ugal {ugal:.3} minimal {minimal:.3}");
+    assert!(valiant < 0.8 * minimal, "valiant {valiant:.3} minimal {minimal:.3}");
+}
