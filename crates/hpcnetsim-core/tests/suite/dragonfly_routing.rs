@@ -4,7 +4,7 @@
 //! traffic minimal routing saturates near 1/(a·p) and Valiant near 1/2, UGAL-L follows
 //! Valiant there and minimal routing under uniform traffic.
 
-use crate::common::{sim_config, topo};
+use crate::common::{mean_network_hops, sim_config, topo};
 use hpcnetsim_core::config::{Algorithm, Config, PatternKind};
 use hpcnetsim_core::engine::{measure, Engine};
 use hpcnetsim_core::routing::{self, deadlock, deadlock_check};
@@ -44,28 +44,6 @@ fn every_vc_scheme_is_deadlock_free_and_too_few_vcs_are_not() {
     assert!(!deadlock_check::check(&c, Some(1)).unwrap().deadlock_free);
 }
 
-/// Mean and largest switch-to-switch hops of `packets` random packets drained from an empty
-/// network.
-fn network_hops(spec: &str, algorithm: Algorithm, vcs: u32, packets: usize) -> f64 {
-    let t = topo(spec);
-    let mut c = sim_config(spec, vcs, algorithm, 0.0);
-    c.traffic.packet_phits = 4;
-    let mut e = Engine::new(&c, &t).unwrap();
-    let n = t.num_terminals();
-    let mut x: u64 = 99;
-    for _ in 0..packets {
-        x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-        let src = (x >> 33) as usize % n;
-        let dst = (src + 1 + (x >> 13) as usize % (n - 1)) % n;
-        e.inject(src, dst, 4);
-    }
-    e.stop_sources();
-    e.run_until(10_000_000);
-    let k = &e.stats.counters;
-    assert_eq!(k.delivered, packets as u64, "{spec} {algorithm:?}: not all delivered");
-    (k.packet_hops - 2 * k.delivered) as f64 / k.delivered as f64
-}
-
 #[test]
 fn route_lengths_follow_the_hierarchy() {
     let spec = "dragonfly:a=4,p=2,h=2";
@@ -77,9 +55,9 @@ fn route_lengths_follow_the_hierarchy() {
     let other_groups = n - a * p;
     let same_group = a * p - p;
     let expected = (same_group + other_groups * (1.0 + 2.0 * (a - 1.0) / a)) / (n - 1.0);
-    let minimal = network_hops(spec, Algorithm::DragonflyMinimal, 2, 4000);
+    let minimal = mean_network_hops(spec, Algorithm::DragonflyMinimal, 2, 4000, 99);
     assert!((minimal - expected).abs() < 0.05, "minimal {minimal:.3}, expected {expected:.3}");
-    let valiant = network_hops(spec, Algorithm::DragonflyValiant, 3, 4000);
+    let valiant = mean_network_hops(spec, Algorithm::DragonflyValiant, 3, 4000, 99);
     eprintln!("mean switch hops: minimal {minimal:.3} (closed form {expected:.3}), valiant {valiant:.3}");
     // Two group-to-group legs for most packets: well above minimal, at most 5 hops each.
     assert!(valiant > minimal + 1.0 && valiant < 5.0, "valiant {valiant:.3} minimal {minimal:.3}");

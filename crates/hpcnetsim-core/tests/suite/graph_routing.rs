@@ -4,9 +4,9 @@
 //! traffic UGAL-L stays near minimal routing while Valiant falls well below it (Slim Fly
 //! q = 5: 0.591, 0.591 and 0.374 of the injection bandwidth).
 
-use crate::common::{sim_config, topo};
+use crate::common::{mean_network_hops, sim_config, topo};
 use hpcnetsim_core::config::{Algorithm, PatternKind};
-use hpcnetsim_core::engine::{measure, Engine};
+use hpcnetsim_core::engine::measure;
 use hpcnetsim_core::routing::{self, deadlock};
 use hpcnetsim_core::topology::paths;
 
@@ -40,28 +40,6 @@ fn hop_classes_are_deadlock_free_and_too_few_vcs_are_refused() {
     assert_eq!(diameter("slimfly:q=5"), 2);
 }
 
-/// Mean switch-to-switch hops of random packets drained from an empty network.
-fn network_hops(spec: &str, algorithm: Algorithm, vcs: u32) -> f64 {
-    let t = topo(spec);
-    let mut c = sim_config(spec, vcs, algorithm, 0.0);
-    c.traffic.packet_phits = 4;
-    let mut e = Engine::new(&c, &t).unwrap();
-    let n = t.num_terminals();
-    let mut x: u64 = 7;
-    for _ in 0..3000 {
-        x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-        let src = (x >> 33) as usize % n;
-        let dst = (src + 1 + (x >> 13) as usize % (n - 1)) % n;
-        e.inject(src, dst, 4);
-    }
-    e.stop_sources();
-    e.run_until(10_000_000);
-    let k = &e.stats.counters;
-    assert_eq!(k.delivered, 3000, "{spec} {algorithm:?}: not all delivered");
-    e.check_idle().unwrap();
-    (k.packet_hops - 2 * k.delivered) as f64 / k.delivered as f64
-}
-
 #[test]
 fn minimal_routes_are_shortest_and_valiant_ones_about_twice_as_long() {
     for spec in NETS {
@@ -71,9 +49,9 @@ fn minimal_routes_are_shortest_and_valiant_ones_about_twice_as_long() {
         // Terminal pairs on one switch take 0 switch hops: the average over pairs of distinct
         // terminals, less the two terminal links.
         let expected = avg - 2.0;
-        let minimal = network_hops(spec, Algorithm::GraphMinimal, d);
+        let minimal = mean_network_hops(spec, Algorithm::GraphMinimal, d, 3000, 7);
         assert!((minimal - expected).abs() < 0.08, "{spec}: minimal {minimal:.3}, average distance {expected:.3}");
-        let valiant = network_hops(spec, Algorithm::GraphValiant, 2 * d);
+        let valiant = mean_network_hops(spec, Algorithm::GraphValiant, 2 * d, 3000, 7);
         assert!(
             valiant > 1.6 * minimal && valiant <= 2.0 * d as f64,
             "{spec}: valiant {valiant:.3}, minimal {minimal:.3}"

@@ -3,9 +3,9 @@
 //! holds adversarial traffic near half the bandwidth, UGAL follows the better of minimal
 //! and Valiant, and bad set-ups are refused.
 
-use crate::common::{sim_config, topo};
+use crate::common::{mean_network_hops, sim_config, topo};
 use hpcnetsim_core::config::{Algorithm, Config, PatternKind};
-use hpcnetsim_core::engine::{measure, Engine};
+use hpcnetsim_core::engine::measure;
 use hpcnetsim_core::routing::{self, deadlock};
 
 const NON_MINIMAL: [Algorithm; 3] = [Algorithm::HyperxValiant, Algorithm::HyperxUgal, Algorithm::HyperxDal];
@@ -39,34 +39,11 @@ fn every_vc_rule_is_deadlock_free() {
     }
 }
 
-/// Mean switch-to-switch hops of `packets` uniformly random packets drained from an empty
-/// network (NIC links excluded).
-fn mean_network_hops(spec: &str, algorithm: Algorithm, packets: usize) -> f64 {
-    let t = topo(spec);
-    let mut c = sim_config(spec, 2, algorithm, 0.0);
-    c.traffic.packet_phits = 4;
-    let mut e = Engine::new(&c, &t).unwrap();
-    let n = t.num_terminals();
-    let mut x: u64 = 12345;
-    for _ in 0..packets {
-        // A fixed LCG keeps the pairs the same for every routing.
-        x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-        let src = (x >> 33) as usize % n;
-        let dst = (src + 1 + (x >> 13) as usize % (n - 1)) % n;
-        e.inject(src, dst, 4);
-    }
-    e.stop_sources();
-    e.run_until(10_000_000);
-    let k = &e.stats.counters;
-    assert_eq!(k.delivered, packets as u64, "{spec} {algorithm:?}: not all delivered");
-    (k.packet_hops - 2 * k.delivered) as f64 / k.delivered as f64
-}
-
 #[test]
 fn valiant_doubles_the_path_length_of_uniform_traffic() {
     let spec = "hyperx:4x4,t=2";
-    let minimal = mean_network_hops(spec, Algorithm::HyperxDor, 4000);
-    let valiant = mean_network_hops(spec, Algorithm::HyperxValiant, 4000);
+    let minimal = mean_network_hops(spec, Algorithm::HyperxDor, 2, 4000, 12345);
+    let valiant = mean_network_hops(spec, Algorithm::HyperxValiant, 2, 4000, 12345);
     let ratio = valiant / minimal;
     assert!((1.85..=2.15).contains(&ratio), "minimal {minimal:.3} valiant {valiant:.3} ratio {ratio:.3}");
 }

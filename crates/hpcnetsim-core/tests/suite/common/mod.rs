@@ -49,6 +49,31 @@ pub fn zero_load_latency(c: &Config, t: &Topology, a: usize, b: usize, size: u32
     got.max as u64
 }
 
+/// Mean switch-to-switch hops (NIC links excluded) of `packets` random packets between
+/// distinct terminals, injected into the empty network of `spec` with `vcs` VCs and
+/// `algorithm` and drained; the pairs come from a fixed generator seeded with `seed`, so every
+/// routing sees the same ones. Checks that all are delivered and the network drains empty.
+pub fn mean_network_hops(spec: &str, algorithm: Algorithm, vcs: u32, packets: usize, seed: u64) -> f64 {
+    let t = topo(spec);
+    let mut c = sim_config(spec, vcs, algorithm, 0.0);
+    c.traffic.packet_phits = 4;
+    let mut e = Engine::new(&c, &t).unwrap();
+    let n = t.num_terminals();
+    let mut x = seed;
+    for _ in 0..packets {
+        x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        let src = (x >> 33) as usize % n;
+        let dst = (src + 1 + (x >> 13) as usize % (n - 1)) % n;
+        e.inject(src, dst, 4);
+    }
+    e.stop_sources();
+    e.run_until(10_000_000);
+    let k = &e.stats.counters;
+    assert_eq!(k.delivered, packets as u64, "{spec} {algorithm:?}: not all delivered");
+    e.check_idle().unwrap();
+    (k.packet_hops - 2 * k.delivered) as f64 / k.delivered as f64
+}
+
 /// Every minimal switch path from `src` to `dst`, each as the list of channels it uses.
 pub fn all_minimal_paths(t: &Topology, src: usize, dst: usize) -> Vec<Vec<usize>> {
     let dist_to_dst = bfs(t, dst);
