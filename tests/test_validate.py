@@ -124,6 +124,41 @@ def test_bad_data_file_names_the_field(tmp_path, cli, old, new, message):
     assert r.stderr.count("\n") == 1 and message in r.stderr, r.stderr
 
 
+def test_large_rows_run_only_with_large(tmp_path, capsys):
+    from hpcnetsim.cli import main
+
+    large = '\n[[quantity]]\nwhere = "Table 9"\nquantity = "switches of a 4x4 torus, large"\nkind = "count"\n' \
+        'value = 16\ncompute = "describe"\nlarge = true\nargs = { spec = "torus:4x4", key = "switches" }\n'
+    (tmp_path / "900.toml").write_text(SYNTHETIC.replace("value = 17", "value = 16") + large)
+    assert main(["validate", "--data", str(tmp_path), "--out", str(tmp_path / "a")]) == 0
+    rows = json.loads((tmp_path / "a" / "validate.json").read_text())["rows"]
+    assert "switches of a 4x4 torus, large" not in {r["quantity"] for r in rows}
+    assert "1 more with --large" in capsys.readouterr().err
+    assert main(["validate", "--data", str(tmp_path), "--large", "--out", str(tmp_path / "b")]) == 0
+    rows = json.loads((tmp_path / "b" / "validate.json").read_text())["rows"]
+    assert {r["quantity"]: r["verdict"] for r in rows}["switches of a 4x4 torus, large"] == "reproduced"
+    assert not [q for q in v.load(None, tmp_path) if q.large and q.quick]
+
+
+def test_large_with_quick_is_one_line_exit_2(cli):
+    r = cli("validate", "--quick", "--large")
+    assert r.returncode == 2 and r.stderr.count("\n") == 1 and "--large is invalid" in r.stderr
+
+
+def test_phi_per_cost_divides_by_the_cost_of_the_built_graphs():
+    from hpcnetsim.topology import describe
+
+    ctx = v.Context(1, 1, True)
+    a = {"network": "tree:k=8,kp=1,n=2", "reference": "tree:k=8,kp=8,n=2"}
+    q = v.Quantity(paper="900", where="", quantity="", kind="phi", published=1.0, compute="phi_cost",
+                   args={**a, "cost": "cost_linear", "study": "thin-trees", "sweep": "same-size-64"})  # fmt: skip
+    phis = v._phi(q, ctx)
+    ours = v._phi_cost(q, ctx)
+    c, c_ref = (describe(n)["cost_linear"] for n in (a["network"], a["reference"]))
+    assert c < c_ref
+    assert ours == pytest.approx([p * c_ref / c for p in phis])
+
+
 def test_every_published_file_loads_and_references_study_values():
     qs = v.load()
     assert {q.paper for q in qs} == set(v.PAPERS)
@@ -131,6 +166,7 @@ def test_every_published_file_loads_and_references_study_values():
     by = {(q.paper, q.quantity): q for q in qs}
     assert by[("004", "barrier, 2 nodes (events to one host, hardware broadcast)")].published == 6.2
     assert by[("000", "φ, 8:1,2")].published == pytest.approx(0.4419)
+    assert by[("000", "φ/c_L, 8:1,2")].published == pytest.approx(1.3967)
     assert by[("001", "lanes, PARX on the faulty HyperX")].published == [5.0, 8.0]
     assert by[("003", "256 PEs: 5DT reduction of alltoall 512 B execution time")].published == pytest.approx(
         56.309

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from .._core import ConfigError
+from ..metrics import COSTS
 
 PAPERS = ("000", "001", "002", "003", "004")
 #: Seeds per stochastic quantity unless ``--seeds`` says otherwise.
@@ -33,11 +34,13 @@ DEFAULT_SEEDS = 5
 #: Relative tolerance by kind of quantity (counts are exact).
 TOLERANCE = {"count": 0.0, "throughput": 0.05, "phi": 0.05, "time": 0.10, "bandwidth": 0.10}
 VERDICTS = ("reproduced", "explained", "open")
+#: cost function keys of `Topology.describe()` → the paper's names (Table 6)
+COST_NAMES = {key: name for name, key in COSTS.items()}
 #: Exit status when a row recorded as reproduced no longer is.
 EXIT_DRIFT = 1
 #: Fields of a quantity (the others of a row or group go to the computation's ``args``).
 FIELDS = ("where", "quantity", "kind", "unit", "value", "from", "tolerance", "bound", "compute", "args",
-          "quick", "expected", "explained_by", "note", "columns", "rows", "values", "explained")  # fmt: skip
+          "quick", "large", "expected", "explained_by", "note", "columns", "rows", "values", "explained")  # fmt: skip
 
 
 def data_dir() -> Path:
@@ -60,6 +63,7 @@ class Quantity:
     tolerance: float = 0.0
     bound: str = ""  # "below": reproduced when ours is below the published value
     quick: bool = True
+    large: bool = False  # only with `validate --large`: the 4096-task runs of paper 000
     expected: str = ""
     explained_by: str = ""
     note: str = ""
@@ -191,6 +195,8 @@ def _label(q: dict[str, Any], args: dict[str, Any], column: str | None) -> str:
         return f"{args['network']}: {what} {kernel} {size} B execution time"
     if "comparison" in args:
         return args["comparison"]
+    if "network" in args and "cost" in args:
+        return f"φ/{COST_NAMES.get(args['cost'], args['cost'])}, {_short(args['network'])}"
     if "network" in args:
         return f"φ, {_short(args['network'])}" if q.get("kind") == "phi" else _short(args["network"])
     return str(args)
@@ -253,7 +259,8 @@ def _expand(paper: str, item: dict[str, Any], study, where_file: str) -> list[Qu
                 paper=paper, where=str(qq.get("where", "")), quantity=_label(qq, a, column), kind=kind,
                 published=_number(qq["value"], where), compute=qq["compute"], args=a, unit=str(qq.get("unit", "")),
                 tolerance=float(qq.get("tolerance", TOLERANCE[kind])), bound=str(qq.get("bound", "")),
-                quick=bool(qq.get("quick", True)), expected=qq.get("expected", ""),
+                quick=bool(qq.get("quick", True)) and not qq.get("large", False),
+                large=bool(qq.get("large", False)), expected=qq.get("expected", ""),
                 explained_by=str(qq.get("explained_by", "")), note=str(qq.get("note", "")),
             ))  # fmt: skip
     return out
@@ -468,6 +475,17 @@ def _phi(q: Quantity, ctx: Context) -> list[float]:
     return [phi(r) for _, r in sorted(_ratios(ctx, q.args, q.args["network"]).items())]
 
 
+def _phi_cost(q: Quantity, ctx: Context) -> list[float]:
+    """φ per cost normalized to the reference (paper 000 Table 6): φ · c_reference / c, with the
+    cost function ``cost`` (cost_constant, cost_linear or cost_quadratic) of the built graphs."""
+    from ..metrics import cost_efficiency
+    from ..topology import describe
+
+    a = q.args
+    cost = {n: float(ctx.memo(("describe", n), lambda n=n: describe(n))[a["cost"]]) for n in (a["network"], a["reference"])}
+    return [cost_efficiency(v, cost[a["network"]], 1.0, cost[a["reference"]]) for v in _phi(q, ctx)]
+
+
 def _time_ratio(q: Quantity, ctx: Context) -> list[float]:
     kernel = q.args["kernel"]
     per_rep = sorted(_ratios(ctx, q.args, q.args["network"]).items())
@@ -568,6 +586,7 @@ COMPUTATIONS: dict[str, Callable[[Quantity, Context], list[float]]] = {
     "ebb_ratio": _ebb_ratio,
     "quadrics": _quadrics,
     "phi": _phi,
+    "phi_cost": _phi_cost,
     "time_ratio": _time_ratio,
     "faster_than_reference": _faster_than_reference,
     "comparison": _comparison,
@@ -618,13 +637,14 @@ def evaluate(q: Quantity, values: list[float]) -> Row:
 
 
 def run(quantities: list[Quantity], seeds: int = DEFAULT_SEEDS, quick: bool = False, jobs: int = 2,
-        log: Callable[[str], None] | None = None) -> list[Row]:  # fmt: skip
-    """Computes ours for every quantity (the quick subset with ``quick``) and gives the rows."""
+        log: Callable[[str], None] | None = None, large: bool = False) -> list[Row]:  # fmt: skip
+    """Computes ours for every quantity (the quick subset with ``quick``; the ``large`` rows only
+    with ``large``) and gives the rows."""
     ctx = Context(seeds, jobs, quick)
     rows = []
     try:
         for q in quantities:
-            if quick and not q.quick:
+            if (quick and not q.quick) or (q.large and not large):
                 continue
             if log and q.compute != "describe":
                 log(f"{q.paper} {q.where}: {q.quantity}")
