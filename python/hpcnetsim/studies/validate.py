@@ -334,9 +334,14 @@ class Context:
 
 
 def _describe(q: Quantity, ctx: Context) -> list[float]:
-    from ..topology import describe
+    """A ``topo describe`` key; with ``cost = {...}`` (cost-table overrides, docs/cost.md) a
+    key of the cost model under that layout instead."""
+    from ..topology import Topology, describe
 
     a = q.args
+    if "cost" in a:
+        c = ctx.memo(("cost", a["spec"], repr(a["cost"])), lambda: Topology.from_spec(a["spec"]).cost(a["cost"]))
+        return [float(c[a["key"]])]
     d = ctx.memo(("describe", a["spec"]), lambda: describe(a["spec"]))
     v = float(d[a["key"]])
     if "minus" in a:
