@@ -184,7 +184,9 @@ def test_paper001_racks_keep_at_most_144_hyperx_cables_inside():
     assert cost(t, table)["cables_optical"] == 864 - 144 == 720
     # The paper's 684 would need 36 copper cables between racks; no single copper reach gives it.
     optical = [
-        cost(t, {"layout": {"switches_per_rack": 4}, "cables": {"electrical_reach_m": r / 10}})["cables_optical"]
+        cost(t, {"layout": {"switches_per_rack": 4}, "cables": {"electrical_reach_m": r / 10}})[
+            "cables_optical"
+        ]
         for r in range(30, 71)
     ]
     assert 684 not in optical and optical[11] == 705 and optical[12] == 675

@@ -36,7 +36,9 @@ def test_mpigraph_rack_gets_the_least_fair_sharing_allows(tmp_path):
             a, b = cable[i]
             # Every stream gets exactly its cable's fair share: no sharing that keeps the cable
             # busy gives any stream less, and the k streams fill the cable.
-            assert bw[i, (i + shift) % 28] == pytest.approx(LINK / (1 if a == b else cable.count((a, b))), rel=1e-12)
+            assert bw[i, (i + shift) % 28] == pytest.approx(
+                LINK / (1 if a == b else cable.count((a, b))), rel=1e-12
+            )
     assert r["worst_streams_per_cable"] == 7
     mean = r["pair_bandwidth"]["mean"] / LINK
     assert abs(mean - 3 / 7) < 1e-9

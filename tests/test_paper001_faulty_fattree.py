@@ -21,7 +21,9 @@ MID_RANGE = (56, 112, 224)
 def _ebb(tmp_path, spec: str, engine: str, placement: str) -> list[float]:
     tables = tmp_path / f"{engine}-{len(spec)}.lft"
     tables.write_text(route(spec, engine, lmc=2 if engine == "parx" else 0, dump=True)["dump"])
-    routing = {"algorithm": "table", "tables": str(tables)} | ({"address": "parx"} if engine == "parx" else {})
+    routing = {"algorithm": "table", "tables": str(tables)} | (
+        {"address": "parx"} if engine == "parx" else {}
+    )
     out = []
     for nodes in MID_RANGE:
         cfg = {"topology": spec, "seed": 1, "switch": {"vcs": 8}, "routing": routing,

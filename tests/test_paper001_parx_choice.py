@@ -72,7 +72,9 @@ def test_one_random_offset_per_stream_costs_parx_little(tmp_path):
         return f
 
     shifts = [[(i, (i + s) % RACK) for i in range(RACK)] for s in range(1, RACK)]
-    split = np.mean([_max_min([flow(i, j, [(o, 0.5) for o in LARGE_Q0_Q0]) for i, j in p]).mean() for p in shifts])
+    split = np.mean(
+        [_max_min([flow(i, j, [(o, 0.5) for o in LARGE_Q0_Q0]) for i, j in p]).mean() for p in shifts]
+    )
     # The oracle gives the flow model's own mpiGraph on the split.
     tables = tmp_path / "parx.lft"
     tables.write_text(dump)

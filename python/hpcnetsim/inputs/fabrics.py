@@ -31,7 +31,9 @@ def paper001_spec(
         if not isinstance(v, int) or v < lo:
             raise ConfigError(f"fabric: {name} = {v!r} is invalid: an integer >= {lo}")
     edges = racks * edges_per_rack
-    return f"director-tree:nodes={nodes},edges={edges},directors={directors},uplinks={uplinks},spines={spines}"
+    return (
+        f"director-tree:nodes={nodes},edges={edges},directors={directors},uplinks={uplinks},spines={spines}"
+    )
 
 
 def paper001_fattree(**params: int) -> str:

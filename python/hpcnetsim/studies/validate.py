@@ -340,7 +340,9 @@ def _describe(q: Quantity, ctx: Context) -> list[float]:
 
     a = q.args
     if "cost" in a:
-        c = ctx.memo(("cost", a["spec"], repr(a["cost"])), lambda: Topology.from_spec(a["spec"]).cost(a["cost"]))
+        c = ctx.memo(
+            ("cost", a["spec"], repr(a["cost"])), lambda: Topology.from_spec(a["spec"]).cost(a["cost"])
+        )
         return [float(c[a["key"]])]
     d = ctx.memo(("describe", a["spec"]), lambda: describe(a["spec"]))
     v = float(d[a["key"]])
