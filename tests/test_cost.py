@@ -168,3 +168,25 @@ def test_topology_method_takes_a_table_or_overrides():
     t = Topology.from_spec("hyperx:4x4,t=2")
     assert t.cost() == cost(t)
     assert t.cost({"cables": {"electrical_reach_m": 1000.0}})["cables_optical"] == 0
+
+
+def test_paper001_racks_keep_at_most_144_hyperx_cables_inside():
+    # Paper 001 §2.3 / Fig. 2c: 24 racks of 4 HyperX switches, copper inside a rack, 684 AOCs.
+    t = Topology.from_spec("hyperx:12x8,t=7")
+    table = load_table({"layout": {"switches_per_rack": 4}})
+    lay = place(t, {**table["layout"], **table["cables"]})
+    assert lay.racks == 24 and np.bincount(lay.switch_rack).max() == 4
+    links = np.array(t.links())
+    inside = lay.switch_rack[links[:, 0]] == lay.switch_rack[links[:, 2]]
+    # A rack of 4 switches holds at most C(4, 2) links; a dimension-0 line per rack reaches it.
+    assert len(links) == 864 and int(inside.sum()) == 24 * comb(4, 2) == 144
+    assert (lay.link_m[inside] <= table["cables"]["electrical_reach_m"]).all()
+    assert cost(t, table)["cables_optical"] == 864 - 144 == 720
+    # The paper's 684 would need 36 copper cables between racks; no single copper reach gives it.
+    optical = [
+        cost(t, {"layout": {"switches_per_rack": 4}, "cables": {"electrical_reach_m": r / 10}})[
+            "cables_optical"
+        ]
+        for r in range(30, 71)
+    ]
+    assert 684 not in optical and optical[11] == 705 and optical[12] == 675

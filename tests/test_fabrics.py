@@ -8,7 +8,7 @@ import pytest
 
 import hpcnetsim
 from hpcnetsim.cli import main
-from hpcnetsim.inputs.fabrics import paper001_fattree
+from hpcnetsim.inputs.fabrics import paper001_fattree, paper001_spec
 
 
 def _count(text):
@@ -62,3 +62,22 @@ def test_fabric_parameters_are_checked(capsys):
         paper001_fattree(directors=7)
     assert main(["topo", "fabric", "nope"]) == 2
     assert "paper001-fattree" in capsys.readouterr().err
+
+
+def test_director_tree_spec_is_the_generated_fabric(tmp_path, capsys):
+    # The spec and the file `topo fabric` writes are one network: same properties and routes.
+    spec = paper001_spec()
+    assert spec == "director-tree:nodes=672,edges=48,directors=6,uplinks=18,spines=18"
+    out = tmp_path / "ft.edges"
+    out.write_text(paper001_fattree())
+    a, b = hpcnetsim.describe(spec), hpcnetsim.describe(f"edges:{out}")
+    assert {k: v for k, v in a.items() if k != "spec"} == {k: v for k, v in b.items() if k != "spec"}
+    assert a["switches"] == 204 and a["switch_links"] == 1728
+    ra, rb = (hpcnetsim.route(s, "ftree") for s in (spec, f"edges:{out}"))
+    assert ra["max_routes_per_link"] == rb["max_routes_per_link"] and ra["mean_hops"] == rb["mean_hops"]
+    # Smaller planes follow the same rules: 2 directors of 1 line chip and 18 spines.
+    small = hpcnetsim.describe("director-tree:nodes=20,edges=2,directors=2")
+    assert (small["terminals"], small["switches"], small["switch_links"]) == (20, 2 + 2 * (1 + 18), 36 + 36)
+    assert main(["topo", "describe", "director-tree:nodes=672,edges=48,directors=5"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "directors = 5" in err[0]

@@ -41,12 +41,17 @@ FABRICS: dict[str, tuple[str, list[str]]] = {
     "hyperx-12x8": ("hyperx:12x8,t=7", ["minhop", "sssp", "dfsssp", "updn"]),
     "hyperx-12x8-f15": ("hyperx:12x8,t=7|faults:random=15,seed=1", ["minhop", "sssp", "dfsssp", "updn"]),
     "paper001-fattree": ("fabric:paper001-fattree", ["minhop", "sssp", "dfsssp", "updn", "ftree"]),
+    # The plane with the paper's count of failed links (197) at seeded random places.
+    "paper001-fattree-f197": (
+        "director-tree:nodes=672,edges=48,directors=6|faults:random=197,seed=1",
+        ["ftree", "minhop"],
+    ),
 }
 
 
 def is_tree(spec: str) -> bool:
     """Trees: both OpenSM and hpcnetsim find the Up*/Down* roots themselves (the top switches)."""
-    return spec.startswith(("tree:", "fabric:paper001"))
+    return spec.startswith(("tree:", "fabric:paper001", "director-tree:"))
 
 
 # Extra DFSSSP-only runs: the faulty HyperX under other fault draws (lanes only).

@@ -303,6 +303,12 @@ fn execute(
     controlled(py, opts, |ctl| hpcnetsim_core::engine::execute::execute_with(&cfg, ctl)).map(|r| to_json(&r))
 }
 
+/// The edge list of a `director-tree:` spec (`hpcnetsim topo fabric`).
+#[pyfunction]
+fn director_tree_edges(spec: &str) -> PyResult<String> {
+    hpcnetsim_core::topology::spec::parse_director_tree(spec).map(|t| t.edge_list()).map_err(to_py)
+}
+
 /// Switches the memory check before building networks off (or on again) in this process.
 #[pyfunction]
 fn set_memory_check(enabled: bool) {
@@ -496,6 +502,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(route, m)?)?;
     m.add_function(wrap_pyfunction!(check_deadlock, m)?)?;
     m.add_function(wrap_pyfunction!(set_memory_check, m)?)?;
+    m.add_function(wrap_pyfunction!(director_tree_edges, m)?)?;
     m.add_function(wrap_pyfunction!(memory_estimate, m)?)?;
     m.add("BUILD_ID", hpcnetsim_core::BUILD_ID)?;
     m.add("AUTO_MIN_CHANNELS", hpcnetsim_core::engine::AUTO_MIN_CHANNELS)?;

@@ -341,9 +341,16 @@ class Context:
 
 
 def _describe(q: Quantity, ctx: Context) -> list[float]:
-    from ..topology import describe
+    """A ``topo describe`` key; with ``cost = {...}`` (cost-table overrides, docs/cost.md) a
+    key of the cost model under that layout instead."""
+    from ..topology import Topology, describe
 
     a = q.args
+    if "cost" in a:
+        c = ctx.memo(
+            ("cost", a["spec"], repr(a["cost"])), lambda: Topology.from_spec(a["spec"]).cost(a["cost"])
+        )
+        return [float(c[a["key"]])]
     d = ctx.memo(("describe", a["spec"]), lambda: describe(a["spec"]))
     v = float(d[a["key"]])
     if "minus" in a:
@@ -409,24 +416,30 @@ def _mpigraph(q: Quantity, ctx: Context) -> list[float]:
 
 
 def _ebb_ratio(q: Quantity, ctx: Context) -> list[float]:
-    """eBB of PARX / clustered over DFSSSP / linear on the faulty HyperX, per seed."""
+    """eBB of HyperX / PARX / clustered over that of ``over`` (study hyperx's network, engine and
+    placement; default HyperX / DFSSSP / linear), per seed; with a list of ``nodes``, the mean of
+    the ratios at each count."""
     from ..confidence import repetition_seeds
     from ..flow import ebb
 
+    a = q.args
+    over = a.get("over", {"network": "hyperx", "engine": "dfsssp", "placement": "linear"})
+    counts = a["nodes"] if isinstance(a["nodes"], list) else [a["nodes"]]
     out = []
     for seed in repetition_seeds(ctx.study("hyperx").get("seed", 1), ctx.seeds):
-        values = []
-        for engine, placement in (("parx", "clustered"), ("dfsssp", "linear")):
-            cfg = _hyperx_config(ctx, "hyperx", engine, placement)
-            cfg["seed"] = seed
-            cfg["flow"].update(nodes=int(q.args["nodes"]), samples=int(q.args.get("samples", 1000)),
-                               message_bytes=int(q.args.get("message_bytes", 2**20)))  # fmt: skip
-            values.append(
-                ctx.memo(("ebb", engine, placement, seed, str(cfg["flow"])), lambda c=cfg: ebb(c).to_dict())[
-                    "ebb"
-                ]
-            )
-        out.append(values[0] / values[1])
+        ratios = []
+        for nodes in counts:
+            values = []
+            for network, engine, placement in (("hyperx", "parx", "clustered"),
+                                               (over["network"], over["engine"], over["placement"])):  # fmt: skip
+                cfg = _hyperx_config(ctx, network, engine, placement)
+                cfg["seed"] = seed
+                cfg["flow"].update(nodes=int(nodes), samples=int(a.get("samples", 1000)),
+                                   message_bytes=int(a.get("message_bytes", 2**20)))  # fmt: skip
+                key = ("ebb", network, engine, placement, seed, str(cfg["flow"]))
+                values.append(ctx.memo(key, lambda c=cfg: ebb(c).to_dict())["ebb"])
+            ratios.append(values[0] / values[1])
+        out.append(sum(ratios) / len(ratios))
     return out
 
 

@@ -5,6 +5,7 @@ pub mod anynet;
 pub mod balanced_cut;
 pub mod codes;
 pub mod crossbar;
+pub mod director_tree;
 pub mod dragonfly;
 pub mod export;
 pub mod family;

@@ -13,6 +13,8 @@
 //! slimfly:q=5[,p=4]       Slim Fly MMS graph of prime power q, p terminals per switch
 //! jellyfish:n=20,k=4,p=2[,seed=1]  random k-regular graph of n switches
 //! crossbar:64             a single switch with 64 terminals
+//! director-tree:nodes=672,edges=48,directors=6[,uplinks=18][,spines=18][,radix=36]
+//!                         fat-tree plane of edge switches and directors of chips
 //! ibnet:PATH              a fabric from ibnetdiscover output (or an ibsim net file)
 //! edges:PATH              a fabric from a plain edge list (see `topology::import`)
 //! ibdm:PATH               a fabric from an IBDM .topo file (see `topology::ibdm`)
@@ -20,13 +22,14 @@
 //! codes-dragonfly:INTRA,INTER[,p=N]  a fabric from CODES connection files (`topology::codes`)
 //! ```
 
+use super::director_tree::DirectorTree;
 use super::dragonfly::Arrangement;
 use super::family::{Crossbar, Dragonfly, Family, HyperX, Jellyfish, SlimFly, Torus, TwinTorus, Xgft};
 use crate::error::{Error, Result};
 
 /// The families the grammar knows, as listed in error messages.
 pub const FAMILIES: &str = "tree, xgft, torus, mesh, twin-torus, hyperx, dragonfly, slimfly, jellyfish, crossbar, \
-                            ibnet, edges, ibdm, anynet, codes-dragonfly";
+                            director-tree, ibnet, edges, ibdm, anynet, codes-dragonfly";
 
 /// Parses a spec string into a family with validated parameters (nothing is built yet).
 pub fn parse(spec: &str) -> Result<Family> {
@@ -51,12 +54,22 @@ pub fn parse(spec: &str) -> Result<Family> {
         "slimfly" => p.slimfly(body),
         "jellyfish" => p.jellyfish(body),
         "crossbar" => p.crossbar(body),
+        "director-tree" => p.director_tree(body),
         "ibnet" | "edges" | "ibdm" => {
             super::import::read(name.trim(), body.trim()).map(|f| Family::Fabric(Box::new(f)))
         }
         "anynet" => super::anynet::read(body.trim()).map(|f| Family::Fabric(Box::new(f))),
         "codes-dragonfly" => super::codes::read(body.trim()).map(|f| Family::Fabric(Box::new(f))),
         other => Err(Error::invalid(spec, "family", format!("'{other}'"), format!("one of {FAMILIES}"))),
+    }
+}
+
+/// The parameters of a `director-tree:` spec (for writing its edge list).
+pub fn parse_director_tree(spec: &str) -> Result<DirectorTree> {
+    let spec = spec.trim();
+    match spec.split_once(':') {
+        Some(("director-tree", body)) => Parser { spec }.director_tree_params(body),
+        _ => Err(Error::invalid(spec, "spec", format!("'{spec}'"), "a director-tree:... spec")),
     }
 }
 
@@ -229,6 +242,27 @@ impl Parser<'_> {
             None => 1,
         };
         Jellyfish::new(self.spec, n, k, p, seed).map(Family::Jellyfish)
+    }
+
+    fn director_tree(&self, body: &str) -> Result<Family> {
+        self.director_tree_params(body)?.fabric(self.spec).map(|f| Family::Fabric(Box::new(f)))
+    }
+
+    fn director_tree_params(&self, body: &str) -> Result<DirectorTree> {
+        let pairs = self.pairs(body, ',', &["nodes", "edges", "directors", "uplinks", "spines", "radix"])?;
+        let n =
+            |key: &str, what: &str| -> Result<usize> { self.int(key, self.required(&pairs, key, what)?, 1, 1 << 20) };
+        let radix = self.get(&pairs, "radix").map(|v| self.int("radix", v, 2, 4096)).transpose()?.unwrap_or(36);
+        let half = |key: &str| self.get(&pairs, key).map(|v| self.int(key, v, 1, 4096)).transpose();
+        DirectorTree::new(
+            self.spec,
+            n("nodes", "nodes, the number of compute nodes")?,
+            n("edges", "edges, the number of edge switches")?,
+            half("uplinks")?.unwrap_or(radix / 2),
+            n("directors", "directors, the number of director chassis")?,
+            half("spines")?.unwrap_or(radix / 2),
+            radix,
+        )
     }
 
     fn crossbar(&self, body: &str) -> Result<Family> {
