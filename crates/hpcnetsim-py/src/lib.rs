@@ -388,6 +388,8 @@ fn config_from_json(config_json: &str) -> PyResult<String> {
 /// clock, default), as a JSON list.
 #[pyfunction]
 fn config_sources(config_json: &str) -> PyResult<String> {
+    // Every value checked first, the switch technologies' own fields included.
+    Config::from_json(config_json).map_err(to_py)?;
     hpcnetsim_core::config::sources::sources(config_json).map(|s| to_json(&s)).map_err(to_py)
 }
 

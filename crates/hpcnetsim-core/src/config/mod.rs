@@ -12,6 +12,7 @@ pub mod sources;
 pub mod switch;
 pub mod tables;
 pub mod technology;
+pub mod technology_fields;
 pub mod units;
 mod workload;
 
@@ -20,6 +21,7 @@ pub use flow::{FlowConfig, Measure, Model, PathsKind};
 pub use link::LinkConfig;
 pub use nic::{Buffer, NicConfig, NicModel};
 use serde::{Deserialize, Serialize};
+pub use technology_fields::TechnologyFields;
 pub use units::Clock;
 pub use workload::{CollectiveAlgorithm, Kernel, LengthEvolution, PlacementKind, TraceFormat, WorkloadConfig};
 
@@ -166,14 +168,11 @@ pub struct SwitchConfig {
     /// packets of the largest size.
     #[serde(skip_serializing_if = "switch::is_zero")]
     pub buffer_flits: u32,
-    /// Internal speedup of an output-queued switch's crossbar (0: the switch is input-queued;
-    /// n ≥ 1: packets cross the crossbar n times faster than a link into output queues).
-    #[serde(skip_serializing_if = "switch::is_zero")]
-    pub speedup: u32,
-    /// Output-queued switch only: room of every output queue (one per output port and VC),
-    /// in packets of the largest size.
-    #[serde(skip_serializing_if = "switch::is_zero")]
-    pub output_queue_packets: u32,
+    /// The fields of the switch technologies (`speedup` and `output_queue_packets` of the
+    /// output-queued switch, ...), as written: each technology declares, reads and checks its
+    /// own (`crate::switch`), so none is listed here.
+    #[serde(flatten)]
+    pub technology_fields: TechnologyFields,
 }
 
 impl SwitchConfig {
@@ -222,8 +221,7 @@ impl Default for SwitchConfig {
             arbitration_delay_cycles: 0,
             crossbar_delay_cycles: 0,
             buffer_flits: 0,
-            speedup: 0,
-            output_queue_packets: 0,
+            technology_fields: TechnologyFields::default(),
         }
     }
 }
@@ -511,8 +509,10 @@ impl Default for MeasurementConfig {
 }
 
 impl Config {
-    /// Reads a config from TOML text; errors name the offending key.
-    pub fn from_toml(text: &str) -> Result<Config> {
+    /// Reads a config from TOML text and checks everything but the switch technologies' own
+    /// fields; errors name the offending key. `Config::from_toml` (`switch/parameters.rs`)
+    /// checks those too.
+    pub(crate) fn read_toml(text: &str) -> Result<Config> {
         let cfg: Config = toml::from_str(text).map_err(|e| {
             let msg = bounds::plain(&e.message().replace('\n', " "));
             let at = e.span().map(|span| {
@@ -557,8 +557,9 @@ impl Config {
         Ok(self)
     }
 
-    /// Reads a config from JSON text (what the Python API sends); errors name the key path.
-    pub fn from_json(text: &str) -> Result<Config> {
+    /// Reads a config from JSON text (what the Python API sends), checked as [`Config::read_toml`];
+    /// errors name the key path.
+    pub(crate) fn read_json(text: &str) -> Result<Config> {
         let de = &mut serde_json::Deserializer::from_str(text);
         let cfg: Config = serde_path_to_error::deserialize(de).map_err(|e| {
             let path = e.path().to_string();

@@ -37,7 +37,7 @@ fn written(v: &Value, field: &str) -> bool {
 /// The resolved config of the JSON text `user` (a config as written, after overrides), each
 /// field with its source.
 pub fn sources(user: &str) -> Result<Vec<Sourced>> {
-    let resolved = Config::from_json(user)?;
+    let resolved = Config::read_json(user)?;
     let written_by_user: Value = serde_json::from_str(user).unwrap_or(Value::Null);
     let tech = match resolved.technology.as_str() {
         "" => Value::Null,
@@ -54,7 +54,7 @@ pub fn sources(user: &str) -> Result<Vec<Sourced>> {
             m.remove("link");
             m.remove("technology");
         }
-        Config::from_json(&plain.to_string()).ok().map_or(Value::Null, |c| serde_json::to_value(c).unwrap_or_default())
+        Config::read_json(&plain.to_string()).ok().map_or(Value::Null, |c| serde_json::to_value(c).unwrap_or_default())
     };
     let mut all = Vec::new();
     leaves("", &serde_json::to_value(&resolved).expect("configs serialise"), &mut all);

@@ -115,44 +115,6 @@ pub fn validate(cfg: &Config, family: &crate::topology::Family) -> crate::Result
     if let Some(&d) = stages.iter().find(|&&d| d > 1000) {
         return bad("switch.*_delay_cycles", &d, "stage latencies between 0 and 1000 cycles");
     }
-    if s.speedup > 64 {
-        return bad(
-            "switch.speedup",
-            &s.speedup,
-            "0 (input-queued) or an output-queued crossbar's speedup from 1 to 64",
-        );
-    }
-    if s.output_queue_packets > 4096 {
-        return bad("switch.output_queue_packets", &s.output_queue_packets, "packets per output queue from 1 to 4096");
-    }
-    if s.speedup > 0 {
-        let conflict = if s.switching == Switching::Wormhole {
-            Some((
-                "switch.switching",
-                "\"wormhole\"",
-                "\"cut-through\" with an output-queued switch (switch.speedup > 0)",
-            ))
-        } else if s.buffers == Buffers::Voq {
-            Some(("switch.buffers", "\"voq\"", "\"fifo\" with an output-queued switch (switch.speedup > 0)"))
-        } else if s.arbitration == Arbitration::Islip {
-            Some((
-                "switch.arbitration",
-                "\"islip\"",
-                "random, round-robin or oldest-first with an output-queued switch",
-            ))
-        } else if s.output_queue_packets == 0 {
-            Some((
-                "switch.output_queue_packets",
-                "0",
-                "packets per output queue from 1 to 4096 with switch.speedup > 0",
-            ))
-        } else {
-            None
-        };
-        if let Some((field, value, allowed)) = conflict {
-            return bad(field, &value, allowed);
-        }
-    }
     if s.switching == Switching::Wormhole {
         let bubble = match (cfg.routing.algorithm, family) {
             (Algorithm::BubbleAdaptive, _) => true,

@@ -37,7 +37,7 @@ impl TwinRouting {
     /// The routing on `t` (both need 4 VCs; checked by the caller).
     pub fn new(t: &TwinTorus, algorithm: TwinAlgorithm) -> Self {
         let coords =
-            (0..t.nodes()).flat_map(|n| crate::topology::graph::digits(n, &t.dims)).map(|c| c as u32).collect();
+            (0..t.nodes()).flat_map(|n| crate::topology::radix::digits(n, &t.dims)).map(|c| c as u32).collect();
         TwinRouting { t: t.clone(), algorithm, coords }
     }
 

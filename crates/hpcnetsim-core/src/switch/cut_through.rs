@@ -16,6 +16,8 @@ use crate::event::Event;
 pub struct CutThrough;
 
 impl Technology for CutThrough {
+    type Params = ();
+
     fn selects(_: &Model) -> bool {
         true
     }

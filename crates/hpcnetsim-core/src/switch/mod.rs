@@ -11,6 +11,7 @@ pub mod classes;
 pub(crate) mod fabric;
 pub(crate) mod input_queued;
 pub mod islip;
+pub mod parameters;
 pub(crate) mod queue_state;
 pub(crate) mod switch_lists;
 #[macro_use]
@@ -60,10 +61,8 @@ pub struct Model {
     /// Whether the last packet of a message carries only the cells it needs (otherwise it
     /// is padded to the full packet size).
     pub trim_last_packet: bool,
-    /// Internal speedup of an output-queued switch (0: input-queued).
-    pub speedup: u32,
-    /// Room of an output queue of an output-queued switch, in phits.
-    pub output_queue_room: u32,
+    /// The technologies' own `[switch]` fields (each technology's, in its file).
+    pub params: Params,
 }
 
 impl Model {
@@ -107,8 +106,7 @@ impl Model {
             hop_delay: (stages + s.link_delay_cycles) as u64,
             traffic_classes: s.traffic_classes,
             trim_last_packet: trim,
-            speedup: s.speedup,
-            output_queue_room: s.output_queue_packets.max(1) * max_packet_phits,
+            params: Params::read(&s.technology_fields),
         }
     }
 

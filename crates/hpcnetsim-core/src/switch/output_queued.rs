@@ -22,8 +22,10 @@ use super::channel_state::End;
 use super::fabric::Fabric;
 use super::input_queued::InputQueued;
 use super::switch_lists::Waiter;
-use super::technology::Technology;
+use super::technology::{Parameters, Technology};
 use super::Model;
+use crate::config::switch::{Buffers, Switching};
+use crate::config::{Arbitration, Config, TechnologyFields};
 use crate::event::Event;
 use crate::routing::{Choice, Offer};
 use std::any::Any;
@@ -31,6 +33,66 @@ use std::collections::VecDeque;
 
 /// The output-queued switch (`switch.speedup` ≥ 1).
 pub struct OutputQueued;
+
+/// Its `[switch]` fields.
+#[derive(Clone, Debug, Default)]
+pub struct Params {
+    /// `switch.speedup`: internal speedup of the crossbar (0: the switch is input-queued;
+    /// n ≥ 1: packets cross the crossbar n times faster than a link into output queues).
+    pub speedup: u32,
+    /// `switch.output_queue_packets`: room of every output queue (one per output port and
+    /// VC), in packets of the largest size.
+    pub output_queue_packets: u32,
+}
+
+/// `switch.speedup` allowed.
+const SPEEDUP: &str = "0 (input-queued) or an output-queued crossbar's speedup from 1 to 64";
+/// `switch.output_queue_packets` allowed.
+const QUEUE_PACKETS: &str = "packets per output queue from 1 to 4096";
+
+impl Parameters for Params {
+    const FIELDS: &'static [&'static str] = &["speedup", "output_queue_packets"];
+
+    fn read(fields: &TechnologyFields) -> Self {
+        let get = |name| fields.get(name).and_then(|v| v.as_u64()).and_then(|n| u32::try_from(n).ok()).unwrap_or(0);
+        Params { speedup: get("speedup"), output_queue_packets: get("output_queue_packets") }
+    }
+
+    fn check(cfg: &Config) -> crate::Result<()> {
+        let s = &cfg.switch;
+        let bad = |field: &str, value: &dyn std::fmt::Display, allowed: &str| {
+            crate::Error::invalid("config", field, value, allowed)
+        };
+        // Whole numbers of the field's range, else the value as written.
+        let number = |name: &str, max: u64, allowed: &str| match s.technology_fields.get(name) {
+            None => Ok(0),
+            Some(v) => match v.as_u64() {
+                Some(n) if n <= max => Ok(n as u32),
+                _ => Err(bad(&format!("switch.{name}"), v, allowed)),
+            },
+        };
+        let speedup = number("speedup", 64, SPEEDUP)?;
+        let queue_packets = number("output_queue_packets", 4096, QUEUE_PACKETS)?;
+        if speedup == 0 {
+            return Ok(());
+        }
+        let conflict = if s.switching == Switching::Wormhole {
+            Some(("switch.switching", "\"wormhole\"", "\"cut-through\" with an output-queued switch (switch.speedup > 0)"))
+        } else if s.buffers == Buffers::Voq {
+            Some(("switch.buffers", "\"voq\"", "\"fifo\" with an output-queued switch (switch.speedup > 0)"))
+        } else if s.arbitration == Arbitration::Islip {
+            Some(("switch.arbitration", "\"islip\"", "random, round-robin or oldest-first with an output-queued switch"))
+        } else if queue_packets == 0 {
+            Some(("switch.output_queue_packets", "0", "packets per output queue from 1 to 4096 with switch.speedup > 0"))
+        } else {
+            None
+        };
+        match conflict {
+            Some((field, value, allowed)) => Err(bad(field, &value, allowed)),
+            None => Ok(()),
+        }
+    }
+}
 
 /// A packet in an output queue and the downstream room it needs before it may leave.
 #[derive(Clone, Copy, Debug)]
@@ -59,8 +121,10 @@ struct OutputQueues {
 }
 
 impl Technology for OutputQueued {
+    type Params = Params;
+
     fn selects(model: &Model) -> bool {
-        model.speedup > 0
+        model.params.output_queued.speedup > 0
     }
 
     fn arbitrate<F: Fabric + ?Sized>(f: &mut F, s: usize, now: u64) {
@@ -81,14 +145,15 @@ impl Technology for OutputQueued {
     }
 
     fn state(model: &Model, channels: usize, _: usize, _: usize, vcs: usize) -> Option<Box<dyn Any + Send>> {
-        let capacity = model.output_queue_room;
+        let p = &model.params.output_queued;
+        let capacity = p.output_queue_packets.max(1) * model.max_packet_phits;
         Some(Box::new(OutputQueues {
             queues: vec![VecDeque::new(); channels * vcs],
             room: vec![capacity; channels * vcs],
             capacity,
             write_free: vec![0; channels],
             leaving: vec![None; channels],
-            speedup: model.speedup,
+            speedup: p.speedup,
             choice: Choice::default(),
             offers: Vec::new(),
         }))

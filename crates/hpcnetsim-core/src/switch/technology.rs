@@ -7,11 +7,41 @@
 
 use super::fabric::Fabric;
 use super::Model;
+use crate::config::{Config, TechnologyFields};
 use crate::event::Event;
 use std::any::Any;
 
+/// A technology's own `[switch]` fields (`()` for none), declared, read and checked in its
+/// file; the config keeps them as written (`config::TechnologyFields`).
+pub(crate) trait Parameters: Clone + std::fmt::Debug + Default {
+    /// Their names in `[switch]`, in the order configs serialise them.
+    const FIELDS: &'static [&'static str];
+
+    /// The values of a config whose fields were checked (`check`); a field not written takes
+    /// its default.
+    fn read(fields: &TechnologyFields) -> Self;
+
+    /// Refuses values (and combinations with the other `[switch]` fields) the technology
+    /// cannot work with: one line naming the field, the value and what is allowed.
+    fn check(cfg: &Config) -> crate::Result<()>;
+}
+
+/// No fields of its own.
+impl Parameters for () {
+    const FIELDS: &'static [&'static str] = &[];
+
+    fn read(_: &TechnologyFields) -> Self {}
+
+    fn check(_: &Config) -> crate::Result<()> {
+        Ok(())
+    }
+}
+
 /// One switch technology.
 pub(crate) trait Technology {
+    /// Its own `[switch]` fields (`()` for none).
+    type Params: Parameters;
+
     /// Whether a switch configured as `model` is of this technology (the registry asks the
     /// technologies in order; the last, the input-queued cut-through switch, takes any).
     fn selects(model: &Model) -> bool;
@@ -57,6 +87,34 @@ pub(crate) trait Technology {
 macro_rules! technologies {
     ($($module:ident :: $ty:ident),* $(,)?) => {
         $(pub(crate) mod $module;)*
+
+        /// Every technology's own `[switch]` fields, read from a config (see `Parameters`).
+        // The fields of technologies without any (`()`) are never read.
+        #[allow(dead_code)]
+        #[derive(Clone, Debug, Default)]
+        pub struct Params {
+            $(#[doc = concat!("`", stringify!($module), "::", stringify!($ty), "`'s")] pub(crate) $module: <$module::$ty as $crate::switch::technology::Technology>::Params,)*
+        }
+
+        impl Params {
+            /// The technologies' fields of `fields` (checked before, by `Params::check`).
+            pub(crate) fn read(fields: &$crate::config::TechnologyFields) -> Params {
+                Params { $($module: <<$module::$ty as $crate::switch::technology::Technology>::Params as $crate::switch::technology::Parameters>::read(fields),)* }
+            }
+
+            /// Every technology's field names, in registry order.
+            pub(crate) fn fields() -> Vec<&'static str> {
+                let mut all = Vec::new();
+                $(all.extend_from_slice(<<$module::$ty as $crate::switch::technology::Technology>::Params as $crate::switch::technology::Parameters>::FIELDS);)*
+                all
+            }
+
+            /// Every technology's checks of its fields in `cfg`.
+            pub(crate) fn check(cfg: &$crate::config::Config) -> $crate::Result<()> {
+                $(<<$module::$ty as $crate::switch::technology::Technology>::Params as $crate::switch::technology::Parameters>::check(cfg)?;)*
+                Ok(())
+            }
+        }
 
         /// The switch technology of a network, resolved once when the engine is built.
         #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -15,6 +15,8 @@ use crate::event::Event;
 pub struct VoqIslip;
 
 impl Technology for VoqIslip {
+    type Params = ();
+
     fn selects(model: &Model) -> bool {
         model.arbitration == Arbitration::Islip
     }

@@ -74,6 +74,8 @@ impl Worms {
 pub struct Wormhole;
 
 impl Technology for Wormhole {
+    type Params = ();
+
     fn selects(model: &Model) -> bool {
         model.switching == Switching::Wormhole
     }

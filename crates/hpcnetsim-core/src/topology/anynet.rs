@@ -11,8 +11,10 @@
 //! node `t`. Ports: the router's nodes in increasing id, then its router neighbours in
 //! increasing id (the order of BookSim's `_BuildNet`, which walks its sorted maps).
 
-use super::graph::{check_size, Peer, Topology};
-use super::import::{read_text, Fabric};
+use super::fabric::Fabric;
+use super::graph::Topology;
+use super::import::read_text;
+use super::wiring::{check_size, Peer};
 use crate::error::{Error, Result};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
@@ -22,7 +24,7 @@ fn bad(file: &str, line: usize, field: &str, value: impl std::fmt::Display, allo
 }
 
 /// Largest router or node id accepted (ids index vectors of that size).
-const MAX_ID: u64 = super::graph::MAX_PORTS;
+const MAX_ID: u64 = super::wiring::MAX_PORTS;
 
 /// Reads an anynet file into a fabric.
 pub fn read(path: &str) -> Result<Fabric> {

@@ -12,6 +12,13 @@ pub const MAX_SWITCHES: usize = 4096;
 /// Refinement passes at most (each ends at its best balanced prefix; stops when none improves).
 const PASSES: usize = 8;
 
+/// Terminal links to cut so that a side holding `on_side` of `terminals` terminals ends
+/// up with half of them (either half when the count is odd).
+pub(crate) fn balancing_moves(terminals: usize, on_side: usize) -> u64 {
+    let (low, high) = (terminals / 2, terminals.div_ceil(2));
+    on_side.abs_diff(low).min(on_side.abs_diff(high)) as u64
+}
+
 /// A balanced cut of the graph on `switches` switches with these links (parallel links
 /// repeated): the links cut, with ⌊S/2⌋ switches on one side; `None` above [`MAX_SWITCHES`].
 pub fn balanced_cut(switches: usize, links: &[(usize, usize)]) -> Option<u64> {

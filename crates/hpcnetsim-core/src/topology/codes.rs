@@ -16,9 +16,11 @@
 //! (CODES' own port offsets), then `p` terminals; the k-th record u→v pairs with the k-th
 //! record v→u.
 
+use super::fabric::Fabric;
 use super::family::Family;
-use super::graph::{check_size, Peer, Topology};
-use super::import::{Fabric, MAX_FILE_BYTES};
+use super::graph::Topology;
+use super::import::MAX_FILE_BYTES;
+use super::wiring::{check_size, Peer};
 use crate::error::{Error, Result};
 use std::collections::HashMap;
 use std::fmt::Write;

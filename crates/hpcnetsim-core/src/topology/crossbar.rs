@@ -1,8 +1,7 @@
 //! A single crossbar switch with one terminal on every port (paper 002 §4.1).
 
-use super::graph::Builder;
 use super::symmetry::Symmetry;
-use super::{Family, Topology};
+use super::wiring::{Builder, Wiring};
 
 /// An N-port crossbar.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -12,11 +11,11 @@ pub struct Crossbar {
 }
 
 impl Crossbar {
-    pub(crate) fn build(&self, spec: &str, family: Family) -> Topology {
+    pub(crate) fn build(&self) -> Wiring {
         let mut b = Builder::new([self.ports]);
         for p in 0..self.ports {
             b.attach_terminal(0, p);
         }
-        b.finish(spec.to_string(), family, Some(Symmetry::translations(vec![0], vec![0])))
+        b.finish(Some(Symmetry::translations(vec![0], vec![0])))
     }
 }

@@ -14,7 +14,8 @@
 //! loads, exports and routes like an imported fabric, and `hpcnetsim topo fabric` writes the
 //! same text.
 
-use super::import::{parse_edges, Fabric};
+use super::fabric::Fabric;
+use super::import::parse_edges;
 use crate::error::{Error, Result};
 use std::fmt::Write;
 

@@ -19,10 +19,9 @@
 //! Relative and circulant arrangements are invariant under the group rotation `x → x + 1`,
 //! which keeps port numbers: it is declared as the symmetry (one source per local index).
 
-use super::family::balancing_moves;
-use super::graph::{check_size, Builder};
+use super::balanced_cut::balancing_moves;
 use super::symmetry::Symmetry;
-use super::{Family, Topology};
+use super::wiring::{check_size, Builder, Wiring};
 use crate::error::{Error, Result};
 
 /// How the global links of a group are assigned to the other groups.
@@ -182,7 +181,7 @@ impl Dragonfly {
         }
     }
 
-    pub(crate) fn build(&self, spec: &str, family: Family) -> Topology {
+    pub(crate) fn build(&self) -> Wiring {
         let net = self.network_ports();
         let mut b = Builder::new(std::iter::repeat_n(net + self.p, self.switches()));
         self.for_each_link(|s, ps, t, pt| b.link(s, ps, t, pt));
@@ -198,7 +197,7 @@ impl Dragonfly {
                 (0..self.switches()).map(|s| (s % self.a) as u32).collect(),
             )),
         };
-        b.finish(spec.to_string(), family, symmetry)
+        b.finish(symmetry)
     }
 
     /// A balanced cut: the first ⌊g/2⌋ groups on one side and, when `g` is odd, ⌊a/2⌋

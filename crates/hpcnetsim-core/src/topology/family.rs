@@ -1,21 +1,19 @@
 //! The topology families and the per-family facts the generic code asks for.
+//!
+//! A family's file (`tree.rs`, `torus.rs`, ...) holds its parameters, its builder and its
+//! closed forms, on the wiring below it (`wiring.rs`); this enum sits above the families
+//! and dispatches to them, and the [`Topology`](super::Topology) it becomes sits above it.
 
 pub use super::crossbar::Crossbar;
 pub use super::dragonfly::Dragonfly;
+pub use super::fabric::Fabric;
 pub use super::hyperx::HyperX;
 pub use super::jellyfish::Jellyfish;
 pub use super::slimfly::SlimFly;
 pub use super::torus::Torus;
 pub use super::tree::Xgft;
 pub use super::twin_torus::TwinTorus;
-use super::Topology;
-
-/// Terminal links to cut so that a side holding `on_side` of `terminals` terminals ends
-/// up with half of them (either half when the count is odd).
-pub(crate) fn balancing_moves(terminals: usize, on_side: usize) -> u64 {
-    let (low, high) = (terminals / 2, terminals.div_ceil(2));
-    on_side.abs_diff(low).min(on_side.abs_diff(high)) as u64
-}
+use super::wiring::Wiring;
 
 /// A topology family with its parameters.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -37,22 +35,23 @@ pub enum Family {
     /// A single switch.
     Crossbar(Crossbar),
     /// A fabric read from a file (ibnetdiscover output or an edge list).
-    Fabric(Box<super::import::Fabric>),
+    Fabric(Box<Fabric>),
 }
 
 impl Family {
-    /// Builds the port-level graph.
-    pub(crate) fn build(&self, spec: &str) -> Topology {
+    /// Wires the family's network with its builder (the spec and the family are added by
+    /// [`Topology::build`](super::Topology::build)). One line per family.
+    pub(crate) fn wire(&self) -> Wiring {
         match self {
-            Family::Tree(f) => f.build(spec, self.clone()),
-            Family::Torus(f) => f.build(spec, self.clone()),
-            Family::TwinTorus(f) => f.build(spec, self.clone()),
-            Family::HyperX(f) => f.build(spec, self.clone()),
-            Family::Dragonfly(f) => f.build(spec, self.clone()),
-            Family::SlimFly(f) => f.build(spec, self.clone()),
-            Family::Jellyfish(f) => f.build(spec, self.clone()),
-            Family::Crossbar(f) => f.build(spec, self.clone()),
-            Family::Fabric(f) => f.build(spec, self.clone()),
+            Family::Tree(f) => f.build(),
+            Family::Torus(f) => f.build(),
+            Family::TwinTorus(f) => f.build(),
+            Family::HyperX(f) => f.build(),
+            Family::Dragonfly(f) => f.build(),
+            Family::SlimFly(f) => f.build(),
+            Family::Jellyfish(f) => f.build(),
+            Family::Crossbar(f) => f.build(),
+            Family::Fabric(f) => f.build(),
         }
     }
 

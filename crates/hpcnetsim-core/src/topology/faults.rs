@@ -12,7 +12,8 @@
 //! links left. The faulty network keeps its family (so ftree or PARX still know its shape)
 //! but loses its symmetry, so properties are computed on the actual graph.
 
-use super::graph::{Peer, Topology};
+use super::graph::Topology;
+use super::wiring::Peer;
 use crate::error::{Error, Result};
 use crate::rng::{stream, Owner};
 use rand::seq::SliceRandom;

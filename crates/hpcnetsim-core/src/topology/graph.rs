@@ -4,26 +4,12 @@
 //! of another switch, or attached to a terminal. A directed *channel* is identified by
 //! the global index of the port it leaves from, so per-channel arrays (loads,
 //! utilisation) are plain `Vec`s indexed like [`Topology::peers`].
+//!
+//! A [`Topology`] is a family's [`Wiring`] with the spec and the family it came from.
 
 use super::family::Family;
 use super::symmetry::Symmetry;
-use crate::error::{Error, Result};
-
-/// What sits at the other end of a switch port.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Peer {
-    /// Nothing is plugged in (top-level up-ports of trees, faulty links).
-    Unplugged,
-    /// A full-duplex link to `port` of `switch`.
-    Switch {
-        /// Neighbour switch index.
-        switch: u32,
-        /// Port number on the neighbour.
-        port: u32,
-    },
-    /// A terminal (compute node NIC) with this index.
-    Terminal(u32),
-}
+use super::wiring::{Peer, Wiring};
 
 /// A built network: switches, ports, links and terminals, plus the family it came from.
 #[derive(Clone, Debug)]
@@ -47,6 +33,35 @@ pub struct Topology {
 }
 
 impl Topology {
+    /// The topology of `family` from the wiring its builder produced.
+    pub(crate) fn new(spec: String, family: Family, wiring: Wiring) -> Topology {
+        let Wiring { port_offset, peers, terminal_attachment, symmetry } = wiring;
+        let switches = port_offset.len() - 1;
+        let mut terminals_at = vec![0u32; switches];
+        for &(s, _) in &terminal_attachment {
+            terminals_at[s as usize] += 1;
+        }
+        let first = port_offset.get(1).copied().unwrap_or(0);
+        let uniform = port_offset.windows(2).all(|w| w[1] - w[0] == first);
+        Topology {
+            spec,
+            family,
+            uniform_ports: if uniform { first } else { 0 },
+            port_offset,
+            peers,
+            terminal_attachment,
+            terminals_at,
+            symmetry,
+            faults: 0,
+        }
+    }
+
+    /// Builds the port-level graph of `family` (its builder, through [`Family::wire`]).
+    pub(crate) fn build(spec: &str, family: Family) -> Topology {
+        let wiring = family.wire();
+        Topology::new(spec.to_string(), family, wiring)
+    }
+
     /// The spec string this topology was built from (normalised).
     pub fn spec(&self) -> &str {
         &self.spec
@@ -175,105 +190,6 @@ impl Topology {
         }
         out
     }
-}
-
-/// Incremental construction of a [`Topology`] with consistency checks.
-pub(crate) struct Builder {
-    port_offset: Vec<u32>,
-    peers: Vec<Peer>,
-    terminal_attachment: Vec<(u32, u32)>,
-}
-
-impl Builder {
-    /// A builder for switches with the given numbers of ports, all unplugged.
-    pub(crate) fn new(ports_per_switch: impl IntoIterator<Item = usize>) -> Self {
-        let mut port_offset = vec![0u32];
-        let mut total = 0usize;
-        for n in ports_per_switch {
-            total += n;
-            port_offset.push(total as u32);
-        }
-        Builder { port_offset, peers: vec![Peer::Unplugged; total], terminal_attachment: Vec::new() }
-    }
-
-    fn slot(&self, s: usize, p: usize) -> usize {
-        debug_assert!(p < (self.port_offset[s + 1] - self.port_offset[s]) as usize, "port out of range");
-        self.port_offset[s] as usize + p
-    }
-
-    /// Links port `pa` of switch `a` with port `pb` of switch `b` (full duplex).
-    pub(crate) fn link(&mut self, a: usize, pa: usize, b: usize, pb: usize) {
-        let (ia, ib) = (self.slot(a, pa), self.slot(b, pb));
-        debug_assert_eq!(self.peers[ia], Peer::Unplugged, "port {pa} of switch {a} used twice");
-        debug_assert_eq!(self.peers[ib], Peer::Unplugged, "port {pb} of switch {b} used twice");
-        self.peers[ia] = Peer::Switch { switch: b as u32, port: pb as u32 };
-        self.peers[ib] = Peer::Switch { switch: a as u32, port: pa as u32 };
-    }
-
-    /// Attaches the next terminal to port `p` of switch `s`; terminals are numbered in
-    /// the order they are attached.
-    pub(crate) fn attach_terminal(&mut self, s: usize, p: usize) {
-        let i = self.slot(s, p);
-        debug_assert_eq!(self.peers[i], Peer::Unplugged, "port {p} of switch {s} used twice");
-        self.peers[i] = Peer::Terminal(self.terminal_attachment.len() as u32);
-        self.terminal_attachment.push((s as u32, p as u32));
-    }
-
-    /// Finishes the graph.
-    pub(crate) fn finish(self, spec: String, family: Family, symmetry: Option<Symmetry>) -> Topology {
-        let switches = self.port_offset.len() - 1;
-        let mut terminals_at = vec![0u32; switches];
-        for &(s, _) in &self.terminal_attachment {
-            terminals_at[s as usize] += 1;
-        }
-        let first = self.port_offset.get(1).copied().unwrap_or(0);
-        let uniform = self.port_offset.windows(2).all(|w| w[1] - w[0] == first);
-        Topology {
-            spec,
-            family,
-            uniform_ports: if uniform { first } else { 0 },
-            port_offset: self.port_offset,
-            peers: self.peers,
-            terminal_attachment: self.terminal_attachment,
-            terminals_at,
-            symmetry,
-            faults: 0,
-        }
-    }
-}
-
-/// Largest number of ports (summed over switches) a spec may ask for; beyond it the
-/// graph alone would need gigabytes.
-pub const MAX_PORTS: u64 = 200_000_000;
-
-/// Rejects sizes that would exhaust memory before anything is allocated.
-pub(crate) fn check_size(spec: &str, switches: u128, ports: u128) -> Result<()> {
-    if ports > MAX_PORTS as u128 || switches > u32::MAX as u128 {
-        return Err(Error::invalid(
-            spec,
-            "size",
-            format!("{switches} switches with {ports} ports"),
-            format!("a network may have at most {MAX_PORTS} switch ports in total"),
-        ));
-    }
-    Ok(())
-}
-
-/// Mixed-radix digits of `index` (least significant first) for the given radices.
-pub(crate) fn digits(mut index: usize, radices: &[usize]) -> Vec<usize> {
-    radices
-        .iter()
-        .map(|&r| {
-            let d = index % r;
-            index /= r;
-            d
-        })
-        .collect()
-}
-
-/// Inverse of [`digits`].
-pub(crate) fn from_digits(digits: &[usize], radices: &[usize]) -> usize {
-    digits.iter().zip(radices).rev().fold(0, |acc, (&d, &r)| acc * r + d)
 }
 
 #[cfg(test)]

@@ -7,10 +7,10 @@
 //! dimension `i` leads to the switch `d` steps further along that dimension (mod S_i),
 //! copy `c`. Offsets keep port numbers invariant under translation. Terminal ports follow.
 
-use super::family::balancing_moves;
-use super::graph::{check_size, digits, from_digits, Builder};
+use super::balanced_cut::balancing_moves;
+use super::radix::{digits, from_digits};
 use super::symmetry::Symmetry;
-use super::{Family, Topology};
+use super::wiring::{check_size, Builder, Wiring};
 use crate::error::Result;
 
 /// A HyperX with sizes S_i, T terminals per switch and K links per switch pair.
@@ -58,7 +58,7 @@ impl HyperX {
         self.base(self.dims.len())
     }
 
-    pub(crate) fn build(&self, spec: &str, family: Family) -> Topology {
+    pub(crate) fn build(&self) -> Wiring {
         let t = self.terminals_per_switch;
         let net = self.network_ports();
         let mut b = Builder::new(std::iter::repeat_n(net + t, self.switches()));
@@ -80,7 +80,7 @@ impl HyperX {
             }
         }
         let symmetry = Symmetry::translations(vec![0], vec![0; self.switches()]);
-        b.finish(spec.to_string(), family, Some(symmetry))
+        b.finish(Some(symmetry))
     }
 
     /// Split one dimension in halves: each of its S/S_i lines (a complete graph on S_i

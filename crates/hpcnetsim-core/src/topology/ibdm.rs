@@ -6,7 +6,7 @@
 //! numbers become 0-based. Switch systems of known types (MTS3600, MTS800) mentioned only at
 //! the far end of links are switches too. Spec: `ibdm:PATH`.
 
-use super::import::Fabric;
+use super::fabric::Fabric;
 use crate::error::{Error, Result};
 use std::collections::HashMap;
 

@@ -11,43 +11,13 @@
 //! `terminal NAME A` (a named terminal on switch A), `terminals A N` (N terminals on A),
 //! `switch A PORTS` (declares a switch and its port count; optional), `#` comments.
 
+use super::fabric::Fabric;
 use super::family::Family;
-use super::graph::{check_size, Builder, Peer, Topology};
+use super::graph::Topology;
+use super::wiring::{check_size, Peer, MAX_PORTS};
 use crate::error::{Error, Result};
 use std::collections::HashMap;
 use std::fmt::Write;
-
-/// An imported fabric: switches with their port counts, links and terminals.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Fabric {
-    /// File the fabric came from.
-    pub source: String,
-    /// Switch names, in file order.
-    pub switch_names: Vec<String>,
-    /// Ports of every switch.
-    pub ports: Vec<usize>,
-    /// Switch-to-switch links `(a, port a, b, port b)`, 0-based ports.
-    pub links: Vec<(usize, usize, usize, usize)>,
-    /// Terminals: name, switch, port (0-based).
-    pub terminals: Vec<(String, usize, usize)>,
-    /// Switches per dragonfly group (`group·a + local` numbering), for fabrics read from CODES
-    /// connection files: their export back to CODES needs it.
-    pub group_size: Option<usize>,
-}
-
-impl Fabric {
-    /// Builds the port-level graph.
-    pub(crate) fn build(&self, spec: &str, family: Family) -> Topology {
-        let mut b = Builder::new(self.ports.iter().copied());
-        for &(a, pa, c, pc) in &self.links {
-            b.link(a, pa, c, pc);
-        }
-        for &(_, s, p) in &self.terminals {
-            b.attach_terminal(s, p);
-        }
-        b.finish(spec.to_string(), family, None)
-    }
-}
 
 fn bad(file: &str, line: usize, field: &str, value: impl std::fmt::Display, allowed: &str) -> Error {
     Error::invalid(format!("{file}:{}", line + 1), field, value, allowed)
@@ -191,9 +161,9 @@ pub(crate) fn read_text(format: &str, path: &str) -> Result<String> {
 }
 
 /// Refuses an edge list whose ports and terminals reach `total` at line `line` when the
-/// network would exceed [`MAX_PORTS`](super::graph::MAX_PORTS) ports or the memory check.
+/// network would exceed [`MAX_PORTS`] ports or the memory check.
 fn port_budget(file: &str, line: usize, field: &str, value: &str, total: u128) -> Result<()> {
-    let max = super::graph::MAX_PORTS as u128;
+    let max = MAX_PORTS as u128;
     if total > max {
         return Err(bad(file, line, field, format!("'{value}'"), &format!("a fabric of at most {max} ports in total")));
     }
@@ -386,7 +356,7 @@ pub fn parse_edges(text: &str, file: &str) -> Result<Fabric> {
             [] => {}
             ["switch", a, n] => {
                 let s = switch(a, &mut f, &mut declared, &mut used);
-                let max = super::graph::MAX_PORTS as usize;
+                let max = MAX_PORTS as usize;
                 let n: usize = n.parse().ok().filter(|&n| (1..=max).contains(&n)).ok_or_else(|| {
                     bad(file, i, "ports", format!("'{n}'"), &format!("a port count between 1 and {max}"))
                 })?;
@@ -416,7 +386,7 @@ pub fn parse_edges(text: &str, file: &str) -> Result<Fabric> {
                     n.parse().map_err(|_| bad(file, i, "terminals", format!("'{n}'"), "a number of terminals"))?;
                 // Before a terminal is made: a typo such as 999999999999 is one line, not an abort.
                 let total = used.iter().map(|&u| u as u128).sum::<u128>() + n as u128;
-                if n > 1024 || total > super::graph::MAX_PORTS as u128 {
+                if n > 1024 || total > MAX_PORTS as u128 {
                     port_budget(file, i, "terminals", &n.to_string(), total)?;
                 }
                 for _ in 0..n {

@@ -14,8 +14,7 @@
 //! when the spec is parsed. Ports: switch `s`'s neighbours in increasing order, then the
 //! terminals.
 
-use super::graph::{check_size, Builder};
-use super::{Family, Topology};
+use super::wiring::{check_size, Builder, Wiring};
 use crate::error::{Error, Result};
 use crate::rng::{stream, Owner, Stream};
 use rand::Rng;
@@ -89,10 +88,10 @@ impl Jellyfish {
             .collect();
         let Some(cut) = super::balanced_cut::balanced_cut(self.n, &links) else { return u64::MAX };
         // ⌊S/2⌋ switches on one side: for odd S, terminal links balance the sides.
-        cut + super::family::balancing_moves(self.n * self.p, self.n / 2 * self.p)
+        cut + super::balanced_cut::balancing_moves(self.n * self.p, self.n / 2 * self.p)
     }
 
-    pub(crate) fn build(&self, spec: &str, family: Family) -> Topology {
+    pub(crate) fn build(&self) -> Wiring {
         let neighbours = self.neighbours();
         let mut b = Builder::new(std::iter::repeat_n(self.k + self.p, self.n));
         for (s, list) in neighbours.iter().enumerate() {
@@ -107,7 +106,7 @@ impl Jellyfish {
                 b.attach_terminal(s, self.k + j);
             }
         }
-        b.finish(spec.to_string(), family, None)
+        b.finish(None)
     }
 }
 

@@ -8,6 +8,7 @@ pub mod crossbar;
 pub mod director_tree;
 pub mod dragonfly;
 pub mod export;
+pub mod fabric;
 pub mod family;
 pub mod faults;
 pub mod finite_field;
@@ -20,17 +21,20 @@ pub mod jellyfish;
 pub mod optimal;
 pub mod paths;
 pub mod properties;
+pub mod radix;
 pub mod slimfly;
 pub mod spec;
 pub mod symmetry;
 pub mod torus;
 pub mod tree;
 pub mod twin_torus;
+pub mod wiring;
 
 pub use family::Family;
-pub use graph::{Peer, Topology};
+pub use graph::Topology;
 pub use properties::Properties;
 pub use symmetry::{Symmetry, SymmetryKind};
+pub use wiring::Peer;
 
 /// Parses a spec (and its fault suffix) without building the network; returns the family.
 pub fn check_spec(spec: &str) -> crate::Result<Family> {
@@ -48,7 +52,7 @@ impl Topology {
     pub fn from_spec(spec: &str) -> crate::Result<Topology> {
         let (base, fault_text) = faults::split(spec);
         let family = spec::parse(base)?;
-        let topo = family.build(base);
+        let topo = Topology::build(base, family);
         match fault_text {
             None => Ok(topo),
             Some(text) => {

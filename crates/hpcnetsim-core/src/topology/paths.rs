@@ -5,8 +5,9 @@
 //! When the family declares a [`Symmetry`], only one source per orbit is needed and the
 //! symmetry spreads the sources' dependencies over all channels.
 
-use super::graph::{Peer, Topology};
-use super::symmetry::Symmetry;
+use super::graph::Topology;
+use super::symmetry::{Symmetry, SymmetryKind};
+use super::wiring::Peer;
 use crate::error::{Error, Result};
 use rayon::prelude::*;
 
@@ -270,7 +271,7 @@ pub fn channel_loads_with(topo: &Topology, symmetry: Option<&Symmetry>) -> Vec<f
             },
         );
     let mut load = match symmetry {
-        Some(sym) => sym.spread(topo, &dependencies),
+        Some(sym) => spread(sym, topo, &dependencies),
         None => dependencies,
     };
     for (l, peer) in load.iter_mut().zip(topo.peers()) {
@@ -281,6 +282,39 @@ pub fn channel_loads_with(topo: &Topology, symmetry: Option<&Symmetry>) -> Vec<f
         }
     }
     load
+}
+
+/// Turns the weighted dependencies of a symmetry's sources into the load of every channel
+/// (see `symmetry.rs` for why this sum is the load).
+fn spread(symmetry: &Symmetry, topo: &Topology, dependencies: &[f64]) -> Vec<f64> {
+    match &symmetry.kind {
+        SymmetryKind::Translations { orbit } => {
+            let width = topo.radix();
+            let mut class = vec![0.0; symmetry.sources.len() * width];
+            let index = |s: usize, p: usize| orbit[s] as usize * width + p;
+            for s in 0..topo.num_switches() {
+                for p in 0..topo.num_ports(s) {
+                    class[index(s, p)] += dependencies[topo.channel(s, p)];
+                }
+            }
+            let mut load = vec![0.0; dependencies.len()];
+            for s in 0..topo.num_switches() {
+                for p in 0..topo.num_ports(s) {
+                    load[topo.channel(s, p)] = class[index(s, p)];
+                }
+            }
+            load
+        }
+        SymmetryKind::Permutations { channel_maps } => {
+            let mut load = vec![0.0; dependencies.len()];
+            for map in channel_maps {
+                for (l, &image) in load.iter_mut().zip(map) {
+                    *l += dependencies[image as usize];
+                }
+            }
+            load
+        }
+    }
 }
 
 /// Largest switch-to-switch channel load from [`channel_loads`].

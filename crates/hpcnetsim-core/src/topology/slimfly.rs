@@ -21,9 +21,8 @@
 //! the symmetry (one source per `(0, x, ·)` and `(1, m, ·)` column).
 
 use super::finite_field::FiniteField;
-use super::graph::{check_size, Builder};
 use super::symmetry::Symmetry;
-use super::{Family, Topology};
+use super::wiring::{check_size, Builder, Wiring};
 use crate::error::{Error, Result};
 
 /// A Slim Fly MMS graph of prime power `q` with `p` terminals per switch.
@@ -149,10 +148,10 @@ impl SlimFly {
         }
         let Some(cut) = super::balanced_cut::balanced_cut(self.switches(), &links) else { return u64::MAX };
         // ⌊S/2⌋ switches on one side: for odd S, terminal links balance the sides.
-        cut + super::family::balancing_moves(self.switches() * self.p, self.switches() / 2 * self.p)
+        cut + super::balanced_cut::balancing_moves(self.switches() * self.p, self.switches() / 2 * self.p)
     }
 
-    pub(crate) fn build(&self, spec: &str, family: Family) -> Topology {
+    pub(crate) fn build(&self) -> Wiring {
         let net = self.network_degree();
         let mut b = Builder::new(std::iter::repeat_n(net + self.p, self.switches()));
         self.for_each_link(|s, ps, t, pt| b.link(s, ps, t, pt));
@@ -164,6 +163,6 @@ impl SlimFly {
         let q = self.q as u32;
         let symmetry =
             Symmetry::translations((0..2 * q).map(|c| c * q).collect(), (0..2 * q * q).map(|s| s / q).collect());
-        b.finish(spec.to_string(), family, Some(symmetry))
+        b.finish(Some(symmetry))
     }
 }

@@ -9,8 +9,6 @@
 //! - *permutations* (mesh reflections): a small group listed as channel permutations;
 //!   the load of channel `e` is `Σ_g D(g·e)` with `D = Σ_r δ_r / |Stab(r)|`.
 
-use super::graph::Topology;
-
 /// A group of automorphisms of a topology and one source switch per orbit.
 #[derive(Clone, Debug)]
 pub struct Symmetry {
@@ -46,43 +44,12 @@ impl Symmetry {
         }
     }
 
-    /// Weight of source `i`'s dependencies before [`Symmetry::spread`].
+    /// Weight of source `i`'s dependencies before they are spread over the group
+    /// (`paths::channel_loads_with`).
     pub(crate) fn dependency_weight(&self, i: usize) -> f64 {
         match &self.kind {
             SymmetryKind::Translations { .. } => 1.0,
             SymmetryKind::Permutations { channel_maps } => self.sources[i].1 / channel_maps.len() as f64,
-        }
-    }
-
-    /// Turns the weighted dependencies of the sources into the load of every channel.
-    pub(crate) fn spread(&self, topo: &Topology, dependencies: &[f64]) -> Vec<f64> {
-        match &self.kind {
-            SymmetryKind::Translations { orbit } => {
-                let width = topo.radix();
-                let mut class = vec![0.0; self.sources.len() * width];
-                let index = |s: usize, p: usize| orbit[s] as usize * width + p;
-                for s in 0..topo.num_switches() {
-                    for p in 0..topo.num_ports(s) {
-                        class[index(s, p)] += dependencies[topo.channel(s, p)];
-                    }
-                }
-                let mut load = vec![0.0; dependencies.len()];
-                for s in 0..topo.num_switches() {
-                    for p in 0..topo.num_ports(s) {
-                        load[topo.channel(s, p)] = class[index(s, p)];
-                    }
-                }
-                load
-            }
-            SymmetryKind::Permutations { channel_maps } => {
-                let mut load = vec![0.0; dependencies.len()];
-                for map in channel_maps {
-                    for (l, &image) in load.iter_mut().zip(map) {
-                        *l += dependencies[image as usize];
-                    }
-                }
-                load
-            }
         }
     }
 }

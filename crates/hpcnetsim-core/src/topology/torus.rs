@@ -5,10 +5,10 @@
 //! A torus ring of size 2 has two links between its switches (each switch's + port to
 //! the other's − port), so every torus switch has exactly 2n network ports.
 
-use super::family::balancing_moves;
-use super::graph::{check_size, digits, from_digits, Builder};
+use super::balanced_cut::balancing_moves;
+use super::radix::{digits, from_digits};
 use super::symmetry::{Symmetry, SymmetryKind};
-use super::{Family, Topology};
+use super::wiring::{check_size, Builder, Wiring};
 use crate::error::Result;
 
 /// A mesh (`wrap = false`) or torus (`wrap = true`).
@@ -53,7 +53,7 @@ impl Torus {
         2 * dim + usize::from(!plus)
     }
 
-    pub(crate) fn build(&self, spec: &str, family: Family) -> Topology {
+    pub(crate) fn build(&self) -> Wiring {
         let n = self.dims.len();
         let t = self.terminals_per_switch;
         let mut b = Builder::new(std::iter::repeat_n(2 * n + t, self.switches()));
@@ -76,7 +76,7 @@ impl Torus {
         } else {
             self.reflections()
         };
-        b.finish(spec.to_string(), family, Some(symmetry))
+        b.finish(Some(symmetry))
     }
 
     /// The reflections of a mesh along its (up to six) largest dimensions, with the

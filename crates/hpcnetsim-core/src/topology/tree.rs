@@ -9,8 +9,8 @@
 //! first. A thin-tree k:k',n is XGFT(n; k..k; 1, k'..k') with k' unplugged up-ports on
 //! each top switch.
 
-use super::graph::{check_size, digits, from_digits, Builder};
-use super::{Family, Topology};
+use super::radix::{digits, from_digits};
+use super::wiring::{check_size, Builder, Wiring};
 use crate::error::{Error, Result};
 
 /// A generalized fat-tree XGFT(h; m_1..m_h; w_1..w_h).
@@ -149,7 +149,7 @@ impl Xgft {
 
     /// Builds the graph: level by level, parents of a level-`l` switch found by replacing
     /// digit `a_{l+1}` of its label with each `b_{l+1}`.
-    pub(crate) fn build(&self, spec: &str, family: Family) -> Topology {
+    pub(crate) fn build(&self) -> Wiring {
         let h = self.height();
         let off = self.level_offsets();
         let ports = (1..=h).flat_map(|l| std::iter::repeat_n(self.ports_at_level(l), self.level_size(l)));
@@ -171,7 +171,7 @@ impl Xgft {
                 }
             }
         }
-        b.finish(spec.to_string(), family, None)
+        b.finish(None)
     }
 
     /// Minimum balanced bisection: keep every switch from some level `l` up on one side and

@@ -7,10 +7,10 @@
 //! ports: the two ports of each of its m full dimensions (+ then −, in dimension order),
 //! then its port of d_m, then the internal link, then the PE.
 
-use super::family::balancing_moves;
-use super::graph::{check_size, digits, from_digits, Builder};
+use super::balanced_cut::balancing_moves;
+use super::radix::{digits, from_digits};
 use super::symmetry::Symmetry;
-use super::{Family, Topology};
+use super::wiring::{check_size, Builder, Wiring};
 use crate::error::Result;
 
 /// An nD twin torus with the given number of nodes per dimension.
@@ -66,7 +66,7 @@ impl TwinTorus {
         2 * self.middle() + 2
     }
 
-    pub(crate) fn build(&self, spec: &str, family: Family) -> Topology {
+    pub(crate) fn build(&self) -> Wiring {
         let nodes = self.nodes();
         let mut b = Builder::new(std::iter::repeat_n(self.pe_port() + 1, 2 * nodes));
         for node in 0..nodes {
@@ -86,7 +86,7 @@ impl TwinTorus {
         }
         // Node translations preserve the card layout: two orbits, the two cards.
         let symmetry = Symmetry::translations(vec![0, 1], (0..2 * nodes).map(|s| (s % 2) as u32).collect());
-        b.finish(spec.to_string(), family, Some(symmetry))
+        b.finish(Some(symmetry))
     }
 
     /// Cut the node torus across one dimension, both cards of a node on the same side:

@@ -192,12 +192,12 @@ impl Pattern {
             return (s + self.n.div_ceil(2) - 1) % self.n;
         }
         let (switch, local) = (s / self.per_switch, s % self.per_switch);
-        let mut x = crate::topology::graph::digits(switch, &self.grid);
+        let mut x = crate::topology::radix::digits(switch, &self.grid);
         for (xi, &k) in x.iter_mut().zip(&self.grid) {
             let step = k.div_ceil(2) - 1;
             *xi = if self.wrap { (*xi + step) % k } else { (*xi + step).min(k - 1) };
         }
-        crate::topology::graph::from_digits(&x, &self.grid) * self.per_switch + local
+        crate::topology::radix::from_digits(&x, &self.grid) * self.per_switch + local
     }
 
     /// Whether terminal `s` sends anything (permutations may map a terminal to itself).
@@ -249,7 +249,7 @@ impl Pattern {
             return if plus { (s + 1) % self.n } else { (s + self.n - 1) % self.n };
         }
         let (switch, local) = (s / self.per_switch, s % self.per_switch);
-        let mut x = crate::topology::graph::digits(switch, &self.grid);
+        let mut x = crate::topology::radix::digits(switch, &self.grid);
         let i = dims[rng.random_range(0..dims.len())];
         let k = self.grid[i];
         x[i] = match (plus, self.wrap) {
@@ -270,6 +270,6 @@ impl Pattern {
                 }
             }
         };
-        crate::topology::graph::from_digits(&x, &self.grid) * self.per_switch + local
+        crate::topology::radix::from_digits(&x, &self.grid) * self.per_switch + local
     }
 }

@@ -6,7 +6,7 @@
 //! preset fills in every field, the fields written in the table override it.
 
 use super::switch::{Buffers, CreditUnit, Switching};
-use crate::config::{Arbitration, OutputAllocation, SwitchConfig};
+use crate::config::{Arbitration, OutputAllocation, SwitchConfig, TechnologyFields};
 use serde::Deserialize;
 
 /// The switch presets, one line each: the name a config gives `switch.preset` and the file of
@@ -58,9 +58,10 @@ pub fn preset(name: &str) -> Option<SwitchConfig> {
     Some(s)
 }
 
-/// A `[switch]` table as written: every field optional.
+/// A `[switch]` table as written: every field optional. The fields it does not list are the
+/// switch technologies' (`technology_fields.rs`): `switch/parameters.rs` refuses the names
+/// no technology declares.
 #[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
 pub struct SwitchFields {
     preset: Option<String>,
     queue_packets: Option<u32>,
@@ -84,8 +85,8 @@ pub struct SwitchFields {
     arbitration_delay_cycles: Option<u32>,
     crossbar_delay_cycles: Option<u32>,
     buffer_flits: Option<u32>,
-    speedup: Option<u32>,
-    output_queue_packets: Option<u32>,
+    #[serde(flatten)]
+    technology_fields: TechnologyFields,
 }
 
 impl TryFrom<SwitchFields> for SwitchConfig {
@@ -129,10 +130,11 @@ impl SwitchFields {
             buffer_write_cycles,
             arbitration_delay_cycles,
             crossbar_delay_cycles,
-            buffer_flits,
-            speedup,
-            output_queue_packets
+            buffer_flits
         );
+        for (name, value) in f.technology_fields.iter() {
+            s.technology_fields.set(name.to_string(), value.clone());
+        }
     }
 }
 

@@ -1,0 +1,111 @@
+//! Reading a config completely: `config/` reads and checks every field it declares and keeps
+//! the `[switch]` fields of the switch technologies as written (`config::TechnologyFields`);
+//! here every technology checks its own (`Parameters::check`, in the technology's file) and
+//! the names no technology declares are refused. `Config::from_toml` and `Config::from_json`
+//! are defined here, above both layers, so that every reader of a config gets both checks
+//! while `config/` knows no technology.
+
+use super::Params;
+use crate::config::Config;
+use crate::error::{Error, Result};
+
+impl Config {
+    /// Reads a config from TOML text and checks every value; errors name the offending key.
+    pub fn from_toml(text: &str) -> Result<Config> {
+        let mut cfg = Config::read_toml(text)?;
+        check(&mut cfg, Some(text))?;
+        Ok(cfg)
+    }
+
+    /// Reads a config from JSON text (what the Python API sends) and checks every value;
+    /// errors name the key path.
+    pub fn from_json(text: &str) -> Result<Config> {
+        let mut cfg = Config::read_json(text)?;
+        check(&mut cfg, None)?;
+        Ok(cfg)
+    }
+}
+
+/// Refuses technology fields no technology declares, lets each technology check its own, and
+/// puts them in the technologies' order (so that a config serialises alike however written).
+fn check(cfg: &mut Config, toml: Option<&str>) -> Result<()> {
+    let declared = Params::fields();
+    if let Some((name, _)) = cfg.switch.technology_fields.iter().find(|(n, _)| !declared.contains(n)) {
+        let known = declared.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", ");
+        let at = match toml.and_then(|text| line_of(text, name)) {
+            Some(line) => format!("line {line} (in [switch])"),
+            None => "switch".to_string(),
+        };
+        return Err(Error::Unsupported(format!(
+            "config: {at}: unknown field `{name}`, expected a field of docs/config.md or a switch technology's: {known}"
+        )));
+    }
+    Params::check(cfg)?;
+    cfg.switch.technology_fields.sort_as(&declared);
+    Ok(())
+}
+
+/// The line (from 1) where `[switch]` of the TOML `text` writes `name`, if found.
+fn line_of(text: &str, name: &str) -> Option<usize> {
+    let mut in_switch = false;
+    for (i, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.starts_with('[') {
+            in_switch = line == "[switch]";
+        } else if in_switch && line.strip_prefix(name).is_some_and(|rest| rest.trim_start().starts_with('=')) {
+            return Some(i + 1);
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Params;
+    use crate::config::{Config, SwitchConfig};
+
+    const BASE: &str = "topology = \"crossbar:4\"\n[switch]\n";
+
+    /// A technology's field reaches it: no generic `[switch]` field has its name, and no two
+    /// technologies declare the same.
+    #[test]
+    fn every_declared_field_is_the_technology_s() {
+        let declared = Params::fields();
+        for (i, name) in declared.iter().enumerate() {
+            assert!(!declared[..i].contains(name), "{name} declared twice");
+            let s: SwitchConfig = toml::from_str(&format!("{name} = 1\n")).unwrap();
+            assert_eq!(s.technology_fields.get(name), Some(&serde_json::json!(1)), "{name}");
+        }
+    }
+
+    /// Written in any order, from TOML or JSON, the fields read and serialise alike.
+    #[test]
+    fn fields_serialise_in_declared_order() {
+        let a = Config::from_toml(&format!("{BASE}speedup = 3\noutput_queue_packets = 8\n")).unwrap();
+        let b = Config::from_toml(&format!("{BASE}output_queue_packets = 8\nspeedup = 3\n")).unwrap();
+        assert_eq!(a, b);
+        let json = serde_json::to_string(&b).unwrap();
+        assert!(json.contains("\"speedup\":3,\"output_queue_packets\":8"), "{json}");
+        assert_eq!(Config::from_json(&json).unwrap(), a);
+        let p = Params::read(&a.switch.technology_fields).output_queued;
+        assert_eq!((p.speedup, p.output_queue_packets), (3, 8));
+    }
+
+    /// Bad values and unknown names are one line naming the field and the value.
+    #[test]
+    fn bad_fields_are_refused_naming_them() {
+        for (extra, needle) in [
+            ("speedup = -1", "switch.speedup = -1"),
+            ("speedup = \"two\"", "switch.speedup = \"two\""),
+            ("output_queue_packets = 4097", "switch.output_queue_packets = 4097"),
+            ("vcs = 2\nspeedups = 2", "line 4 (in [switch]): unknown field `speedups`"),
+        ] {
+            let err = Config::from_toml(&format!("{BASE}{extra}\n")).unwrap_err().to_string();
+            assert!(err.contains(needle), "{extra}: {err}");
+            assert!(!err.contains('\n'), "{err}");
+        }
+        let json = r#"{"topology": "crossbar:4", "switch": {"speedups": 2}}"#;
+        let err = Config::from_json(json).unwrap_err().to_string();
+        assert!(err.contains("switch: unknown field `speedups`"), "{err}");
+    }
+}

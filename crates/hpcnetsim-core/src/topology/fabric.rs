@@ -1,0 +1,37 @@
+//! A fabric read from a file (ibnetdiscover output, an edge list, an AnyNet or CODES file):
+//! its switches, links and terminals as read, wired as they are. The readers are
+//! `import.rs`, `ibdm.rs`, `anynet.rs` and `codes.rs`.
+
+use super::wiring::{Builder, Wiring};
+
+/// An imported fabric: switches with their port counts, links and terminals.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Fabric {
+    /// File the fabric came from.
+    pub source: String,
+    /// Switch names, in file order.
+    pub switch_names: Vec<String>,
+    /// Ports of every switch.
+    pub ports: Vec<usize>,
+    /// Switch-to-switch links `(a, port a, b, port b)`, 0-based ports.
+    pub links: Vec<(usize, usize, usize, usize)>,
+    /// Terminals: name, switch, port (0-based).
+    pub terminals: Vec<(String, usize, usize)>,
+    /// Switches per dragonfly group (`group·a + local` numbering), for fabrics read from CODES
+    /// connection files: their export back to CODES needs it.
+    pub group_size: Option<usize>,
+}
+
+impl Fabric {
+    /// Builds the port-level graph.
+    pub(crate) fn build(&self) -> Wiring {
+        let mut b = Builder::new(self.ports.iter().copied());
+        for &(a, pa, c, pc) in &self.links {
+            b.link(a, pa, c, pc);
+        }
+        for &(_, s, p) in &self.terminals {
+            b.attach_terminal(s, p);
+        }
+        b.finish(None)
+    }
+}
