@@ -5,6 +5,10 @@
 //!
 //! The host-bus write does not push back on the network: a destination that writes slower
 //! than packets arrive completes its messages late rather than stalling its link.
+//!
+//! On a shared bus with a rate of its own (`bus_bytes_per_cycle`, the Elan3's PCI bus) a read
+//! holds the bus only for its data and waits for host memory with the bus free; a read's
+//! data also arrives `read_latency` after its transfer, pipelined with the next reads.
 
 use crate::config::NicModel;
 use crate::event::{Kind, Message};
