@@ -83,14 +83,16 @@ impl HostState {
         if std::mem::take(&mut self.dma_stalled[nic]) {
             self.dma_free[nic] = self.dma_free[nic].max(now as f64);
         }
-        let mut start = self.dma_free[nic].max(ready as f64);
+        let start = self.dma_free[nic].max(ready as f64);
         let mut end = start + self.model.read_bytes_per_cycle.map_or(0.0, |r| payload as f64 / r);
-        if let (Some(bus), Some(r)) = (self.model.bus_bytes_per_cycle, self.model.read_bytes_per_cycle) {
-            // The read's transfer needs the bus; the rest of its time is the wait for host
-            // memory, with the bus free for writes (PCI delayed reads).
-            start = start.max(self.bus_free[nic]);
-            self.bus_free[nic] = start + payload as f64 / bus;
-            end = start + payload as f64 / r;
+        if let (Some(bus), Some(_)) = (self.model.bus_bytes_per_cycle, self.model.read_bytes_per_cycle) {
+            // The read's data takes the bus as soon as it is free after the read starts; the
+            // rest of the read's time is the wait for host memory, with the bus free for
+            // writes (PCI delayed reads). A busy bus delays the read only if its data then
+            // ends later than the read would have.
+            let data = start.max(self.bus_free[nic]) + payload as f64 / bus;
+            self.bus_free[nic] = data;
+            end = end.max(data);
         }
         self.dma_free[nic] = end;
         if self.model.read_latency > 0 && payload > 0 && self.model.read_bytes_per_cycle.is_some() {
