@@ -409,6 +409,7 @@ fn physical(config_json: &str) -> PyResult<String> {
         "nic_bytes_per_s": nic.as_ref().map(|m| m.bytes_per_cycle() * per_second),
         "send_overhead_ns": nic.as_ref().map(|m| m.send_overhead as f64 * c.cycle_ns),
         "receive_overhead_ns": nic.as_ref().map(|m| m.receive_overhead as f64 * c.cycle_ns),
+        "thread_overhead_ns": nic.as_ref().map(|m| m.thread_overhead as f64 * c.cycle_ns),
         "max_payload_bytes": nic.as_ref().map(|m| m.max_payload),
         "packet_overhead_bytes": nic.as_ref().map(|m| m.packet_overhead),
         "hop_ns": (cfg.switch.switch_delay_cycles + cfg.switch.link_delay_cycles) as f64 * c.cycle_ns,

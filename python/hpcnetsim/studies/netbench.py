@@ -139,13 +139,15 @@ def barrier(config, nodes=None):
     """Barrier time against the number of nodes: host-based linear (everyone notifies node 0,
     which notifies everyone), binary tree (gather up, release down), and hardware broadcast
     (paper 004 §4.2: everyone sets an event on node 0, whose NIC counts them, so the host pays
-    one receive overhead; then one broadcast packet, which the switches replicate, so its time
-    is a 0-byte message to the farthest participant)."""
+    one receive overhead; its host then starts the release, which a thread on its NIC builds
+    and sends (``nic.thread_overhead``, 0 without one) as one broadcast packet that the switches
+    replicate, so its time is one thread activation and a 0-byte message to the farthest
+    participant)."""
     import pandas
 
     cfg, clock, n = _setup(config)
     events = {**cfg, "nic": {**cfg.get("nic", {}), "receive_overhead": "0 ns"}}
-    receive_ns = clock["receive_overhead_ns"] or 0.0
+    receive_ns = (clock["receive_overhead_ns"] or 0.0) + (clock.get("thread_overhead_ns") or 0.0)
     rows = []
     for k in nodes or range(2, n + 1):
         gather = Program(k)

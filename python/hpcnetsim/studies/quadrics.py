@@ -78,7 +78,7 @@ def compute(study: dict[str, Any], quick: bool = False) -> tuple[dict[str, float
         f = nb.hotspot(base, size, range(1, nodes), kind)
         frames[f"hotspot-{kind}"] = f
         ours[f"{kind}_hotspot_mb_s"] = float(f["aggregate_mb_s"].iloc[-1])
-    ex = nb.exchange(base, s.get("exchange_sizes"), nodes)
+    ex = nb.exchange(base, s.get("exchange_sizes"), nodes, algorithm=s.get("exchange_algorithm", "pairwise"))
     frames["exchange"] = ex
     ours["exchange_per_node_mb_s"] = _plateau(ex["per_node_mb_s"])
     small = ex[ex["size_bytes"] <= 256]

@@ -43,6 +43,20 @@ pub struct NicConfig {
     /// Whether reads and writes share one host bus (a PCI bus: a node that sends and receives
     /// at once divides its bus time between them) rather than having one path per direction.
     pub shared_host_bus: bool,
+    /// Rate at which the shared host bus moves data, e.g. `"275 MB/s"`: a read then holds the
+    /// bus only for its payload at this rate and waits the rest of its time (the read
+    /// bandwidth being lower) for host memory with the bus free for writes; empty: a read
+    /// holds the bus for its whole time (reads and writes strictly alternate). Used only with
+    /// `shared_host_bus`.
+    pub host_bus_bandwidth: String,
+    /// Latency of a host-bus read: the data of each DMA read from host memory arrives this
+    /// long after its transfer (reads are pipelined, so it delays a message's first packet
+    /// and not the bandwidth), e.g. `"0.75 us"`.
+    pub host_read_latency: String,
+    /// Cost of one activation of the NIC's thread processor (an Elan thread that counts events
+    /// and sends packets itself), e.g. `"2 us"`; used by the hardware-broadcast barrier of the
+    /// benchmarks, not by the packet engine.
+    pub thread_overhead: String,
     /// Where send buffers are: `host` (read over the host bus) or `nic`.
     pub source_buffer: Buffer,
     /// Where receive buffers are: `host` (written over the host bus) or `nic`.
@@ -65,6 +79,9 @@ impl Default for NicConfig {
             host_read_bandwidth: String::new(),
             host_write_bandwidth: String::new(),
             shared_host_bus: false,
+            host_bus_bandwidth: String::new(),
+            host_read_latency: "0 ns".into(),
+            thread_overhead: "0 ns".into(),
             source_buffer: Buffer::Host,
             destination_buffer: Buffer::Host,
             max_payload: Bytes::Count(256),
@@ -94,6 +111,14 @@ pub struct NicModel {
     pub write_bytes_per_cycle: Option<f64>,
     /// Whether reads and writes share one bus.
     pub shared_bus: bool,
+    /// Rate of the shared bus in bytes per cycle, when a read holds it only for its transfer
+    /// (None: a read holds it for its whole time).
+    pub bus_bytes_per_cycle: Option<f64>,
+    /// Cycles from a host-bus read's transfer to its data being in the NIC (0 without
+    /// host-memory sources).
+    pub read_latency: u64,
+    /// Cycles of one thread-processor activation.
+    pub thread_overhead: u64,
     /// Largest payload per packet in bytes.
     pub max_payload: u64,
     /// Overhead bytes per packet.
@@ -144,6 +169,14 @@ impl Config {
             read_bytes_per_cycle: rate("nic.host_read_bandwidth", &n.host_read_bandwidth, n.source_buffer)?,
             write_bytes_per_cycle: rate("nic.host_write_bandwidth", &n.host_write_bandwidth, n.destination_buffer)?,
             shared_bus: n.shared_host_bus,
+            // Only a shared bus has a rate of its own (separate paths are their two bandwidths).
+            bus_bytes_per_cycle: rate("nic.host_bus_bandwidth", &n.host_bus_bandwidth, Buffer::Host)?
+                .filter(|_| n.shared_host_bus),
+            read_latency: match n.source_buffer {
+                Buffer::Host => time("nic.host_read_latency", &n.host_read_latency)?,
+                Buffer::Nic => 0,
+            },
+            thread_overhead: time("nic.thread_overhead", &n.thread_overhead)?,
             max_payload: n.max_payload.bytes("nic.max_payload")?,
             packet_overhead: n.packet_overhead.bytes("nic.packet_overhead")?,
             rendezvous_threshold: n.rendezvous_threshold.bytes("nic.rendezvous_threshold")?,
@@ -173,6 +206,22 @@ impl Config {
                 format!("{} B", model.rendezvous_threshold),
                 "a size from 0 B (always eager) to 1 TiB",
             ));
+        }
+        if let Some(bus) = model.bus_bytes_per_cycle {
+            // Checked on the rates as written: a NIC-memory source leaves `read_bytes_per_cycle` unset.
+            let read =
+                clock.bytes_per_cycle(parse_rate("nic.host_read_bandwidth", &n.host_read_bandwidth).unwrap_or(0.0));
+            if bus < read {
+                return Err(Error::invalid(
+                    "config",
+                    "nic.host_bus_bandwidth",
+                    format!("'{}'", n.host_bus_bandwidth),
+                    format!(
+                        "at least nic.host_read_bandwidth ({}): a read cannot hold the bus longer than it lasts",
+                        n.host_read_bandwidth
+                    ),
+                ));
+            }
         }
         let largest = model.packet_phits(model.max_payload);
         let allowed = self.traffic.max_packet_phits();

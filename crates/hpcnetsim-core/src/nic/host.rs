@@ -5,6 +5,10 @@
 //!
 //! The host-bus write does not push back on the network: a destination that writes slower
 //! than packets arrive completes its messages late rather than stalling its link.
+//!
+//! On a shared bus with a rate of its own (`bus_bytes_per_cycle`, the Elan3's PCI bus) a read
+//! holds the bus only for its data and waits for host memory with the bus free; a read's
+//! data also arrives `read_latency` after its transfer, pipelined with the next reads.
 
 use crate::config::NicModel;
 use crate::event::{Kind, Message};
@@ -23,6 +27,9 @@ pub(crate) struct HostState {
     /// Per NIC: cycle (fractional) at which its host-bus writes are done (with a shared
     /// bus, reads and writes both use `dma_free`).
     write_free: Vec<f64>,
+    /// Per NIC, with `bus_bytes_per_cycle`: cycle (fractional) at which the shared bus is
+    /// free (reads then hold it only for their transfer; `dma_free` paces the reads alone).
+    bus_free: Vec<f64>,
     /// Per task: whether the send overhead of its current operation has been paid.
     pub(crate) paid: Vec<bool>,
     /// Messages whose host write is still under way.
@@ -40,6 +47,7 @@ impl HostState {
             dma_stalled: vec![false; nics],
             reading: vec![None; nics],
             write_free: vec![0.0; nics],
+            bus_free: vec![0.0; nics],
             paid: vec![false; tasks],
             writing: 0,
             receives: Default::default(),
@@ -76,8 +84,22 @@ impl HostState {
             self.dma_free[nic] = self.dma_free[nic].max(now as f64);
         }
         let start = self.dma_free[nic].max(ready as f64);
-        let end = start + self.model.read_bytes_per_cycle.map_or(0.0, |r| payload as f64 / r);
+        let mut end = start + self.model.read_bytes_per_cycle.map_or(0.0, |r| payload as f64 / r);
+        if let (Some(bus), Some(_)) = (self.model.bus_bytes_per_cycle, self.model.read_bytes_per_cycle) {
+            // The read's data takes the bus as soon as it is free after the read starts; the
+            // rest of the read's time is the wait for host memory, with the bus free for
+            // writes (PCI delayed reads). A busy bus delays the read only if its data then
+            // ends later than the read would have.
+            let data = start.max(self.bus_free[nic]) + payload as f64 / bus;
+            self.bus_free[nic] = data;
+            end = end.max(data);
+        }
         self.dma_free[nic] = end;
+        if self.model.read_latency > 0 && payload > 0 && self.model.read_bytes_per_cycle.is_some() {
+            // Reads are pipelined (the Elan keeps several outstanding): the latency delays the
+            // data, not the next read. A header-only packet reads nothing.
+            end += self.model.read_latency as f64;
+        }
         if end <= now as f64 {
             Ok(())
         } else {
@@ -94,8 +116,13 @@ impl HostState {
     /// Cycle at which `nic` has written a packet of `payload` bytes that arrived at `now`.
     pub(crate) fn write(&mut self, nic: usize, payload: u64, now: u64) -> u64 {
         let Some(w) = self.model.write_bytes_per_cycle else { return now };
-        // On a shared bus a write waits for the reads already started.
-        let bus = if self.model.shared_bus { &mut self.dma_free } else { &mut self.write_free };
+        // On a shared bus a write waits for the reads already started (for their transfers
+        // only when the bus has its own rate).
+        let bus = match (self.model.shared_bus, self.model.bus_bytes_per_cycle) {
+            (true, Some(_)) => &mut self.bus_free,
+            (true, None) => &mut self.dma_free,
+            (false, _) => &mut self.write_free,
+        };
         let end = bus[nic].max(now as f64) + payload as f64 / w;
         bus[nic] = end;
         end.ceil() as u64

@@ -14,6 +14,7 @@ mod dfsssp_layers;
 mod dragonfly_routing;
 mod duato;
 mod dumpi_traces;
+mod elan_host_path;
 mod engine;
 mod extoll_paper;
 mod fabric_import;

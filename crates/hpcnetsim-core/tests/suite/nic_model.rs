@@ -177,13 +177,15 @@ fn message_sizes_take_units_and_bad_ones_name_the_field() {
     assert!(e.to_string().contains("message_bytes") || e.to_string().contains("line 3"), "{e}");
 }
 
-/// A shared host bus (QsNET's PCI): a node sending and receiving at once divides the bus
-/// between its reads (200 MB/s) and writes (275 MB/s): 1 / (1/200 + 1/275) MB/s each way.
+/// A shared host bus (QsNET's PCI) on which a read holds the bus for its whole time (no
+/// `host_bus_bandwidth`): a node sending and receiving at once divides the bus between its
+/// reads (200 MB/s) and writes (275 MB/s), 1 / (1/200 + 1/275) MB/s each way.
 #[test]
 fn a_shared_host_bus_splits_between_directions() {
     let bytes = 1u64 << 20;
     let run = |shared: bool| {
-        let c = config("technology = \"qsnet\"", &format!("[nic]\nshared_host_bus = {shared}"));
+        let nic = format!("[nic]\nshared_host_bus = {shared}\nhost_bus_bandwidth = \"\"");
+        let c = config("technology = \"qsnet\"", &nic);
         let mut p = Programs::new(3);
         p.send(0, Some(2), bytes);
         p.send(2, Some(0), bytes);
