@@ -45,6 +45,14 @@ def _study_run_one(args) -> int:
     from ..studies.catalog import find
 
     path = find(args.name)
+    from ..studies.procurement_study import is_procurement_study
+
+    if is_procurement_study(path):
+        from ..studies.procurement_study import run as run_procurement
+
+        out = args.out or path_arg("results") / (args.name + ("-quick" if args.quick else ""))
+        return run_procurement(path, out, quick=args.quick, jobs=args.jobs, scheduler=args.scheduler,
+                               progress=not args.no_progress)  # fmt: skip
     if is_quadrics_study(path):
         out, table = run_study(path, args.out, args.quick)
         print(table, end="")
