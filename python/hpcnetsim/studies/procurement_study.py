@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -77,6 +78,11 @@ def load(path: str | Path, quick: bool = False) -> dict[str, Any]:
     if quick:
         study = _merge(study, study.get("quick", {}))
     study["quick_variant"] = quick
+    name = study.get("name")
+    if not isinstance(name, str) or not re.match(r"^[a-z0-9][a-z0-9_-]*$", name):
+        raise ConfigError(f"{where}: name = {name!r} is invalid: lowercase letters, digits, '-' and '_'")
+    study.setdefault("title", name)
+    study.setdefault("description", "")
 
     def family(v) -> bool:
         """a non-empty list of families: fat-tree, fat-tree-2to1, thin-tree, dragonfly, hyperx, slimfly, torus"""
