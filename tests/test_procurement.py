@@ -261,3 +261,19 @@ def test_tiny_study_runs_end_to_end_from_the_command_line(cli, tmp_path, monkeyp
     (studies / "tiny.toml").write_text(TINY.replace("loads = [0.4]", "loads = [2.0]"))
     r = cli("study", "run", "tiny", "--out", str(tmp_path / "bad"))
     assert r.returncode == 2 and r.stderr.count("\n") == 1 and "loads = [2.0] is invalid" in r.stderr
+
+
+def test_study_run_all_leaves_out_a_study_with_demo_false(tmp_path, monkeypatch):
+    import argparse
+
+    from hpcnetsim.studies.study_all import run_all
+
+    studies = tmp_path / "studies"
+    studies.mkdir()
+    (studies / "kept.toml").write_text('name = "kept"\n')
+    (studies / "slow.toml").write_text('name = "slow"\ndemo = false\n')
+    monkeypatch.setenv("HPCNETSIM_STUDIES", str(studies))
+    ran = []
+    args = argparse.Namespace(out=tmp_path / "out", quick=True)
+    assert run_all(args, lambda a: ran.append(a.name) or 0) == 0
+    assert ran == ["kept"] and "slow" not in (tmp_path / "out" / "index.html").read_text()

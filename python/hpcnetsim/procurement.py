@@ -144,7 +144,7 @@ def _torus(max_radix: int, target: int | None = None) -> Iterator[Candidate]:
 FAMILIES: dict[str, tuple[str, Callable[..., Iterator[Candidate]]]] = {
     "fat-tree": ("full fat-tree", _fat_tree),
     "fat-tree-2to1": ("2:1 fat-tree", _fat_tree_2to1),
-    "thin-tree": ("thin-tree (2:1 every level)", _thin_tree),
+    "thin-tree": ("thin-tree", _thin_tree),
     "dragonfly": ("dragonfly", _dragonfly),
     "hyperx": ("HyperX", _hyperx),
     "slimfly": ("Slim Fly", _slimfly),

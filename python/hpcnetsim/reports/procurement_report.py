@@ -61,9 +61,20 @@ def plot_pareto(rows: list[dict], path: Path) -> None:
                                        (ax_row[1], "power_w", 1e3, "power (kW)")):  # fmt: skip
             pts = [(r[key] / scale, r["uniform_gb_s"] / 1e3) for r in mine]
             front = pareto(pts)
-            for (x, y), r, on in zip(pts, mine, front):
+            xmax = max((p[0] for p in pts), default=1) or 1
+            ymax = max((p[1] for p in pts), default=1) or 1
+            placed: list[tuple[float, float]] = []
+            for i in sorted(range(len(pts)), key=lambda i: pts[i]):
+                (x, y), r, on = pts[i], mine[i], front[i]
                 ax.scatter([x], [y], s=40, color="tab:blue" if on else "tab:gray", zorder=3)
-                ax.annotate(r["label"], (x, y), textcoords="offset points", xytext=(5, 4), fontsize=8,
+                # Above the dot, else below, else further out: no label on a neighbour's
+                # (positions as fractions of the axes; a point of offset is about 1/250 of them).
+                for dy in (4, -11, 15, -22, 26):
+                    lx, ly = x / xmax, y / ymax + dy / 250
+                    if all(abs(lx - px) > 0.15 or abs(ly - py) > 0.045 for px, py in placed):
+                        break
+                placed.append((lx, ly))
+                ax.annotate(r["label"], (x, y), textcoords="offset points", xytext=(5, dy), fontsize=8,
                             fontweight="bold" if on else "normal")  # fmt: skip
             line = sorted(p for p, on in zip(pts, front) if on)
             if line:

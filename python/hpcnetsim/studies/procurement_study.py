@@ -14,6 +14,7 @@ from __future__ import annotations
 import copy
 import json
 import re
+import sys
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -240,7 +241,6 @@ def run(path: Path, out: Path, quick: bool = False, jobs: int | None = None, sch
         progress: bool = True, log=print) -> int:  # fmt: skip
     """Size, simulate (sweep machinery), compute eBB and write the report; the exit status
     (1 when simulations failed)."""
-    from ..cli.sweep import sweep_status
     from ..experiments import store
     from ..experiments.sweep import run_sweep
     from ..reports.procurement_report import write
@@ -254,6 +254,10 @@ def run(path: Path, out: Path, quick: bool = False, jobs: int | None = None, sch
     where = scheduler or f"{jobs or 'all'} local processes"
     log(f"{exp.name}: {len(exp.points)} simulations, output {out}, on {where}")
     summary = run_sweep(exp, out, jobs=jobs, scheduler=scheduler, progress=progress)
+    log(f"{summary.total} simulations: {summary.stored_before} already stored, {summary.ran} run, "
+        f"{len(summary.failed)} failed; store {out / 'store'}")  # fmt: skip
+    for key, error in summary.failed:
+        log(f"failed {key[:12]}: {error}")
     rows = {r["key"]: r for r in store.read_rows(out)}
     ebbs = {}
     for target, choices in sizing.items():
@@ -268,7 +272,12 @@ def run(path: Path, out: Path, quick: bool = False, jobs: int | None = None, sch
                "points": {"total": summary.total, "failed": len(summary.failed), "statuses": summary.statuses}}  # fmt: skip
     page = write(results, out, Path(path).read_text())
     log(f"wrote {page}")
-    return sweep_status(summary)
+    # As `hpcnetsim sweep`: 1 when simulations of this run failed or deadlocked (their rows
+    # then show a dash; the others are stored and reported either way).
+    bad = len(summary.failed) + summary.statuses.get("deadlock", 0)
+    if bad:
+        print(f"{bad} of {summary.total} simulations failed or deadlocked", file=sys.stderr)
+    return 1 if bad else 0
 
 
 def results_json(out: Path) -> dict:
