@@ -277,3 +277,19 @@ def test_study_run_all_leaves_out_a_study_with_demo_false(tmp_path, monkeypatch)
     args = argparse.Namespace(out=tmp_path / "out", quick=True)
     assert run_all(args, lambda a: ran.append(a.name) or 0) == 0
     assert ran == ["kept"] and "slow" not in (tmp_path / "out" / "index.html").read_text()
+
+
+def test_report_and_study_tables_rewrite_the_procurement_page(cli, tmp_path):
+    rows = [_row("full fat-tree", "fat-tree", 3e6, 20000, 0.9), _row("HyperX", "hyperx", 1.2e6, 8000, 0.6)]
+    study = S.load(find("procurement"), quick=True)
+    results = {"study": {k: v for k, v in study.items() if k != "quick"}, "rows": rows, "sizing": {},
+               "points": {"total": 2, "failed": 0, "statuses": {"converged": 2}}}  # fmt: skip
+    R.write(results, tmp_path, "name = 'procurement'\n")
+    (tmp_path / "experiment.json").write_text("{}")  # as a run leaves it: the generic report must not replace ours
+    (tmp_path / "report.html").unlink()
+    r = cli("report", str(tmp_path))
+    assert r.returncode == 0, r.stderr
+    page = (tmp_path / "report.html").read_text()
+    assert "aria-label='Pareto chart'" in page and "name = &#x27;procurement&#x27;" in page
+    t = cli("study", "tables", str(tmp_path))
+    assert t.returncode == 0 and "| HyperX |" in t.stdout and "budget" in t.stdout

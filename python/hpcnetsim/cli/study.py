@@ -73,8 +73,10 @@ def _study_run_one(args) -> int:
 def _study_tables(args) -> None:
     from ..studies.validation import tables
 
+    from ..reports import procurement_report
+
     summary = args.dir / "summary.md"
-    if summary.exists() and not (args.dir / "experiment.json").exists():
-        print(summary.read_text(), end="")  # a benchmark study (quadrics): published vs ours
+    if summary.exists() and (not (args.dir / "experiment.json").exists() or procurement_report.is_output(args.dir)):
+        print(summary.read_text(), end="")  # a benchmark study (quadrics) or the procurement tables
         return
     print(tables(args.dir, args.before), end="")

@@ -238,6 +238,22 @@ def _flat(table: dict, prefix: str = "") -> dict:
     return out
 
 
+def is_output(folder: Path) -> bool:
+    """Whether ``folder`` is the output of the procurement runner (its ``results.json`` says so)."""
+    try:
+        doc = json.loads((Path(folder) / "results.json").read_text())
+    except (OSError, ValueError):
+        return False
+    return isinstance(doc, dict) and isinstance(doc.get("study"), dict) and doc["study"].get("runner") == "procurement"
+
+
+def rewrite(folder: Path) -> Path:
+    """The report of a finished run written again from its ``results.json`` (``hpcnetsim report``)."""
+    folder = Path(folder)
+    results = json.loads((folder / "results.json").read_text())
+    return write(results, folder, results.get("source_text", ""))
+
+
 def write(results: dict, out: Path, source_text: str = "") -> Path:
     """``results.json``, ``report.md``, ``summary.md``, ``pareto.svg``/``.png`` and ``report.html``
     (the chart inline, the study file collapsed at the end); returns the HTML page's path."""
@@ -247,6 +263,7 @@ def write(results: dict, out: Path, source_text: str = "") -> Path:
     from .landing import markdown_page
 
     out = Path(out)
+    results = {**results, "source_text": source_text or results.get("source_text", "")}
     atomic_write_text(out / "results.json", json.dumps(results, indent=1) + "\n")
     text, summary = markdown(results)
     atomic_write_text(out / "report.md", text)
@@ -257,7 +274,7 @@ def write(results: dict, out: Path, source_text: str = "") -> Path:
     atomic_write_text(out / "pareto.svg", chart)
     page = markdown_page(text, results["study"]["title"], {"pareto.svg": svg.inline(chart, "Pareto chart", "pareto")})
     if source_text:
-        block = f"<h2>Study file</h2><details><summary>studies/procurement.toml</summary><pre>{html.escape(source_text)}</pre></details>"
+        block = f"<h2>Study file</h2><details><summary>the study file</summary><pre>{html.escape(source_text)}</pre></details>"
         page = page.replace("\n</body>", f"\n{block}\n</body>")
     atomic_write_text(out / "report.html", page)
     return out / "report.html"
