@@ -209,7 +209,8 @@ def markdown(results: dict) -> tuple[str, str]:
         f"- **Saturation**: one seed ({study.get('seed', 1)}), the offered loads above; the value can only be as "
         "fine as that grid.",
         "- **eBB**: flow model, max-min fair rates, adaptive routings spread evenly over their candidates "
-        "(docs/flow.md); not the packet engine.",
+        f"(docs/flow.md); not the packet engine. On every endpoint up to {study.get('ebb', {}).get('max_nodes', 8192)}; "
+        "above, that many placed at random.",
         "- **Cost and power**: switches (every port of the radix, used or not), cables electrical up to 3 m "
         "and optical beyond, from the default rack layout (docs/cost.md); NICs and nodes are not priced. "
         "These are the cost table's unverified defaults.",

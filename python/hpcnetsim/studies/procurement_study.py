@@ -110,9 +110,10 @@ def load(path: str | Path, quick: bool = False) -> dict[str, Any]:
         r = routing.get(fam)
         if not isinstance(r, dict) or not isinstance(r.get("algorithm"), str) or not isinstance(r.get("worst_case"), str):
             raise ConfigError(f"{where}: routing.{fam} = {r!r} is invalid: a table with algorithm and worst_case")
-    samples = study.get("ebb", {}).get("samples", 100)
-    if not isinstance(samples, int) or isinstance(samples, bool) or samples < 1:
-        raise ConfigError(f"{where}: ebb.samples = {samples!r} is invalid: an integer >= 1")
+    for key, default, low in (("samples", 100, 1), ("max_nodes", 8192, 2)):
+        v = study.get("ebb", {}).get(key, default)
+        if not isinstance(v, int) or isinstance(v, bool) or v < low:
+            raise ConfigError(f"{where}: ebb.{key} = {v!r} is invalid: an integer >= {low}")
     coll = study.setdefault("collectives", {})
     for key in (*COLLECTIVES.values(), "max_tasks"):
         v = coll.setdefault(key, {"alltoall_bytes": 1024, "allreduce_bytes": 1048576, "max_tasks": 8192}[key])
@@ -176,15 +177,21 @@ def plan(study: dict, pricer=None):
     return sizing, exp
 
 
-def _ebb(study: dict, spec: str, family: str) -> dict[str, Any]:
+def _ebb(study: dict, spec: str, family: str, endpoints: int) -> dict[str, Any]:
+    """eBB in the flow model: every endpoint, or above ``ebb.max_nodes`` that many placed at
+    random (a full bisection of 64 000 endpoints over spread adaptive paths takes hours)."""
     from ..flow import ebb
 
     cfg = _config(study, spec, family)
     cfg = {k: v for k, v in cfg.items() if k in ("topology", "seed", "routing", "switch")}
-    cfg["flow"] = {"samples": study.get("ebb", {}).get("samples", 100)}
+    e = study.get("ebb", {})
+    cfg["flow"] = {"samples": e.get("samples", 100)}
+    if endpoints > e.get("max_nodes", 8192):
+        cfg["flow"].update(nodes=e.get("max_nodes", 8192), placement="random")
     try:
         r = ebb(cfg).to_dict()
-        return {"ebb": r["ebb"], "ebb_p5": r["distribution"]["p5"], "ebb_p95": r["distribution"]["p95"]}
+        return {"ebb": r["ebb"], "ebb_p5": r["distribution"]["p5"], "ebb_p95": r["distribution"]["p95"],
+                "ebb_nodes": r["nodes"]}  # fmt: skip
     except (ConfigError, ValueError, RuntimeError) as e:
         return {"ebb": None, "ebb_error": str(e).splitlines()[0]}
 
@@ -264,7 +271,7 @@ def run(path: Path, out: Path, quick: bool = False, jobs: int | None = None, sch
         for c in choices:
             if c.spec is not None:
                 log(f"eBB {c.spec} ({study['routing'][c.family]['algorithm']})")
-                ebbs[(target, c.family)] = _ebb(study, c.spec, c.family)
+                ebbs[(target, c.family)] = _ebb(study, c.spec, c.family, c.endpoints)
     table = measurements(study, sizing, exp, rows, ebbs)
     results = {"study": {k: v for k, v in study.items() if k != "quick"}, "rows": table,
                "sizing": {str(t): [{"family": c.family, "spec": c.spec, "priced": c.priced, "reason": c.reason}
