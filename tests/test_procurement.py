@@ -17,7 +17,7 @@ from hpcnetsim.topology import Topology
 
 def fake_pricer(price_of):
     """A pricer from a spec -> cost function; endpoints from the candidates' own formula."""
-    counts = {c[0]: c[1] for fam in P.FAMILIES for c in P.candidates(fam, 16, 64)}
+    counts = {c[0]: c[1] for fam in P.FAMILIES for c in P.candidates(fam, 16, 1000)}
 
     def pricer(spec):
         return {"endpoints": counts[spec], "switches": 1, "cost_usd": float(price_of(spec)), "power_w": 1.0}
@@ -52,30 +52,30 @@ def test_every_family_gets_the_nearest_configuration_within_budget():
         # Brute force: no candidate of the family within budget is nearer the target.
         best = min(abs(math.log(e / 64)) for s, e, _ in P.candidates(c.family, 16, 64) if pricer(s)["cost_usd"] <= budget)
         assert abs(math.log(c.endpoints / 64)) == best
-    # Among equally near candidates the most expensive within budget: a 2D HyperX of 64
-    # endpoints over a cheaper one is not checkable with equal prices, so check the rule directly.
-    assert choices[4].endpoints == 64
+        # Of the equally near ones within budget, the most expensive.
+        ties = [s for s, e, _ in P.candidates(c.family, 16, 64) if e == c.endpoints and pricer(s)["cost_usd"] <= budget]
+        assert c.cost_usd == max(pricer(s)["cost_usd"] for s in ties)
 
 
 def test_an_over_budget_configuration_is_passed_over_and_ties_take_the_richest():
-    counts = {c[0]: c[1] for c in P.candidates("hyperx", 16, 64)}
-    # The exact 64-endpoint HyperXs: 4x4,t=4 priced over the budget, 2x2x2... none; the
-    # next nearest (e.g. 60 or 72 endpoints) must be chosen.
-    exact = [s for s, e in counts.items() if e == 64]
+    counts = {c[0]: c[1] for c in P.candidates("torus", 16, 100)}
+    # The exact 100-endpoint torus (5x5x4) priced over the budget: the next nearest count (96:
+    # 6x4x4 and 4x4x3,t=2) must be chosen, and of those the more expensive (here: by spec length).
+    exact = [s for s, e in counts.items() if e == 100]
     assert exact
 
     def price(spec):
         if spec.startswith("tree:"):
             return 1000.0
-        return 5000.0 if spec in exact else 100.0 + counts.get(spec, 0)
+        return 5000.0 if spec in exact else 100.0 + len(spec)
 
-    pricer = fake_pricer(price)
-    c = P.size_class(64, ["fat-tree", "hyperx"], 16, pricer=pricer)[1]
+    c = P.size_class(100, ["fat-tree", "torus"], 16, pricer=fake_pricer(price))[1]
     assert c.spec not in exact and c.cost_usd <= 1000.0
-    nearest = min(abs(math.log(e / 64)) for s, e in counts.items() if s not in exact)
-    assert abs(math.log(c.endpoints / 64)) == nearest
-    ties = [s for s, e in counts.items() if s not in exact and abs(math.log(e / 64)) == nearest]
-    assert counts[c.spec] == max(counts[s] for s in ties)  # the most expensive of the nearest
+    nearest = min(abs(math.log(e / 100)) for s, e in counts.items() if s not in exact)
+    assert abs(math.log(c.endpoints / 100)) == nearest
+    ties = [s for s, e in counts.items() if s not in exact and abs(math.log(e / 100)) == nearest]
+    assert len({price(s) for s in ties}) > 1, "the ties must differ in price for the check to mean anything"
+    assert c.cost_usd == max(price(s) for s in ties) and c.spec == "torus:4x4x3,t=2"
 
 
 def test_a_family_with_nothing_under_the_budget_is_left_out_with_the_reason():

@@ -51,6 +51,8 @@ def _study_run_one(args) -> int:
         from ..studies.procurement_study import run as run_procurement
 
         out = args.out or path_arg("results") / (args.name + ("-quick" if args.quick else ""))
+        if args.repetitions:
+            print(f"{args.name}: --repetitions does not apply (one seed per point, set in the study file)")
         return run_procurement(path, out, quick=args.quick, jobs=args.jobs, scheduler=args.scheduler,
                                progress=not args.no_progress)  # fmt: skip
     if is_quadrics_study(path):
