@@ -187,6 +187,8 @@ def test_report_renders_with_the_pareto_chart_from_synthetic_results(tmp_path):
     first = ranking.split("| 1 |", 1)[1].split("\n", 1)[0]
     assert first.split("|")[0].strip() == "full fat-tree (0.9)"
     assert first.split("|")[6].strip() == "thin-tree (6.667)"  # GB/s per k$: 6.667 against 4.8 and 1.6
+    # Against the full fat-tree: cost 1.2e6 of 3e6, power 8000 of 20000, uniform 0.5 of 0.9.
+    assert "| thin-tree | 40 % | 40 % | 56 % |" in md and "| 3D torus | 67 % | 100 % | 22 % |" in md
     assert (tmp_path / "pareto.png").stat().st_size > 0 and (tmp_path / "summary.md").exists()
     assert json.loads((tmp_path / "results.json").read_text())["rows"][0]["label"] == "full fat-tree"
 

@@ -134,6 +134,32 @@ def _notes(rows: list[dict], patterns: list[str]) -> list[str]:
     return notes
 
 
+#: Relative to the full fat-tree: column, heading, how (share of the full tree's value, or times as long).
+RELATIVE = (
+    ("cost_usd", "cost"), ("power_w", "power"), ("sat_uniform", "uniform"),
+    ("sat_random-permutation", "random permutation"), ("sat_worst-case", "worst case"), ("ebb", "eBB"),
+    ("alltoall_cycles", "alltoall time"), ("allreduce_cycles", "allreduce time"),
+)  # fmt: skip
+
+
+def relative_table(rows: list[dict]) -> list[str]:
+    """Every family against the full fat-tree of its class (the budget): each value as a
+    percentage of the full tree's (times: larger is slower)."""
+    ref = next((r for r in rows if r["family"] == "fat-tree" and r.get("spec")), None)
+    if ref is None:
+        return []
+    lines = ["| family | " + " | ".join(h for _, h in RELATIVE) + " |", "|---" * (len(RELATIVE) + 1) + "|"]
+    for r in rows:
+        if r is ref or not r.get("spec"):
+            continue
+        cells = []
+        for key, _ in RELATIVE:
+            a, b = r.get(key), ref.get(key)
+            cells.append(MISSING if a is None or not b else f"{100 * a / b:.0f} %")
+        lines.append(f"| {r['label']} | " + " | ".join(cells) + " |")
+    return lines
+
+
 def markdown(results: dict) -> tuple[str, str]:
     """The report and the summary (the tables alone, for the landing page) as Markdown."""
     study, rows = results["study"], results["rows"]
@@ -168,6 +194,18 @@ def markdown(results: dict) -> tuple[str, str]:
         "over table).",
         "",
         *summary,
+        "## Against the full fat-tree",
+        "",
+        "Each family's cost, power, saturation throughputs (per endpoint), eBB and collective times as a percentage of the "
+        "full fat-tree's of the same class (below 100 % is cheaper, or slower for throughputs and eBB; above "
+        "100 % is a longer collective time).",
+        "",
+    ]
+    for target in classes:
+        rel = relative_table([r for r in rows if r["class"] == target])
+        if rel:
+            text += [f"#### ~{target} endpoints", "", *rel, ""]
+    text += [
         "## Pareto chart",
         "",
         "Aggregate uniform saturation throughput of the whole machine against its cost and its power. A "
@@ -201,7 +239,7 @@ def markdown(results: dict) -> tuple[str, str]:
         + ". Worst-case traffic: the dragonfly's group shift (Kim et al.); tornado elsewhere, which on trees, "
         "HyperX and Slim Fly is a shift by N/2 - 1 terminals (nearly all traffic crosses the bisection), not a "
         "pattern proven worst for that family.",
-        "- **Switch and packets** (every family alike): " + ", ".join(f"{k} = {v}" for k, v in _flat(study.get("base", {})).items())
+        "- **Switch, packets and measurement schedule** (every family alike): " + ", ".join(f"{k} = {v}" for k, v in _flat(study.get("base", {})).items())
         + "; the other fields are the defaults of docs/config.md (1 ns cycle, 16 B phits: 16 GB/s links).",
         f"- **Collectives**: alltoall of {coll['alltoall_bytes']} B and allreduce of {coll['allreduce_bytes']} B per "
         f"task, algorithm chosen by size and task count (workload.algorithm = auto), one task per endpoint on the "
