@@ -35,6 +35,11 @@ def _num(v: Any, digits: int = 4) -> str:
     return f"{v:.{digits}g}"
 
 
+def _whole(v: Any) -> str:
+    """Dollars and watts as whole numbers with thin spacing (2 481 274), not 2.481e+06."""
+    return MISSING if v is None or (isinstance(v, float) and math.isnan(v)) else _num(int(round(v)))
+
+
 def pareto(points: list[tuple[float, float]]) -> list[bool]:
     """For each (cost, value) point: whether no other point costs at most as much and gives at
     least as much, with one of the two strictly better (lower cost, higher value)."""
@@ -113,7 +118,7 @@ def class_table(rows: list[dict]) -> list[str]:
             lines.append(f"| {r['label']} | {MISSING} (none: {r['reason']}) |" + f" {MISSING} |" * (len(head) - 2))
             continue
         cells = [r["label"], f"`{r['spec']}`", r["routing"], _num(r["endpoints"]),
-                 f"{_num(r['switches'])} ({r['radix']})", _num(r["cost_usd"]), _num(r["power_w"]),
+                 f"{_num(r['switches'])} ({r['radix']})", _whole(r["cost_usd"]), _whole(r["power_w"]),
                  _num(r.get("sat_uniform")), _num(r.get("sat_random-permutation")), _num(r.get("sat_worst-case")),
                  _num(r.get("ebb")), _num(r.get("alltoall_cycles")), _num(r.get("allreduce_cycles")),
                  _num(r.get("gb_s_per_kusd")), _num(r.get("gb_s_per_kw"))]  # fmt: skip
@@ -170,7 +175,7 @@ def markdown(results: dict) -> tuple[str, str]:
     for target in classes:
         mine = [r for r in rows if r["class"] == target]
         budget = mine[0]["budget_usd"] if mine else float("nan")
-        summary += [f"#### ~{target} endpoints: budget {_num(budget)} USD (the full fat-tree)", "",
+        summary += [f"#### ~{target} endpoints: budget {_whole(budget)} USD (the full fat-tree)", "",
                     *class_table(mine), ""]  # fmt: skip
     text = [
         f"# {study['title']}{quick}",
@@ -262,7 +267,7 @@ def markdown(results: dict) -> tuple[str, str]:
     text += ["", "## Candidates priced", ""]
     for target, sized in results.get("sizing", {}).items():
         for s in sized:
-            priced = ", ".join(f"`{spec}` ({_num(e)} endpoints, {_num(c)} USD)" for spec, e, c in s["priced"])
+            priced = ", ".join(f"`{spec}` ({_num(e)} endpoints, {_whole(c)} USD)" for spec, e, c in s["priced"])
             text.append(f"- {target}, {s['family']}: {priced or MISSING}")
     return "\n".join(text) + "\n", "\n".join(summary) + "\n"
 
