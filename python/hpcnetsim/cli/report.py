@@ -13,6 +13,10 @@ def add_parser(sub) -> None:
 
 
 def _report(args) -> None:
+    from ..reports import procurement_report
     from ..reports.report import write_report
 
+    if procurement_report.is_output(args.dir):  # its own page, from its results.json
+        print(f"wrote {procurement_report.rewrite(args.dir)}")
+        return
     print(f"wrote {write_report(args.dir)}")

@@ -45,6 +45,16 @@ def _study_run_one(args) -> int:
     from ..studies.catalog import find
 
     path = find(args.name)
+    from ..studies.procurement_study import is_procurement_study
+
+    if is_procurement_study(path):
+        from ..studies.procurement_study import run as run_procurement
+
+        out = args.out or path_arg("results") / (args.name + ("-quick" if args.quick else ""))
+        if args.repetitions:
+            print(f"{args.name}: --repetitions does not apply (one seed per point, set in the study file)")
+        return run_procurement(path, out, quick=args.quick, jobs=args.jobs, scheduler=args.scheduler,
+                               progress=not args.no_progress)  # fmt: skip
     if is_quadrics_study(path):
         out, table = run_study(path, args.out, args.quick)
         print(table, end="")
@@ -65,8 +75,10 @@ def _study_run_one(args) -> int:
 def _study_tables(args) -> None:
     from ..studies.validation import tables
 
+    from ..reports import procurement_report
+
     summary = args.dir / "summary.md"
-    if summary.exists() and not (args.dir / "experiment.json").exists():
-        print(summary.read_text(), end="")  # a benchmark study (quadrics): published vs ours
+    if summary.exists() and (not (args.dir / "experiment.json").exists() or procurement_report.is_output(args.dir)):
+        print(summary.read_text(), end="")  # a benchmark study (quadrics) or the procurement tables
         return
     print(tables(args.dir, args.before), end="")

@@ -31,6 +31,17 @@ def summary_of(folder: Path) -> str:
     return ""
 
 
+def in_demo(path: Path) -> bool:
+    """Whether ``study run all`` runs the study: its file does not say ``demo = false`` (a study
+    whose quick variant alone takes minutes, such as ``procurement``)."""
+    import tomllib
+
+    try:
+        return tomllib.loads(path.read_text()).get("demo", True) is not False
+    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError):
+        return True
+
+
 def _report_name(folder: Path) -> str | None:
     for name in ("report.html", "report.md"):
         if (folder / name).exists():
@@ -45,6 +56,9 @@ def run_all(args: argparse.Namespace, run_one: Callable[[argparse.Namespace], in
     root.mkdir(parents=True, exist_ok=True)
     entries = []
     for name, path in available().items():
+        if not in_demo(path):
+            print(f"== study {name}: left out (demo = false in its file; run it alone)", flush=True)
+            continue
         folder = root / (name + ("-quick" if args.quick else ""))
         one = argparse.Namespace(**{**vars(args), "name": name, "out": folder})
         print(f"== study {name}", flush=True)

@@ -1,0 +1,292 @@
+"""The procurement study (``studies/procurement.toml``, ``runner = "procurement"``): network
+families sized to one budget per endpoint class (:mod:`hpcnetsim.procurement`), then measured.
+
+The packet simulations (saturation throughput per traffic pattern over a load grid; alltoall
+and allreduce as causal workloads) are the points of an ordinary experiment, run by the sweep
+machinery: local processes or a Dask scheduler, stored under ``OUT/store`` and resumed like any
+sweep. eBB runs in the flow model in this process. The report (``OUT/report.html``, also
+``report.md``, ``summary.md`` and ``results.json``) is written by
+:mod:`hpcnetsim.reports.procurement_report`.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+import sys
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from .._core import ConfigError
+
+RUNNER = "procurement"
+KEYS = ("name", "title", "description", "runner", "demo", "seed", "classes", "max_radix", "max_ratio", "families",
+        "patterns", "loads", "routing", "base", "ebb", "collectives", "quick")  # fmt: skip
+QUICK_KEYS = ("classes", "loads", "base", "ebb", "collectives", "patterns", "families")
+PATTERNS = ("uniform", "random-permutation", "worst-case")
+COLLECTIVES = {"alltoall": "alltoall_bytes", "allreduce": "allreduce_bytes"}
+
+
+def is_procurement_study(path: Path) -> bool:
+    """Whether the study file at ``path`` asks for this runner."""
+    try:
+        return tomllib.loads(Path(path).read_text()).get("runner") == RUNNER
+    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError):
+        return False
+
+
+def _merge(base: dict, extra: dict) -> dict:
+    out = copy.deepcopy(base)
+    for k, v in extra.items():
+        out[k] = _merge(out.get(k, {}), v) if isinstance(v, dict) and isinstance(out.get(k), dict) else v
+    return out
+
+
+def _list(study: dict, key: str, where: str, check) -> list:
+    value = study.get(key)
+    if not isinstance(value, list) or not value or not all(check(v) for v in value):
+        raise ConfigError(f"{where}: {key} = {value!r} is invalid: {check.__doc__}")
+    return value
+
+
+def _positive_int(v) -> bool:
+    """a non-empty list of integers >= 2"""
+    return isinstance(v, int) and not isinstance(v, bool) and v >= 2
+
+
+def _load(v) -> bool:
+    """a non-empty list of offered loads in (0, 1]"""
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and 0 < v <= 1
+
+
+def load(path: str | Path, quick: bool = False) -> dict[str, Any]:
+    """The study file, checked, with its ``[quick]`` overrides applied if asked. A bad key or
+    value raises :class:`ConfigError` naming the file and the field."""
+    from ..procurement import FAMILIES
+
+    path = Path(path)
+    try:
+        study = tomllib.loads(path.read_text())
+    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
+        raise ConfigError(f"study file = {str(path)!r} is invalid: {e}") from None
+    where = str(path)
+    for section, keys, prefix in ((study, KEYS, ""), (study.get("quick", {}), QUICK_KEYS, "quick.")):
+        unknown = sorted(set(section) - set(keys))
+        if unknown:
+            raise ConfigError(f"{where}: key = {prefix}{unknown[0]!r} is invalid: one of {', '.join(keys)}")
+    if quick:
+        study = _merge(study, study.get("quick", {}))
+    study["quick_variant"] = quick
+    name = study.get("name")
+    if not isinstance(name, str) or not re.match(r"^[a-z0-9][a-z0-9_-]*$", name):
+        raise ConfigError(f"{where}: name = {name!r} is invalid: lowercase letters, digits, '-' and '_'")
+    study.setdefault("title", name)
+    study.setdefault("description", "")
+
+    def family(v) -> bool:
+        """a non-empty list of families: fat-tree, fat-tree-2to1, thin-tree, dragonfly, hyperx, slimfly, torus"""
+        return v in FAMILIES
+
+    def pattern(v) -> bool:
+        """a non-empty list of uniform, random-permutation, worst-case"""
+        return v in PATTERNS
+
+    _list(study, "classes", where, _positive_int)
+    _list(study, "loads", where, _load)
+    _list(study, "families", where, family)
+    _list(study, "patterns", where, pattern)
+    if "fat-tree" not in study["families"]:
+        raise ConfigError(f"{where}: families = {study['families']!r} is invalid: must include fat-tree (it sets the budget)")
+    radix = study.get("max_radix", 64)
+    if not isinstance(radix, int) or isinstance(radix, bool) or radix < 4:
+        raise ConfigError(f"{where}: max_radix = {radix!r} is invalid: an integer >= 4 (switch ports)")
+    ratio = study.get("max_ratio", 2.0)
+    if not isinstance(ratio, (int, float)) or isinstance(ratio, bool) or not ratio >= 1:
+        raise ConfigError(f"{where}: max_ratio = {ratio!r} is invalid: a number >= 1")
+    routing = study.get("routing", {})
+    for fam in study["families"]:
+        r = routing.get(fam)
+        if not isinstance(r, dict) or not isinstance(r.get("algorithm"), str) or not isinstance(r.get("worst_case"), str):
+            raise ConfigError(f"{where}: routing.{fam} = {r!r} is invalid: a table with algorithm and worst_case")
+    for key, default, low in (("samples", 100, 1), ("max_nodes", 8192, 2)):
+        v = study.get("ebb", {}).get(key, default)
+        if not isinstance(v, int) or isinstance(v, bool) or v < low:
+            raise ConfigError(f"{where}: ebb.{key} = {v!r} is invalid: an integer >= {low}")
+    coll = study.setdefault("collectives", {})
+    for key in (*COLLECTIVES.values(), "max_tasks"):
+        v = coll.setdefault(key, {"alltoall_bytes": 1024, "allreduce_bytes": 1048576, "max_tasks": 8192}[key])
+        if not isinstance(v, int) or isinstance(v, bool) or v < (2 if key == "max_tasks" else 1):
+            raise ConfigError(f"{where}: collectives.{key} = {v!r} is invalid: a positive integer")
+    return study
+
+
+def _config(study: dict, spec: str, family: str) -> dict[str, Any]:
+    base = copy.deepcopy(study.get("base", {}))
+    base.update(topology=spec, seed=study.get("seed", 1))
+    base.setdefault("routing", {})["algorithm"] = study["routing"][family]["algorithm"]
+    return base
+
+
+def plan(study: dict, pricer=None):
+    """The sizing of every class (``{class: [Choice]}``) and the experiment of its simulations."""
+    from ..canonical import canonical_config, config_key
+    from ..experiments.experiment import Experiment, Point
+    from ..procurement import size_class
+
+    sizing = {}
+    points: list[Point] = []
+    seen: set[str] = set()
+
+    def add(group: str, values: dict, config: dict) -> None:
+        try:
+            config = canonical_config(config)
+        except ConfigError as e:
+            raise ConfigError(f"procurement: {values['network']}: {e}") from None
+        key = config_key(config)
+        if key not in seen:
+            seen.add(key)
+            points.append(Point(len(points), group, values, config, key, key, 0))
+
+    for target in study["classes"]:
+        choices = size_class(target, study["families"], study.get("max_radix", 64), None,
+                             float(study.get("max_ratio", 2.0)), pricer)  # fmt: skip
+        sizing[target] = choices
+        for c in choices:
+            if c.spec is None:
+                continue
+            group = f"n{target}"
+            base = _config(study, c.spec, c.family)
+            for pattern in study["patterns"]:
+                name = study["routing"][c.family]["worst_case"] if pattern == "worst-case" else pattern
+                for load in study["loads"]:
+                    cfg = _merge(base, {"traffic": {"pattern": name, "load": float(load)}})
+                    add(group, {"class": target, "family": c.family, "network": c.spec, "pattern": pattern,
+                                "traffic.pattern": name, "traffic.load": float(load)}, cfg)  # fmt: skip
+            coll = study["collectives"]
+            tasks = min(c.endpoints, coll["max_tasks"])
+            for kernel, size_key in COLLECTIVES.items():
+                w = {"kernel": kernel, "message_bytes": coll[size_key], "tasks": tasks,
+                     "placement": "linear" if tasks == c.endpoints else "random"}  # fmt: skip
+                cfg = {k: v for k, v in base.items() if k != "measurement"}
+                cfg["workload"] = w
+                add(group, {"class": target, "family": c.family, "network": c.spec, "kernel": kernel}, cfg)
+    exp = Experiment(study["name"], str(study.get("title", study["name"])), str(study.get("description", "")),
+                     bool(study.get("quick_variant")), study.get("base", {}), points)  # fmt: skip
+    return sizing, exp
+
+
+def _ebb(study: dict, spec: str, family: str, endpoints: int) -> dict[str, Any]:
+    """eBB in the flow model: every endpoint, or above ``ebb.max_nodes`` that many placed at
+    random (a full bisection of 64 000 endpoints over spread adaptive paths takes hours)."""
+    from ..flow import ebb
+
+    cfg = _config(study, spec, family)
+    cfg = {k: v for k, v in cfg.items() if k in ("topology", "seed", "routing", "switch")}
+    e = study.get("ebb", {})
+    cfg["flow"] = {"samples": e.get("samples", 100)}
+    if endpoints > e.get("max_nodes", 8192):
+        cfg["flow"].update(nodes=e.get("max_nodes", 8192), placement="random")
+    try:
+        r = ebb(cfg).to_dict()
+        return {"ebb": r["ebb"], "ebb_p5": r["distribution"]["p5"], "ebb_p95": r["distribution"]["p95"],
+                "ebb_nodes": r["nodes"]}  # fmt: skip
+    except (ConfigError, ValueError, RuntimeError) as e:
+        return {"ebb": None, "ebb_error": str(e).splitlines()[0]}
+
+
+def measurements(study: dict, sizing: dict, exp, rows: dict[str, dict], ebbs: dict) -> list[dict[str, Any]]:
+    """One row per (class, family): sizing, cost, power, saturation per pattern, eBB, collective
+    times and throughput per cost and per watt; ``rows`` are the stored points by key."""
+    out = []
+    by_network: dict[tuple[int, str], list] = {}
+    for p in exp.points:
+        by_network.setdefault((p.values["class"], p.values["family"]), []).append(p)
+    for target, choices in sizing.items():
+        for c in choices:
+            row: dict[str, Any] = {"class": target, "family": c.family, "label": c.label, "spec": c.spec,
+                                   "routing": study["routing"][c.family]["algorithm"], "endpoints": c.endpoints,
+                                   "switches": c.switches, "radix": c.radix, "budget_usd": c.budget_usd,
+                                   "cost_usd": c.cost_usd if c.spec else None,
+                                   "power_w": c.power_w if c.spec else None, "reason": c.reason}  # fmt: skip
+            link_mb_s = None
+            for pattern in study["patterns"]:
+                acc, bad = [], 0
+                for p in by_network.get((target, c.family), []):
+                    if p.values.get("pattern") != pattern:
+                        continue
+                    r = rows.get(p.key, {})
+                    if r.get("state") == "done" and r.get("status") == "converged" and r.get("accepted_load") is not None:
+                        acc.append(float(r["accepted_load"]))
+                        link_mb_s = link_mb_s or r.get("link_bandwidth_mb_s")
+                    else:
+                        bad += 1
+                row[f"sat_{pattern}"] = max(acc) if acc else None
+                row[f"unconverged_{pattern}"] = bad
+            for kernel in COLLECTIVES:
+                p = next((p for p in by_network.get((target, c.family), []) if p.values.get("kernel") == kernel), None)
+                r = rows.get(p.key, {}) if p else {}
+                ok = r.get("state") == "done" and r.get("status") == "completed"
+                row[f"{kernel}_cycles"] = r.get("execution_time_cycles") if ok else None
+                row[f"{kernel}_tasks"] = p.config["workload"]["tasks"] if p else None
+            row.update(ebbs.get((target, c.family), {"ebb": None}))
+            row["link_mb_s"] = link_mb_s
+            sat = row.get("sat_uniform")
+            if sat is not None and link_mb_s and c.spec:
+                agg = sat * c.endpoints * link_mb_s / 1e3  # GB/s over the whole machine
+                row["uniform_gb_s"] = agg
+                row["gb_s_per_kusd"] = agg / (c.cost_usd / 1e3)
+                row["gb_s_per_kw"] = agg / (c.power_w / 1e3)
+            else:
+                row["uniform_gb_s"] = row["gb_s_per_kusd"] = row["gb_s_per_kw"] = None
+            out.append(row)
+    return out
+
+
+def run(path: Path, out: Path, quick: bool = False, jobs: int | None = None, scheduler: str | None = None,
+        progress: bool = True, log=print) -> int:  # fmt: skip
+    """Size, simulate (sweep machinery), compute eBB and write the report; the exit status
+    (1 when simulations failed)."""
+    from ..experiments import store
+    from ..experiments.sweep import run_sweep
+    from ..reports.procurement_report import write
+
+    study = load(path, quick)
+    out = Path(out)
+    sizing, exp = plan(study)
+    for target, choices in sizing.items():
+        log(f"{target} endpoints, budget {choices[0].budget_usd:.4g} USD: " + ", ".join(
+            f"{c.family} {c.spec or '(none)'}" for c in choices))  # fmt: skip
+    where = scheduler or f"{jobs or 'all'} local processes"
+    log(f"{exp.name}: {len(exp.points)} simulations, output {out}, on {where}")
+    summary = run_sweep(exp, out, jobs=jobs, scheduler=scheduler, progress=progress)
+    log(f"{summary.total} simulations: {summary.stored_before} already stored, {summary.ran} run, "
+        f"{len(summary.failed)} failed; store {out / 'store'}")  # fmt: skip
+    for key, error in summary.failed:
+        log(f"failed {key[:12]}: {error}")
+    rows = {r["key"]: r for r in store.read_rows(out)}
+    ebbs = {}
+    for target, choices in sizing.items():
+        for c in choices:
+            if c.spec is not None:
+                log(f"eBB {c.spec} ({study['routing'][c.family]['algorithm']})")
+                ebbs[(target, c.family)] = _ebb(study, c.spec, c.family, c.endpoints)
+    table = measurements(study, sizing, exp, rows, ebbs)
+    results = {"study": {k: v for k, v in study.items() if k != "quick"}, "rows": table,
+               "sizing": {str(t): [{"family": c.family, "spec": c.spec, "priced": c.priced, "reason": c.reason}
+                                   for c in cs] for t, cs in sizing.items()},
+               "points": {"total": summary.total, "failed": len(summary.failed), "statuses": summary.statuses}}  # fmt: skip
+    page = write(results, out, Path(path).read_text())
+    log(f"wrote {page}")
+    # As `hpcnetsim sweep`: 1 when simulations of this run failed or deadlocked (their rows
+    # then show a dash; the others are stored and reported either way).
+    bad = len(summary.failed) + summary.statuses.get("deadlock", 0)
+    if bad:
+        print(f"{bad} of {summary.total} simulations failed or deadlocked", file=sys.stderr)
+    return 1 if bad else 0
+
+
+def results_json(out: Path) -> dict:
+    """The ``results.json`` of a finished run."""
+    return json.loads((Path(out) / "results.json").read_text())
