@@ -319,7 +319,7 @@ pub(crate) trait InputQueued: Fabric {
                 if t != self.packet(p).dst {
                     self.misdelivered(p, t);
                 }
-                self.push_event(now + k.hop_delay + size as u64 - 1, Event::Deliver { packet: p });
+                self.push_event(now + k.eject_delay + size as u64 - 1, Event::Deliver { packet: p });
             }
             End::Unplugged => unreachable!("routing chose an unplugged port"),
         }

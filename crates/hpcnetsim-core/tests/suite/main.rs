@@ -16,6 +16,7 @@ mod duato;
 mod dumpi_traces;
 mod engine;
 mod extoll_paper;
+mod extoll_pipeline;
 mod fabric_import;
 mod flow_model;
 mod flow_packet_agreement;

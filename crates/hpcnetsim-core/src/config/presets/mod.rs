@@ -83,6 +83,7 @@ pub struct SwitchFields {
     buffer_write_cycles: Option<u32>,
     arbitration_delay_cycles: Option<u32>,
     crossbar_delay_cycles: Option<u32>,
+    nic_link_delay_cycles: Option<u32>,
     buffer_flits: Option<u32>,
     speedup: Option<u32>,
     output_queue_packets: Option<u32>,
@@ -133,6 +134,9 @@ impl SwitchFields {
             speedup,
             output_queue_packets
         );
+        if f.nic_link_delay_cycles.is_some() {
+            s.nic_link_delay_cycles = f.nic_link_delay_cycles;
+        }
     }
 }
 
