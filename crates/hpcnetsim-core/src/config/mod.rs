@@ -169,6 +169,10 @@ pub struct SwitchConfig {
     /// this many cycles, so a route of h switch-to-switch links crosses h + 1 switches.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub nic_link_delay_cycles: Option<u32>,
+    /// iSLIP only: fewest cycles the crossbar input of a port spends on one packet (a
+    /// per-packet stage such as a routing unit per input port); 0: the packet's length.
+    #[serde(skip_serializing_if = "switch::is_zero")]
+    pub input_packet_cycles: u32,
     /// Wormhole switching only: room of every VC buffer in flits (phits); 0 = `queue_packets`
     /// packets of the largest size.
     #[serde(skip_serializing_if = "switch::is_zero")]
@@ -229,6 +233,7 @@ impl Default for SwitchConfig {
             arbitration_delay_cycles: 0,
             crossbar_delay_cycles: 0,
             nic_link_delay_cycles: None,
+            input_packet_cycles: 0,
             buffer_flits: 0,
             speedup: 0,
             output_queue_packets: 0,

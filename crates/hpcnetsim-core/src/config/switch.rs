@@ -157,6 +157,13 @@ pub fn validate(cfg: &Config, family: &crate::topology::Family) -> crate::Result
             return bad(field, &value, allowed);
         }
     }
+    if s.input_packet_cycles > 1000 || (s.input_packet_cycles > 0 && s.arbitration != Arbitration::Islip) {
+        return bad(
+            "switch.input_packet_cycles",
+            &s.input_packet_cycles,
+            "0, or cycles between 1 and 1000 with arbitration = \"islip\" (its crossbar inputs take one packet at a time)",
+        );
+    }
     if s.switching == Switching::Wormhole && s.nic_link_delay_cycles.is_some() {
         return bad(
             "switch.nic_link_delay_cycles",

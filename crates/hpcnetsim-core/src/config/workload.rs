@@ -115,7 +115,8 @@ pub enum CollectiveAlgorithm {
     /// Open MPI's neighbour exchange (Allgather, N even): N/2 steps with the two ring
     /// neighbours in turn, one block in the first step, two after.
     NeighborExchange,
-    /// All sends posted, then all receives (Alltoall).
+    /// Open MPI's basic linear: all sends posted, to i − 1, i − 2, … (its reverse order),
+    /// then all receives (Alltoall).
     Linear,
     /// Dissemination (Barrier).
     Dissemination,

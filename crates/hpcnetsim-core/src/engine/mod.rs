@@ -165,6 +165,7 @@ impl<'a> Engine<'a> {
             hop_delay: model.hop_delay,
             inject_delay: model.inject_delay,
             eject_delay: model.eject_delay,
+            input_packet_cycles: model.input_packet_cycles,
             credit_delay,
             arbitration: cfg.switch.arbitration,
             output_allocation: cfg.switch.output_allocation,

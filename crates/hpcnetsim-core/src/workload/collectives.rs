@@ -186,9 +186,11 @@ pub fn build(p: &mut Programs, c: &Collective, n: usize) -> Result<()> {
             }
         }
         (Kernel::Alltoall, A::Linear) => {
+            // Open MPI's basic linear: every send posted at once, "in reverse order" (to
+            // i − 1, i − 2, …) so that messages arrive in the order the receives were posted.
             for i in 0..n {
                 for step in 1..n {
-                    p.send(i, Some((i + step) % n), m);
+                    p.send(i, Some((i + n - step) % n), m);
                 }
                 for step in 1..n {
                     p.recv(i, Some((i + n - step) % n), m);

@@ -3,6 +3,7 @@
 //! binomial broadcast tree `bmtree`, neighbour exchange): exact message lists on small N and
 //! zero-load latencies against hand computations.
 
+use crate::common::accepted;
 use hpcnetsim_core::config::{CollectiveAlgorithm as A, Config, Kernel, WorkloadConfig};
 use hpcnetsim_core::engine::execute::execute;
 use hpcnetsim_core::stats::Status;
@@ -107,4 +108,68 @@ fn nic_link_delay_unset_keeps_the_hop_timing() {
     let set = base.replace("link_delay_cycles = 2\n", "link_delay_cycles = 2\nnic_link_delay_cycles = 1\n");
     let r = execute(&Config::from_toml(&set).unwrap()).unwrap();
     assert_eq!(r.packet_latency.mean, 1.0 + 7.0 + 5.0 + 1.0);
+}
+
+#[test]
+fn linear_alltoall_posts_sends_in_open_mpis_reverse_order() {
+    // Open MPI's basic linear Alltoall: task i sends to i − 1, i − 2, … (then receives).
+    let m = build(Kernel::Alltoall, A::Linear, 4, 2).messages();
+    let from1: Vec<usize> = m.iter().filter(|x| x.0 == 1).map(|x| x.1).collect();
+    assert_eq!(from1, vec![0, 3, 2]);
+    assert_eq!(m.len(), 12);
+}
+
+/// A 1-cell Bcast (Open MPI's bmtree) on the 256-PE networks, with `extra` in `[switch]`:
+/// (execution time, mean network latency).
+fn bcast(topology: &str, routing: &str, vcs: u32, extra: &str) -> (u64, f64) {
+    let text = format!(
+        "seed = 1\ntopology = \"{topology}\"\ntechnology = \"extoll\"\n\
+         [switch]\npreset = \"extoll\"\nvcs = {vcs}\nqueue_packets = 4\n{extra}\n\
+         [routing]\nalgorithm = \"{routing}\"\n\
+         [workload]\nkernel = \"bcast\"\nalgorithm = \"bmtree\"\nmessage_bytes = 16\n"
+    );
+    let r = execute(&Config::from_toml(&text).unwrap()).unwrap();
+    assert_eq!(r.status, Status::Completed, "{}", r.message);
+    (r.execution_time_cycles.unwrap(), r.packet_latency.mean)
+}
+
+/// Paper 003's 1-cell Bcast latencies (Table II) are 3.84 cycles above ours on both networks.
+/// A crossbar input that spends at least 5 cycles on each packet (`input_packet_cycles`,
+/// e.g. a routing unit per port) delays each packet a NIC sends behind others by 4 cycles
+/// per earlier one (its NIC feeds one cell per cycle): that closes the latencies (the
+/// bmtree's messages are on average 0.97th in their sender's list) and leaves the execution
+/// times, whose critical path is every sender's first child, where they were.
+#[test]
+fn per_packet_input_time_isolates_the_bcast_latency_gap() {
+    let (t3, l3) = bcast("torus:8x8x4", "dor", 2, "");
+    let (t5, l5) = bcast("twin-torus:4x4x2x2x2", "ts-dor", 4, "");
+    let (u3, m3) = bcast("torus:8x8x4", "dor", 2, "input_packet_cycles = 5");
+    let (u5, m5) = bcast("twin-torus:4x4x2x2x2", "ts-dor", 4, "input_packet_cycles = 5");
+    // 247 earlier packets over 255 messages, 4 cycles each (3.87), and a little more where
+    // packets of different senders meet at an input.
+    for (before, after) in [(l3, m3), (l5, m5)] {
+        assert!((3.87..4.0).contains(&(after - before)), "{before} → {after}");
+    }
+    assert!((m3 - 89.718).abs() < 0.2 && (m5 - 92.227).abs() < 0.2, "{m3} {m5}");
+    assert_eq!((u3, u5), (t3, t5));
+    assert_eq!((t3, t5), (720, 784));
+    // Only iSLIP's crossbar inputs take one packet at a time.
+    let text = "topology = \"torus:4x4\"\n[switch]\ninput_packet_cycles = 5\n";
+    let e = Config::from_toml(text).unwrap_err().to_string();
+    assert!(e.contains("switch.input_packet_cycles") && e.contains("islip"), "{e}");
+}
+
+/// Under saturating uniform traffic of 1-cell packets on one iSLIP crossbar, a crossbar input
+/// that spends 5 cycles on every packet passes at most a fifth of a cell per cycle; with 2
+/// cycles, half. Its wake-ups keep the switch running between tails.
+#[test]
+fn input_packet_cycles_bound_small_packet_throughput() {
+    let base = "topology = \"crossbar:8\"\n[traffic]\nload = 1.0\npacket_phits = 1\n\
+                [switch]\npreset = \"extoll\"\nqueue_packets = 16\n";
+    let free = accepted(base);
+    let five = accepted(&format!("{base}input_packet_cycles = 5\n"));
+    let two = accepted(&format!("{base}input_packet_cycles = 2\n"));
+    assert!(free > 0.6, "no per-packet time: {free}");
+    assert!((0.17..=0.201).contains(&five), "5 cycles per packet: {five}");
+    assert!((0.4..=0.501).contains(&two), "2 cycles per packet: {two}");
 }

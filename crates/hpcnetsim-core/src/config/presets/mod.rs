@@ -84,6 +84,7 @@ pub struct SwitchFields {
     arbitration_delay_cycles: Option<u32>,
     crossbar_delay_cycles: Option<u32>,
     nic_link_delay_cycles: Option<u32>,
+    input_packet_cycles: Option<u32>,
     buffer_flits: Option<u32>,
     speedup: Option<u32>,
     output_queue_packets: Option<u32>,
@@ -130,6 +131,7 @@ impl SwitchFields {
             buffer_write_cycles,
             arbitration_delay_cycles,
             crossbar_delay_cycles,
+            input_packet_cycles,
             buffer_flits,
             speedup,
             output_queue_packets
