@@ -164,6 +164,17 @@ pub struct SwitchConfig {
     pub arbitration_delay_cycles: u32,
     /// Cycles to cross the crossbar.
     pub crossbar_delay_cycles: u32,
+    /// Cycles of the link between a NIC and its switch. Unset: a NIC's link is timed like
+    /// any other, every switch stage plus `link_delay_cycles` on injection too. Set: a
+    /// packet reaches its first switch's buffer this many cycles after the NIC starts it
+    /// (a NIC has no switch stages), and its last switch delivers it after its stages plus
+    /// this many cycles, so a route of h switch-to-switch links crosses h + 1 switches.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub nic_link_delay_cycles: Option<u32>,
+    /// iSLIP only: fewest cycles the crossbar input of a port spends on one packet (a
+    /// per-packet stage such as a routing unit per input port); 0: the packet's length.
+    #[serde(skip_serializing_if = "switch::is_zero")]
+    pub input_packet_cycles: u32,
     /// Wormhole switching only: room of every VC buffer in flits (phits); 0 = `queue_packets`
     /// packets of the largest size.
     #[serde(skip_serializing_if = "switch::is_zero")]
@@ -220,6 +231,8 @@ impl Default for SwitchConfig {
             buffer_write_cycles: 0,
             arbitration_delay_cycles: 0,
             crossbar_delay_cycles: 0,
+            nic_link_delay_cycles: None,
+            input_packet_cycles: 0,
             buffer_flits: 0,
             technology_fields: TechnologyFields::default(),
         }

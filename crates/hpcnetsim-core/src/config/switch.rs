@@ -115,6 +115,24 @@ pub fn validate(cfg: &Config, family: &crate::topology::Family) -> crate::Result
     if let Some(&d) = stages.iter().find(|&&d| d > 1000) {
         return bad("switch.*_delay_cycles", &d, "stage latencies between 0 and 1000 cycles");
     }
+    // At least one cycle: a packet reaches its first switch after the NIC has started it.
+    if let Some(d) = s.nic_link_delay_cycles.filter(|&d| d == 0 || d > 1000) {
+        return bad("switch.nic_link_delay_cycles", &d, "cycles between 1 and 1000, or unset");
+    }
+    if s.input_packet_cycles > 1000 || (s.input_packet_cycles > 0 && s.arbitration != Arbitration::Islip) {
+        return bad(
+            "switch.input_packet_cycles",
+            &s.input_packet_cycles,
+            "0, or cycles between 1 and 1000 with arbitration = \"islip\" (its crossbar inputs take one packet at a time)",
+        );
+    }
+    if s.switching == Switching::Wormhole && s.nic_link_delay_cycles.is_some() {
+        return bad(
+            "switch.nic_link_delay_cycles",
+            &s.nic_link_delay_cycles.unwrap_or(0),
+            "unset with switching = \"wormhole\" (NIC links are timed like any other there)",
+        );
+    }
     if s.switching == Switching::Wormhole {
         let bubble = match (cfg.routing.algorithm, family) {
             (Algorithm::BubbleAdaptive, _) => true,

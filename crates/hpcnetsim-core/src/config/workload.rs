@@ -94,6 +94,10 @@ pub enum CollectiveAlgorithm {
     Auto,
     /// Binomial tree (Bcast, Reduce, Gather, Scatter).
     Binomial,
+    /// Open MPI's binomial broadcast tree (`ompi_coll_base_topo_build_bmtree`, used by its
+    /// binomial Bcast): relative rank r receives from r minus its highest bit and sends to
+    /// r + 2^k for every 2^k > r, nearest first (Bcast).
+    Bmtree,
     /// Pipelined chain in segments of `segment_bytes` (Bcast).
     Chain,
     /// Binomial scatter then ring allgather (Bcast, large messages).
@@ -108,7 +112,11 @@ pub enum CollectiveAlgorithm {
     Bruck,
     /// Pairwise exchange (Alltoall).
     Pairwise,
-    /// All sends posted, then all receives (Alltoall).
+    /// Open MPI's neighbour exchange (Allgather, N even): N/2 steps with the two ring
+    /// neighbours in turn, one block in the first step, two after.
+    NeighborExchange,
+    /// Open MPI's basic linear: all sends posted, to i − 1, i − 2, … (its reverse order),
+    /// then all receives (Alltoall).
     Linear,
     /// Dissemination (Barrier).
     Dissemination,

@@ -140,7 +140,8 @@ impl<'a> Engine<'a> {
             })
             .collect();
         let credit_delay = cfg.switch.credit_delay_cycles as u64;
-        let horizon = model.hop_delay + credit_delay + 2 * max_packet_phits as u64;
+        let horizon =
+            model.hop_delay.max(model.inject_delay).max(model.eject_delay) + credit_delay + 2 * max_packet_phits as u64;
         let voq_ports = match model.buffers {
             Buffers::Fifo => 1,
             Buffers::Voq => (0..switches).map(|s| topo.num_ports(s)).max().unwrap_or(1),
@@ -162,6 +163,9 @@ impl<'a> Engine<'a> {
             queue_phits,
             max_packet_phits,
             hop_delay: model.hop_delay,
+            inject_delay: model.inject_delay,
+            eject_delay: model.eject_delay,
+            input_packet_cycles: model.input_packet_cycles,
             credit_delay,
             arbitration: cfg.switch.arbitration,
             output_allocation: cfg.switch.output_allocation,

@@ -178,7 +178,7 @@ pub(crate) trait Nic: NicSide {
         counters.packet_hops += 1;
         counters.phit_hops += size as u64;
         let queue = (channel * k.vcs + vc) as u32;
-        self.push_event(now + k.hop_delay, Event::Arrive { queue, packet: p });
+        self.push_event(now + k.inject_delay, Event::Arrive { queue, packet: p });
         self.push_event(now + size as u64, Event::NicTail { nic: nic as u32 });
     }
 

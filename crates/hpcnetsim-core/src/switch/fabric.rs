@@ -26,6 +26,12 @@ pub(crate) struct Knobs {
     pub(crate) queue_phits: u32,
     pub(crate) max_packet_phits: u32,
     pub(crate) hop_delay: u64,
+    /// NIC to first switch (`Model::inject_delay`).
+    pub(crate) inject_delay: u64,
+    /// Last switch to NIC (`Model::eject_delay`).
+    pub(crate) eject_delay: u64,
+    /// Fewest cycles a crossbar input spends on one packet (`Model::input_packet_cycles`).
+    pub(crate) input_packet_cycles: u64,
     pub(crate) credit_delay: u64,
     pub(crate) arbitration: Arbitration,
     pub(crate) output_allocation: OutputAllocation,

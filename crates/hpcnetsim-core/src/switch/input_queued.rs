@@ -301,8 +301,15 @@ pub(crate) trait InputQueued: Fabric {
         self.link_mut(out).free = now + size as u64;
         self.queue_state(q).start(size, now);
         if self.model().matches_ports() {
-            // One packet at a time through the crossbar input of this port.
-            self.set_input_free(q / k.voq_ports / k.vcs, now + size as u64);
+            // One packet at a time through the crossbar input of this port, for at least
+            // `input_packet_cycles`; past its tail nothing else wakes the switch then.
+            let input = q / k.voq_ports / k.vcs;
+            let busy = (size as u64).max(k.input_packet_cycles);
+            self.set_input_free(input, now + busy);
+            if busy > size as u64 {
+                let s = self.link(input).switch as usize;
+                self.wake(s, now + busy);
+            }
         }
         if k.recording {
             self.link_mut(out).busy_phits += size as u64;
@@ -319,7 +326,7 @@ pub(crate) trait InputQueued: Fabric {
                 if t != self.packet(p).dst {
                     self.misdelivered(p, t);
                 }
-                self.push_event(now + k.hop_delay + size as u64 - 1, Event::Deliver { packet: p });
+                self.push_event(now + k.eject_delay + size as u64 - 1, Event::Deliver { packet: p });
             }
             End::Unplugged => unreachable!("routing chose an unplugged port"),
         }

@@ -56,6 +56,14 @@ pub struct Model {
     /// Cycles from a grant to the head's arrival at the next buffer: every switch stage
     /// plus the link.
     pub hop_delay: u64,
+    /// Cycles from a NIC starting a packet to its head's arrival at the first switch's
+    /// buffer (`hop_delay` unless `switch.nic_link_delay_cycles` is set).
+    pub inject_delay: u64,
+    /// Cycles from the last switch's grant to the head's arrival at the NIC
+    /// (`hop_delay` unless `switch.nic_link_delay_cycles` is set).
+    pub eject_delay: u64,
+    /// Fewest cycles a crossbar input spends on one packet (iSLIP; 0: its length).
+    pub input_packet_cycles: u64,
     /// Traffic classes; the VCs are split evenly among them.
     pub traffic_classes: u32,
     /// Whether the last packet of a message carries only the cells it needs (otherwise it
@@ -104,6 +112,9 @@ impl Model {
             max_packet_phits,
             min_packet_phits,
             hop_delay: (stages + s.link_delay_cycles) as u64,
+            inject_delay: s.nic_link_delay_cycles.map_or(stages + s.link_delay_cycles, |n| n) as u64,
+            eject_delay: (stages + s.nic_link_delay_cycles.unwrap_or(s.link_delay_cycles)) as u64,
+            input_packet_cycles: s.input_packet_cycles as u64,
             traffic_classes: s.traffic_classes,
             trim_last_packet: trim,
             params: Params::read(&s.technology_fields),

@@ -283,7 +283,7 @@ fn send<F: Fabric + ?Sized>(f: &mut F, s: usize, out: usize, now: u64) {
                 if t != f.packet(packet).dst {
                     f.misdelivered(packet, t);
                 }
-                f.push_event(now + k.hop_delay + size as u64 - 1, Event::Deliver { packet });
+                f.push_event(now + k.eject_delay + size as u64 - 1, Event::Deliver { packet });
             }
             End::Unplugged => unreachable!("routing chose an unplugged port"),
         }

@@ -83,6 +83,18 @@ pub fn build(p: &mut Programs, c: &Collective, n: usize) -> Result<()> {
     let (m, root) = (c.bytes, c.root);
     match (c.kernel, algorithm) {
         (Kernel::Bcast, A::Binomial) => binomial_down(p, n, root, |_| m),
+        (Kernel::Bcast, A::Bmtree) => {
+            // Ranks in increasing order: every parent is below its children, so each task's
+            // receive is in its program before its sends (Open MPI posts them all at once).
+            for r in 0..n {
+                // The smallest power of two above r.
+                let mut mask = (r + 1).next_power_of_two();
+                while r + mask < n {
+                    p.message(Some(abs(r, root, n)), Some(abs(r + mask, root, n)), m);
+                    mask <<= 1;
+                }
+            }
+        }
         (Kernel::Bcast, A::Chain) => {
             let segments = m.div_ceil(c.segment_bytes.max(1)).max(1);
             // Segment by segment down the chain: each task forwards a segment as soon as it
@@ -134,6 +146,22 @@ pub fn build(p: &mut Programs, c: &Collective, n: usize) -> Result<()> {
             }
         }
         (Kernel::Allgather, A::Ring) => ring(p, n, m, 1, |_| {}),
+        (Kernel::Allgather, A::NeighborExchange) => {
+            if n % 2 == 1 {
+                return Err(Error::invalid("config", "workload.tasks", n, "an even count for neighbor-exchange"));
+            }
+            // Even tasks start with their right neighbour, odd ones with their left; the
+            // partners alternate; the first exchange is one block, the others two.
+            for step in 0..n / 2 {
+                let blocks = if step == 0 { 1 } else { 2 };
+                for i in 0..n {
+                    let right = (i % 2 == 0) == (step % 2 == 0);
+                    let partner = if right { (i + 1) % n } else { (i + n - 1) % n };
+                    p.send(i, Some(partner), m * blocks);
+                    p.recv(i, Some(partner), m * blocks);
+                }
+            }
+        }
         (Kernel::Allgather, A::RecursiveDoubling) => {
             need_pow2("recursive-doubling allgather")?;
             recursive_doubling(p, n, |stage| m << stage, 0);
@@ -158,9 +186,11 @@ pub fn build(p: &mut Programs, c: &Collective, n: usize) -> Result<()> {
             }
         }
         (Kernel::Alltoall, A::Linear) => {
+            // Open MPI's basic linear: every send posted at once, "in reverse order" (to
+            // i − 1, i − 2, …) so that messages arrive in the order the receives were posted.
             for i in 0..n {
                 for step in 1..n {
-                    p.send(i, Some((i + step) % n), m);
+                    p.send(i, Some((i + n - step) % n), m);
                 }
                 for step in 1..n {
                     p.recv(i, Some((i + n - step) % n), m);

@@ -17,6 +17,7 @@ mod dumpi_traces;
 mod elan_host_path;
 mod engine;
 mod extoll_paper;
+mod extoll_pipeline;
 mod fabric_import;
 mod flow_model;
 mod flow_packet_agreement;

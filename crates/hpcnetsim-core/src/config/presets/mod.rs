@@ -84,6 +84,8 @@ pub struct SwitchFields {
     buffer_write_cycles: Option<u32>,
     arbitration_delay_cycles: Option<u32>,
     crossbar_delay_cycles: Option<u32>,
+    nic_link_delay_cycles: Option<u32>,
+    input_packet_cycles: Option<u32>,
     buffer_flits: Option<u32>,
     #[serde(flatten)]
     technology_fields: TechnologyFields,
@@ -130,10 +132,14 @@ impl SwitchFields {
             buffer_write_cycles,
             arbitration_delay_cycles,
             crossbar_delay_cycles,
+            input_packet_cycles,
             buffer_flits
         );
         for (name, value) in f.technology_fields.iter() {
             s.technology_fields.set(name.to_string(), value.clone());
+        }
+        if f.nic_link_delay_cycles.is_some() {
+            s.nic_link_delay_cycles = f.nic_link_delay_cycles;
         }
     }
 }
