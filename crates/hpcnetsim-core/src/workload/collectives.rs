@@ -186,14 +186,16 @@ pub fn build(p: &mut Programs, c: &Collective, n: usize) -> Result<()> {
             }
         }
         (Kernel::Alltoall, A::Linear) => {
-            // Open MPI's basic linear: every send posted at once, "in reverse order" (to
-            // i − 1, i − 2, …) so that messages arrive in the order the receives were posted.
+            // Open MPI's basic linear: the receives posted from i + 1, i + 2, …, the sends "in
+            // reverse order" (to i − 1, i − 2, …), so that messages arrive in the order the
+            // receives were posted: task i + 1 sends to i first. The receives complete here in
+            // posting order, as Open MPI's waitall sees them when that order holds.
             for i in 0..n {
                 for step in 1..n {
                     p.send(i, Some((i + n - step) % n), m);
                 }
                 for step in 1..n {
-                    p.recv(i, Some((i + n - step) % n), m);
+                    p.recv(i, Some((i + step) % n), m);
                 }
             }
         }
