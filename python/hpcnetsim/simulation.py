@@ -21,12 +21,13 @@ if TYPE_CHECKING:
 ConfigSource = str | os.PathLike | dict
 
 
-def flatten(d: dict[str, Any], prefix: str = "") -> dict[str, Any]:
-    """Nested dicts to one level: ``{"latency": {"network": {"mean": 1}}}`` → ``latency_network_mean``."""
+def flatten(d: dict[str, Any], prefix: str = "", sep: str = "_") -> dict[str, Any]:
+    """Nested dicts to one level: ``{"latency": {"network": {"mean": 1}}}`` → ``latency_network_mean``
+    (with ``sep = "."`` the dotted config paths, ``switch.vcs``)."""
     out: dict[str, Any] = {}
     for k, v in d.items():
         if isinstance(v, dict):
-            out.update(flatten(v, f"{prefix}{k}_"))
+            out.update(flatten(v, f"{prefix}{k}{sep}", sep))
         else:
             out[f"{prefix}{k}"] = v
     return out

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from .._files import atomic_write, atomic_write_text
+from ..simulation import flatten
 
 MISSING = "\u2014"
 #: Workloads ranked: column, heading, True when larger is better.
@@ -244,7 +245,7 @@ def markdown(results: dict) -> tuple[str, str]:
         + ". Worst-case traffic: the dragonfly's group shift (Kim et al.); tornado elsewhere, which on trees, "
         "HyperX and Slim Fly is a shift by N/2 - 1 terminals (nearly all traffic crosses the bisection), not a "
         "pattern proven worst for that family.",
-        "- **Switch, packets and measurement schedule** (every family alike): " + ", ".join(f"{k} = {v}" for k, v in _flat(study.get("base", {})).items())
+        "- **Switch, packets and measurement schedule** (every family alike): " + ", ".join(f"{k} = {v}" for k, v in flatten(study.get("base", {}), sep=".").items())
         + "; the other fields are the defaults of docs/config.md (1 ns cycle, 16 B phits: 16 GB/s links).",
         f"- **Collectives**: alltoall of {coll['alltoall_bytes']} B and allreduce of {coll['allreduce_bytes']} B per "
         f"task, algorithm chosen by size and task count (workload.algorithm = auto), one task per endpoint on the "
@@ -270,16 +271,6 @@ def markdown(results: dict) -> tuple[str, str]:
             priced = ", ".join(f"`{spec}` ({_num(e)} endpoints, {_whole(c)} USD)" for spec, e, c in s["priced"])
             text.append(f"- {target}, {s['family']}: {priced or MISSING}")
     return "\n".join(text) + "\n", "\n".join(summary) + "\n"
-
-
-def _flat(table: dict, prefix: str = "") -> dict:
-    out = {}
-    for k, v in table.items():
-        if isinstance(v, dict):
-            out.update(_flat(v, f"{prefix}{k}."))
-        else:
-            out[f"{prefix}{k}"] = v
-    return out
 
 
 def is_output(folder: Path) -> bool:
