@@ -188,3 +188,23 @@ fn other_families_refuse_dragonfly_routing() {
     let e = measure::run(&c).expect_err("torus").to_string();
     assert!(e.contains("group-shift") && e.contains("dragonflies") && !e.contains('\n'), "{e}");
 }
+
+#[test]
+fn ugal_g_runs_on_one_thread_with_the_same_results() {
+    // UGAL-G reads other switches' queues, which a partition of the parallel engine does
+    // not hold: asked for two threads it keeps one (UGAL-L, the control, takes two), and a
+    // run asked for two threads gives the sequential run's results.
+    let spec = "dragonfly:a=4,p=2,h=2";
+    let t = topo(spec);
+    let run = |algorithm, threads| {
+        let mut e = Engine::new(&sim_config(spec, 6, algorithm, 0.6), &t).unwrap();
+        let used = e.set_threads(threads);
+        e.run_until(3_000);
+        (used, e.stats.counters.delivered_phits, e.stats.counters.delivered)
+    };
+    let (one, two) = (run(Algorithm::DragonflyUgalG, 1), run(Algorithm::DragonflyUgalG, 2));
+    assert_eq!(two.0, 1, "ugal-g on {} threads", two.0);
+    assert_eq!(one, two);
+    assert!(one.1 > 0);
+    assert_eq!(run(Algorithm::DragonflyUgal, 2).0, 2, "ugal-l runs on two threads");
+}
