@@ -17,7 +17,8 @@ ENGINES = ("minhop", "sssp", "dfsssp", "updn", "ftree", "parx")
 ALGORITHMS = (
     "auto", "dor", "dor-upper-lower", "bubble-adaptive", "duato", "tree-adaptive", "tree-deterministic",
     "hyperx-dor", "hyperx-adaptive", "hyperx-valiant", "hyperx-ugal", "hyperx-dal", "dort", "ts-dor", "direct",
-    "dragonfly-minimal", "dragonfly-valiant", "dragonfly-ugal", "graph-minimal", "graph-valiant", "graph-ugal",
+    "dragonfly-minimal", "dragonfly-valiant", "dragonfly-ugal", "dragonfly-ugal-g", "dragonfly-par", "graph-minimal",
+    "graph-valiant", "graph-ugal",
 )  # fmt: skip
 _ALIASES = {"bubble": "bubble-adaptive", "tree": "tree-adaptive"}
 

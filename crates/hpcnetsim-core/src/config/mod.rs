@@ -279,6 +279,12 @@ pub enum Algorithm {
     /// Dragonflies: UGAL-L, minimal or Valiant chosen at the source switch from local queue
     /// loads weighted by hop counts; Valiant's VC classes (≥ 3 VCs).
     DragonflyUgal,
+    /// Dragonflies: UGAL-G, as UGAL-L but weighing the queues of the global channels each
+    /// way would take, wherever in the source group they are (≥ 3 VCs; runs on one thread).
+    DragonflyUgalG,
+    /// Dragonflies: PAR (Jiang, Kim and Dally 2009), UGAL-L at the source switch and once
+    /// more at the next switch of a minimally routed packet's source group (≥ 4 VCs).
+    DragonflyPar,
     /// Slim Fly and Jellyfish: every minimal next hop of the switch graph, VC class = hops
     /// taken (≥ diameter VCs).
     GraphMinimal,

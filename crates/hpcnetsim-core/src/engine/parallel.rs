@@ -192,15 +192,17 @@ impl Engine<'_> {
 
     /// Runs this simulation on `threads` threads from now on (0: `auto_threads`), before
     /// the run or between two `run_until`s. Results do not depend on the choice. Wormhole
-    /// switching always runs on one thread. Returns the number of threads used.
+    /// switching and routings with a global view (`Routing::global_view`) always run on one
+    /// thread. Returns the number of threads used.
     pub fn set_threads(&mut self, threads: usize) -> usize {
         let wanted = match threads {
             0 => self.auto_threads(),
             n => n,
         };
-        // Each partition needs at least one switch; wormhole switching is sequential.
+        // Each partition needs at least one switch; wormhole switching is sequential, and so
+        // is a routing that reads other switches' ports (a partition holds only its own).
         let parts = wanted.min(self.topo.num_switches()).min(MAX_THREADS);
-        if parts <= 1 || !self.tech.parallel() || self.stats.wants_hops() {
+        if parts <= 1 || !self.tech.parallel() || self.stats.wants_hops() || self.routing.global_view() {
             if self.parallel.take().is_some() {
                 self.reintern(&[0, self.topo.num_switches()]);
             }

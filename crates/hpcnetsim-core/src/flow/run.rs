@@ -23,6 +23,8 @@ const ADAPTIVE: &[&str] = &[
     "hyperx-dal",
     "duato",
     "dragonfly-ugal",
+    "dragonfly-ugal-g",
+    "dragonfly-par",
     "graph-ugal",
 ];
 

@@ -1,4 +1,5 @@
-//! Dragonfly routings (Kim, Dally, Scott and Abts 2008): minimal, Valiant and UGAL-L.
+//! Dragonfly routings (Kim, Dally, Scott and Abts 2008): minimal, Valiant, UGAL-L, UGAL-G,
+//! and PAR (Jiang, Kim and Dally 2009).
 //!
 //! - **Minimal**: at most a local hop to the switch holding a global link to the
 //!   destination group, that global link, and a local hop to the destination switch. With
@@ -13,15 +14,43 @@
 //! - **UGAL-L**: at the source switch a packet compares the load of its minimal first hop
 //!   times the minimal hop count with the load of its Valiant first hop times the Valiant
 //!   hop count and goes the cheaper way (a threshold of one packet favours minimal).
+//! - **UGAL-G**: the same rule on the output queues of the global links each way would take
+//!   out of the source group (the minimal route's, the Valiant route's first), wherever in
+//!   the group they are: the simulator's global knowledge, the ideal UGAL that Kim et al.
+//!   compare UGAL-L with. In input-queued switches a link's output queue is what is
+//!   committed downstream and the packets waiting at its switch that may take it
+//!   (`Routing::route_global`); the committed phits alone stay small on a saturated global
+//!   link whose far end drains fast, and UGAL-G read that way fell below UGAL-L under
+//!   worst-case traffic. Reading another switch's state, it runs on one thread.
+//! - **PAR** (progressive adaptive routing): UGAL-L at the source switch, and a packet
+//!   routed minimally that reaches another switch of its source group (the one holding its
+//!   minimal global link, now a local port there) applies the rule once more from there and
+//!   may turn to its intermediate group: a congested global link of another switch is seen
+//!   where it is, not only through the backpressure on the local link towards it.
 //!
-//! Valiant and UGAL use three VC classes (≥ 3 VCs): class 0 for a Valiant packet in its
-//! source group (local and global hop), class 1 for a Valiant packet in its intermediate
-//! group and for a minimal packet in its source group, class 2 in the destination group.
-//! Classes never decrease along a route and a packet takes at most one local hop of a class
-//! before a global hop or ejection, so no class has a cycle: the graph is acyclic. The
-//! class of the arrival VC tells later switches of the source group which way the source
-//! switch chose. Without load information (the deadlock analysis, the flow model) UGAL
-//! offers the union of both ways.
+//! Valiant, UGAL-L and UGAL-G use three VC classes (≥ 3 VCs): class 0 for a Valiant packet
+//! in its source group (local and global hop), class 1 for a Valiant packet in its
+//! intermediate group and for a minimal packet in its source group, class 2 in the
+//! destination group. Classes never decrease along a route and a packet takes at most one
+//! local hop of a class before a global hop or ejection, so no class has a cycle: the graph
+//! is acyclic. The class of the arrival VC tells later switches of the source group which
+//! way the source switch chose. Without load information (the deadlock analysis, the flow
+//! model) UGAL offers the union of both ways.
+//!
+//! PAR's re-decision adds a local hop in the source group: minimal local, then local to the
+//! switch holding the link to the intermediate group. On UGAL's classes that is a class-1
+//! local hop depending on a class-1 local hop, and those close cycles among a group's
+//! switches (s → t → u → s). PAR therefore takes four classes (≥ 4 VCs): class 0 for the
+//! local hop of a packet the source switch routed minimally (the hop to the re-deciding
+//! switch), class 1 for everything else in the source group (a Valiant packet's local and
+//! global hops, from the source switch or after a re-decision, and a minimal packet's
+//! global hop), class 2 in the intermediate group, class 3 in the destination group. A
+//! class-0 hop is always followed by a hop of class 1 or more, a class-1 local hop always
+//! leads to the switch holding the global link it then takes (class 1), and every global
+//! hop enters a group of a higher class: classes never decrease, within a class a local hop
+//! is followed only by a global hop and a global hop only by a higher class, so the graph is
+//! acyclic. Arrival class 0 marks the one switch that may re-decide. With three VCs the
+//! classes 0 and 1 share a VC (the control of `tests/suite/dragonfly_routing.rs`: cyclic).
 
 use super::{Candidate, Request, Routing};
 use crate::topology::dragonfly::Dragonfly;
@@ -34,8 +63,14 @@ pub enum Mode {
     Minimal,
     /// Always through a random intermediate group.
     Valiant,
-    /// Minimal or Valiant, decided at the source switch from local queue loads.
+    /// Minimal or Valiant, decided at the source switch from local queue loads (UGAL-L).
     Ugal,
+    /// Minimal or Valiant, decided at the source switch from the loads of the global links
+    /// each way would take (UGAL-G).
+    UgalG,
+    /// UGAL-L at the source switch, and once more at the next switch of a packet it routed
+    /// minimally (progressive adaptive routing).
+    Par,
 }
 
 /// A load difference below this many packets never makes a packet leave its minimal path.
@@ -74,16 +109,22 @@ impl DragonflyRouting {
 
     /// Number of VC classes of the mode.
     fn classes(&self) -> usize {
-        if self.mode == Mode::Minimal {
-            2
-        } else {
-            3
+        match self.mode {
+            Mode::Minimal => 2,
+            Mode::Par => 4,
+            _ => 3,
         }
     }
 
-    /// VCs of class `c`: an equal share, the last class taking the remainder.
+    /// VCs of class `c`: an equal share, the last class taking the remainder. With fewer VCs
+    /// than classes (refused by `routing::build`; the deadlock tests' control) the lowest
+    /// classes share VC 0: PAR on three VCs is PAR on UGAL's classes.
     fn class(&self, c: usize) -> std::ops::Range<usize> {
         let n = self.classes();
+        if self.vcs < n {
+            let vc = c.saturating_sub(n - self.vcs);
+            return vc..vc + 1;
+        }
         let share = self.vcs / n;
         if c + 1 == n {
             c * share..self.vcs
@@ -167,7 +208,46 @@ impl DragonflyRouting {
         req.salt as usize % self.d.g
     }
 
-    fn route_with(&self, req: &Request, load: Option<&dyn Fn(usize) -> u32>, out: &mut Vec<Candidate>) {
+    /// The switch-to-switch hops of the Valiant way from `cur` through group `ig` to `to`.
+    fn valiant_hops(&self, cur: usize, ig: usize, to: usize) -> u32 {
+        let mut firsts = Vec::new();
+        self.towards_group(cur, ig, &mut firsts);
+        firsts.iter().map(|&(_, h, land)| h + self.min_hops(land, to)).min().unwrap_or(u32::MAX)
+    }
+
+    /// The UGAL rule at switch `cur`: minimal unless its queue `q_min` times its hops costs
+    /// more than the Valiant way's `q_val` times its hops, by at least the threshold.
+    fn minimal_wins(&self, cur: usize, to: usize, ig: usize, q_min: u32, q_val: u32) -> bool {
+        let (h_min, h_val) = (self.min_hops(cur, to), self.valiant_hops(cur, ig, to));
+        q_min * h_min <= q_val.saturating_mul(h_val).saturating_add(self.threshold)
+    }
+
+    /// The global links from `cur`'s group to group `y` that a minimal route from `cur`
+    /// takes: its own if it holds any, else every one (each behind a local hop).
+    fn global_exits(&self, cur: usize, y: usize) -> impl Iterator<Item = (usize, usize)> + '_ {
+        let exits = self.exits(self.group(cur), y);
+        let own = exits.iter().any(|&(s, _, _)| s as usize == cur);
+        exits.iter().filter(move |&&(s, _, _)| !own || s as usize == cur).map(|&(s, p, _)| (s as usize, p as usize))
+    }
+
+    /// PAR's minimal first hops from the source switch: a local hop on class 0 (the switch
+    /// it reaches may still re-decide), or the switch's own global link on class 1.
+    fn push_par_minimal(&self, cur: usize, to: usize, out: &mut Vec<Candidate>) {
+        let mut firsts = Vec::new();
+        self.towards_group(cur, self.group(to), &mut firsts);
+        for (p, h, _) in firsts {
+            let class = if h == 1 { 1 } else { 0 };
+            out.extend(self.class(class).map(|vc| Candidate::new(p, vc)));
+        }
+    }
+
+    fn route_with(
+        &self,
+        req: &Request,
+        load: Option<&dyn Fn(usize) -> u32>,
+        remote: Option<&dyn Fn(usize, usize) -> u32>,
+        out: &mut Vec<Candidate>,
+    ) {
         let p = self.d.p;
         let (cur, src_sw, dst_sw) = (req.switch, req.src / p, req.dst / p);
         if cur == dst_sw {
@@ -177,16 +257,40 @@ impl DragonflyRouting {
         if self.mode == Mode::Minimal {
             return self.push_minimal(cur, dst_sw, usize::from(cg != sg), out);
         }
+        let par = self.mode == Mode::Par;
+        // The classes of a Valiant packet in its source group, of the intermediate group and
+        // of the destination group (PAR's are one higher: its class 0 is the minimal first hop).
+        let (c_src, c_mid, c_dst) = if par { (1, 2, 3) } else { (0, 1, 2) };
         if cg == dg {
-            return self.push_minimal(cur, dst_sw, 2, out);
+            return self.push_minimal(cur, dst_sw, c_dst, out);
         }
         let ig = self.intermediate(req);
         let detour = ig != sg && ig != dg;
         if cg != sg {
             // In the intermediate group: on to the destination group.
-            return self.push_minimal(cur, dst_sw, 1, out);
+            return self.push_minimal(cur, dst_sw, c_mid, out);
         }
         let at_source = req.in_port >= self.d.network_ports();
+        if !at_source && par {
+            // Class 0: routed minimally at the source switch, which this switch (holding the
+            // minimal global link) may overturn once; class 1: the way is set.
+            return match (self.class_of(req.in_vc), detour, load) {
+                (0, true, None) => {
+                    self.push_minimal(cur, dst_sw, 1, out);
+                    self.push_group(cur, ig, 1, out);
+                }
+                (0, true, Some(load)) => {
+                    let q_min = self.first_ports(cur, dg).into_iter().map(load).min().unwrap_or(0);
+                    let q_val = self.first_ports(cur, ig).into_iter().map(load).min().unwrap_or(0);
+                    match self.minimal_wins(cur, dst_sw, ig, q_min, q_val) {
+                        true => self.push_minimal(cur, dst_sw, 1, out),
+                        false => self.push_group(cur, ig, 1, out),
+                    }
+                }
+                (_, true, _) => self.push_group(cur, ig, 1, out),
+                (_, false, _) => self.push_minimal(cur, dst_sw, 1, out),
+            };
+        }
         if !at_source {
             // The source switch chose: class 0 is the way through the intermediate group.
             return match self.class_of(req.in_vc) {
@@ -194,28 +298,32 @@ impl DragonflyRouting {
                 _ => self.push_minimal(cur, dst_sw, 1, out),
             };
         }
+        let minimal = |out: &mut Vec<Candidate>| match par {
+            true => self.push_par_minimal(cur, dst_sw, out),
+            false => self.push_minimal(cur, dst_sw, 1, out),
+        };
         if !detour || self.mode == Mode::Valiant {
-            return if detour { self.push_group(cur, ig, 0, out) } else { self.push_minimal(cur, dst_sw, 1, out) };
+            return if detour { self.push_group(cur, ig, c_src, out) } else { minimal(out) };
         }
-        match load {
+        // UGAL-L and PAR weigh the switch's first hops, UGAL-G the global links behind them.
+        let queues = match (self.mode, load, remote) {
+            (Mode::UgalG, _, Some(remote)) => {
+                let q = |y| self.global_exits(cur, y).map(|(s, p)| remote(s, p)).min().unwrap_or(0);
+                Some((q(dg), q(ig)))
+            }
+            (Mode::UgalG, _, _) | (_, None, _) => None,
+            (_, Some(load), _) => {
+                let q = |y| self.first_ports(cur, y).into_iter().map(load).min().unwrap_or(0);
+                Some((q(dg), q(ig)))
+            }
+        };
+        match queues {
             None => {
-                self.push_minimal(cur, dst_sw, 1, out);
-                self.push_group(cur, ig, 0, out);
+                minimal(out);
+                self.push_group(cur, ig, c_src, out);
             }
-            Some(load) => {
-                let q_min = self.first_ports(cur, dg).into_iter().map(load).min().unwrap_or(0);
-                let q_val = self.first_ports(cur, ig).into_iter().map(load).min().unwrap_or(0);
-                let h_min = self.min_hops(cur, dst_sw);
-                let mut firsts = Vec::new();
-                self.towards_group(cur, ig, &mut firsts);
-                let h_val =
-                    firsts.iter().map(|&(_, h, land)| h + self.min_hops(land, dst_sw)).min().unwrap_or(u32::MAX);
-                if q_min * h_min <= q_val.saturating_mul(h_val).saturating_add(self.threshold) {
-                    self.push_minimal(cur, dst_sw, 1, out);
-                } else {
-                    self.push_group(cur, ig, 0, out);
-                }
-            }
+            Some((q_min, q_val)) if self.minimal_wins(cur, dst_sw, ig, q_min, q_val) => minimal(out),
+            Some(_) => self.push_group(cur, ig, c_src, out),
         }
     }
 
@@ -233,15 +341,31 @@ impl Routing for DragonflyRouting {
             Mode::Minimal => "dragonfly-minimal",
             Mode::Valiant => "dragonfly-valiant",
             Mode::Ugal => "dragonfly-ugal",
+            Mode::UgalG => "dragonfly-ugal-g",
+            Mode::Par => "dragonfly-par",
         }
     }
 
     fn route(&self, req: &Request, out: &mut Vec<Candidate>) {
-        self.route_with(req, None, out)
+        self.route_with(req, None, None, out)
     }
 
     fn route_loaded(&self, req: &Request, load: &dyn Fn(usize) -> u32, out: &mut Vec<Candidate>) {
-        self.route_with(req, Some(load), out)
+        self.route_with(req, Some(load), None, out)
+    }
+
+    fn global_view(&self) -> bool {
+        self.mode == Mode::UgalG
+    }
+
+    fn route_global(
+        &self,
+        req: &Request,
+        load: &dyn Fn(usize) -> u32,
+        remote: &dyn Fn(usize, usize) -> u32,
+        out: &mut Vec<Candidate>,
+    ) {
+        self.route_with(req, Some(load), Some(remote), out)
     }
 
     fn salts(&self) -> u32 {

@@ -73,6 +73,25 @@ pub trait Routing: Send + Sync {
     fn route_loaded(&self, req: &Request, _load: &dyn Fn(usize) -> u32, out: &mut Vec<Candidate>) {
         self.route(req, out)
     }
+    /// Whether the routing reads the load of other switches' ports ([`Routing::route_global`],
+    /// UGAL-G): the engine then runs on one thread, where every switch's state is at hand at
+    /// the moment of the decision (a partition of the parallel engine holds only its own).
+    fn global_view(&self) -> bool {
+        false
+    }
+    /// Like [`Routing::route_loaded`], also seeing `remote(switch, port)`, the output queue
+    /// of any switch's port: its load as above plus the phits of the packets waiting at that
+    /// switch whose candidates include the port (the engine passes it to every routing:
+    /// those without a global view ignore it, at the cost of one more argument).
+    fn route_global(
+        &self,
+        req: &Request,
+        load: &dyn Fn(usize) -> u32,
+        _remote: &dyn Fn(usize, usize) -> u32,
+        out: &mut Vec<Candidate>,
+    ) {
+        self.route_loaded(req, load, out)
+    }
     /// Virtual destinations per terminal (table routing with LMC; 1 otherwise).
     fn offsets(&self) -> usize {
         1
@@ -215,7 +234,11 @@ pub fn build(cfg: &Config, topo: &Topology) -> Result<Box<dyn Routing>> {
         (_, Family::TwinTorus(_)) => return Err(unsuited("auto, dort, ts-dor")),
         (_, Family::Fabric(_)) => return Err(unsuited("table (imported fabrics have no coordinates)")),
         (
-            Algorithm::DragonflyMinimal | Algorithm::DragonflyValiant | Algorithm::DragonflyUgal,
+            Algorithm::DragonflyMinimal
+            | Algorithm::DragonflyValiant
+            | Algorithm::DragonflyUgal
+            | Algorithm::DragonflyUgalG
+            | Algorithm::DragonflyPar,
             Family::Dragonfly(d),
         ) => {
             let mode = match algorithm {
@@ -224,6 +247,11 @@ pub fn build(cfg: &Config, topo: &Topology) -> Result<Box<dyn Routing>> {
                     dragonfly::Mode::Minimal
                 }
                 Algorithm::DragonflyValiant => dragonfly::Mode::Valiant,
+                Algorithm::DragonflyUgalG => dragonfly::Mode::UgalG,
+                Algorithm::DragonflyPar => {
+                    need_vcs(4, "dragonfly-par (a class for the re-decision hop besides UGAL's three)")?;
+                    dragonfly::Mode::Par
+                }
                 _ => dragonfly::Mode::Ugal,
             };
             if mode != dragonfly::Mode::Minimal {
@@ -232,7 +260,9 @@ pub fn build(cfg: &Config, topo: &Topology) -> Result<Box<dyn Routing>> {
             Box::new(dragonfly::DragonflyRouting::new(d, topo, vcs, mode, cfg.traffic.max_packet_phits()))
         }
         (_, Family::Dragonfly(_)) => {
-            return Err(unsuited("auto, dragonfly-minimal, dragonfly-valiant, dragonfly-ugal, table"))
+            return Err(unsuited(
+                "auto, dragonfly-minimal, dragonfly-valiant, dragonfly-ugal, dragonfly-ugal-g, dragonfly-par, table",
+            ))
         }
         (
             Algorithm::GraphMinimal | Algorithm::GraphValiant | Algorithm::GraphUgal,
@@ -268,6 +298,8 @@ pub fn algorithm_name(a: Algorithm) -> &'static str {
         Algorithm::DragonflyMinimal => "dragonfly-minimal",
         Algorithm::DragonflyValiant => "dragonfly-valiant",
         Algorithm::DragonflyUgal => "dragonfly-ugal",
+        Algorithm::DragonflyUgalG => "dragonfly-ugal-g",
+        Algorithm::DragonflyPar => "dragonfly-par",
         Algorithm::GraphMinimal => "graph-minimal",
         Algorithm::GraphValiant => "graph-valiant",
         Algorithm::GraphUgal => "graph-ugal",

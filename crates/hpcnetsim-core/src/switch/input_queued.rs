@@ -148,19 +148,29 @@ pub(crate) trait InputQueued: Fabric {
     }
 
     /// The routing's candidates for packet `p` in input buffer `b`, in `tmp().candidates`,
-    /// seeing the load (phits committed downstream, all VCs) of every output port. Returns
-    /// the switch of `b`.
+    /// seeing the load (phits committed downstream, all VCs) of every output port, and for a
+    /// routing with a global view the output queue of any switch's port: that load and the
+    /// phits of the packets waiting there that may take it (the engine runs such a routing
+    /// on one thread, so every switch's state is at hand). Returns the switch of `b`.
     fn route(&mut self, b: usize, p: u32) -> usize {
         let req = self.request(b, p);
         let base = self.topo().channel(req.switch, 0);
         let mut out = std::mem::take(&mut self.tmp().candidates);
         out.clear();
         let k = self.knobs();
-        let load = |port: usize| -> u32 {
-            let oq = (base + port) * k.vcs;
+        let committed = |channel: usize| -> u32 {
+            let oq = channel * k.vcs;
             (oq..oq + k.vcs).map(|i| k.queue_phits.saturating_sub(self.out_vc(i).credits)).sum()
         };
-        self.routing().route_loaded(&req, &load, &mut out);
+        let load = |port: usize| committed(base + port);
+        // Another switch's output queue: what is committed downstream and what waits there
+        // for the port (its routed front packets that may take it).
+        let remote = |switch: usize, port: usize| {
+            let waiting =
+                self.waiting(switch).iter().filter(|w| self.class(w.class).iter().any(|c| c.port as usize == port));
+            committed(self.topo().channel(switch, port)) + waiting.map(|w| w.size).sum::<u32>()
+        };
+        self.routing().route_global(&req, &load, &remote, &mut out);
         self.tmp().candidates = out;
         req.switch
     }
