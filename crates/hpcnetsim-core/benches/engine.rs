@@ -29,7 +29,7 @@ const CASES: &[(&str, &str, u32, Algorithm, f64, u64)] = &[
 fn config(spec: &str, vcs: u32, algorithm: Algorithm, load: f64) -> Config {
     let mut c = Config::from_toml(&format!("topology = \"{spec}\"")).expect("valid config");
     c.switch.vcs = vcs;
-    c.routing.algorithm = algorithm;
+    c.routing.method = algorithm.into();
     c.traffic.load = load;
     c
 }

@@ -454,14 +454,17 @@ fn route(
     fdbs_hcas: Option<&str>,
     layering: &str,
 ) -> PyResult<String> {
-    use hpcnetsim_core::routing::tables::{self, stats, EngineOptions, Layering};
+    use hpcnetsim_core::routing::tables::{self, stats, EngineOptions, Layering, TableEngine};
     py.detach(|| {
         let layering = Layering::parse(layering, "routing", "layering")?;
         let topo = Topology::from_spec(spec)?;
         let t = match (tables_text, fdbs_ini, fdbs_hcas) {
             (Some(text), Some(ini), Some(hcas)) => tables::fdbs::load(text, ini, hcas, tables_name, &topo)?,
             (Some(text), _, _) => tables::dump::load(text, tables_name, &topo)?,
-            _ => tables::compute(engine, &topo, &EngineOptions { lmc, max_vls: vls, roots, demands, layering })?,
+            _ => {
+                let engine = TableEngine::parse(engine, "routing", "engine")?;
+                tables::compute(engine, &topo, &EngineOptions { lmc, max_vls: vls, roots, demands, layering })?
+            }
         };
         #[derive(serde::Serialize)]
         struct WithDump {

@@ -8,6 +8,7 @@ mod link;
 pub mod nic;
 pub mod presets;
 mod references;
+mod routing;
 pub mod sources;
 pub mod switch;
 pub mod tables;
@@ -20,6 +21,7 @@ use crate::error::{Error, Result};
 pub use flow::{FlowConfig, Measure, Model, PathsKind};
 pub use link::LinkConfig;
 pub use nic::{Buffer, NicConfig, NicModel};
+pub use routing::{AddressPolicy, Algorithm, Method, RoutingConfig, Selection, TableRouting};
 use serde::{Deserialize, Serialize};
 pub use technology_fields::TechnologyFields;
 pub use units::Clock;
@@ -235,149 +237,6 @@ impl Default for SwitchConfig {
             input_packet_cycles: 0,
             buffer_flits: 0,
             technology_fields: TechnologyFields::default(),
-        }
-    }
-}
-
-/// Routing algorithms (algorithmic; each family has its own).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Algorithm {
-    /// The family's default: tree-adaptive; dor on meshes and on tori with two or more VCs,
-    /// bubble-adaptive (plain bubble DOR) on tori with one VC; direct; hyperx-dor; ts-dor;
-    /// dragonfly-minimal.
-    Auto,
-    /// Trees: minimal adaptive up-phase (any up-port), deterministic down-phase.
-    TreeAdaptive,
-    /// Trees: up-port chosen from the destination (destination mod k), deterministic down-phase.
-    TreeDeterministic,
-    /// Meshes and tori: dimension order; on tori two VC classes with a dateline on every ring.
-    Dor,
-    /// Tori: VC 0 is a DOR escape channel with bubble flow control, the other VCs fully
-    /// adaptive minimal (Duato); paper 002's torus routing.
-    BubbleAdaptive,
-    /// Crossbar: straight to the destination port.
-    Direct,
-    /// HyperX: dimension order, one hop per unaligned dimension.
-    HyperxDor,
-    /// HyperX: minimal adaptive over the unaligned dimensions on VCs 1.., DOR escape on VC 0.
-    HyperxAdaptive,
-    /// HyperX: Valiant, dimension order to a random intermediate switch on the lower half
-    /// of the VCs, then to the destination on the upper half (≥ 2 VCs).
-    HyperxValiant,
-    /// HyperX: UGAL-L, minimal or Valiant chosen at the source switch from local queue
-    /// loads weighted by hop counts; Valiant's VC classes (≥ 2 VCs).
-    HyperxUgal,
-    /// HyperX: DAL, per-dimension adaptive deroutes (at most one per dimension) on VCs 1..,
-    /// dimension-order escape on VC 0 (≥ 2 VCs).
-    HyperxDal,
-    /// Dragonflies: minimal (local, global, local), VC class 0 in the source group and 1
-    /// after the global hop (≥ 2 VCs).
-    DragonflyMinimal,
-    /// Dragonflies: Valiant through a random intermediate group, three VC classes (≥ 3 VCs).
-    DragonflyValiant,
-    /// Dragonflies: UGAL-L, minimal or Valiant chosen at the source switch from local queue
-    /// loads weighted by hop counts; Valiant's VC classes (≥ 3 VCs).
-    DragonflyUgal,
-    /// Dragonflies: UGAL-G, as UGAL-L but weighing the queues of the global channels each
-    /// way would take, wherever in the source group they are (≥ 3 VCs; runs on one thread).
-    DragonflyUgalG,
-    /// Dragonflies: PAR (Jiang, Kim and Dally 2009), UGAL-L at the source switch and once
-    /// more at the next switch of a minimally routed packet's source group (≥ 4 VCs).
-    DragonflyPar,
-    /// Slim Fly and Jellyfish: every minimal next hop of the switch graph, VC class = hops
-    /// taken (≥ diameter VCs).
-    GraphMinimal,
-    /// Slim Fly and Jellyfish: Valiant through a random intermediate switch, hop classes
-    /// (≥ 2 × diameter VCs).
-    GraphValiant,
-    /// Slim Fly and Jellyfish: UGAL-L, minimal or Valiant chosen at the source switch from
-    /// local queue loads weighted by hop counts (≥ 2 × diameter VCs).
-    GraphUgal,
-    /// Twin tori: dimension order with four internal-link VCs (paper 003 §2.2).
-    Dort,
-    /// Twin tori: twin-source dimension order, PE0's packets d_0 → d_{n−1} and PE1's
-    /// d_{n−1} → d_0 on separate VC pairs (paper 003 §3.1).
-    TsDor,
-    /// Tori: dimension order with the upper/lower VC rule of paper 003 (class 1 while the
-    /// destination coordinate is above the current one, class 0 otherwise).
-    DorUpperLower,
-    /// Any topology: forwarding tables computed by `routing.engine` (or loaded from
-    /// `routing.tables`), InfiniBand style (docs/routing.md).
-    Table,
-    /// Meshes and tori: Duato's fully adaptive minimal routing on VCs 2.., with dimension
-    /// order (upper/lower rule) on VCs 0-1 as escape; paper 003's adaptive 3D torus (≥ 3 VCs).
-    Duato,
-}
-
-/// How a sender picks the LID offset (virtual destination) of each packet under table
-/// routing with LMC > 0.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum AddressPolicy {
-    /// Offsets in turn, per sender (Open MPI's bfo layer).
-    RoundRobin,
-    /// A uniformly random offset per packet.
-    Random,
-    /// Paper 001 Table 1 by source and destination quadrant and message size (PARX).
-    Parx,
-}
-
-/// Choice among the legal candidates of a routing.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Selection {
-    /// INSEE (paper 000 §4): among every legal candidate, free or not, the one whose
-    /// downstream queue holds the fewest phits, ties at random; the packet requests it only
-    /// if it can take it now (output free, room for the whole packet), otherwise it chooses
-    /// again next cycle. An escape candidate is requested when the choice cannot be taken.
-    LeastOccupied,
-    /// Among the available candidates (free, with room), the one with the most credits
-    /// downstream; ties at random.
-    MostCredits,
-    /// Uniformly at random among the available candidates.
-    Random,
-    /// The first available candidate in the routing's order.
-    First,
-}
-
-/// Routing configuration.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct RoutingConfig {
-    /// Routing algorithm.
-    pub algorithm: Algorithm,
-    /// Selection policy among the legal candidates.
-    pub selection: Selection,
-    /// Table routing: the engine computing the tables (minhop, sssp, dfsssp, updn, ftree,
-    /// parx; default dfsssp).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub engine: Option<String>,
-    /// Table routing: LID mask control, 2^lmc addresses per terminal (default 0; parx uses 2).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub lmc: Option<u8>,
-    /// Table routing: a table dump file to load instead of computing tables.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub tables: Option<String>,
-    /// Table routing: how senders pick the LID offset (default round-robin).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub address: Option<AddressPolicy>,
-    /// Table routing: how DFSSSP and PARX assign lanes (default placement; opensm: OpenSM's
-    /// procedure, docs/routing.md).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub layering: Option<tables::Layering>,
-}
-
-impl Default for RoutingConfig {
-    fn default() -> Self {
-        RoutingConfig {
-            algorithm: Algorithm::Auto,
-            selection: Selection::LeastOccupied,
-            engine: None,
-            lmc: None,
-            tables: None,
-            address: None,
-            layering: None,
         }
     }
 }
@@ -604,23 +463,10 @@ impl Config {
         if let Err((field, value, allowed)) = self.stats.validate() {
             return bad(field, &value, allowed);
         }
-        let r = &self.routing;
-        if let Some(e) = &r.engine {
-            if !tables::ENGINES.split(", ").any(|k| k == e) {
-                return bad("routing.engine", &format!("'{e}'"), tables::ENGINES);
-            }
-        }
-        if let Some(l) = r.lmc.filter(|&l| l > tables::MAX_LMC) {
+        // The engine's name was checked when it was read, and fields of table routing beside
+        // another algorithm (`config/routing.rs`).
+        if let Some(l) = self.routing.table().map(|t| t.lmc).filter(|&l| l > tables::MAX_LMC) {
             return bad("routing.lmc", &l, "an integer between 0 and 7");
-        }
-        let table_only =
-            r.engine.is_some() || r.lmc.is_some() || r.tables.is_some() || r.address.is_some() || r.layering.is_some();
-        if table_only && r.algorithm != Algorithm::Table {
-            return bad(
-                "routing.algorithm",
-                &format!("'{}'", config_name(&r.algorithm)),
-                "'table' when routing.engine, lmc, tables, address or layering is set",
-            );
         }
         let s = &self.switch;
         if !(1..=64).contains(&s.queue_packets) {
@@ -748,7 +594,7 @@ impl Config {
         switch::validate(self, &family)?;
         references::check(self, family.terminals())?;
         // Configs that can never give a result are refused rather than run.
-        let bubble = match (self.routing.algorithm, &family) {
+        let bubble = match (self.routing.algorithm(), &family) {
             (Algorithm::BubbleAdaptive, _) => true,
             (Algorithm::Auto, crate::topology::Family::Torus(t)) => t.wrap && s.vcs < 2,
             _ => false,

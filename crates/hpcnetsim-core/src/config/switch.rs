@@ -134,7 +134,7 @@ pub fn validate(cfg: &Config, family: &crate::topology::Family) -> crate::Result
         );
     }
     if s.switching == Switching::Wormhole {
-        let bubble = match (cfg.routing.algorithm, family) {
+        let bubble = match (cfg.routing.algorithm(), family) {
             (Algorithm::BubbleAdaptive, _) => true,
             (Algorithm::Auto, crate::topology::Family::Torus(t)) => t.wrap && s.class_vcs() < 2,
             _ => false,

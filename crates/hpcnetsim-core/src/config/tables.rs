@@ -11,6 +11,74 @@ pub const MAX_LMC: u8 = 7;
 /// Names of the table routing engines, as used by `hpcnetsim route` and configs.
 pub const ENGINES: &str = "minhop, sssp, dfsssp, updn, ftree, parx";
 
+/// The engine that computes forwarding tables (`routing.engine`, `hpcnetsim route`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum TableEngine {
+    /// Min-hop: each destination through a port on a shortest path, the least used one.
+    MinHop,
+    /// Single-source shortest paths with link weights that balance the routes.
+    Sssp,
+    /// SSSP with its paths layered on virtual lanes until every lane is acyclic.
+    #[default]
+    Dfsssp,
+    /// Up*/Down* from the roots.
+    Updn,
+    /// The fat-tree engine.
+    Ftree,
+    /// PARX (paper 001): 2D HyperX, LMC 2, four addresses routed around each other, DFSSSP's
+    /// lanes.
+    Parx,
+}
+
+impl TableEngine {
+    /// Every engine, in the order of `ENGINES`.
+    pub const ALL: [TableEngine; 6] = [
+        TableEngine::MinHop,
+        TableEngine::Sssp,
+        TableEngine::Dfsssp,
+        TableEngine::Updn,
+        TableEngine::Ftree,
+        TableEngine::Parx,
+    ];
+
+    /// The engine's name in configs, commands and tables.
+    pub fn name(self) -> &'static str {
+        match self {
+            TableEngine::MinHop => "minhop",
+            TableEngine::Sssp => "sssp",
+            TableEngine::Dfsssp => "dfsssp",
+            TableEngine::Updn => "updn",
+            TableEngine::Ftree => "ftree",
+            TableEngine::Parx => "parx",
+        }
+    }
+
+    /// The engine called `name`.
+    pub fn named(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|e| e.name() == name)
+    }
+
+    /// The engine called `name`, or an error naming `field` in `section`.
+    pub fn parse(name: &str, section: &str, field: &str) -> Result<Self> {
+        Self::named(name)
+            .ok_or_else(|| Error::invalid(section, field, format!("'{name}'"), format!("one of {ENGINES}")))
+    }
+}
+
+impl std::str::FromStr for TableEngine {
+    type Err = Error;
+
+    fn from_str(name: &str) -> Result<Self> {
+        TableEngine::parse(name, "routing", "engine")
+    }
+}
+
+impl std::fmt::Display for TableEngine {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
 /// How DFSSSP and PARX give every path a lane (`routing.layering`, `--layering`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]

@@ -33,8 +33,8 @@ pub fn provider<'a>(cfg: &Config, topo: &'a Topology) -> Result<Box<dyn PathProv
     if cfg.flow.paths == PathsKind::Minimal {
         return Ok(Box::new(MinimalPaths::new(topo)));
     }
-    if cfg.routing.algorithm == crate::config::Algorithm::Table {
-        let tables = crate::routing::table_lookup::TableRouting::new(cfg, topo)?;
+    if let Some(table) = cfg.routing.table() {
+        let tables = crate::routing::table_lookup::TableRouting::new(table, cfg, topo)?;
         let walk = Box::new(super::table_paths::TablePaths::new(topo, tables, cfg.flow.message_bytes));
         if cfg.flow.paths == PathsKind::Valiant {
             return Ok(Box::new(ValiantPaths::new(topo, walk)));

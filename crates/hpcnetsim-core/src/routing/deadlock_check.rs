@@ -77,7 +77,7 @@ const MAX_ESCAPE_WALKS: u128 = 1 << 18;
 pub fn check(cfg: &Config, vcs: Option<usize>) -> Result<Check> {
     crate::topology::footprint::check_describe(&cfg.topology)?;
     let topo = Topology::from_spec(&cfg.topology)?;
-    if cfg.routing.algorithm == crate::config::Algorithm::Table {
+    if cfg.routing.table().is_some() {
         return Err(Error::invalid(
             "route",
             "routing",

@@ -15,7 +15,7 @@ pub mod torus;
 pub mod tree;
 pub mod twin;
 
-use crate::config::{Algorithm, Config, Selection};
+use crate::config::{Algorithm, Config, Method, Selection};
 use crate::error::{Error, Result};
 use crate::topology::{Family, Topology};
 use rand::Rng;
@@ -141,18 +141,19 @@ impl Routing for Direct {
 /// Builds the configured routing for a topology, checking it suits the family and the VCs.
 pub fn build(cfg: &Config, topo: &Topology) -> Result<Box<dyn Routing>> {
     let vcs = cfg.switch.vcs as usize;
-    if cfg.routing.algorithm == Algorithm::Table {
-        return Ok(Box::new(table_lookup::TableRouting::new(cfg, topo)?));
-    }
+    let requested = match &cfg.routing.method {
+        Method::Table(table) => return Ok(Box::new(table_lookup::TableRouting::new(table, cfg, topo)?)),
+        Method::Algorithm(a) => *a,
+    };
     if topo.faulty_links() > 0 {
         return Err(Error::invalid(
             "config",
             "routing.algorithm",
-            format!("'{}' on the faulty network {}", algorithm_name(cfg.routing.algorithm), topo.spec()),
+            format!("'{}' on the faulty network {}", algorithm_name(requested), topo.spec()),
             "table routing (algorithmic routings assume every link works; see docs/routing.md)",
         ));
     }
-    let algorithm = match (cfg.routing.algorithm, topo.family()) {
+    let algorithm = match (requested, topo.family()) {
         (Algorithm::Auto, Family::Tree(_)) => Algorithm::TreeAdaptive,
         // With one VC a torus has no room for a dateline: bubble flow control keeps DOR
         // deadlock-free on a single (escape) channel.

@@ -6,7 +6,7 @@
 
 use super::tables::{self, sssp, EngineOptions, Tables};
 use super::{Candidate, Request, Routing};
-use crate::config::{AddressPolicy, Config};
+use crate::config::{self, AddressPolicy, Config};
 use crate::error::{Error, Result};
 use crate::rng::{stream, Owner, Stream};
 use crate::topology::{Family, Topology};
@@ -54,9 +54,8 @@ pub struct TableRouting {
 }
 
 impl TableRouting {
-    /// Computes (or loads) the tables the config names and checks them against the network.
-    pub fn new(cfg: &Config, topo: &Topology) -> Result<Self> {
-        let r = &cfg.routing;
+    /// Computes (or loads) the tables `r` names and checks them against the network.
+    pub fn new(r: &config::TableRouting, cfg: &Config, topo: &Topology) -> Result<Self> {
         let vcs = cfg.switch.vcs as usize;
         let tables = match &r.tables {
             Some(path) => {
@@ -80,14 +79,8 @@ impl TableRouting {
                 t
             }
             None => {
-                let engine = r.engine.as_deref().unwrap_or("dfsssp");
-                let opts = EngineOptions {
-                    lmc: r.lmc.unwrap_or(0),
-                    max_vls: vcs,
-                    layering: r.layering.unwrap_or_default(),
-                    ..EngineOptions::default()
-                };
-                tables::compute(engine, topo, &opts).map_err(|e| match e {
+                let opts = EngineOptions { lmc: r.lmc, max_vls: vcs, layering: r.layering, ..EngineOptions::default() };
+                tables::compute(r.engine, topo, &opts).map_err(|e| match e {
                     Error::Invalid { field, value, allowed, .. } if field == "vls" => Error::invalid(
                         "config",
                         "switch.vcs",
@@ -111,7 +104,7 @@ impl TableRouting {
                 if stats.unreachable_pairs > pairs.len() { " ..." } else { "" }
             )));
         }
-        let policy = r.address.unwrap_or(AddressPolicy::RoundRobin);
+        let policy = r.address;
         let quadrant = match (policy, topo.family()) {
             (AddressPolicy::Parx, Family::HyperX(h)) if h.dims.len() == 2 && tables.lmc == 2 => (0..topo
                 .num_terminals())

@@ -167,7 +167,7 @@ fn dor_max_channel_load(spec: &str) -> f64 {
     use hpcnetsim_core::routing::{self, Request};
     let t = topo(spec);
     let mut c = Config::from_toml(&format!("topology = \"{spec}\"")).unwrap();
-    (c.switch.vcs, c.routing.algorithm) = (2, Algorithm::Dor);
+    (c.switch.vcs, c.routing.method) = (2, Algorithm::Dor.into());
     let r = routing::build(&c, &t).unwrap();
     let n = t.num_terminals();
     let dims = match t.family() {

@@ -4,7 +4,7 @@
 //! the test checks with its own topological sort over the paths the tables give.
 
 use crate::common::topo;
-use hpcnetsim_core::routing::tables::{self, EngineOptions, Layering, Tables};
+use hpcnetsim_core::routing::tables::{self, EngineOptions, Layering, TableEngine, Tables};
 use hpcnetsim_core::Topology;
 use std::collections::{HashMap, HashSet};
 
@@ -60,7 +60,8 @@ fn assert_lanes_acyclic(t: &Topology, tb: &Tables) -> usize {
 fn large_tori_and_the_hyperx_fit_in_eight_lanes_without_cycles() {
     for spec in ["torus:10x10", "torus:12x12", "torus:16x16", "hyperx:12x8,t=7", "torus:4x4x4"] {
         let t = topo(spec);
-        let tb = tables::compute("dfsssp", &t, &EngineOptions::default()).unwrap_or_else(|e| panic!("{spec}: {e}"));
+        let tb = tables::compute(TableEngine::Dfsssp, &t, &EngineOptions::default())
+            .unwrap_or_else(|e| panic!("{spec}: {e}"));
         assert!((2..=8).contains(&tb.vls), "{spec}: {} lanes", tb.vls);
         assert!(tb.deadlock_verdict(&t).is_acyclic(), "{spec}");
         assert!(assert_lanes_acyclic(&t, &tb) > 0);
@@ -72,7 +73,7 @@ fn layers_stay_acyclic_with_faults_and_several_addresses() {
     for spec in ["torus:10x10|faults:random=6,seed=3", "hyperx:12x8,t=7|faults:random=15,seed=1", "mesh:6x6"] {
         let t = topo(spec);
         let opts = EngineOptions { lmc: 1, ..EngineOptions::default() };
-        let tb = tables::compute("dfsssp", &t, &opts).unwrap_or_else(|e| panic!("{spec}: {e}"));
+        let tb = tables::compute(TableEngine::Dfsssp, &t, &opts).unwrap_or_else(|e| panic!("{spec}: {e}"));
         assert!(tb.vls <= 8);
         assert!(tb.deadlock_verdict(&t).is_acyclic(), "{spec}");
         assert_lanes_acyclic(&t, &tb);
@@ -83,7 +84,7 @@ fn layers_stay_acyclic_with_faults_and_several_addresses() {
 fn too_few_lanes_is_an_error_naming_vls() {
     // Minimal paths round a 10x10 torus cannot share two lanes.
     let two = EngineOptions { max_vls: 2, ..EngineOptions::default() };
-    let e = tables::compute("dfsssp", &topo("torus:10x10"), &two).unwrap_err().to_string();
+    let e = tables::compute(TableEngine::Dfsssp, &topo("torus:10x10"), &two).unwrap_err().to_string();
     assert!(e.contains("vls = 2") && e.contains("needs more than 2 virtual lanes"), "{e}");
 }
 
@@ -95,14 +96,17 @@ fn opensm_layering_is_deadlock_free_and_may_need_a_lane_more() {
     let opensm = EngineOptions { layering: Layering::Opensm, ..EngineOptions::default() };
     for (spec, placement, theirs) in [("torus:4x4,t=2", 3, 3), ("hyperx:12x8,t=7|faults:random=15,seed=2", 2, 3)] {
         let t = topo(spec);
-        let ours = tables::compute("dfsssp", &t, &EngineOptions::default()).unwrap();
-        let tb = tables::compute("dfsssp", &t, &opensm).unwrap_or_else(|e| panic!("{spec}: {e}"));
+        let ours = tables::compute(TableEngine::Dfsssp, &t, &EngineOptions::default()).unwrap();
+        let tb = tables::compute(TableEngine::Dfsssp, &t, &opensm).unwrap_or_else(|e| panic!("{spec}: {e}"));
         assert_eq!((ours.vls, tb.vls), (placement, theirs), "{spec}");
         assert!(tb.deadlock_verdict(&t).is_acyclic(), "{spec}");
     }
-    assert_lanes_acyclic(&topo("torus:4x4,t=2"), &tables::compute("dfsssp", &topo("torus:4x4,t=2"), &opensm).unwrap());
+    assert_lanes_acyclic(
+        &topo("torus:4x4,t=2"),
+        &tables::compute(TableEngine::Dfsssp, &topo("torus:4x4,t=2"), &opensm).unwrap(),
+    );
     // More than the lanes allowed is the same error as for the placement.
     let two = EngineOptions { max_vls: 2, ..opensm };
-    let e = tables::compute("dfsssp", &topo("torus:4x4,t=2"), &two).unwrap_err().to_string();
+    let e = tables::compute(TableEngine::Dfsssp, &topo("torus:4x4,t=2"), &two).unwrap_err().to_string();
     assert!(e.contains("vls = 2"), "{e}");
 }

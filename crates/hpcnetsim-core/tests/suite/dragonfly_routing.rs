@@ -46,11 +46,11 @@ fn every_vc_scheme_is_deadlock_free_and_too_few_vcs_are_not() {
     }
     // `route --check-deadlock` reaches the same verdicts.
     let mut c = Config::from_toml("topology = \"dragonfly:a=4,p=2,h=2\"").unwrap();
-    c.routing.algorithm = Algorithm::DragonflyUgal;
+    c.routing.method = Algorithm::DragonflyUgal.into();
     let check = deadlock_check::check(&c, None).unwrap();
     assert!(check.deadlock_free && check.vcs == 3, "{check:?}");
     assert!(!deadlock_check::check(&c, Some(1)).unwrap().deadlock_free);
-    c.routing.algorithm = Algorithm::DragonflyPar;
+    c.routing.method = Algorithm::DragonflyPar.into();
     let check = deadlock_check::check(&c, None).unwrap();
     assert!(check.deadlock_free && check.vcs == 4, "{check:?}");
 }

@@ -67,7 +67,7 @@ fn packets_are_conserved_and_credits_return() {
     ] {
         let t = topo(spec);
         let mut c = config(spec, vcs, load);
-        c.routing.algorithm = algorithm;
+        c.routing.method = algorithm.into();
         c.traffic.packet_phits = 4;
         c.traffic.packet_phits_max = 12;
         let mut e = Engine::new(&c, &t).unwrap();
@@ -120,7 +120,7 @@ fn no_deadlock_under_saturation() {
     for (algorithm, vcs) in [(Algorithm::Dor, 2), (Algorithm::BubbleAdaptive, 2), (Algorithm::BubbleAdaptive, 1)] {
         let t = topo("torus:8x8");
         let mut c = config("torus:8x8", vcs, 1.0);
-        c.routing.algorithm = algorithm;
+        c.routing.method = algorithm.into();
         let mut e = Engine::new(&c, &t).unwrap();
         let mut last = 0;
         for step in 1..=20 {

@@ -1,7 +1,7 @@
 //! Imported fabrics (ibnetdiscover / ibsim files and edge lists): the graphs they describe,
 //! routing on them, the round trip through the ibnetdiscover export, and line-numbered errors.
 
-use hpcnetsim_core::routing::tables::{self, stats, EngineOptions};
+use hpcnetsim_core::routing::tables::{self, stats, EngineOptions, TableEngine};
 use hpcnetsim_core::{Peer, Topology};
 use std::path::PathBuf;
 
@@ -38,7 +38,7 @@ fn ibsim_example_fabric_is_read_and_routed() {
     assert_eq!(t.terminal_attachment(0), (0, 0));
     assert_eq!(t.terminal_attachment(1), (1, 0));
     for engine in ["minhop", "sssp", "dfsssp", "updn"] {
-        let tb = tables::compute(engine, &t, &EngineOptions::default()).unwrap();
+        let tb = tables::compute(engine.parse().unwrap(), &t, &EngineOptions::default()).unwrap();
         let s = stats::summarise(&t, &tb);
         assert_eq!(s.unreachable_pairs, 0, "{engine}");
         assert_eq!(s.max_hops, 1, "{engine}");
@@ -50,14 +50,14 @@ fn slim_fly_file_has_diameter_two_and_routes_deadlock_free() {
     let t = Topology::from_spec(&format!("ibnet:{},t=3", data("slimfly_q5_ibsim.txt"))).unwrap();
     // MMS q=5: 2q^2 = 50 switches of network degree (3q - 1)/2 = 7.
     assert_eq!((t.num_switches(), t.switch_links(), t.num_terminals()), (50, 50 * 7 / 2, 150));
-    let min = tables::compute("minhop", &t, &EngineOptions::default()).unwrap();
+    let min = tables::compute(TableEngine::MinHop, &t, &EngineOptions::default()).unwrap();
     assert_eq!(stats::summarise(&t, &min).max_hops, 2, "Slim Fly has diameter 2");
     for engine in ["dfsssp", "updn"] {
-        let tb = tables::compute(engine, &t, &EngineOptions::default()).unwrap();
+        let tb = tables::compute(engine.parse().unwrap(), &t, &EngineOptions::default()).unwrap();
         assert!(tb.deadlock_verdict(&t).is_acyclic(), "{engine}");
         assert_eq!(stats::summarise(&t, &tb).unreachable_pairs, 0);
     }
-    assert!(tables::compute("ftree", &t, &EngineOptions::default()).is_err(), "a Slim Fly is no fat-tree");
+    assert!(tables::compute(TableEngine::Ftree, &t, &EngineOptions::default()).is_err(), "a Slim Fly is no fat-tree");
     let e = Topology::from_spec(&format!("ibnet:{},t=4", data("slimfly_q5_ibsim.txt"))).unwrap_err().to_string();
     assert!(e.contains("free ports"), "{e}");
 }
@@ -119,9 +119,9 @@ fn edge_lists_are_read() {
     let t = Topology::from_spec(&format!("edges:{}", write_tmp("ring.edges", text))).unwrap();
     assert_eq!((t.num_switches(), t.num_terminals(), t.switch_links()), (3, 4, 3));
     assert_eq!(t.num_ports(0), 4);
-    let tb = tables::compute("updn", &t, &EngineOptions::default()).unwrap();
+    let tb = tables::compute(TableEngine::Updn, &t, &EngineOptions::default()).unwrap();
     assert!(tb.deadlock_verdict(&t).is_acyclic());
-    let tb = tables::compute("minhop", &t, &EngineOptions::default()).unwrap();
+    let tb = tables::compute(TableEngine::MinHop, &t, &EngineOptions::default()).unwrap();
     assert_eq!(stats::summarise(&t, &tb).max_hops, 1);
 }
 

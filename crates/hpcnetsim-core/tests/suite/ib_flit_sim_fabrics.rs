@@ -2,7 +2,7 @@
 //! (directors expanded into chips) carries OpenSM's tables to every host, and our ftree is as
 //! balanced as OpenSM's (maximum routes per link).
 
-use hpcnetsim_core::routing::tables::{self, fdbs, stats, EngineOptions};
+use hpcnetsim_core::routing::tables::{self, fdbs, stats, EngineOptions, TableEngine};
 use hpcnetsim_core::Topology;
 use std::path::PathBuf;
 
@@ -19,7 +19,7 @@ fn compare(base: &str, fdbs_text: &str) -> (stats::RouteStats, stats::RouteStats
     let t = Topology::from_spec(&format!("ibdm:{}", data(&format!("{base}.topo")).display())).unwrap();
     let opensm =
         fdbs::load(fdbs_text, &read(&format!("{base}.fdbs.ini")), &read(&format!("{base}.hcas")), base, &t).unwrap();
-    let ours = tables::compute("ftree", &t, &EngineOptions::default()).unwrap();
+    let ours = tables::compute(TableEngine::Ftree, &t, &EngineOptions::default()).unwrap();
     (stats::summarise(&t, &opensm), stats::summarise(&t, &ours))
 }
 

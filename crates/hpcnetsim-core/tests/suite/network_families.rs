@@ -327,7 +327,7 @@ fn faults_exports_and_tables_work_on_the_new_families() {
                 assert!(t.export(format).unwrap().contains("s1") || format == "ibnet", "{spec} {format}");
             }
             for engine in ["dfsssp", "updn"] {
-                let tb = tables::compute(engine, &t, &EngineOptions::default()).unwrap();
+                let tb = tables::compute(engine.parse().unwrap(), &t, &EngineOptions::default()).unwrap();
                 assert!(tb.deadlock_verdict(&t).is_acyclic(), "{engine} on {spec}");
                 let n = t.num_terminals();
                 for (a, b) in (0..n).flat_map(|a| (0..n).map(move |b| (a, b))).filter(|(a, b)| a != b) {

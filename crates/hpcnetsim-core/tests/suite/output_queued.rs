@@ -21,7 +21,7 @@ fn zero_load_latency_is_the_input_queued_switch_s() {
                     "topology = \"{spec}\"\n[switch]\npreset = \"output-queued\"\nvcs = {vcs}\nspeedup = {speedup}\nswitch_delay_cycles = {sd}\nlink_delay_cycles = {ld}\n"
                 );
                 let mut c = Config::from_toml(&toml).unwrap();
-                c.routing.algorithm = algorithm;
+                c.routing.method = algorithm.into();
                 c.traffic.load = 0.0;
                 let n = t.num_terminals();
                 assert_eq!(Engine::new(&c, &t).unwrap().switch_technology(), "output_queued");

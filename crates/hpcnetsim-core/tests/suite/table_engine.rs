@@ -7,11 +7,11 @@ use hpcnetsim_core::config::{AddressPolicy, Algorithm, Config};
 use hpcnetsim_core::engine::{measure, Engine};
 use hpcnetsim_core::routing::deadlock;
 use hpcnetsim_core::routing::table_lookup::TableRouting;
-use hpcnetsim_core::routing::tables::{self, dump, EngineOptions};
+use hpcnetsim_core::routing::tables::{self, dump, EngineOptions, TableEngine};
 
-fn table_config(spec: &str, vcs: u32, engine: &str, load: f64) -> Config {
+fn table_config(spec: &str, vcs: u32, engine: TableEngine, load: f64) -> Config {
     let mut c = sim_config(spec, vcs, Algorithm::Table, load);
-    c.routing.engine = Some(engine.into());
+    c.routing.table_mut().engine = engine;
     c
 }
 
@@ -24,12 +24,14 @@ fn quick(mut c: Config) -> Config {
 
 #[test]
 fn packets_follow_the_tables() {
-    for (spec, engine, lmc) in
-        [("tree:k=4,n=3", "ftree", 0), ("hyperx:4x4,t=2", "parx", 2), ("torus:4x4,t=2", "updn", 1)]
-    {
+    for (spec, engine, lmc) in [
+        ("tree:k=4,n=3", TableEngine::Ftree, 0),
+        ("hyperx:4x4,t=2", TableEngine::Parx, 2),
+        ("torus:4x4,t=2", TableEngine::Updn, 1),
+    ] {
         let t = topo(spec);
         let mut c = table_config(spec, 8, engine, 0.0);
-        c.routing.lmc = Some(lmc);
+        c.routing.table_mut().lmc = lmc;
         let tb = tables::compute(engine, &t, &EngineOptions { lmc, ..EngineOptions::default() }).unwrap();
         let n = t.num_terminals();
         for (a, b) in [(0, n - 1), (1, n / 2), (n - 1, 2), (3, 2)] {
@@ -57,14 +59,14 @@ fn packets_follow_the_tables() {
 
 #[test]
 fn lanes_keep_a_saturated_network_delivering_and_the_analysis_agrees() {
-    for (spec, engine) in [("torus:4x4", "dfsssp"), ("hyperx:4x4,t=2", "parx")] {
+    for (spec, engine) in [("torus:4x4", TableEngine::Dfsssp), ("hyperx:4x4,t=2", TableEngine::Parx)] {
         let t = topo(spec);
         let mut c = table_config(spec, 8, engine, 1.0);
-        if engine == "parx" {
-            c.routing.address = Some(AddressPolicy::Parx);
+        if engine == TableEngine::Parx {
+            c.routing.table_mut().address = AddressPolicy::Parx;
         }
         // The engine's own routing object passes the deadlock analysis on its lanes.
-        let r = TableRouting::new(&c, &t).unwrap();
+        let r = TableRouting::new(c.routing.table().unwrap(), &c, &t).unwrap();
         assert!(r.tables().vls > 1, "{spec}: expected several lanes");
         assert!(deadlock::check_routing(&t, &r, 8, false).unwrap().is_acyclic());
         let mut e = Engine::new(&c, &t).unwrap();
@@ -81,13 +83,15 @@ fn lanes_keep_a_saturated_network_delivering_and_the_analysis_agrees() {
 fn a_dumped_table_simulates_like_the_engine_that_computed_it() {
     let spec = "hyperx:4x4,t=2";
     let t = topo(spec);
-    let mut c = quick(table_config(spec, 4, "dfsssp", 0.4));
-    c.routing.lmc = Some(1);
+    let mut c = quick(table_config(spec, 4, TableEngine::Dfsssp, 0.4));
+    c.routing.table_mut().lmc = 1;
     let direct = measure::run(&c).unwrap();
-    let tb = tables::compute("dfsssp", &t, &EngineOptions { lmc: 1, max_vls: 4, ..EngineOptions::default() }).unwrap();
+    let tb =
+        tables::compute(TableEngine::Dfsssp, &t, &EngineOptions { lmc: 1, max_vls: 4, ..EngineOptions::default() })
+            .unwrap();
     let path = std::env::temp_dir().join(format!("hpcnetsim-lft-{}.txt", std::process::id()));
     std::fs::write(&path, dump::dump(&t, &tb)).unwrap();
-    c.routing.tables = Some(path.to_string_lossy().into_owned());
+    c.routing.table_mut().tables = Some(path.to_string_lossy().into_owned());
     let loaded = measure::run(&c).unwrap();
     assert_eq!(loaded.batch_accepted_loads, direct.batch_accepted_loads);
     assert_eq!(loaded.latency, direct.latency);
@@ -99,24 +103,24 @@ fn a_dumped_table_simulates_like_the_engine_that_computed_it() {
 fn bad_table_setups_are_reported() {
     let err = |c: &Config| measure::run(c).unwrap_err().to_string();
     // More lanes needed than VCs.
-    let e = err(&quick(table_config("torus:5x5", 1, "dfsssp", 0.1)));
+    let e = err(&quick(table_config("torus:5x5", 1, TableEngine::Dfsssp, 0.1)));
     assert!(e.contains("switch.vcs"), "{e}");
     // An engine that does not apply.
-    let e = err(&quick(table_config("torus:4x4", 2, "parx", 0.1)));
+    let e = err(&quick(table_config("torus:4x4", 2, TableEngine::Parx, 0.1)));
     assert!(e.contains("parx"), "{e}");
     // A disconnected network: the pairs are named.
-    let e = err(&quick(table_config("torus:4|faults:switches=1", 2, "updn", 0.1)));
+    let e = err(&quick(table_config("torus:4|faults:switches=1", 2, TableEngine::Updn, 0.1)));
     assert!(e.contains("unreachable") && e.contains("0->1"), "{e}");
     // Algorithmic routing on a faulty network points to table routing.
     let e = err(&quick(sim_config("torus:4x4|faults:random=2", 2, Algorithm::Dor, 0.1)));
     assert!(e.contains("table"), "{e}");
     // The PARX address rule needs PARX tables.
-    let mut c = quick(table_config("hyperx:4x4,t=2", 8, "dfsssp", 0.1));
-    c.routing.address = Some(AddressPolicy::Parx);
+    let mut c = quick(table_config("hyperx:4x4,t=2", 8, TableEngine::Dfsssp, 0.1));
+    c.routing.table_mut().address = AddressPolicy::Parx;
     assert!(err(&c).contains("routing.address"));
     // A missing table file.
-    let mut c = quick(table_config("hyperx:4x4,t=2", 8, "dfsssp", 0.1));
-    c.routing.tables = Some("/nonexistent/lft.txt".into());
+    let mut c = quick(table_config("hyperx:4x4,t=2", 8, TableEngine::Dfsssp, 0.1));
+    c.routing.table_mut().tables = Some("/nonexistent/lft.txt".into());
     assert!(err(&c).contains("routing.tables"));
 }
 
@@ -135,5 +139,5 @@ fn table_fields_are_validated_with_the_config() {
     let ok =
         Config::from_toml(&format!("{base}algorithm = \"table\"\nengine = \"updn\"\nlmc = 1\naddress = \"random\""))
             .unwrap();
-    assert_eq!(ok.routing.address, Some(AddressPolicy::Random));
+    assert_eq!(ok.routing.table().map(|t| t.address), Some(AddressPolicy::Random));
 }

@@ -4,7 +4,7 @@
 
 use crate::common::topo;
 use hpcnetsim_core::routing::deadlock::Verdict;
-use hpcnetsim_core::routing::tables::{self, dump, stats, EngineOptions, Tables};
+use hpcnetsim_core::routing::tables::{self, dump, stats, EngineOptions, TableEngine, Tables};
 use hpcnetsim_core::{Peer, Topology};
 use std::collections::HashSet;
 
@@ -19,7 +19,8 @@ const FAMILIES: [&str; 7] = [
 ];
 
 fn compute(engine: &str, t: &Topology) -> Tables {
-    tables::compute(engine, t, &EngineOptions::default()).unwrap_or_else(|e| panic!("{engine} on {}: {e}", t.spec()))
+    tables::compute(engine.parse().unwrap(), t, &EngineOptions::default())
+        .unwrap_or_else(|e| panic!("{engine} on {}: {e}", t.spec()))
 }
 
 /// Every pair on every address reaches its destination through distinct switches.
@@ -165,14 +166,14 @@ fn route_statistics_count_paths_and_links() {
 #[test]
 fn bad_inputs_are_reported() {
     let err = |r: Result<Tables, hpcnetsim_core::Error>| r.unwrap_err().to_string();
-    let e = err(tables::compute("parx", &topo("torus:4x4"), &EngineOptions::default()));
+    let e = err(tables::compute(TableEngine::Parx, &topo("torus:4x4"), &EngineOptions::default()));
     assert!(e.contains("parx") && e.contains("2D HyperX"), "{e}");
-    let e = err(tables::compute("ftree", &topo("torus:4x4"), &EngineOptions::default()));
+    let e = err(tables::compute(TableEngine::Ftree, &topo("torus:4x4"), &EngineOptions::default()));
     assert!(e.contains("fat-tree"), "{e}");
-    let e = err(tables::compute("nope", &topo("torus:4x4"), &EngineOptions::default()));
-    assert!(e.contains("minhop"), "{e}");
+    let e = "nope".parse::<TableEngine>().unwrap_err().to_string();
+    assert!(e.contains("routing: engine = 'nope'") && e.contains("minhop"), "{e}");
     let one = EngineOptions { max_vls: 1, ..EngineOptions::default() };
-    let e = err(tables::compute("dfsssp", &topo("torus:5x5"), &one));
+    let e = err(tables::compute(TableEngine::Dfsssp, &topo("torus:5x5"), &one));
     assert!(e.contains("vls = 1") && e.contains("virtual lanes"), "{e}");
     let t = topo("hyperx:4x4,t=2");
     let text = dump::dump(&t, &compute("minhop", &t));
@@ -282,7 +283,8 @@ fn parx_demands_steer_the_heavy_pairs_apart() {
     };
     let plain = compute("parx", &t);
     let aware =
-        tables::compute("parx", &t, &EngineOptions { demands: demands.clone(), ..EngineOptions::default() }).unwrap();
+        tables::compute(TableEngine::Parx, &t, &EngineOptions { demands: demands.clone(), ..EngineOptions::default() })
+            .unwrap();
     assert_valid(&t, &aware);
     assert!(aware.deadlock_verdict(&t).is_acyclic());
     assert!(heavy(&aware) <= heavy(&plain), "{} > {}", heavy(&aware), heavy(&plain));
@@ -290,7 +292,7 @@ fn parx_demands_steer_the_heavy_pairs_apart() {
     let n = sssp_normalise();
     assert_eq!(n, vec![(0, 1, 255), (1, 0, 1), (2, 3, 128)]);
     let bad = EngineOptions { demands: vec![(0, 99, 1.0)], ..EngineOptions::default() };
-    assert!(tables::compute("parx", &t, &bad).unwrap_err().to_string().contains("demand"));
+    assert!(tables::compute(TableEngine::Parx, &t, &bad).unwrap_err().to_string().contains("demand"));
 }
 
 fn sssp_normalise() -> Vec<(usize, usize, u64)> {

@@ -18,7 +18,7 @@ pub mod sssp;
 pub mod stats;
 
 use super::deadlock::{Hop, Verdict};
-pub use crate::config::tables::{Layering, ENGINES, LAYERINGS, MAX_LMC};
+pub use crate::config::tables::{Layering, TableEngine, ENGINES, LAYERINGS, MAX_LMC};
 use crate::error::{Error, Result};
 use crate::topology::{Peer, Topology};
 
@@ -257,8 +257,8 @@ impl Default for EngineOptions {
     }
 }
 
-/// Computes forwarding tables for `topo` with the named engine.
-pub fn compute(engine: &str, topo: &Topology, opts: &EngineOptions) -> Result<Tables> {
+/// Computes forwarding tables for `topo` with `engine`.
+pub fn compute(engine: TableEngine, topo: &Topology, opts: &EngineOptions) -> Result<Tables> {
     if opts.lmc > MAX_LMC {
         return Err(Error::invalid("routing", "lmc", opts.lmc, format!("an integer between 0 and {MAX_LMC}")));
     }
@@ -266,21 +266,20 @@ pub fn compute(engine: &str, topo: &Topology, opts: &EngineOptions) -> Result<Ta
         return Err(Error::invalid("routing", "vls", opts.max_vls, format!("an integer between 1 and {MAX_VLS}")));
     }
     match engine {
-        "minhop" => Ok(engines::minhop(topo, opts.lmc)),
-        "updn" => engines::updn(topo, opts.lmc, &opts.roots),
-        "sssp" => Ok(sssp::sssp(topo, opts.lmc)),
-        "dfsssp" => {
+        TableEngine::MinHop => Ok(engines::minhop(topo, opts.lmc)),
+        TableEngine::Updn => engines::updn(topo, opts.lmc, &opts.roots),
+        TableEngine::Sssp => Ok(sssp::sssp(topo, opts.lmc)),
+        TableEngine::Dfsssp => {
             let mut t = sssp::sssp(topo, opts.lmc);
             t.engine = "dfsssp".into();
             layers::assign(topo, &mut t, opts.max_vls, opts.layering)?;
             Ok(t)
         }
-        "ftree" => ftree::ftree(topo, opts.lmc),
-        "parx" => {
+        TableEngine::Ftree => ftree::ftree(topo, opts.lmc),
+        TableEngine::Parx => {
             let mut t = sssp::parx(topo, &opts.demands)?;
             layers::assign(topo, &mut t, opts.max_vls, opts.layering)?;
             Ok(t)
         }
-        other => Err(Error::invalid("routing", "engine", format!("'{other}'"), format!("one of {ENGINES}"))),
     }
 }

@@ -20,7 +20,7 @@ pub fn topo(spec: &str) -> Topology {
 pub fn sim_config(spec: &str, vcs: u32, algorithm: Algorithm, load: f64) -> Config {
     let mut c = Config::from_toml(&format!("topology = \"{spec}\"")).unwrap();
     c.switch.vcs = vcs;
-    c.routing.algorithm = algorithm;
+    c.routing.method = algorithm.into();
     c.traffic.load = load;
     c
 }

@@ -1,0 +1,324 @@
+//! The `[routing]` table. An algorithmic routing decides at every switch from coordinates and
+//! takes only its name; table routing reads forwarding tables computed once by an engine
+//! (InfiniBand style) and takes fields of its own (engine, LMC, a table file, the address and
+//! lane policies). The config holds the choice as one tagged value, `Method`, so that code
+//! reading a table field first has the table routing in hand; the TOML stays flat, as users
+//! write it (`algorithm = "table"` beside the table's fields), read through `RoutingFields`.
+
+use super::tables::{Layering, TableEngine, ENGINES};
+use serde::{Deserialize, Serialize};
+
+/// Routing algorithms (algorithmic; each family has its own).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Algorithm {
+    /// The family's default: tree-adaptive; dor on meshes and on tori with two or more VCs,
+    /// bubble-adaptive (plain bubble DOR) on tori with one VC; direct; hyperx-dor; ts-dor;
+    /// dragonfly-minimal.
+    Auto,
+    /// Trees: minimal adaptive up-phase (any up-port), deterministic down-phase.
+    TreeAdaptive,
+    /// Trees: up-port chosen from the destination (destination mod k), deterministic down-phase.
+    TreeDeterministic,
+    /// Meshes and tori: dimension order; on tori two VC classes with a dateline on every ring.
+    Dor,
+    /// Tori: VC 0 is a DOR escape channel with bubble flow control, the other VCs fully
+    /// adaptive minimal (Duato); paper 002's torus routing.
+    BubbleAdaptive,
+    /// Crossbar: straight to the destination port.
+    Direct,
+    /// HyperX: dimension order, one hop per unaligned dimension.
+    HyperxDor,
+    /// HyperX: minimal adaptive over the unaligned dimensions on VCs 1.., DOR escape on VC 0.
+    HyperxAdaptive,
+    /// HyperX: Valiant, dimension order to a random intermediate switch on the lower half
+    /// of the VCs, then to the destination on the upper half (≥ 2 VCs).
+    HyperxValiant,
+    /// HyperX: UGAL-L, minimal or Valiant chosen at the source switch from local queue
+    /// loads weighted by hop counts; Valiant's VC classes (≥ 2 VCs).
+    HyperxUgal,
+    /// HyperX: DAL, per-dimension adaptive deroutes (at most one per dimension) on VCs 1..,
+    /// dimension-order escape on VC 0 (≥ 2 VCs).
+    HyperxDal,
+    /// Dragonflies: minimal (local, global, local), VC class 0 in the source group and 1
+    /// after the global hop (≥ 2 VCs).
+    DragonflyMinimal,
+    /// Dragonflies: Valiant through a random intermediate group, three VC classes (≥ 3 VCs).
+    DragonflyValiant,
+    /// Dragonflies: UGAL-L, minimal or Valiant chosen at the source switch from local queue
+    /// loads weighted by hop counts; Valiant's VC classes (≥ 3 VCs).
+    DragonflyUgal,
+    /// Dragonflies: UGAL-G, as UGAL-L but weighing the queues of the global channels each
+    /// way would take, wherever in the source group they are (≥ 3 VCs; runs on one thread).
+    DragonflyUgalG,
+    /// Dragonflies: PAR (Jiang, Kim and Dally 2009), UGAL-L at the source switch and once
+    /// more at the next switch of a minimally routed packet's source group (≥ 4 VCs).
+    DragonflyPar,
+    /// Slim Fly and Jellyfish: every minimal next hop of the switch graph, VC class = hops
+    /// taken (≥ diameter VCs).
+    GraphMinimal,
+    /// Slim Fly and Jellyfish: Valiant through a random intermediate switch, hop classes
+    /// (≥ 2 × diameter VCs).
+    GraphValiant,
+    /// Slim Fly and Jellyfish: UGAL-L, minimal or Valiant chosen at the source switch from
+    /// local queue loads weighted by hop counts (≥ 2 × diameter VCs).
+    GraphUgal,
+    /// Twin tori: dimension order with four internal-link VCs (paper 003 §2.2).
+    Dort,
+    /// Twin tori: twin-source dimension order, PE0's packets d_0 → d_{n−1} and PE1's
+    /// d_{n−1} → d_0 on separate VC pairs (paper 003 §3.1).
+    TsDor,
+    /// Tori: dimension order with the upper/lower VC rule of paper 003 (class 1 while the
+    /// destination coordinate is above the current one, class 0 otherwise).
+    DorUpperLower,
+    /// Any topology: forwarding tables computed by `routing.engine` (or loaded from
+    /// `routing.tables`), InfiniBand style (docs/routing.md). The name of `Method::Table`
+    /// in the `algorithm` field; a `Method::Algorithm` never holds it.
+    Table,
+    /// Meshes and tori: Duato's fully adaptive minimal routing on VCs 2.., with dimension
+    /// order (upper/lower rule) on VCs 0-1 as escape; paper 003's adaptive 3D torus (≥ 3 VCs).
+    Duato,
+}
+
+/// How a sender picks the LID offset (virtual destination) of each packet under table
+/// routing with LMC > 0.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum AddressPolicy {
+    /// Offsets in turn, per sender (Open MPI's bfo layer).
+    RoundRobin,
+    /// A uniformly random offset per packet.
+    Random,
+    /// Paper 001 Table 1 by source and destination quadrant and message size (PARX).
+    Parx,
+}
+
+/// Choice among the legal candidates of a routing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Selection {
+    /// INSEE (paper 000 §4): among every legal candidate, free or not, the one whose
+    /// downstream queue holds the fewest phits, ties at random; the packet requests it only
+    /// if it can take it now (output free, room for the whole packet), otherwise it chooses
+    /// again next cycle. An escape candidate is requested when the choice cannot be taken.
+    LeastOccupied,
+    /// Among the available candidates (free, with room), the one with the most credits
+    /// downstream; ties at random.
+    MostCredits,
+    /// Uniformly at random among the available candidates.
+    Random,
+    /// The first available candidate in the routing's order.
+    First,
+}
+
+/// The `[routing]` table: the selection policy and the routing method.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(try_from = "RoutingFields", into = "RoutingFields")]
+pub struct RoutingConfig {
+    /// Selection policy among the legal candidates.
+    pub selection: Selection,
+    /// The routing: an algorithm, or forwarding tables with their fields.
+    pub method: Method,
+}
+
+/// How packets find their way: an algorithmic routing, or forwarding tables.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Method {
+    /// An algorithmic routing (never `Algorithm::Table`).
+    Algorithm(Algorithm),
+    /// Forwarding tables (`algorithm = "table"`).
+    Table(TableRouting),
+}
+
+/// Table routing's fields.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TableRouting {
+    /// The engine computing the tables (default dfsssp).
+    pub engine: TableEngine,
+    /// LID mask control, 2^lmc addresses per terminal (default 0; parx uses 2).
+    pub lmc: u8,
+    /// A table dump file to load instead of computing tables.
+    pub tables: Option<String>,
+    /// How senders pick the LID offset (default round-robin).
+    pub address: AddressPolicy,
+    /// How DFSSSP and PARX assign lanes (default placement; opensm: OpenSM's procedure,
+    /// docs/routing.md).
+    pub layering: Layering,
+}
+
+impl Default for TableRouting {
+    fn default() -> Self {
+        TableRouting {
+            engine: TableEngine::default(),
+            lmc: 0,
+            tables: None,
+            address: AddressPolicy::RoundRobin,
+            layering: Layering::default(),
+        }
+    }
+}
+
+impl From<Algorithm> for Method {
+    /// The method named by an `algorithm` value (`Table`: table routing with default fields).
+    fn from(a: Algorithm) -> Method {
+        match a {
+            Algorithm::Table => Method::Table(TableRouting::default()),
+            a => Method::Algorithm(a),
+        }
+    }
+}
+
+impl Default for RoutingConfig {
+    fn default() -> Self {
+        RoutingConfig { selection: Selection::LeastOccupied, method: Method::Algorithm(Algorithm::Auto) }
+    }
+}
+
+impl RoutingConfig {
+    /// The value of the `algorithm` field: the algorithm, or `Algorithm::Table`.
+    pub fn algorithm(&self) -> Algorithm {
+        match self.method {
+            Method::Algorithm(a) => a,
+            Method::Table(_) => Algorithm::Table,
+        }
+    }
+
+    /// Table routing's fields, if the method is table routing.
+    pub fn table(&self) -> Option<&TableRouting> {
+        match &self.method {
+            Method::Table(t) => Some(t),
+            Method::Algorithm(_) => None,
+        }
+    }
+
+    /// Table routing's fields, to set them (turning the method into table routing first).
+    pub fn table_mut(&mut self) -> &mut TableRouting {
+        if !matches!(self.method, Method::Table(_)) {
+            self.method = Method::Table(TableRouting::default());
+        }
+        match &mut self.method {
+            Method::Table(t) => t,
+            Method::Algorithm(_) => unreachable!("set to table routing above"),
+        }
+    }
+}
+
+/// The `[routing]` table as written: flat, the table fields beside the algorithm's name.
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+struct RoutingFields {
+    algorithm: Algorithm,
+    selection: Selection,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    engine: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    lmc: Option<u8>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tables: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    address: Option<AddressPolicy>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    layering: Option<Layering>,
+}
+
+impl Default for RoutingFields {
+    fn default() -> Self {
+        RoutingConfig::default().into()
+    }
+}
+
+impl TryFrom<RoutingFields> for RoutingConfig {
+    type Error = String;
+
+    fn try_from(f: RoutingFields) -> Result<Self, String> {
+        let written =
+            f.engine.is_some() || f.lmc.is_some() || f.tables.is_some() || f.address.is_some() || f.layering.is_some();
+        let method = match f.algorithm {
+            Algorithm::Table => {
+                let d = TableRouting::default();
+                let engine = match f.engine {
+                    Some(name) => TableEngine::named(&name)
+                        .ok_or_else(|| format!("routing.engine = '{name}' is invalid: one of {ENGINES}"))?,
+                    None => d.engine,
+                };
+                Method::Table(TableRouting {
+                    engine,
+                    lmc: f.lmc.unwrap_or(d.lmc),
+                    tables: f.tables,
+                    address: f.address.unwrap_or(d.address),
+                    layering: f.layering.unwrap_or(d.layering),
+                })
+            }
+            a if !written => Method::Algorithm(a),
+            a => {
+                return Err(format!(
+                    "routing.algorithm = '{}' is invalid: 'table' when routing.engine, lmc, tables, address or layering is set",
+                    super::config_name(&a)
+                ))
+            }
+        };
+        Ok(RoutingConfig { selection: f.selection, method })
+    }
+}
+
+impl From<RoutingConfig> for RoutingFields {
+    fn from(r: RoutingConfig) -> Self {
+        let algorithm = r.algorithm();
+        let mut f = RoutingFields {
+            algorithm,
+            selection: r.selection,
+            engine: None,
+            lmc: None,
+            tables: None,
+            address: None,
+            layering: None,
+        };
+        // Table routing writes every field in force; other methods none of them.
+        if let Method::Table(t) = r.method {
+            f.engine = Some(t.engine.name().to_string());
+            (f.lmc, f.tables, f.address, f.layering) = (Some(t.lmc), t.tables, Some(t.address), Some(t.layering));
+        }
+        f
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read(body: &str) -> Result<RoutingConfig, String> {
+        toml::from_str::<RoutingConfig>(body).map_err(|e| e.message().to_string())
+    }
+
+    #[test]
+    fn the_flat_table_becomes_the_method_and_back() {
+        let r = read("algorithm = \"dor\"\nselection = \"first\"").unwrap();
+        assert_eq!((r.method.clone(), r.selection), (Method::Algorithm(Algorithm::Dor), Selection::First));
+        assert_eq!(serde_json::to_value(&r).unwrap(), serde_json::json!({"algorithm": "dor", "selection": "first"}));
+        let t = read("algorithm = \"table\"\nengine = \"parx\"\nlmc = 2").unwrap();
+        let Method::Table(table) = &t.method else { panic!("{t:?}") };
+        assert_eq!((table.engine, table.lmc, table.address), (TableEngine::Parx, 2, AddressPolicy::RoundRobin));
+        // Table routing serialises every field in force, and reads back to the same value.
+        let json = serde_json::to_value(&t).unwrap();
+        assert_eq!(json["engine"], "parx");
+        assert_eq!(json["layering"], "placement");
+        assert!(json.get("tables").is_none());
+        assert_eq!(serde_json::from_value::<RoutingConfig>(json).unwrap(), t);
+        assert_eq!(read("algorithm = \"table\"").unwrap().table(), Some(&TableRouting::default()));
+    }
+
+    #[test]
+    fn table_fields_need_table_routing_and_a_known_engine() {
+        for field in
+            ["engine = \"updn\"", "lmc = 1", "tables = \"x.lft\"", "address = \"random\"", "layering = \"opensm\""]
+        {
+            let e = read(&format!("algorithm = \"hyperx-dor\"\n{field}")).unwrap_err();
+            assert!(e.contains("routing.algorithm = 'hyperx-dor' is invalid: 'table' when"), "{field}: {e}");
+        }
+        let e = read("algorithm = \"table\"\nengine = \"ospf\"").unwrap_err();
+        assert_eq!(e, format!("routing.engine = 'ospf' is invalid: one of {ENGINES}"));
+        let names: Vec<_> = TableEngine::ALL.iter().map(|e| e.name()).collect();
+        assert_eq!(names.join(", "), ENGINES, "every engine is named in the messages");
+        assert!(read("engine = \"updn\"").is_err(), "the default algorithm is not table routing");
+    }
+}
