@@ -9,16 +9,13 @@
 
 pub mod control;
 pub mod execute;
-mod host;
 mod invariants;
-mod matching;
 pub mod measure;
 mod parallel;
+mod programs;
 mod queue;
 mod sequential;
-mod tasks;
 mod watchdog;
-mod window;
 mod worm_buffers;
 mod worm_deadlock;
 
@@ -39,12 +36,12 @@ use crate::switch::queue_state;
 use crate::switch::switch_lists::SwitchLists;
 use crate::switch::{Buffers, Model, Tech};
 use crate::topology::{Peer, Topology};
+pub use crate::workload::exec::StreamStats;
+use crate::workload::exec::{Execute, HostPath, Tasks};
 use crate::workload::{kernels, placement, Pattern, Source};
 pub use parallel::AUTO_MIN_CHANNELS;
 use queue::EventQueue;
 use std::collections::VecDeque;
-use tasks::Tasks;
-pub use window::StreamStats;
 pub use worm_buffers::BufferedWorm;
 
 /// A cycle's one-byte tag in `Engine::woken`: 1 to 255, distinct for 255 consecutive cycles.

@@ -13,6 +13,7 @@ use crate::switch::queue_state::QueueState;
 use crate::switch::switch_lists::SwitchLists;
 use crate::switch::Model;
 use crate::topology::Topology;
+use crate::workload::exec::{Execute, TaskSide, Tasks};
 use std::collections::VecDeque;
 
 impl<'a> Fabric for Engine<'a> {
@@ -196,10 +197,37 @@ impl<'a> NicSide for Engine<'a> {
     }
     #[inline]
     fn refill(&mut self, nic: usize, now: u64) {
-        self.refill_from_tasks(nic, now)
+        self.feed_nic(nic, now)
     }
     #[inline]
     fn flits(&self) -> bool {
         self.tech.flits()
+    }
+}
+
+impl<'a> TaskSide for Engine<'a> {
+    #[inline]
+    fn tasks(&mut self) -> Option<&mut Tasks> {
+        self.tasks.as_mut()
+    }
+    #[inline]
+    fn schedule(&mut self, at: u64, ev: Event) {
+        self.events.push(at, ev);
+    }
+    #[inline]
+    fn wake_nic(&mut self, nic: usize, at: u64) {
+        Engine::wake(self, self.topo.num_switches() + nic, at)
+    }
+    #[inline]
+    fn tasks_at_nic(&mut self, nic: usize) -> Option<(&mut Tasks, &mut Stream, usize)> {
+        let tasks = self.tasks.as_mut()?;
+        let room = self.nics.queue_packets.saturating_sub(self.nics.queue[nic].len());
+        Some((tasks, &mut self.nics.rng[nic], room))
+    }
+    #[inline]
+    fn enqueue_packet(&mut self, nic: usize, p: Packet) {
+        let id = Engine::new_packet(self, p);
+        self.stats.in_flight += 1;
+        self.nics.queue[nic].push_back(id);
     }
 }

@@ -3,14 +3,12 @@
 //! what it does: generate a packet, send its front packet whole on a VC of its link when the
 //! switch's input queue has room (or flit by flit with wormhole switching, `flits.rs`), and
 //! take back credits. Written against `NicSide`, what a NIC needs of the network beyond the
-//! switches' state, which the engine implements; the host model of causal workloads is
-//! `host.rs`.
+//! switches' state, which the engine implements; the packets of causal workloads' messages
+//! and the host model are fed to it by `crate::workload::exec`.
 
 mod flits;
-pub(crate) mod host;
 
 pub(crate) use flits::NicFlits;
-pub(crate) use host::HostState;
 
 use crate::event::{Event, Packet, NO_MESSAGE};
 use crate::rng::Stream;

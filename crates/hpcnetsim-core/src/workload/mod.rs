@@ -1,7 +1,9 @@
-//! Workloads talk only to NICs. Independent sources (this module) generate packets with a
-//! destination pattern and an injection process; causal task programs come later.
+//! Workloads talk only to NICs. Independent sources (`patterns.rs`, `sources.rs`) generate
+//! packets with a destination pattern and an injection process; causal task programs
+//! (`program.rs`, kernels, collectives, traces) run as `exec/` describes.
 
 pub mod collectives;
+pub(crate) mod exec;
 pub mod jobs;
 pub mod kernels;
 pub mod patterns;

@@ -2,12 +2,8 @@
 //! been delivered and matched, and a streamed trace replay holds per task only a window of
 //! operations, refilled from the trace as the task runs out of them.
 
-use super::Engine;
-use crate::config::Config;
-use crate::error::{Error, Result};
-use crate::topology::Topology;
+use crate::error::Error;
 use crate::workload::traces::stream::ProgramSource;
-use crate::workload::Programs;
 
 /// Slots, windows and the source of a streamed replay.
 #[derive(Default)]
@@ -47,6 +43,16 @@ impl StreamState {
     pub(crate) fn saw_window(&mut self, len: usize) {
         self.peak_window = self.peak_window.max(len);
     }
+
+    /// The most held at once, with `slots` message slots allocated.
+    pub(crate) fn stats(&self, slots: usize) -> StreamStats {
+        StreamStats {
+            peak_messages: self.peak_live,
+            peak_window: self.peak_window,
+            peak_buffered: self.source.as_ref().map_or(0, |s| s.peak_buffered()),
+            slots,
+        }
+    }
 }
 
 /// What a replay held at most at once: the measure of its memory.
@@ -60,39 +66,4 @@ pub struct StreamStats {
     pub peak_buffered: usize,
     /// Message slots allocated (the slot table's length).
     pub slots: usize,
-}
-
-impl<'a> Engine<'a> {
-    /// A network replaying the tasks of `source` as a stream, task `i` on terminal
-    /// `terminal[i]` (the trace was checked by a first pass: see `traces::scan`).
-    pub fn with_source(
-        cfg: &Config,
-        topo: &'a Topology,
-        source: Box<dyn ProgramSource>,
-        terminal: Vec<u32>,
-    ) -> Result<Self> {
-        let n = source.ranks();
-        let mut e = Engine::with_programs(cfg, topo, Programs::new(n), terminal)?;
-        let tasks = e.tasks.as_mut().expect("programs loaded");
-        tasks.stream.source = Some(source);
-        tasks.stream.batch_sets = vec![Vec::new(); n];
-        Ok(e)
-    }
-
-    /// For causal workloads: the most messages, window operations and buffered trace
-    /// operations held at once.
-    pub fn stream_stats(&self) -> Option<StreamStats> {
-        let t = self.tasks.as_ref()?;
-        Some(StreamStats {
-            peak_messages: t.stream.peak_live,
-            peak_window: t.stream.peak_window,
-            peak_buffered: t.stream.source.as_ref().map_or(0, |s| s.peak_buffered()),
-            slots: t.messages.len(),
-        })
-    }
-
-    /// The error that stopped a streamed replay's reading, if any (taken).
-    pub fn take_stream_error(&mut self) -> Option<Error> {
-        self.tasks.as_mut().and_then(|t| t.stream.error.take())
-    }
 }

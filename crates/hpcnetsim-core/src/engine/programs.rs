@@ -1,0 +1,132 @@
+//! An engine running task programs: built from programs placed on terminals or from a
+//! streamed trace, and what its tasks did (execution time, per-task cycles, messages, what
+//! blocked tasks wait for). The tasks' steps are `crate::workload::exec`.
+
+use super::{Engine, Event};
+use crate::config::Config;
+use crate::error::{Error, Result};
+use crate::topology::Topology;
+use crate::workload::exec::{HostState, StreamStats, Tasks};
+use crate::workload::traces::stream::ProgramSource;
+use crate::workload::Programs;
+
+impl<'a> Engine<'a> {
+    /// A network running the given task programs, task `i` on terminal `terminal[i]`
+    /// (hand-made workloads and traces; kernels come from the config's `[workload]`).
+    pub fn with_programs(cfg: &Config, topo: &'a Topology, programs: Programs, terminal: Vec<u32>) -> Result<Self> {
+        programs.check()?;
+        let n = topo.num_terminals();
+        if terminal.len() != programs.len() || terminal.iter().any(|&t| t as usize >= n) {
+            return Err(Error::invalid(
+                "workload",
+                "placement",
+                format!("{} terminals for {} tasks", terminal.len(), programs.len()),
+                format!("one terminal in 0..{n} per task"),
+            ));
+        }
+        let mut plain = cfg.clone();
+        plain.workload = None;
+        plain.traffic.load = 0.0;
+        let mut e = Engine::new(&plain, topo)?;
+        e.load_programs(cfg, programs, terminal);
+        Ok(e)
+    }
+
+    /// Installs task programs and starts every task at the current cycle; independent
+    /// sources stay silent.
+    pub(super) fn load_programs(&mut self, cfg: &Config, programs: Programs, terminal: Vec<u32>) {
+        let n = programs.len();
+        let bin = cfg.measurement.window_cycles;
+        let nics = self.topo.num_terminals();
+        self.tasks = Some(Tasks::new(
+            programs.tasks,
+            programs.sets,
+            terminal,
+            nics,
+            cfg.traffic.packet_phits,
+            cfg.switch.phit_bytes,
+            bin,
+        ));
+        // The config was validated when it was read: a NIC model that fails here is off.
+        if let Ok(Some(model)) = cfg.nic_model() {
+            self.tasks.as_mut().expect("just set").host = Some(HostState::new(model, nics, n));
+        }
+        let w = cfg.workload.as_ref();
+        // Cells and the NIC model's payloads are exclusive (the config refuses both at once).
+        let host = self.tasks.as_ref().is_some_and(|t| t.host.is_some());
+        if !host && (self.model.trim_last_packet || w.is_some_and(|w| w.packet_cells_max > 0)) {
+            let cell_phits = self.model.cell_phits;
+            let (lo, hi) = match w {
+                Some(w) => w.packet_phits(cfg.traffic.packet_phits.next_multiple_of(cell_phits), cell_phits),
+                None => (cfg.traffic.packet_phits, cfg.traffic.packet_phits),
+            };
+            let cell_bytes = cell_phits * cfg.switch.phit_bytes;
+            self.tasks.as_mut().expect("tasks").cells = Some((cell_phits, cell_bytes, lo, hi));
+        }
+        let now = self.now();
+        for task in 0..n {
+            self.events.push(now, Event::Resume { task: task as u32 });
+        }
+    }
+
+    /// For causal workloads: the execution time once every program has finished and the
+    /// network is empty.
+    pub fn execution_time(&self) -> Option<u64> {
+        self.tasks.as_ref().and_then(|t| t.done_at)
+    }
+
+    /// Number of tasks of the causal workload (0 for independent traffic).
+    pub fn num_tasks(&self) -> usize {
+        self.tasks.as_ref().map_or(0, |t| t.ops.len())
+    }
+
+    /// For causal workloads: per-task compute, wait and finish cycles and the latency
+    /// distribution (traffic is added by the caller, which has the programs).
+    pub fn replay_stats(&self) -> Option<crate::workload::traces::Replay> {
+        self.tasks.as_ref().map(Tasks::replay)
+    }
+
+    /// For causal workloads: what the blocked tasks wait for (at most `limit` lines).
+    pub fn blocked_tasks(&self, limit: usize) -> Vec<String> {
+        self.tasks.as_ref().map(|t| t.blocked(limit)).unwrap_or_default()
+    }
+
+    /// For causal workloads: the last cycle a task advanced or a message packet arrived.
+    pub fn last_progress(&self) -> u64 {
+        self.tasks.as_ref().map_or(0, |t| t.last_progress)
+    }
+
+    /// For causal workloads: messages sent, their latency summary and the consumed load per
+    /// time bin (phits per cycle per terminal).
+    pub fn workload_stats(&self) -> Option<(usize, crate::stats::Summary, u64, Vec<f64>)> {
+        Some(self.tasks.as_ref()?.workload_stats(self.topo.num_terminals()))
+    }
+
+    /// A network replaying the tasks of `source` as a stream, task `i` on terminal
+    /// `terminal[i]` (the trace was checked by a first pass: see `traces::scan`).
+    pub fn with_source(
+        cfg: &Config,
+        topo: &'a Topology,
+        source: Box<dyn ProgramSource>,
+        terminal: Vec<u32>,
+    ) -> Result<Self> {
+        let n = source.ranks();
+        let mut e = Engine::with_programs(cfg, topo, Programs::new(n), terminal)?;
+        let tasks = e.tasks.as_mut().expect("programs loaded");
+        tasks.stream.source = Some(source);
+        tasks.stream.batch_sets = vec![Vec::new(); n];
+        Ok(e)
+    }
+
+    /// For causal workloads: the most messages, window operations and buffered trace
+    /// operations held at once.
+    pub fn stream_stats(&self) -> Option<StreamStats> {
+        let t = self.tasks.as_ref()?;
+        Some(t.stream.stats(t.messages.len()))
+    }
+
+    /// The error that stopped a streamed replay's reading, if any (taken).
+    pub fn take_stream_error(&mut self) -> Option<Error> {
+        self.tasks.as_mut().and_then(|t| t.stream.error.take())
+    }
+}

@@ -1,0 +1,263 @@
+//! The state of a causal workload's tasks: their programs and where each stands, the
+//! messages in flight and their slots, what each NIC still has to send, the matching of the
+//! tagged operations, the host model, and what the run records of them.
+
+use super::host::HostState;
+use super::matching::Matching;
+use super::window::StreamState;
+use crate::event::{Kind, Message};
+use crate::observe::latency::{LatencyHistogram, Summary};
+use crate::workload::traces::Replay;
+use crate::workload::{message_packets, Op};
+use rustc_hash::{FxHashMap, FxHashSet};
+use std::collections::VecDeque;
+
+/// The state of every task of a causal workload.
+pub(crate) struct Tasks {
+    pub(crate) ops: Vec<Vec<Op>>,
+    pub(crate) pc: Vec<usize>,
+    /// Terminal each task runs on.
+    pub(crate) terminal: Vec<u32>,
+    /// What a blocked task waits for: (source task, message sequence number on that pair).
+    pub(crate) waiting: Vec<Option<(u32, u64)>>,
+    /// Next sequence number per (source, destination) pair, on each side.
+    pub(crate) next_sent: FxHashMap<(u32, u32), u64>,
+    pub(crate) next_received: FxHashMap<(u32, u32), u64>,
+    /// Messages fully arrived but not yet received by their task.
+    pub(crate) complete: FxHashSet<(u32, u32, u64)>,
+    pub(crate) messages: Vec<Message>,
+    /// Per NIC: messages whose packets are still to enter the injection queue.
+    pub(crate) backlog: Vec<VecDeque<(u32, u32)>>,
+    /// Packets sent by the programs and not yet delivered.
+    pub(crate) undelivered: u64,
+    pub(crate) finished: usize,
+    /// Cycle at which every program had finished and the network was empty.
+    pub(crate) done_at: Option<u64>,
+    /// Last cycle a task advanced or a message packet was delivered.
+    pub(crate) last_progress: u64,
+    pub(crate) packet_phits: u32,
+    pub(crate) phit_bytes: u32,
+    /// Cell-granular messages (`switch.credit_unit = "cell"` or `workload.packet_cells_*`):
+    /// (phits per cell, bytes per cell, smallest and largest packet in phits). Messages are
+    /// then counted in phits, packet sizes are drawn per packet, and the last packet of a
+    /// message carries only the cells it needs.
+    pub(crate) cells: Option<(u32, u32, u32, u32)>,
+    /// Time from the send to the last packet's arrival, per message.
+    pub(crate) message_latency: LatencyHistogram,
+    /// Phits delivered per time bin (temporal evolution of the consumed load).
+    pub(crate) bin_cycles: u64,
+    pub(crate) bins: Vec<u64>,
+    /// Matching of the tagged operations (`Isend`, `Irecv`, `Wait`, `WaitAny`).
+    pub(crate) mpi: Matching,
+    /// Per task: cycle since which it is blocked in a receive or wait, if it is.
+    pub(crate) blocked_since: Vec<Option<u64>>,
+    /// Per task: cycles spent blocked in receives and waits.
+    pub(crate) wait_cycles: Vec<u64>,
+    /// Per task: cycles of compute.
+    pub(crate) compute_cycles: Vec<u64>,
+    /// Per task: cycle its program ended.
+    pub(crate) finish_cycle: Vec<u64>,
+    /// Messages per power-of-two latency bin.
+    pub(crate) latency_log2: Vec<u64>,
+    /// The NIC and host model, when `nic.enabled`.
+    pub(crate) host: Option<HostState>,
+    /// Rendezvous control messages sent.
+    pub(crate) controls: usize,
+    /// Message slots, windows and the trace source of a streamed replay (`window.rs`).
+    pub(crate) stream: StreamState,
+}
+
+impl Tasks {
+    /// Programs placed on terminals (`terminal[i]` for task `i`).
+    pub(crate) fn new(
+        ops: Vec<Vec<Op>>,
+        sets: Vec<Vec<u32>>,
+        terminal: Vec<u32>,
+        nics: usize,
+        packet_phits: u32,
+        phit_bytes: u32,
+        bin_cycles: u64,
+    ) -> Self {
+        let n = ops.len();
+        Tasks {
+            ops,
+            pc: vec![0; n],
+            terminal,
+            waiting: vec![None; n],
+            next_sent: FxHashMap::default(),
+            next_received: FxHashMap::default(),
+            complete: FxHashSet::default(),
+            messages: Vec::new(),
+            backlog: vec![VecDeque::new(); nics],
+            undelivered: 0,
+            finished: 0,
+            done_at: None,
+            last_progress: 0,
+            packet_phits,
+            phit_bytes,
+            message_latency: Default::default(),
+            bin_cycles,
+            bins: Vec::new(),
+            mpi: Matching::new(n, sets),
+            blocked_since: vec![None; n],
+            wait_cycles: vec![0; n],
+            compute_cycles: vec![0; n],
+            finish_cycle: vec![0; n],
+            latency_log2: Vec::new(),
+            host: None,
+            cells: None,
+            controls: 0,
+            stream: Default::default(),
+        }
+    }
+
+    /// What a message of `bytes` counts for until it has arrived: its packets, or its phits
+    /// (whole cells, at least one) when messages are cell-granular.
+    pub(crate) fn units(&self, bytes: u64) -> u32 {
+        match self.cells {
+            None => message_packets(bytes, self.phit_bytes, self.packet_phits).len() as u32,
+            Some((cell_phits, cell_bytes, _, _)) => bytes.div_ceil(cell_bytes as u64).max(1) as u32 * cell_phits,
+        }
+    }
+
+    /// Whether every program has finished and every message packet arrived.
+    pub(crate) fn all_done(&self) -> bool {
+        self.finished == self.ops.len() && self.undelivered == 0 && self.host.as_ref().is_none_or(|h| h.writing == 0)
+    }
+
+    /// One line per blocked task (at most `limit`), saying what it waits for.
+    pub(crate) fn blocked(&self, limit: usize) -> Vec<String> {
+        let mut out: Vec<String> = self
+            .waiting
+            .iter()
+            .enumerate()
+            .filter_map(|(t, w)| w.map(|(src, seq)| format!("task {t} waits for message #{seq} from task {src}")))
+            .take(limit)
+            .collect();
+        out.extend(self.mpi.unmatched(limit.saturating_sub(out.len())));
+        out
+    }
+
+    /// With the NIC model, a send first pays its software overhead: the first time this is
+    /// asked for an operation, the cycle the task returns to it.
+    pub(crate) fn send_overhead(&mut self, task: usize, now: u64) -> Option<u64> {
+        let h = self.host.as_mut()?;
+        if h.model.send_overhead == 0 || std::mem::take(&mut h.paid[task]) {
+            return None;
+        }
+        h.paid[task] = true;
+        Some(now + h.model.send_overhead)
+    }
+
+    /// Hands data message `m` to its sender's NIC (after a rendezvous request when it is
+    /// long); returns that NIC and the message's id.
+    pub(crate) fn post(&mut self, mut m: Message) -> (usize, u32) {
+        let nic = self.terminal[m.src as usize] as usize;
+        m.packets = match &self.host {
+            Some(h) => h.packets(m.bytes),
+            None => self.units(m.bytes),
+        };
+        self.undelivered += m.packets as u64;
+        let id = self.alloc(m);
+        self.stream.data_messages += 1;
+        let threshold = self.host.as_ref().map_or(0, |h| h.model.rendezvous_threshold);
+        if threshold > 0 && m.bytes > threshold {
+            // Request and clear-to-send: two header-only packets before the data.
+            let rts = self.alloc(Message { packets: 1, bytes: 0, kind: Kind::Rts { data: id }, ..m });
+            self.controls += 2;
+            self.undelivered += 2;
+            self.backlog[nic].push_back((rts, 1));
+        } else {
+            self.backlog[nic].push_back((id, m.packets));
+        }
+        (nic, id)
+    }
+
+    /// With the NIC model, freeing completed receive request `req` of `task` costs the
+    /// receive overhead: the cycle the task goes on, if it has to wait for it.
+    pub(crate) fn consumed(&mut self, task: u32, req: u32, now: u64) -> Option<u64> {
+        let h = self.host.as_mut()?;
+        (h.receives.remove(&(task, req)) && h.model.receive_overhead > 0).then(|| now + h.model.receive_overhead)
+    }
+
+    /// Records `phits` delivered at `now` in the temporal-evolution bins.
+    pub(crate) fn record_delivery(&mut self, now: u64, phits: u32) {
+        let bin = (now / self.bin_cycles) as usize;
+        if bin >= self.bins.len() {
+            self.bins.resize(bin + 1, 0);
+        }
+        self.bins[bin] += phits as u64;
+        self.last_progress = self.last_progress.max(now);
+    }
+}
+
+impl Tasks {
+    /// Stores message `m` in a free slot; its id (slots are reused: see `window.rs`).
+    pub(crate) fn alloc(&mut self, m: Message) -> u32 {
+        match self.stream.take_slot() {
+            Some(id) => {
+                self.messages[id as usize] = m;
+                id
+            }
+            None => {
+                self.messages.push(m);
+                (self.messages.len() - 1) as u32
+            }
+        }
+    }
+
+    /// Message `id` is done with (delivered and, when tagged, matched): its slot is free.
+    pub(crate) fn release(&mut self, id: u32) {
+        if let Some(e) = self.mpi.envelopes.get_mut(id as usize) {
+            *e = None;
+        }
+        self.stream.free_slot(id);
+    }
+
+    /// Refills `task`'s window from the source once it has run every operation of it;
+    /// false when there is no source or its program has ended.
+    pub(crate) fn refill_window(&mut self, task: usize) -> bool {
+        let Some(source) = self.stream.source.as_mut() else { return false };
+        if self.stream.error.is_some() {
+            return false;
+        }
+        let ops = &mut self.ops[task];
+        ops.clear();
+        self.pc[task] = 0;
+        let sets = &mut self.stream.batch_sets[task];
+        sets.clear();
+        if let Err(e) = source.next(task, ops, sets) {
+            self.stream.error = Some(e);
+            return false;
+        }
+        let len = ops.len();
+        self.stream.saw_window(len);
+        !ops.is_empty()
+    }
+
+    /// Per-task compute, wait and finish cycles and the latency distribution (traffic is
+    /// added by the caller, which has the programs).
+    pub(crate) fn replay(&self) -> Replay {
+        Replay {
+            compute_cycles: self.compute_cycles.clone(),
+            wait_cycles: self.wait_cycles.clone(),
+            communication_cycles: self
+                .finish_cycle
+                .iter()
+                .zip(&self.compute_cycles)
+                .map(|(f, c)| f.saturating_sub(*c))
+                .collect(),
+            finish_cycles: self.finish_cycle.clone(),
+            latency_histogram: self.latency_log2.clone(),
+            traffic: Default::default(),
+        }
+    }
+
+    /// Messages sent, their latency summary and the consumed load per time bin (phits per
+    /// cycle per terminal, of `terminals`).
+    pub(crate) fn workload_stats(&self, terminals: usize) -> (usize, Summary, u64, Vec<f64>) {
+        let n = terminals as f64;
+        let bins = self.bins.iter().map(|&p| p as f64 / (self.bin_cycles as f64 * n)).collect();
+        (self.stream.data_messages, self.message_latency.summary(), self.bin_cycles, bins)
+    }
+}
