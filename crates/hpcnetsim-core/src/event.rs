@@ -86,11 +86,13 @@ pub(crate) struct Message {
     pub(crate) kind: Kind,
     /// Cycle from which its packets may enter the NIC.
     pub(crate) ready: u64,
+    /// The plane it travels on (multi-plane networks; 0 otherwise).
+    pub(crate) plane: u8,
 }
 
 impl Message {
     /// A data message of `bytes` from task `src` to `dst`, sent at `now`.
     pub(crate) fn data(src: u32, dst: u32, seq: u64, bytes: u64, now: u64) -> Self {
-        Message { src, dst, seq, packets: 0, arrived: 0, sent_at: now, bytes, kind: Kind::Data, ready: now }
+        Message { src, dst, seq, packets: 0, arrived: 0, sent_at: now, bytes, kind: Kind::Data, ready: now, plane: 0 }
     }
 }

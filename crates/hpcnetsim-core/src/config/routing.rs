@@ -111,6 +111,24 @@ pub enum Selection {
     First,
 }
 
+/// How the NICs of a multi-plane network (`SPEC|planes:N`) pick the plane of each packet of
+/// independent traffic, and of each message of a causal workload.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum PlaneSelection {
+    /// The planes in turn, per endpoint (multi-rail MPI's striping of messages).
+    #[default]
+    RoundRobin,
+    /// A uniformly random plane.
+    Random,
+    /// A fixed plane per pair of endpoints, (source + destination) mod planes: static,
+    /// as when each process is bound to one rail.
+    Hash,
+    /// The plane whose NIC port at the endpoint has the fewest packets (messages) waiting;
+    /// ties go to the first after the last plane chosen.
+    ShortestQueue,
+}
+
 /// The `[routing]` table: the selection policy and the routing method.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(try_from = "RoutingFields", into = "RoutingFields")]
@@ -119,6 +137,8 @@ pub struct RoutingConfig {
     pub selection: Selection,
     /// The routing: an algorithm, or forwarding tables with their fields.
     pub method: Method,
+    /// Multi-plane networks: how a NIC picks the plane of a packet or message.
+    pub plane_selection: PlaneSelection,
 }
 
 /// How packets find their way: an algorithmic routing, or forwarding tables.
@@ -170,7 +190,11 @@ impl From<Algorithm> for Method {
 
 impl Default for RoutingConfig {
     fn default() -> Self {
-        RoutingConfig { selection: Selection::LeastOccupied, method: Method::Algorithm(Algorithm::Auto) }
+        RoutingConfig {
+            selection: Selection::LeastOccupied,
+            method: Method::Algorithm(Algorithm::Auto),
+            plane_selection: PlaneSelection::RoundRobin,
+        }
     }
 }
 
@@ -209,6 +233,8 @@ impl RoutingConfig {
 struct RoutingFields {
     algorithm: Algorithm,
     selection: Selection,
+    #[serde(skip_serializing_if = "is_default")]
+    plane_selection: PlaneSelection,
     #[serde(skip_serializing_if = "Option::is_none")]
     engine: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -257,8 +283,12 @@ impl TryFrom<RoutingFields> for RoutingConfig {
                 ))
             }
         };
-        Ok(RoutingConfig { selection: f.selection, method })
+        Ok(RoutingConfig { selection: f.selection, method, plane_selection: f.plane_selection })
     }
+}
+
+fn is_default<T: Default + PartialEq>(v: &T) -> bool {
+    *v == T::default()
 }
 
 impl From<RoutingConfig> for RoutingFields {
@@ -267,6 +297,7 @@ impl From<RoutingConfig> for RoutingFields {
         let mut f = RoutingFields {
             algorithm,
             selection: r.selection,
+            plane_selection: r.plane_selection,
             engine: None,
             lmc: None,
             tables: None,

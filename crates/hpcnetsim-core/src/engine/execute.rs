@@ -56,7 +56,7 @@ fn execute_jobs(cfg: &Config, topo: &Topology, ctl: &mut Control) -> Result<Exec
         one.workload = Some(job.clone());
         one.validate().map_err(|e| Error::Unsupported(format!("workload.jobs[{j}]: {e}")))?;
     }
-    let set = crate::workload::jobs::plan(w, topo.num_terminals(), cfg.seed)?;
+    let set = crate::workload::jobs::plan(w, topo.endpoints(), cfg.seed)?;
     let mut e = Engine::with_programs(cfg, topo, set.programs.clone(), set.terminal.clone())?;
     e.stats.set_jobs(&set.jobs.iter().map(|(_, tasks)| tasks.clone()).collect::<Vec<_>>());
     let names: Vec<&str> = set.jobs.iter().map(|(k, _)| k.as_str()).collect();
@@ -118,10 +118,11 @@ pub fn execute_source_with(
     Ok(r)
 }
 
-/// The terminal of each of `n` ranks, by the placement of `cfg`'s `[workload]` table.
+/// The terminal (endpoint, on a multi-plane network) of each of `n` ranks, by the placement of
+/// `cfg`'s `[workload]` table.
 fn place(cfg: &Config, topo: &Topology, n: usize) -> Result<Vec<u32>> {
     let w = cfg.workload.clone().unwrap_or_default();
-    let terminals = topo.num_terminals();
+    let terminals = topo.endpoints();
     if n > terminals * w.tasks_per_terminal {
         return Err(Error::invalid(
             "config",

@@ -109,7 +109,8 @@ impl<'a> Engine<'a> {
     /// Builds the network of `cfg` on `topo` with every queue empty.
     pub fn new(cfg: &Config, topo: &'a Topology) -> Result<Self> {
         let routing = crate::switch::classes::build(cfg, topo)?;
-        let pattern = Pattern::new(&cfg.traffic, topo, cfg.seed)?;
+        // On a multi-plane network the traffic runs between endpoints: a plane's terminals.
+        let pattern = Pattern::new(&cfg.traffic, topo.plane(), cfg.seed)?;
         let source = Source::new(&cfg.traffic);
         let vcs = cfg.switch.vcs as usize;
         let model = Model::new(cfg);
@@ -204,6 +205,9 @@ impl<'a> Engine<'a> {
             credits: vec![queue_phits; terminals * vcs],
             rng: (0..terminals).map(|t| stream(cfg.seed, Owner::Nic, t as u64)).collect(),
             choice: routing::Choice::default(),
+            planes: (topo.planes() > 1).then(|| {
+                routing::plane_selection::PlaneChoice::new(cfg.routing.plane_selection, topo.planes(), topo.endpoints())
+            }),
             active_sources: 0,
             stopped: false,
         };
@@ -237,14 +241,15 @@ impl<'a> Engine<'a> {
             }
         }
         if let Some(w) = &cfg.workload {
-            let per_terminal = w.tasks_per_terminal;
-            let n = if w.tasks == 0 { terminals * per_terminal } else { w.tasks };
+            // Tasks run on endpoints (on a multi-plane network, each has a port on every plane).
+            let (per_terminal, endpoints) = (w.tasks_per_terminal, topo.endpoints());
+            let n = if w.tasks == 0 { endpoints * per_terminal } else { w.tasks };
             let programs = kernels::build(w, n)?;
-            let terminal = placement::place(w.placement, &w.placement_list, n, per_terminal, terminals, cfg.seed)?;
+            let terminal = placement::place(w.placement, &w.placement_list, n, per_terminal, endpoints, cfg.seed)?;
             e.load_programs(cfg, programs, terminal);
         } else if e.nics.source.is_active() {
             for nic in 0..terminals {
-                if e.nics.pattern.is_active(nic) {
+                if e.nics.pattern.is_active(topo.endpoint_of(nic)) {
                     e.nics.active_sources += 1;
                     let size = e.nics.source.size(&mut e.nics.rng[nic]);
                     let first = e.nics.source.gap(size, &mut e.nics.rng[nic]) - 1;

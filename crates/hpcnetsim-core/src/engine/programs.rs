@@ -5,17 +5,24 @@
 use super::{Engine, Event};
 use crate::config::Config;
 use crate::error::{Error, Result};
+use crate::rng::{stream, Owner};
+use crate::routing::plane_selection::PlaneChoice;
 use crate::topology::Topology;
 use crate::workload::exec::{HostState, StreamStats, Tasks};
 use crate::workload::traces::stream::ProgramSource;
 use crate::workload::Programs;
 
+/// Stream id of the messages' plane draws (under [`Owner::Setup`]).
+const PLANE_STREAM: u64 = 0x91A7E;
+
 impl<'a> Engine<'a> {
     /// A network running the given task programs, task `i` on terminal `terminal[i]`
-    /// (hand-made workloads and traces; kernels come from the config's `[workload]`).
+    /// (hand-made workloads and traces; kernels come from the config's `[workload]`). On a
+    /// multi-plane network the tasks run on endpoints (`terminal[i]` below
+    /// `Topology::endpoints`) and each message takes a plane (`routing.plane_selection`).
     pub fn with_programs(cfg: &Config, topo: &'a Topology, programs: Programs, terminal: Vec<u32>) -> Result<Self> {
         programs.check()?;
-        let n = topo.num_terminals();
+        let n = topo.endpoints();
         if terminal.len() != programs.len() || terminal.iter().any(|&t| t as usize >= n) {
             return Err(Error::invalid(
                 "workload",
@@ -47,9 +54,15 @@ impl<'a> Engine<'a> {
             cfg.switch.phit_bytes,
             bin,
         ));
+        let tasks = self.tasks.as_mut().expect("just set");
+        tasks.endpoints = self.topo.endpoints();
+        if self.topo.planes() > 1 {
+            let choice = PlaneChoice::new(cfg.routing.plane_selection, self.topo.planes(), tasks.endpoints);
+            tasks.planes = Some((choice, stream(cfg.seed, Owner::Setup, PLANE_STREAM)));
+        }
         // The config was validated when it was read: a NIC model that fails here is off.
         if let Ok(Some(model)) = cfg.nic_model() {
-            self.tasks.as_mut().expect("just set").host = Some(HostState::new(model, nics, n));
+            tasks.host = Some(HostState::new(model, nics, n));
         }
         let w = cfg.workload.as_ref();
         // Cells and the NIC model's payloads are exclusive (the config refuses both at once).

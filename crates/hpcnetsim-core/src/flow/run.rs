@@ -30,6 +30,16 @@ const ADAPTIVE: &[&str] = &[
 
 /// The path source the config asks for on `topo`.
 pub fn provider<'a>(cfg: &Config, topo: &'a Topology) -> Result<Box<dyn PathProvider + 'a>> {
+    if topo.planes() > 1 {
+        // A flow between endpoints would be one flow per plane with its own injection link,
+        // which the model's one-injection-channel flows do not represent.
+        return Err(Error::Unsupported(format!(
+            "{}: the flow model (eBB, mpiGraph, flow runs) takes single-plane networks; \
+             run one plane ({}) or the packet engine (model = \"packet\")",
+            topo.spec(),
+            topo.plane().spec()
+        )));
+    }
     if cfg.flow.paths == PathsKind::Minimal {
         return Ok(Box::new(MinimalPaths::new(topo)));
     }

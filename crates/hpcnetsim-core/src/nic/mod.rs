@@ -12,6 +12,7 @@ pub(crate) use flits::NicFlits;
 
 use crate::event::{Event, Packet, NO_MESSAGE};
 use crate::rng::Stream;
+use crate::routing::plane_selection::PlaneChoice;
 use crate::routing::{Candidate, Offer};
 use crate::switch::fabric::Fabric;
 use crate::switch::input_queued::InputQueued;
@@ -39,6 +40,9 @@ pub(crate) struct Nics {
     pub(crate) rng: Vec<Stream>,
     /// The choice among a NIC's VCs, reused for every injection.
     pub(crate) choice: crate::routing::Choice,
+    /// On a multi-plane network: the plane of each packet (NIC `p·E + e` is endpoint `e`'s
+    /// port on plane `p`; every port's source sends from its endpoint on the plane chosen).
+    pub(crate) planes: Option<PlaneChoice>,
     /// Sources that generate traffic.
     pub(crate) active_sources: usize,
     /// Whether the sources were stopped.
@@ -78,17 +82,29 @@ pub(crate) trait Nic: NicSide {
         }
         let rng = &mut n.rng[nic];
         let size = n.source.size(rng);
-        let dst = n.pattern.destination(nic, rng);
+        let (src, dst) = match &mut n.planes {
+            None => (nic, n.pattern.destination(nic, rng)),
+            Some(planes) => {
+                // Endpoint e's port on plane p is NIC p·E + e; the pattern runs on endpoints.
+                let endpoints = n.queue.len() / planes.planes();
+                let from = nic % endpoints;
+                let to = n.pattern.destination(from, rng);
+                let queue = &n.queue;
+                let p = planes.pick(from, to, rng, |p| queue[p * endpoints + from].len());
+                (p * endpoints + from, p * endpoints + to)
+            }
+        };
+        let rng = &mut n.rng[nic];
         let gap = n.source.gap(size, rng);
         self.push_event(now + gap, Event::Generate { nic: nic as u32 });
         self.counters().generated += 1;
-        if self.nics_ref().queue[nic].len() >= self.nics_ref().queue_packets {
+        if self.nics_ref().queue[src].len() >= self.nics_ref().queue_packets {
             self.counters().dropped += 1;
             return;
         }
-        self.enqueue(nic, dst, size, now);
-        if self.nics_ref().queue[nic].len() == 1 {
-            self.wake(self.nic_target(nic), now);
+        self.enqueue(src, dst, size, now);
+        if self.nics_ref().queue[src].len() == 1 {
+            self.wake(self.nic_target(src), now);
         }
     }
 

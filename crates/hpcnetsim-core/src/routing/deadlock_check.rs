@@ -76,7 +76,12 @@ const MAX_ESCAPE_WALKS: u128 = 1 << 18;
 /// `vcs` virtual channels (`None`: the fewest the routing accepts, from `switch.vcs` up).
 pub fn check(cfg: &Config, vcs: Option<usize>) -> Result<Check> {
     crate::topology::footprint::check_describe(&cfg.topology)?;
-    let topo = Topology::from_spec(&cfg.topology)?;
+    let mut topo = Topology::from_spec(&cfg.topology)?;
+    if topo.planes() > 1 && topo.faulty_links() == 0 {
+        // Packets never leave their plane, and intact planes are identical copies: the
+        // channel dependency graph is one plane's, once per plane.
+        topo = topo.plane().clone();
+    }
     if cfg.routing.table().is_some() {
         return Err(Error::invalid(
             "route",

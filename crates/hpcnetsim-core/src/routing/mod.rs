@@ -9,6 +9,8 @@ pub mod duato;
 pub mod hop_class;
 pub mod hyperx;
 pub mod hyperx_adaptive;
+pub mod plane_selection;
+pub mod planes;
 pub mod table_lookup;
 pub mod tables;
 pub mod torus;
@@ -140,6 +142,9 @@ impl Routing for Direct {
 
 /// Builds the configured routing for a topology, checking it suits the family and the VCs.
 pub fn build(cfg: &Config, topo: &Topology) -> Result<Box<dyn Routing>> {
+    if topo.planes() > 1 {
+        return Ok(Box::new(planes::PlaneRouting::new(cfg, topo)?));
+    }
     let vcs = cfg.switch.vcs as usize;
     let requested = match &cfg.routing.method {
         Method::Table(table) => return Ok(Box::new(table_lookup::TableRouting::new(table, cfg, topo)?)),

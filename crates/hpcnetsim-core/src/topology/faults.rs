@@ -36,12 +36,26 @@ pub struct Faults {
     pub seed: u64,
 }
 
-/// Splits `SPEC|faults:...` into the network spec and the fault text, if any.
-pub fn split(spec: &str) -> (&str, Option<&str>) {
-    match spec.split_once('|') {
-        Some((base, faults)) => (base.trim(), Some(faults.trim())),
-        None => (spec.trim(), None),
+/// Splits `SPEC|...` into the network spec, the plane count text (`planes:N`) and the fault
+/// text, if any; the suffixes may come in either order, each at most once. A second suffix of
+/// one kind is an error naming it.
+pub fn split(spec: &str) -> Result<(&str, Option<&str>, Option<&str>)> {
+    let mut parts = spec.split('|').map(str::trim);
+    let base = parts.next().unwrap_or_default();
+    let (mut planes, mut faults) = (None, None);
+    for part in parts {
+        let slot = if part.starts_with("planes:") { &mut planes } else { &mut faults };
+        if slot.replace(part).is_some() {
+            let kind = part.split(':').next().unwrap_or(part);
+            return Err(Error::invalid(
+                spec.trim(),
+                "suffix",
+                format!("'{part}'"),
+                format!("at most one '{kind}:' suffix"),
+            ));
+        }
     }
+    Ok((base, planes, faults))
 }
 
 /// Parses the text after `|` (`faults:key=value,...`).

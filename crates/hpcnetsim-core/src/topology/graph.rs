@@ -30,6 +30,10 @@ pub struct Topology {
     pub(crate) symmetry: Option<Symmetry>,
     /// Switch-to-switch links removed by faults (see `topology::faults`).
     pub(crate) faults: usize,
+    /// Number of identical planes (1 for a single network; see `topology::planes`).
+    pub(crate) planes: u32,
+    /// One plane as a network of its own, when there are several.
+    pub(crate) plane: Option<Box<Topology>>,
 }
 
 impl Topology {
@@ -53,6 +57,8 @@ impl Topology {
             terminals_at,
             symmetry,
             faults: 0,
+            planes: 1,
+            plane: None,
         }
     }
 
@@ -146,6 +152,48 @@ impl Topology {
             Peer::Switch { switch, .. } => Some((switch as usize, p)),
             _ => None,
         })
+    }
+
+    /// Number of identical planes, each endpoint on every one (1 for a single network).
+    #[inline]
+    pub fn planes(&self) -> usize {
+        self.planes as usize
+    }
+
+    /// One plane as a network of its own (the network itself when it has one plane), without
+    /// the faults of the whole.
+    pub fn plane(&self) -> &Topology {
+        self.plane.as_deref().unwrap_or(self)
+    }
+
+    /// Plane `p` as a network of its own, with the faults of its links (see
+    /// `topology::planes::slice`).
+    pub fn plane_slice(&self, p: usize) -> Topology {
+        super::planes::slice(self, p)
+    }
+
+    /// Number of endpoints (compute nodes): the terminals of one plane.
+    #[inline]
+    pub fn endpoints(&self) -> usize {
+        self.terminal_attachment.len() / self.planes as usize
+    }
+
+    /// The endpoint terminal `t` is a port of.
+    #[inline]
+    pub fn endpoint_of(&self, t: usize) -> usize {
+        t % self.endpoints()
+    }
+
+    /// The plane of terminal `t`.
+    #[inline]
+    pub fn plane_of_terminal(&self, t: usize) -> usize {
+        t / self.endpoints()
+    }
+
+    /// The terminal of endpoint `e` on plane `p`.
+    #[inline]
+    pub fn plane_terminal(&self, e: usize, p: usize) -> usize {
+        p * self.endpoints() + e
     }
 
     /// Number of switch-to-switch links removed by faults (0 for an intact network).

@@ -20,6 +20,7 @@ pub mod import;
 pub mod jellyfish;
 pub mod optimal;
 pub mod paths;
+pub mod planes;
 pub mod properties;
 pub mod radix;
 pub mod slimfly;
@@ -36,10 +37,14 @@ pub use properties::Properties;
 pub use symmetry::{Symmetry, SymmetryKind};
 pub use wiring::Peer;
 
-/// Parses a spec (and its fault suffix) without building the network; returns the family.
+/// Parses a spec (and its plane and fault suffixes) without building the network; returns
+/// the family.
 pub fn check_spec(spec: &str) -> crate::Result<Family> {
-    let (base, fault_text) = faults::split(spec);
+    let (base, plane_text, fault_text) = faults::split(spec)?;
     let family = spec::parse(base)?;
+    if let Some(text) = plane_text {
+        planes::parse(text).expect("a planes suffix")?;
+    }
     if let Some(text) = fault_text {
         faults::parse(spec.trim(), text)?;
     }
@@ -48,11 +53,20 @@ pub fn check_spec(spec: &str) -> crate::Result<Family> {
 
 impl Topology {
     /// Parses and builds a topology from a spec such as `tree:k=8,kp=4,n=4`, optionally
-    /// followed by a fault set (`|faults:random=15,seed=3`, see [`faults`]).
+    /// followed by a plane count (`|planes:2`, see [`planes`]) and a fault set
+    /// (`|faults:random=15,seed=3`, see [`faults`]), which applies to the whole network.
     pub fn from_spec(spec: &str) -> crate::Result<Topology> {
-        let (base, fault_text) = faults::split(spec);
+        let (base, plane_text, fault_text) = faults::split(spec)?;
         let family = spec::parse(base)?;
-        let topo = Topology::build(base, family);
+        let mut topo = Topology::build(base, family);
+        if let Some(text) = plane_text {
+            let n = planes::parse(text).expect("a planes suffix")?;
+            let name = match fault_text {
+                Some(_) => format!("{base}|{text}"),
+                None => spec.trim().to_string(),
+            };
+            topo = planes::replicate(topo, n, &name);
+        }
         match fault_text {
             None => Ok(topo),
             Some(text) => {

@@ -18,8 +18,12 @@ pub const MAX_DESCRIBE_STEPS: u128 = 1 << 32;
 pub struct Properties {
     /// The spec the topology was built from.
     pub spec: String,
-    /// Number of terminals N.
+    /// Number of terminals N (NIC ports: every endpoint's port on every plane).
     pub terminals: usize,
+    /// Number of identical planes (1 for a single network).
+    pub planes: usize,
+    /// Number of endpoints (compute nodes): N / planes.
+    pub endpoints: usize,
     /// Number of switches S.
     pub switches: usize,
     /// Switches per tree level, leaf level first (empty for non-trees).
@@ -66,6 +70,9 @@ impl Topology {
     /// Largest channel load per unit of injected load under uniform traffic (terminal
     /// links carry exactly 1), from the family's closed form when it has one.
     pub fn max_channel_load(&self) -> f64 {
+        if self.planes() > 1 {
+            return self.per_plane(Topology::max_channel_load).into_iter().fold(0.0, f64::max);
+        }
         let switch_max = match self.family() {
             _ if self.faulty_links() > 0 => paths::max_switch_channel_load(self),
             Family::Tree(x) => x.max_switch_channel_load(),
@@ -106,6 +113,10 @@ impl Topology {
     /// ([`crate::topology::optimal::certify_minimal_spread`]); else the linear program, `None`
     /// when it is too large.
     pub fn throughput_bound(&self) -> Option<f64> {
+        if self.planes() > 1 {
+            let bounds = self.per_plane(Topology::throughput_bound);
+            return bounds.into_iter().try_fold(f64::INFINITY, |m, b| b.map(|b| m.min(b)));
+        }
         let switch_max = match self.family() {
             _ if self.faulty_links() > 0 => return self.solved_throughput_bound(),
             Family::Crossbar(_) => 0.0,
@@ -168,6 +179,11 @@ impl Topology {
     /// Diameter and average distance between terminals, from closed forms where the
     /// family has them.
     pub fn distances(&self) -> Result<(usize, f64)> {
+        if self.planes() > 1 {
+            let each = self.per_plane(Topology::distances).into_iter().collect::<Result<Vec<_>>>()?;
+            let diameter = each.iter().map(|d| d.0).max().unwrap_or(0);
+            return Ok((diameter, each.iter().map(|d| d.1).sum::<f64>() / each.len() as f64));
+        }
         match self.family() {
             _ if self.faulty_links() > 0 => paths::distances(self),
             Family::Tree(x) => Ok(x.distances()),
@@ -216,6 +232,9 @@ impl Topology {
 
     /// Computes all properties.
     pub fn describe(&self) -> Result<Properties> {
+        if self.planes() > 1 {
+            return self.describe_planes();
+        }
         let n = self.num_terminals();
         let s = self.num_switches();
         let r = self.radix() as f64;
@@ -226,6 +245,8 @@ impl Topology {
         Ok(Properties {
             spec: self.spec().to_string(),
             terminals: n,
+            planes: 1,
+            endpoints: n,
             switches: s,
             switches_per_level: self.family().switches_per_level(),
             links: self.links(),
@@ -241,6 +262,56 @@ impl Topology {
             cost_constant: s as f64,
             cost_linear: s as f64 * r,
             cost_quadratic: s as f64 * r * r,
+        })
+    }
+
+    /// `f` of every plane of a multi-plane network, each plane routed on its own (traffic
+    /// never crosses planes): once for all when the network is intact, its planes identical.
+    fn per_plane<T>(&self, f: impl Fn(&Topology) -> T) -> Vec<T> {
+        match self.faulty_links() {
+            0 => vec![f(self.plane())],
+            _ => (0..self.planes()).map(|p| f(&self.plane_slice(p))).collect(),
+        }
+    }
+
+    /// The properties of a multi-plane network from its planes': counts and costs add up,
+    /// a bisection that splits the endpoints cuts every plane, and the distances and
+    /// throughput bounds (per NIC port) are a plane's, the worst plane's with faults.
+    fn describe_planes(&self) -> Result<Properties> {
+        let mut planes = self.per_plane(Topology::describe).into_iter().collect::<Result<Vec<_>>>()?;
+        if planes.len() == 1 {
+            planes = vec![planes[0].clone(); self.planes()];
+        }
+        let sum = |f: fn(&Properties) -> usize| planes.iter().map(f).sum::<usize>();
+        let first = &planes[0];
+        let bisection_channels = planes.iter().map(|p| p.bisection_channels).sum::<u64>();
+        let terminals = sum(|p| p.terminals);
+        let min = |f: fn(&Properties) -> f64| planes.iter().map(f).fold(f64::INFINITY, f64::min);
+        let ideal = planes.iter().map(|p| p.ideal_throughput).try_fold(f64::INFINITY, |m, b| b.map(|b| m.min(b)));
+        let mut per_level = vec![0; first.switches_per_level.len()];
+        for p in &planes {
+            per_level.iter_mut().zip(&p.switches_per_level).for_each(|(a, b)| *a += b);
+        }
+        Ok(Properties {
+            spec: self.spec().to_string(),
+            terminals,
+            planes: self.planes(),
+            endpoints: self.endpoints(),
+            switches: sum(|p| p.switches),
+            switches_per_level: per_level,
+            links: sum(|p| p.links),
+            switch_links: sum(|p| p.switch_links),
+            radix: first.radix,
+            bisection_channels,
+            bisection_ratio: bisection_channels as f64 / (terminals as f64 / 2.0),
+            bisection_throughput: min(|p| p.bisection_throughput),
+            ideal_throughput: ideal,
+            minimal_spread_throughput: min(|p| p.minimal_spread_throughput),
+            diameter: planes.iter().map(|p| p.diameter).max().unwrap_or(0),
+            avg_distance: planes.iter().map(|p| p.avg_distance).sum::<f64>() / planes.len() as f64,
+            cost_constant: planes.iter().map(|p| p.cost_constant).sum(),
+            cost_linear: planes.iter().map(|p| p.cost_linear).sum(),
+            cost_quadratic: planes.iter().map(|p| p.cost_quadratic).sum(),
         })
     }
 }

@@ -156,7 +156,7 @@ pub(crate) trait HostPath: TaskSide {
                 tasks.release(message);
                 let cts = Message { src: m.dst, dst: m.src, kind: Kind::Cts { data }, ready: now, ..m };
                 let id = tasks.alloc(Message { packets: 1, arrived: 0, bytes: 0, ..cts });
-                let nic = tasks.terminal[m.dst as usize] as usize;
+                let nic = tasks.nic(m.dst, m.plane);
                 tasks.backlog[nic].push_back((id, 1));
                 self.wake_nic(nic, now);
             }
@@ -164,14 +164,15 @@ pub(crate) trait HostPath: TaskSide {
                 tasks.release(message);
                 let d = &mut tasks.messages[data as usize];
                 d.ready = now;
-                let (packets, nic) = (d.packets, tasks.terminal[d.src as usize] as usize);
+                let d = *d;
+                let (packets, nic) = (d.packets, tasks.nic(d.src, d.plane));
                 tasks.backlog[nic].push_back((data, packets));
                 self.wake_nic(nic, now);
             }
             Kind::Data => {
+                let nic = tasks.nic(m.dst, m.plane);
                 let done = match tasks.host.as_mut() {
                     Some(h) => {
-                        let nic = tasks.terminal[m.dst as usize] as usize;
                         // Packets may arrive out of order; the payloads add up all the same.
                         let last = m.bytes - (m.packets as u64 - 1) * h.model.max_payload;
                         h.write(nic, last, now)
@@ -192,8 +193,8 @@ pub(crate) trait HostPath: TaskSide {
     fn packet_written(&mut self, message: u32, now: u64) {
         let Some(tasks) = self.tasks() else { return };
         let m = tasks.messages[message as usize];
+        let nic = tasks.nic(m.dst, m.plane);
         if let (Some(h), Kind::Data) = (tasks.host.as_mut(), m.kind) {
-            let nic = tasks.terminal[m.dst as usize] as usize;
             h.write(nic, h.model.max_payload.min(m.bytes), now);
         }
     }

@@ -179,7 +179,7 @@ pub(crate) trait Execute: TaskSide {
             if front.1 == 0 {
                 tasks.backlog[nic].pop_front();
             }
-            let dst = tasks.terminal[m.dst as usize];
+            let dst = tasks.nic(m.dst, m.plane) as u32;
             created.push(Packet {
                 src: nic as u32,
                 dst,

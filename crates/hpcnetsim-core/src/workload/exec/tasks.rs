@@ -7,6 +7,8 @@ use super::matching::Matching;
 use super::window::StreamState;
 use crate::event::{Kind, Message};
 use crate::observe::latency::{LatencyHistogram, Summary};
+use crate::rng::Stream;
+use crate::routing::plane_selection::PlaneChoice;
 use crate::workload::traces::Replay;
 use crate::workload::{message_packets, Op};
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -65,6 +67,11 @@ pub(crate) struct Tasks {
     pub(crate) controls: usize,
     /// Message slots, windows and the trace source of a streamed replay (`window.rs`).
     pub(crate) stream: StreamState,
+    /// Endpoints the tasks run on (`terminal`): NIC `p·E + e` is endpoint `e`'s port on
+    /// plane `p` of a multi-plane network (one plane otherwise: NIC e).
+    pub(crate) endpoints: usize,
+    /// On a multi-plane network: the plane of each message, and the stream of random choices.
+    pub(crate) planes: Option<(PlaneChoice, Stream)>,
 }
 
 impl Tasks {
@@ -108,7 +115,15 @@ impl Tasks {
             cells: None,
             controls: 0,
             stream: Default::default(),
+            endpoints: nics,
+            planes: None,
         }
+    }
+
+    /// The NIC of task `task`'s endpoint on `plane`.
+    #[inline]
+    pub(crate) fn nic(&self, task: u32, plane: u8) -> usize {
+        plane as usize * self.endpoints + self.terminal[task as usize] as usize
     }
 
     /// What a message of `bytes` counts for until it has arrived: its packets, or its phits
@@ -152,7 +167,12 @@ impl Tasks {
     /// Hands data message `m` to its sender's NIC (after a rendezvous request when it is
     /// long); returns that NIC and the message's id.
     pub(crate) fn post(&mut self, mut m: Message) -> (usize, u32) {
-        let nic = self.terminal[m.src as usize] as usize;
+        if let Some((choice, rng)) = &mut self.planes {
+            let (from, to) = (self.terminal[m.src as usize] as usize, self.terminal[m.dst as usize] as usize);
+            let (backlog, e) = (&self.backlog, self.endpoints);
+            m.plane = choice.pick(from, to, rng, |p| backlog[p * e + from].len()) as u8;
+        }
+        let nic = self.nic(m.src, m.plane);
         m.packets = match &self.host {
             Some(h) => h.packets(m.bytes),
             None => self.units(m.bytes),
