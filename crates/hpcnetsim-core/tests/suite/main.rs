@@ -6,6 +6,7 @@
 mod common;
 
 mod analytic_vs_brute_force;
+mod cascade_family;
 mod collectives;
 mod collectors;
 mod concurrent_jobs;
