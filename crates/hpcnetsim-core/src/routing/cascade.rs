@@ -4,13 +4,12 @@
 //! order, as the group's own deadlock freedom needs within one VC class: a column hop is
 //! never followed by a row hop of the same class). Every parallel copy of a link is offered.
 //!
-//! With dimension order, the nearest global links the dragonfly routings head for stay the
-//! nearest at every switch of the way: after a row hop the switch is in the column of the
-//! links it heads for (any other link of its row would have been nearer from the start), and
-//! a column hop ends at the link's switch.
+//! After a row hop a packet may still take a column hop in its class, after a column hop
+//! none: the dragonfly routings choose again at every switch only among the global links
+//! that it may still reach (`Groups::continues`).
 
 use super::dragonfly::Groups;
-use crate::topology::cascade::Cascade;
+use crate::topology::cascade::{Cascade, LinkKind};
 
 impl Groups for Cascade {
     fn num_groups(&self) -> usize {
@@ -38,6 +37,14 @@ impl Groups for Cascade {
             (0..self.green).for_each(|k| f(self.green_port(c, ct, k)));
         } else if r != rt {
             (0..self.black).for_each(|k| f(self.black_port(r, rt, k)));
+        }
+    }
+
+    fn continues(&self, cur: usize, in_port: usize, to: usize) -> bool {
+        match self.port_kind(in_port) {
+            Some(LinkKind::Green) => to % self.cols == cur % self.cols,
+            Some(LinkKind::Black) => to == cur,
+            _ => true,
         }
     }
 

@@ -7,11 +7,14 @@
 //! up to two on the Cascade (a row hop, then a column hop) and on Megafly (up then down, or
 //! down then up).
 //!
-//! A route to another group takes the group's *nearest* global links to it: those whose
-//! switch is the fewest local hops away (the switch's own if it holds any). On the
-//! dragonfly that is its own link or a local hop to any other; on the Cascade a route keeps
-//! its row hop before its column hop and every switch it passes has the links it heads for
-//! at the fewest hops still, so the choice taken at one switch stays open at the next.
+//! A route to a switch of another group takes the global links of the shortest routes with
+//! one global hop (local hops to the link, the link, local hops from where it lands); a
+//! route to an intermediate group (Valiant) the group's nearest links to it (the switch's
+//! own if it holds any). Every switch on the way chooses again among the links it may still
+//! reach in the packet's VC class (`Groups::continues`: on the Cascade no row hop after a
+//! column hop, on the dragonfly no second local hop), and the links chosen before stay
+//! among them, so routes keep their length. With one global link per group pair (Kim et
+//! al.'s largest dragonfly) both rules take that link.
 //!
 //! - **Minimal**: local hops to a switch holding a global link to the destination group,
 //!   that global link, and local hops to the destination switch. With `m > 1` links per
@@ -86,6 +89,10 @@ pub trait Groups: Clone + Send + Sync + 'static {
     /// in its group, in port order; the hops after it keep the family's order (Cascade: row,
     /// then column).
     fn local_ports(&self, cur: usize, to: usize, f: impl FnMut(usize));
+    /// Whether a packet that arrived at `cur` through `in_port` may still take the minimal
+    /// local route from `cur` to `to` in the same VC class (Cascade: not a row hop after a
+    /// column hop; dragonfly: no second local hop).
+    fn continues(&self, cur: usize, in_port: usize, to: usize) -> bool;
     /// Whether port `port` of switch `s` holds a terminal.
     fn is_terminal_port(&self, s: usize, port: usize) -> bool;
 }
@@ -105,6 +112,9 @@ impl Groups for Dragonfly {
     }
     fn local_ports(&self, cur: usize, to: usize, mut f: impl FnMut(usize)) {
         f(self.local_port(cur % self.a, to % self.a))
+    }
+    fn continues(&self, cur: usize, in_port: usize, to: usize) -> bool {
+        in_port >= self.a - 1 || to == cur
     }
     fn is_terminal_port(&self, _s: usize, port: usize) -> bool {
         port >= self.network_ports()
@@ -210,55 +220,80 @@ impl<N: Groups> DragonflyRouting<N> {
         &self.exits[i..i + m]
     }
 
-    /// Local hops from `cur` to the nearest switches holding a global link to group `y`.
-    fn nearest(&self, cur: usize, y: usize) -> u32 {
-        self.exits(self.group(cur), y).iter().map(|&(s, _, _)| self.net.local_hops(cur, s as usize)).min().unwrap_or(0)
-    }
-
-    /// The minimal first hops from switch `cur` towards group `y` (≠ its own), through the
-    /// nearest global links to `y`: its own if it holds any, else the first local hops
-    /// towards their switches. Returns `(port, switch-to-switch hops to land in group y)` pairs
-    /// and the landing switches.
-    fn towards_group(&self, cur: usize, y: usize, out: &mut Vec<(usize, u32, usize)>) {
-        let best = self.nearest(cur, y);
-        for &(s, p, land) in self.exits(self.group(cur), y) {
-            match self.net.local_hops(cur, s as usize) {
-                0 => out.push((p as usize, 1, land as usize)),
-                d if d == best => self.net.local_ports(cur, s as usize, |q| out.push((q, d + 1, land as usize))),
+    /// The global links from `cur`'s group to group `y` that a route from `cur` heads for,
+    /// with the local hops to their switch. Towards switch `to` of group `y`: those of the
+    /// shortest routes through one global link (local hops to it, the link, local hops from
+    /// where it lands to `to`), among those that a packet which arrived through `in_port`
+    /// may still reach in its VC class (`None`: a packet starting in its class). Towards
+    /// group `y` as a whole (`to` = `None`): the nearest.
+    fn heads(
+        &self,
+        cur: usize,
+        y: usize,
+        to: Option<usize>,
+        in_port: Option<usize>,
+        mut f: impl FnMut((u32, u16, u32), u32),
+    ) {
+        let exits = self.exits(self.group(cur), y);
+        let cost = |&(s, _, land): &(u32, u16, u32)| -> Option<(u32, u32)> {
+            if in_port.is_some_and(|p| !self.net.continues(cur, p, s as usize)) {
+                return None;
+            }
+            let d = self.net.local_hops(cur, s as usize);
+            Some((d + to.map_or(0, |t| self.net.local_hops(land as usize, t)), d))
+        };
+        let Some(best) = exits.iter().filter_map(|e| cost(e).map(|c| c.0)).min() else { return };
+        for e in exits {
+            match cost(e) {
+                Some((c, d)) if c == best => f(*e, d),
                 _ => {}
             }
         }
     }
 
+    /// The first hops of the routes of [`Self::heads`]: `(port, switch-to-switch hops to land
+    /// in group y, landing switch)`: a global port of `cur`, or the first local hops towards
+    /// the switch of the link.
+    fn firsts(&self, cur: usize, y: usize, to: Option<usize>, in_port: Option<usize>) -> Vec<(usize, u32, usize)> {
+        let mut out = Vec::new();
+        self.heads(cur, y, to, in_port, |(s, p, land), d| {
+            if d == 0 {
+                out.push((p as usize, 1, land as usize));
+            } else {
+                self.net.local_ports(cur, s as usize, |q| out.push((q, d + 1, land as usize)));
+            }
+        });
+        out
+    }
+
     /// Switch-to-switch hops of a minimal route from `from` to `to`.
     fn min_hops(&self, from: usize, to: usize) -> u32 {
         if self.group(from) == self.group(to) {
-            self.net.local_hops(from, to)
-        } else {
-            let mut firsts = Vec::new();
-            self.towards_group(from, self.group(to), &mut firsts);
-            firsts.iter().map(|&(_, h, land)| h + self.net.local_hops(land, to)).min().unwrap_or(u32::MAX)
+            return self.net.local_hops(from, to);
         }
+        let exits = self.exits(self.group(from), self.group(to));
+        exits
+            .iter()
+            .map(|&(s, _, land)| self.net.local_hops(from, s as usize) + 1 + self.net.local_hops(land as usize, to))
+            .min()
+            .unwrap_or(u32::MAX)
     }
 
-    /// The minimal next hops from `cur` to switch `to` on VC class `class`.
-    fn push_minimal(&self, cur: usize, to: usize, class: usize, out: &mut Vec<Candidate>) {
+    /// The minimal next hops from `cur` to switch `to` on VC class `class`, for a packet that
+    /// arrived through `in_port` and stays in its class.
+    fn push_minimal(&self, cur: usize, to: usize, class: usize, in_port: usize, out: &mut Vec<Candidate>) {
         if self.group(cur) == self.group(to) {
             self.net.local_ports(cur, to, |p| out.extend(self.class(class).map(|vc| Candidate::new(p, vc))));
             return;
         }
-        let mut firsts = Vec::new();
-        self.towards_group(cur, self.group(to), &mut firsts);
-        for (p, _, _) in firsts {
+        for (p, _, _) in self.firsts(cur, self.group(to), Some(to), Some(in_port)) {
             out.extend(self.class(class).map(|vc| Candidate::new(p, vc)));
         }
     }
 
-    /// Ports of the first hops of `push_minimal` (for the UGAL loads).
-    fn first_ports(&self, cur: usize, to_group: usize) -> Vec<usize> {
-        let mut firsts = Vec::new();
-        self.towards_group(cur, to_group, &mut firsts);
-        firsts.into_iter().map(|(p, _, _)| p).collect()
+    /// Ports of the first hops towards switch `to` (`Some`) or group `y` (for the UGAL loads).
+    fn first_ports(&self, cur: usize, y: usize, to: Option<usize>, in_port: Option<usize>) -> Vec<usize> {
+        self.firsts(cur, y, to, in_port).into_iter().map(|(p, _, _)| p).collect()
     }
 
     fn eject(&self, req: &Request, out: &mut Vec<Candidate>) {
@@ -273,8 +308,7 @@ impl<N: Groups> DragonflyRouting<N> {
 
     /// The switch-to-switch hops of the Valiant way from `cur` through group `ig` to `to`.
     fn valiant_hops(&self, cur: usize, ig: usize, to: usize) -> u32 {
-        let mut firsts = Vec::new();
-        self.towards_group(cur, ig, &mut firsts);
+        let firsts = self.firsts(cur, ig, None, None);
         firsts.iter().map(|&(_, h, land)| h + self.min_hops(land, to)).min().unwrap_or(u32::MAX)
     }
 
@@ -285,22 +319,18 @@ impl<N: Groups> DragonflyRouting<N> {
         q_min * h_min <= q_val.saturating_mul(h_val).saturating_add(self.threshold)
     }
 
-    /// The global links from `cur`'s group to group `y` that a minimal route from `cur`
-    /// takes: the nearest ones (its own if it holds any).
-    fn global_exits(&self, cur: usize, y: usize) -> impl Iterator<Item = (usize, usize)> + '_ {
-        let best = self.nearest(cur, y);
-        self.exits(self.group(cur), y)
-            .iter()
-            .filter(move |&&(s, _, _)| self.net.local_hops(cur, s as usize) == best)
-            .map(|&(s, p, _)| (s as usize, p as usize))
+    /// The global links a route from `cur` (its source switch) takes out of its group:
+    /// towards switch `to` of group `y` the minimal route's, towards group `y` the nearest.
+    fn global_exits(&self, cur: usize, y: usize, to: Option<usize>) -> Vec<(usize, usize)> {
+        let mut out = Vec::new();
+        self.heads(cur, y, to, None, |(s, p, _), _| out.push((s as usize, p as usize)));
+        out
     }
 
     /// PAR's minimal next hops in the source group: local hops on class 0 (the switch they
     /// reach may still re-decide), or the switch's own global link on class 1.
-    fn push_par_minimal(&self, cur: usize, to: usize, out: &mut Vec<Candidate>) {
-        let mut firsts = Vec::new();
-        self.towards_group(cur, self.group(to), &mut firsts);
-        for (p, h, _) in firsts {
+    fn push_par_minimal(&self, cur: usize, to: usize, in_port: usize, out: &mut Vec<Candidate>) {
+        for (p, h, _) in self.firsts(cur, self.group(to), Some(to), Some(in_port)) {
             let class = if h == 1 { 1 } else { 0 };
             out.extend(self.class(class).map(|vc| Candidate::new(p, vc)));
         }
@@ -319,20 +349,20 @@ impl<N: Groups> DragonflyRouting<N> {
         }
         let (cg, sg, dg) = (self.group(cur), self.group(src_sw), self.group(dst_sw));
         if self.mode == Mode::Minimal {
-            return self.push_minimal(cur, dst_sw, usize::from(cg != sg), out);
+            return self.push_minimal(cur, dst_sw, usize::from(cg != sg), req.in_port, out);
         }
         let par = self.mode == Mode::Par;
         // The classes of a Valiant packet in its source group, of the intermediate group and
         // of the destination group (PAR's are one higher: its class 0 is the minimal first hop).
         let (c_src, c_mid, c_dst) = if par { (1, 2, 3) } else { (0, 1, 2) };
         if cg == dg {
-            return self.push_minimal(cur, dst_sw, c_dst, out);
+            return self.push_minimal(cur, dst_sw, c_dst, req.in_port, out);
         }
         let ig = self.intermediate(req);
         let detour = ig != sg && ig != dg;
         if cg != sg {
             // In the intermediate group: on to the destination group.
-            return self.push_minimal(cur, dst_sw, c_mid, out);
+            return self.push_minimal(cur, dst_sw, c_mid, req.in_port, out);
         }
         let at_source = self.net.is_terminal_port(cur, req.in_port);
         if !at_source && par {
@@ -340,32 +370,33 @@ impl<N: Groups> DragonflyRouting<N> {
             // way through the intermediate group is set.
             return match (self.class_of(req.in_vc), detour, load) {
                 (0, true, None) => {
-                    self.push_par_minimal(cur, dst_sw, out);
+                    self.push_par_minimal(cur, dst_sw, req.in_port, out);
                     self.push_group(cur, ig, 1, out);
                 }
                 (0, true, Some(load)) => {
-                    let q_min = self.first_ports(cur, dg).into_iter().map(load).min().unwrap_or(0);
-                    let q_val = self.first_ports(cur, ig).into_iter().map(load).min().unwrap_or(0);
+                    let q_min = self.first_ports(cur, dg, Some(dst_sw), Some(req.in_port)).into_iter().map(load).min();
+                    let q_val = self.first_ports(cur, ig, None, None).into_iter().map(load).min();
+                    let (q_min, q_val) = (q_min.unwrap_or(0), q_val.unwrap_or(0));
                     match self.minimal_wins(cur, dst_sw, ig, q_min, q_val) {
-                        true => self.push_par_minimal(cur, dst_sw, out),
+                        true => self.push_par_minimal(cur, dst_sw, req.in_port, out),
                         false => self.push_group(cur, ig, 1, out),
                     }
                 }
-                (0, false, _) => self.push_par_minimal(cur, dst_sw, out),
+                (0, false, _) => self.push_par_minimal(cur, dst_sw, req.in_port, out),
                 (_, true, _) => self.push_group(cur, ig, 1, out),
-                (_, false, _) => self.push_minimal(cur, dst_sw, 1, out),
+                (_, false, _) => self.push_minimal(cur, dst_sw, 1, req.in_port, out),
             };
         }
         if !at_source {
             // The source switch chose: class 0 is the way through the intermediate group.
             return match self.class_of(req.in_vc) {
                 0 if detour => self.push_group(cur, ig, 0, out),
-                _ => self.push_minimal(cur, dst_sw, 1, out),
+                _ => self.push_minimal(cur, dst_sw, 1, req.in_port, out),
             };
         }
         let minimal = |out: &mut Vec<Candidate>| match par {
-            true => self.push_par_minimal(cur, dst_sw, out),
-            false => self.push_minimal(cur, dst_sw, 1, out),
+            true => self.push_par_minimal(cur, dst_sw, req.in_port, out),
+            false => self.push_minimal(cur, dst_sw, 1, req.in_port, out),
         };
         if !detour || self.mode == Mode::Valiant {
             return if detour { self.push_group(cur, ig, c_src, out) } else { minimal(out) };
@@ -373,13 +404,13 @@ impl<N: Groups> DragonflyRouting<N> {
         // UGAL-L and PAR weigh the switch's first hops, UGAL-G the global links behind them.
         let queues = match (self.mode, load, remote) {
             (Mode::UgalG, _, Some(remote)) => {
-                let q = |y| self.global_exits(cur, y).map(|(s, p)| remote(s, p)).min().unwrap_or(0);
-                Some((q(dg), q(ig)))
+                let q = |y, to| self.global_exits(cur, y, to).into_iter().map(|(s, p)| remote(s, p)).min().unwrap_or(0);
+                Some((q(dg, Some(dst_sw)), q(ig, None)))
             }
             (Mode::UgalG, _, _) | (_, None, _) => None,
             (_, Some(load), _) => {
-                let q = |y| self.first_ports(cur, y).into_iter().map(load).min().unwrap_or(0);
-                Some((q(dg), q(ig)))
+                let q = |y, to| self.first_ports(cur, y, to, None).into_iter().map(load).min().unwrap_or(0);
+                Some((q(dg, Some(dst_sw)), q(ig, None)))
             }
         };
         match queues {
@@ -394,7 +425,7 @@ impl<N: Groups> DragonflyRouting<N> {
 
     /// The minimal next hops from `cur` into group `y` (any of its switches), class `class`.
     fn push_group(&self, cur: usize, y: usize, class: usize, out: &mut Vec<Candidate>) {
-        for p in self.first_ports(cur, y) {
+        for p in self.first_ports(cur, y, None, None) {
             out.extend(self.class(class).map(|vc| Candidate::new(p, vc)));
         }
     }

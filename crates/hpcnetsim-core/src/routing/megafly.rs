@@ -42,6 +42,13 @@ impl Groups for Megafly {
         }
     }
 
+    /// Always: the links a route heads for are all one hop up from a leaf, and from a spine
+    /// either its own or two hops (down, up) for every other, so no route asks for a turn
+    /// its class does not already take.
+    fn continues(&self, _cur: usize, _in_port: usize, _to: usize) -> bool {
+        true
+    }
+
     fn is_terminal_port(&self, s: usize, port: usize) -> bool {
         !self.is_spine(s) && port < self.p
     }
