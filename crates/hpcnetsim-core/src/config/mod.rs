@@ -271,8 +271,8 @@ pub enum Algorithm {
     /// HyperX: DAL, per-dimension adaptive deroutes (at most one per dimension) on VCs 1..,
     /// dimension-order escape on VC 0 (≥ 2 VCs).
     HyperxDal,
-    /// Dragonflies: minimal (local, global, local), VC class 0 in the source group and 1
-    /// after the global hop (≥ 2 VCs).
+    /// Dragonflies (Kim et al.'s, the Cascade, Megafly): minimal (local, global, local), VC
+    /// class 0 in the source group and 1 after the global hop (≥ 2 VCs).
     DragonflyMinimal,
     /// Dragonflies: Valiant through a random intermediate group, three VC classes (≥ 3 VCs).
     DragonflyValiant,
@@ -283,7 +283,7 @@ pub enum Algorithm {
     /// way would take, wherever in the source group they are (≥ 3 VCs; runs on one thread).
     DragonflyUgalG,
     /// Dragonflies: PAR (Jiang, Kim and Dally 2009), UGAL-L at the source switch and once
-    /// more at the next switch of a minimally routed packet's source group (≥ 4 VCs).
+    /// more at the next switches of a minimally routed packet's source group (≥ 4 VCs).
     DragonflyPar,
     /// Slim Fly and Jellyfish: every minimal next hop of the switch graph, VC class = hops
     /// taken (≥ diameter VCs).
@@ -350,10 +350,11 @@ pub struct RoutingConfig {
     /// Selection policy among the legal candidates.
     pub selection: Selection,
     /// Table routing: the engine computing the tables (minhop, sssp, dfsssp, updn, ftree,
-    /// parx; default dfsssp).
+    /// parx, ksp; default dfsssp).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub engine: Option<String>,
-    /// Table routing: LID mask control, 2^lmc addresses per terminal (default 0; parx uses 2).
+    /// Table routing: LID mask control, 2^lmc addresses per terminal (default 0; parx uses 2;
+    /// ksp 3 by default, 8 paths per pair).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub lmc: Option<u8>,
     /// Table routing: a table dump file to load instead of computing tables.

@@ -9,7 +9,17 @@ use serde::{Deserialize, Serialize};
 pub const MAX_LMC: u8 = 7;
 
 /// Names of the table routing engines, as used by `hpcnetsim route` and configs.
-pub const ENGINES: &str = "minhop, sssp, dfsssp, updn, ftree, parx";
+pub const ENGINES: &str = "minhop, sssp, dfsssp, updn, ftree, parx, ksp";
+
+/// The LMC of `engine` when the config gives none: 3 for `ksp` (Singla et al.'s 8 paths per
+/// pair), 0 otherwise (PARX sets its own 2).
+pub fn default_lmc(engine: &str) -> u8 {
+    if engine == "ksp" {
+        3
+    } else {
+        0
+    }
+}
 
 /// How DFSSSP and PARX give every path a lane (`routing.layering`, `--layering`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]

@@ -82,7 +82,7 @@ impl TableRouting {
             None => {
                 let engine = r.engine.as_deref().unwrap_or("dfsssp");
                 let opts = EngineOptions {
-                    lmc: r.lmc.unwrap_or(0),
+                    lmc: r.lmc.unwrap_or_else(|| crate::config::tables::default_lmc(engine)),
                     max_vls: vcs,
                     layering: r.layering.unwrap_or_default(),
                     ..EngineOptions::default()

@@ -30,6 +30,7 @@ mod hyperx_adaptive;
 mod hyperx_paper;
 mod ib_flit_sim_fabrics;
 mod input_limits;
+mod ksp_tables;
 mod insee_semantics;
 mod interchange;
 mod megafly_family;

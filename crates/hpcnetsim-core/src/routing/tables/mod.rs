@@ -12,6 +12,7 @@ pub mod dump;
 pub mod engines;
 pub mod fdbs;
 pub mod ftree;
+pub mod ksp;
 pub mod layers;
 pub mod opensm_layers;
 pub mod sssp;
@@ -276,6 +277,11 @@ pub fn compute(engine: &str, topo: &Topology, opts: &EngineOptions) -> Result<Ta
             Ok(t)
         }
         "ftree" => ftree::ftree(topo, opts.lmc),
+        "ksp" => {
+            let mut t = ksp::ksp(topo, opts.lmc);
+            layers::assign(topo, &mut t, opts.max_vls, opts.layering)?;
+            Ok(t)
+        }
         "parx" => {
             let mut t = sssp::parx(topo, &opts.demands)?;
             layers::assign(topo, &mut t, opts.max_vls, opts.layering)?;

@@ -165,12 +165,24 @@ pub fn backlog_throughput(spec: &str, algorithm: Algorithm, vcs: u32, dest: impl
 /// Mean accepted load of the batches at full offered load of `pattern`: the saturation
 /// throughput (a short schedule for tests).
 pub fn saturation(spec: &str, algorithm: Algorithm, vcs: u32, pattern: PatternKind) -> f64 {
+    saturation_with(spec, vcs, algorithm, pattern, |_| {})
+}
+
+/// [`saturation`] of the config that `modify` completes (table routing's engine, ...).
+pub fn saturation_with(
+    spec: &str,
+    vcs: u32,
+    algorithm: Algorithm,
+    pattern: PatternKind,
+    modify: impl FnOnce(&mut Config),
+) -> f64 {
     let mut c = sim_config(spec, vcs, algorithm, 1.0);
     c.measurement.warmup_cycles = 3_000;
     c.measurement.window_cycles = 500;
     c.measurement.batches = 3;
     c.measurement.batch_cycles = 2_000;
     c.traffic.pattern = pattern;
+    modify(&mut c);
     let r = measure::run(&c).unwrap();
     r.batch_accepted_loads.iter().sum::<f64>() / r.batch_accepted_loads.len() as f64
 }
