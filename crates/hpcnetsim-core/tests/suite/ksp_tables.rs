@@ -183,3 +183,4 @@ fn ksp_beats_min_hop_under_permutation_traffic_on_a_jellyfish() {
     assert!(k4.0 > 1.2 * minhop.0 && k8.0 > 1.2 * minhop.0, "static bounds {bounds:?}");
     assert!(k4.1 > 1.1 * minhop.1 && k8.1 > 1.1 * minhop.1, "smallest flow rates {bounds:?}");
 }
+

@@ -279,7 +279,16 @@ pub fn compute(engine: &str, topo: &Topology, opts: &EngineOptions) -> Result<Ta
         "ftree" => ftree::ftree(topo, opts.lmc),
         "ksp" => {
             let mut t = ksp::ksp(topo, opts.lmc);
-            layers::assign(topo, &mut t, opts.max_vls, opts.layering)?;
+            layers::assign(topo, &mut t, opts.max_vls, opts.layering).map_err(|e| match e {
+                // Longer paths close more cycles: fewer of them need fewer lanes.
+                Error::Invalid { context, field, value, allowed } if opts.lmc > 0 => Error::Invalid {
+                    context,
+                    field,
+                    value,
+                    allowed: format!("{allowed}; fewer paths per pair need fewer: lmc = {}", opts.lmc - 1),
+                },
+                other => other,
+            })?;
             Ok(t)
         }
         "parx" => {
