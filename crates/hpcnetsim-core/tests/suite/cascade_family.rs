@@ -44,10 +44,12 @@ fn by_kind(c: &Cascade) -> BTreeMap<(usize, usize, &'static str), usize> {
     out
 }
 
+/// (groups, rows, cols, p, extra parameters, green, black, h, cable, global per pair).
+type Case = (usize, usize, usize, usize, &'static str, usize, usize, usize, usize, usize);
+
 #[test]
 fn cascade_counts_match_the_closed_forms() {
-    // (groups, rows, cols, p, extra parameters, green, black, h, cable, global per pair)
-    let cases: [(usize, usize, usize, usize, &str, usize, usize, usize, usize, usize); 9] = [
+    let cases: [Case; 9] = [
         (15, 6, 16, 4, ",global=24", 1, 3, 10, 2, 24),
         (9, 6, 16, 4, ",global=48", 1, 3, 10, 2, 48),
         (15, 6, 16, 4, "", 1, 3, 10, 2, 68),

@@ -125,8 +125,7 @@ fn ksp_tables_route_every_pair_on_every_address() {
     // Too few lanes for the layering: one line naming the lanes.
     let t = topo("jellyfish:n=24,k=5,p=1,seed=1");
     let e = tables::compute("ksp", &t, &EngineOptions { lmc: 3, max_vls: 1, ..EngineOptions::default() })
-        .err()
-        .expect("one lane is too few");
+        .expect_err("one lane is too few");
     assert!(e.to_string().contains("vls") && !e.to_string().contains('\n'), "{e}");
 }
 
@@ -175,7 +174,10 @@ fn ksp_beats_min_hop_under_permutation_traffic_on_a_jellyfish() {
         c.routing.lmc = Some(lmc);
         c.model = Model::Flow;
         let f = hpcnetsim_core::flow::run::simulate(&c).unwrap();
-        line += &format!(" {engine} lmc {lmc}: bound {bound:.3}, flows min {:.3} mean {:.3};", f.flow_rate.min, f.accepted_load);
+        line += &format!(
+            " {engine} lmc {lmc}: bound {bound:.3}, flows min {:.3} mean {:.3};",
+            f.flow_rate.min, f.accepted_load
+        );
         bounds.push((bound, f.flow_rate.min));
     }
     eprintln!("{spec}:{line}");
@@ -183,4 +185,3 @@ fn ksp_beats_min_hop_under_permutation_traffic_on_a_jellyfish() {
     assert!(k4.0 > 1.2 * minhop.0 && k8.0 > 1.2 * minhop.0, "static bounds {bounds:?}");
     assert!(k4.1 > 1.1 * minhop.1 && k8.1 > 1.1 * minhop.1, "smallest flow rates {bounds:?}");
 }
-
