@@ -58,6 +58,21 @@ fn every_vc_scheme_is_deadlock_free_on_cascade_and_megafly() {
     }
 }
 
+/// A Cascade of one group (a single XC group) routes inside it: row then column, acyclic
+/// even on one VC; every routing takes the same routes.
+#[test]
+fn one_cascade_group_routes_by_dimension_order() {
+    let spec = "cascade:groups=1,rows=3,cols=4,p=1,black=2";
+    let t = topo(spec);
+    for (a, vcs) in ROUTINGS {
+        let r = routing::build(&sim_config(spec, vcs, a, 0.1), &t).unwrap();
+        assert!(deadlock::check_routing(&t, r.as_ref(), vcs as usize, true).unwrap().is_acyclic(), "{}", r.name());
+    }
+    let hops = mean_network_hops(spec, Algorithm::DragonflyUgal, 3, 2000, 5);
+    let shortest = paths::distances(&t).unwrap().1 - 2.0;
+    assert!((hops - shortest).abs() < 0.05, "ugal {hops:.3}, shortest {shortest:.3}");
+}
+
 /// Minimal routing takes shortest paths of one global hop: on a Cascade whose groups reach
 /// every other from every row (Edison's rule) and on Megafly those are the graph's shortest
 /// paths; Valiant's routes are longer.
