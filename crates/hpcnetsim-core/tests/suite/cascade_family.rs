@@ -3,7 +3,7 @@
 //! for link, the bisection against brute force and the generic balanced cut, and the
 //! describe, export, fault and table machinery on it.
 
-use crate::common::{assert_close, brute_force_bisection, topo};
+use crate::common::{assert_close, brute_force_bisection, brute_force_channel_loads, topo};
 use hpcnetsim_core::topology::balanced_cut::balanced_cut;
 use hpcnetsim_core::topology::cascade::{Cascade, LinkKind};
 use hpcnetsim_core::topology::{paths, Family, Peer};
@@ -214,10 +214,11 @@ fn edison_is_the_real_link_map_link_for_link() {
     assert_eq!(unplugged, 1440 * 10 - blue_used);
 }
 
-/// Small instances: the bisection against an exhaustive search; larger ones against the
-/// generic balanced cut (Fiduccia–Mattheyses), which it must not exceed by much.
+/// Small instances: the bisection against an exhaustive search and the channel loads against
+/// an enumeration of every minimal path; larger ones against the generic balanced cut
+/// (Fiduccia–Mattheyses), which it must not exceed by much.
 #[test]
-fn cascade_bisection_matches_brute_force() {
+fn cascade_bounds_match_brute_force() {
     for spec in [
         "cascade:groups=2,rows=2,cols=2,p=1,black=1,h=1,cable=1",
         "cascade:groups=3,rows=2,cols=2,p=2,black=1,h=1,cable=1",
@@ -233,6 +234,16 @@ fn cascade_bisection_matches_brute_force() {
         let d = t.describe().unwrap();
         let best = brute_force_bisection(&t);
         assert_eq!(d.bisection_channels, best, "{spec}");
+        // Channel loads of the even spread over every minimal path, enumerated.
+        let brute = brute_force_channel_loads(&t);
+        let fast = paths::channel_loads(&t);
+        for (c, (b, f)) in brute.iter().zip(&fast).enumerate() {
+            assert!((b - f).abs() < 1e-9, "{spec}: channel {c}: enumerated {b}, computed {f}");
+        }
+        let brute_max = brute.iter().copied().fold(0.0, f64::max);
+        assert_close(spec, d.minimal_spread_throughput, 1.0 / brute_max.max(1.0), 1e-9);
+        let ideal = d.ideal_throughput.expect("small networks solve the program");
+        assert!(ideal >= d.minimal_spread_throughput - 1e-9 && ideal <= d.bisection_throughput + 1e-6, "{spec}");
     }
     for spec in [
         "cascade:groups=9,rows=2,cols=4,p=2,black=1,h=2,cable=1,global=2",
