@@ -110,8 +110,9 @@ def mutated_text(text: str, pieces: list[str], max_edits: int = 4) -> st.SearchS
 # ---- the targets ----
 
 FAMILIES = ["tree", "xgft", "torus", "mesh", "twin-torus", "hyperx", "crossbar", "ring", "thin-tree", "dragonfly",
-            "edges", "ibdm", "ibnet", ""]  # fmt: skip
-SPEC_KEYS = ["k", "kp", "n", "t", "m", "w", "h", "p", "a", "g", "seed", "random", "links", "switches", "x"]
+            "cascade", "megafly", "edges", "ibdm", "ibnet", ""]  # fmt: skip
+SPEC_KEYS = ["k", "kp", "n", "t", "m", "w", "h", "p", "a", "g", "seed", "random", "links", "switches", "x", "groups",
+             "rows", "cols", "global", "black", "cable", "leaves", "spines"]  # fmt: skip
 
 
 @st.composite

@@ -2,8 +2,9 @@
 
 Switches are placed in index order, each followed by its endpoints, so an endpoint sits in
 its switch's rack. The families number their switches so that a packaging unit is
-contiguous (a dragonfly group, a Slim Fly subgraph row, a HyperX or torus line along
-dimension 0, a tree level), and a unit that fits in the space left in a rack is not split:
+contiguous (a dragonfly or Megafly group, a Cascade chassis with the next chassis of its
+group after it, a Slim Fly subgraph row, a HyperX or torus line along dimension 0, a tree
+level), and a unit that fits in the space left in a rack is not split:
 it starts a new rack instead. Intra-unit cables are then short, the others run between
 racks. Cables between racks go up to an overhead tray, along the rows and across them
 (Manhattan distance between rack positions), and down; every cable gets a service slack.
@@ -41,8 +42,10 @@ def group_keys(topology) -> list[tuple]:
     family = topology.family
     n = topology.num_switches
     coords = [tuple(topology.switch_coordinates(s)) for s in range(n)]
-    if family == "dragonfly":
-        return [c[:1] for c in coords]  # the group
+    if family in ("dragonfly", "megafly"):
+        return [c[:1] for c in coords]  # the group (Megafly: its leaves, then its spines)
+    if family == "cascade":
+        return [c[:2] for c in coords]  # a chassis (a row of its group): groups stay together
     if family == "slimfly":
         return [c[:2] for c in coords]  # subgraph and x (or m): q switches
     if family in ("hyperx", "torus", "mesh", "twin-torus"):

@@ -10,7 +10,10 @@ from pathlib import Path
 from . import _core
 from ._core import ConfigError
 
-ENGINES = ("minhop", "sssp", "dfsssp", "updn", "ftree", "parx")
+ENGINES = ("minhop", "sssp", "dfsssp", "updn", "ftree", "parx", "ksp")
+
+#: The LMC of an engine when none is given: ``ksp`` takes Singla et al.'s 8 paths per pair.
+DEFAULT_LMC = {"ksp": 3}
 
 #: Algorithmic routings (config ``routing.algorithm``) that ``check_deadlock`` judges; ``bubble``
 #: and ``tree`` are short for ``bubble-adaptive`` and ``tree-adaptive``.
@@ -54,7 +57,7 @@ def route(
     spec: str,
     engine: str = "dfsssp",
     *,
-    lmc: int = 0,
+    lmc: int | None = None,
     vls: int = 8,
     roots: list[int] | None = None,
     check_deadlock: bool = False,
@@ -67,7 +70,8 @@ def route(
     """Routes `spec` with `engine` (or loads the table dump file `tables`) and returns the
     report as a dict; with `dump=True` the tables' text is under ``"dump"``. `demands`
     (PARX): a file of ``SOURCE DESTINATION BYTES`` lines or a list of such triples.
-    `layering` (DFSSSP, PARX): ``placement`` (hpcnetsim's) or ``opensm`` (OpenSM's procedure).
+    `layering` (DFSSSP, PARX, KSP): ``placement`` (hpcnetsim's) or ``opensm`` (OpenSM's procedure).
+    `lmc` defaults to 3 for ``ksp`` (8 paths per pair), 0 otherwise.
     An algorithmic `engine` (``dor``, ``bubble``, ``duato``...) has no tables: with
     ``check_deadlock=True`` the result is :func:`check_deadlock`'s with `vcs`."""
     if tables is None and _ALIASES.get(engine, engine) in ALGORITHMS:
@@ -87,6 +91,8 @@ def route(
             stem = Path(base[: -len(".fdbs")])
             hcas_path = stem.with_suffix(".hcas") if stem.with_suffix(".hcas").exists() else stem.parent / "ftree.hcas"
             hcas = _read(hcas_path, "the host list")
+    if lmc is None:
+        lmc = DEFAULT_LMC.get(engine, 0)
     for field, value, low, high in (("lmc", lmc, 0, 7), ("vls", vls, 1, 8)):
         if not isinstance(value, int) or not low <= value <= high:
             raise ConfigError(f"route: {field} = {value!r} is invalid: an integer between {low} and {high}")

@@ -13,15 +13,17 @@ def add_parser(sub) -> None:
     ro = sub.add_parser("route", help="forwarding tables of a routing engine: paths, link loads, lanes, deadlock")
     ro.add_argument("spec", help="topology spec (faults allowed, see docs/routing.md)")
     ro.add_argument("--routing", default="dfsssp",
-                    help="table engine: minhop, sssp, dfsssp, updn, ftree, parx (default dfsssp); or, with "
+                    help="table engine: minhop, sssp, dfsssp, updn, ftree, parx, ksp (default dfsssp); or, with "
                          "--check-deadlock, an algorithmic routing: dor, dor-upper-lower, bubble, duato, tree, "
-                         "hyperx-dor, hyperx-adaptive, hyperx-valiant, hyperx-ugal, hyperx-dal, dort, ts-dor")  # fmt: skip
+                         "hyperx-dor, hyperx-adaptive, hyperx-valiant, hyperx-ugal, hyperx-dal, dragonfly-*, graph-*, dort, "
+                         "ts-dor")  # fmt: skip
     ro.add_argument("--vcs", type=int,
                     help="algorithmic routings: virtual channels (default: the fewest the routing accepts; "
                          "1 merges a routing's VCs into one)")  # fmt: skip
-    ro.add_argument("--lmc", type=int, default=0, help="LID mask control: 2^LMC addresses per terminal (parx: 2)")
+    ro.add_argument("--lmc", type=int,
+                    help="LID mask control: 2^LMC addresses per terminal (default 0; parx: 2; ksp: 3, 8 paths)")  # fmt: skip
     ro.add_argument("--vls", type=int, default=8, help="virtual lanes the layering may use (1-8, default 8)")
-    ro.add_argument("--layering", default="placement", help="dfsssp/parx lanes: placement (default) or opensm")
+    ro.add_argument("--layering", default="placement", help="dfsssp/parx/ksp lanes: placement (default) or opensm")
     ro.add_argument("--root", type=index_arg, action="append", default=[],
                     help="Up*/Down* root switch (repeatable; --routing updn only)")  # fmt: skip
     ro.add_argument("--demands", type=path_arg, help="PARX communication demands: SOURCE DESTINATION BYTES lines")

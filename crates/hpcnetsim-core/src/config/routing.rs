@@ -40,8 +40,8 @@ pub enum Algorithm {
     /// HyperX: DAL, per-dimension adaptive deroutes (at most one per dimension) on VCs 1..,
     /// dimension-order escape on VC 0 (≥ 2 VCs).
     HyperxDal,
-    /// Dragonflies: minimal (local, global, local), VC class 0 in the source group and 1
-    /// after the global hop (≥ 2 VCs).
+    /// Dragonflies (Kim et al.'s, the Cascade, Megafly): minimal (local, global, local), VC
+    /// class 0 in the source group and 1 after the global hop (≥ 2 VCs).
     DragonflyMinimal,
     /// Dragonflies: Valiant through a random intermediate group, three VC classes (≥ 3 VCs).
     DragonflyValiant,
@@ -52,7 +52,7 @@ pub enum Algorithm {
     /// way would take, wherever in the source group they are (≥ 3 VCs; runs on one thread).
     DragonflyUgalG,
     /// Dragonflies: PAR (Jiang, Kim and Dally 2009), UGAL-L at the source switch and once
-    /// more at the next switch of a minimally routed packet's source group (≥ 4 VCs).
+    /// more at the next switches of a minimally routed packet's source group (≥ 4 VCs).
     DragonflyPar,
     /// Slim Fly and Jellyfish: every minimal next hop of the switch graph, VC class = hops
     /// taken (≥ diameter VCs).
@@ -155,7 +155,8 @@ pub enum Method {
 pub struct TableRouting {
     /// The engine computing the tables (default dfsssp).
     pub engine: TableEngine,
-    /// LID mask control, 2^lmc addresses per terminal (default 0; parx uses 2).
+    /// LID mask control, 2^lmc addresses per terminal (default 0; parx uses 2; ksp 3 by
+    /// default, 8 paths per pair).
     pub lmc: u8,
     /// A table dump file to load instead of computing tables.
     pub tables: Option<String>,
@@ -269,7 +270,7 @@ impl TryFrom<RoutingFields> for RoutingConfig {
                 };
                 Method::Table(TableRouting {
                     engine,
-                    lmc: f.lmc.unwrap_or(d.lmc),
+                    lmc: f.lmc.unwrap_or(engine.default_lmc()),
                     tables: f.tables,
                     address: f.address.unwrap_or(d.address),
                     layering: f.layering.unwrap_or(d.layering),

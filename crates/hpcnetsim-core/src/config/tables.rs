@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 pub const MAX_LMC: u8 = 7;
 
 /// Names of the table routing engines, as used by `hpcnetsim route` and configs.
-pub const ENGINES: &str = "minhop, sssp, dfsssp, updn, ftree, parx";
+pub const ENGINES: &str = "minhop, sssp, dfsssp, updn, ftree, parx, ksp";
 
 /// The engine that computes forwarding tables (`routing.engine`, `hpcnetsim route`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -28,17 +28,21 @@ pub enum TableEngine {
     /// PARX (paper 001): 2D HyperX, LMC 2, four addresses routed around each other, DFSSSP's
     /// lanes.
     Parx,
+    /// The k shortest paths of every pair, one per address (2^lmc), DFSSSP's lanes
+    /// (Jellyfish, Singla et al.).
+    Ksp,
 }
 
 impl TableEngine {
     /// Every engine, in the order of `ENGINES`.
-    pub const ALL: [TableEngine; 6] = [
+    pub const ALL: [TableEngine; 7] = [
         TableEngine::MinHop,
         TableEngine::Sssp,
         TableEngine::Dfsssp,
         TableEngine::Updn,
         TableEngine::Ftree,
         TableEngine::Parx,
+        TableEngine::Ksp,
     ];
 
     /// The engine's name in configs, commands and tables.
@@ -50,6 +54,16 @@ impl TableEngine {
             TableEngine::Updn => "updn",
             TableEngine::Ftree => "ftree",
             TableEngine::Parx => "parx",
+            TableEngine::Ksp => "ksp",
+        }
+    }
+
+    /// The LMC when the config gives none: 3 for `ksp` (Singla et al.'s 8 paths per pair), 0
+    /// otherwise (PARX sets its own 2).
+    pub fn default_lmc(self) -> u8 {
+        match self {
+            TableEngine::Ksp => 3,
+            _ => 0,
         }
     }
 

@@ -1,12 +1,28 @@
 //! Dragonfly routings (Kim, Dally, Scott and Abts 2008): minimal, Valiant, UGAL-L, UGAL-G,
-//! and PAR (Jiang, Kim and Dally 2009).
+//! and PAR (Jiang, Kim and Dally 2009), on every dragonfly family: Kim et al.'s dragonfly
+//! (complete groups), the Cray Cascade (`cascade.rs`: groups of all-to-all rows and
+//! columns) and Megafly (`megafly.rs`: groups as two-level fat-trees). A family tells the
+//! routing its groups and the minimal routes inside a group ([`Groups`]); the global links
+//! are read from the graph. "Local hop" below is a hop inside a group: one on the dragonfly,
+//! up to two on the Cascade (a row hop, then a column hop) and on Megafly (up then down, or
+//! down then up).
 //!
-//! - **Minimal**: at most a local hop to the switch holding a global link to the
-//!   destination group, that global link, and a local hop to the destination switch. With
-//!   `m > 1` links per group pair every one of them is offered (those the current switch
-//!   holds itself, else the local hops to their switches). VC classes: class 0 in the source
-//!   group, class 1 after the global hop, so the channel dependency graph runs local 0 →
-//!   global 0 → local 1 → ejection and is acyclic (≥ 2 VCs).
+//! A route to a switch of another group takes the global links of the shortest routes with
+//! one global hop (local hops to the link, the link, local hops from where it lands); a
+//! route to an intermediate group (Valiant) the group's nearest links to it (the switch's
+//! own if it holds any). Every switch on the way chooses again among the links it may still
+//! reach in the packet's VC class (`Groups::continues`: on the Cascade no row hop after a
+//! column hop, on the dragonfly no second local hop), and the links chosen before stay
+//! among them, so routes keep their length. With one global link per group pair (Kim et
+//! al.'s largest dragonfly) both rules take that link.
+//!
+//! - **Minimal**: local hops to a switch holding a global link to the destination group,
+//!   that global link, and local hops to the destination switch. With `m > 1` links per
+//!   group pair every nearest one is offered. VC classes: class 0 in the source group, class
+//!   1 after the global hop, so the channel dependency graph runs local 0 → global 0 →
+//!   local 1 → ejection and is acyclic (≥ 2 VCs): within a class, local hops keep their
+//!   order (dragonfly: one; Cascade: row then column; Megafly: up then down in the source
+//!   and destination groups) and lead only to a global hop or the ejection.
 //! - **Valiant**: minimal to a random intermediate group (drawn from the packet's salt),
 //!   then minimal to the destination: up to local, global, local, global, local. Packets
 //!   within a group, or whose intermediate group is the source's or the destination's, go
@@ -31,30 +47,79 @@
 //! Valiant, UGAL-L and UGAL-G use three VC classes (≥ 3 VCs): class 0 for a Valiant packet
 //! in its source group (local and global hop), class 1 for a Valiant packet in its
 //! intermediate group and for a minimal packet in its source group, class 2 in the
-//! destination group. Classes never decrease along a route and a packet takes at most one
-//! local hop of a class before a global hop or ejection, so no class has a cycle: the graph
-//! is acyclic. The class of the arrival VC tells later switches of the source group which
+//! destination group. Classes never decrease along a route and a packet's local hops of a
+//! class keep their order and end in a global hop or ejection, so no class has a cycle: the
+//! graph is acyclic. (Megafly's intermediate group turns down then up, its other groups up
+//! then down: class 1 holds only the first turn, classes 0 and 2 only the second.) The class of the arrival VC tells later switches of the source group which
 //! way the source switch chose. Without load information (the deadlock analysis, the flow
 //! model) UGAL offers the union of both ways.
 //!
-//! PAR's re-decision adds a local hop in the source group: minimal local, then local to the
-//! switch holding the link to the intermediate group. On UGAL's classes that is a class-1
+//! PAR's re-decision adds local hops in the source group: minimal local, then local to the
+//! switch holding the link to the intermediate group. A minimally routed packet keeps class
+//! 0 for its local hops (one on the dragonfly, up to two on the Cascade) and may re-decide
+//! at every switch it reaches on class 0. On UGAL's classes that is a class-1
 //! local hop depending on a class-1 local hop, and those close cycles among a group's
 //! switches (s → t → u → s). PAR therefore takes four classes (≥ 4 VCs): class 0 for the
 //! local hop of a packet the source switch routed minimally (the hop to the re-deciding
-//! switch), class 1 for everything else in the source group (a Valiant packet's local and
+//! switches), class 1 for everything else in the source group (a Valiant packet's local and
 //! global hops, from the source switch or after a re-decision, and a minimal packet's
-//! global hop), class 2 in the intermediate group, class 3 in the destination group. A
-//! class-0 hop is always followed by a hop of class 1 or more, a class-1 local hop always
-//! leads to the switch holding the global link it then takes (class 1), and every global
-//! hop enters a group of a higher class: classes never decrease, within a class a local hop
-//! is followed only by a global hop and a global hop only by a higher class, so the graph is
-//! acyclic. Arrival class 0 marks the one switch that may re-decide. With three VCs the
+//! global hop), class 2 in the intermediate group, class 3 in the destination group. Class-0
+//! local hops keep their order and lead to a hop of class 1 or more, class-1 local hops keep
+//! theirs and lead to the global link they head for (class 1), and every global hop enters
+//! a group of a higher class: classes never decrease and no class has a cycle, so the graph
+//! is acyclic. Arrival class 0 marks the switches that may re-decide. With three VCs the
 //! classes 0 and 1 share a VC (the control of `tests/suite/dragonfly_routing.rs`: cyclic).
 
 use super::{Candidate, Request, Routing};
 use crate::topology::dragonfly::Dragonfly;
 use crate::topology::{Peer, Topology};
+
+/// What the dragonfly routings need of a dragonfly family: its groups and the minimal routes
+/// inside a group (the global links are read from the graph).
+pub trait Groups: Clone + Send + Sync + 'static {
+    /// Number of groups.
+    fn num_groups(&self) -> usize;
+    /// The group of switch `s`.
+    fn group(&self, s: usize) -> usize;
+    /// Global links between every pair of groups.
+    fn links_per_group_pair(&self) -> usize;
+    /// Switch-to-switch hops of a minimal route from `a` to `b`, two switches of one group.
+    fn local_hops(&self, a: usize, b: usize) -> u32;
+    /// Calls `f(port)` for the first hop of every minimal route from `cur` to `to` (≠ `cur`)
+    /// in its group, in port order; the hops after it keep the family's order (Cascade: row,
+    /// then column).
+    fn local_ports(&self, cur: usize, to: usize, f: impl FnMut(usize));
+    /// Whether a packet that arrived at `cur` through `in_port` may still take the minimal
+    /// local route from `cur` to `to` in the same VC class (Cascade: not a row hop after a
+    /// column hop; dragonfly: no second local hop).
+    fn continues(&self, cur: usize, in_port: usize, to: usize) -> bool;
+    /// Whether port `port` of switch `s` holds a terminal.
+    fn is_terminal_port(&self, s: usize, port: usize) -> bool;
+}
+
+impl Groups for Dragonfly {
+    fn num_groups(&self) -> usize {
+        self.g
+    }
+    fn group(&self, s: usize) -> usize {
+        s / self.a
+    }
+    fn links_per_group_pair(&self) -> usize {
+        Dragonfly::links_per_group_pair(self)
+    }
+    fn local_hops(&self, a: usize, b: usize) -> u32 {
+        u32::from(a != b)
+    }
+    fn local_ports(&self, cur: usize, to: usize, mut f: impl FnMut(usize)) {
+        f(self.local_port(cur % self.a, to % self.a))
+    }
+    fn continues(&self, cur: usize, in_port: usize, to: usize) -> bool {
+        in_port >= self.a - 1 || to == cur
+    }
+    fn is_terminal_port(&self, _s: usize, port: usize) -> bool {
+        port >= self.network_ports()
+    }
+}
 
 /// Which dragonfly routing.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -68,7 +133,7 @@ pub enum Mode {
     /// Minimal or Valiant, decided at the source switch from the loads of the global links
     /// each way would take (UGAL-G).
     UgalG,
-    /// UGAL-L at the source switch, and once more at the next switch of a packet it routed
+    /// UGAL-L at the source switch, and once more at the next switches of a packet it routed
     /// minimally (progressive adaptive routing).
     Par,
 }
@@ -76,35 +141,41 @@ pub enum Mode {
 /// A load difference below this many packets never makes a packet leave its minimal path.
 const THRESHOLD_PACKETS: u32 = 1;
 
-/// A dragonfly routing on one network.
-pub struct DragonflyRouting {
-    d: Dragonfly,
+/// A dragonfly routing on one network of a dragonfly family `N`.
+pub struct DragonflyRouting<N: Groups = Dragonfly> {
+    net: N,
     vcs: usize,
     mode: Mode,
     threshold: u32,
     /// `exits[(x·g + y)·m + c]`: the switch of group `x` holding copy `c` of the global link
     /// to group `y`, its port, and the switch it lands on.
     exits: Vec<(u32, u16, u32)>,
+    /// Per terminal: its switch and port.
+    attach: Vec<(u32, u16)>,
 }
 
-impl DragonflyRouting {
-    /// The routing `mode` on `topo` (a dragonfly `d`) with `vcs` VCs (checked by the caller:
-    /// 2 for minimal, 3 otherwise); `max_packet_phits` sets the UGAL threshold.
-    pub fn new(d: &Dragonfly, topo: &Topology, vcs: usize, mode: Mode, max_packet_phits: u32) -> Self {
-        let (a, g, m) = (d.a, d.g, d.links_per_group_pair());
+impl<N: Groups> DragonflyRouting<N> {
+    /// The routing `mode` on `topo` (a network `net` of a dragonfly family) with `vcs` VCs
+    /// (checked by the caller: 2 for minimal, 3 otherwise, 4 for PAR); `max_packet_phits`
+    /// sets the UGAL threshold.
+    pub fn new(net: &N, topo: &Topology, vcs: usize, mode: Mode, max_packet_phits: u32) -> Self {
+        let (g, m) = (net.num_groups(), if net.num_groups() > 1 { net.links_per_group_pair() } else { 0 });
         let mut lists: Vec<Vec<(u32, u16, u32)>> = vec![Vec::new(); g * g];
         for s in 0..topo.num_switches() {
             for (p, peer) in topo.ports(s).iter().enumerate() {
                 if let Peer::Switch { switch, .. } = *peer {
-                    if switch as usize / a != s / a {
-                        lists[(s / a) * g + switch as usize / a].push((s as u32, p as u16, switch));
+                    let (x, y) = (net.group(s), net.group(switch as usize));
+                    if x != y {
+                        lists[x * g + y].push((s as u32, p as u16, switch));
                     }
                 }
             }
         }
         debug_assert!(lists.iter().enumerate().all(|(i, l)| l.len() == if i / g == i % g { 0 } else { m }));
         let exits = lists.into_iter().flat_map(|l| l.into_iter().chain(std::iter::repeat((0, 0, 0))).take(m)).collect();
-        DragonflyRouting { d: d.clone(), vcs, mode, threshold: THRESHOLD_PACKETS * max_packet_phits, exits }
+        let attach =
+            (0..topo.num_terminals()).map(|t| topo.terminal_attachment(t)).map(|(s, p)| (s as u32, p as u16)).collect();
+        DragonflyRouting { net: net.clone(), vcs, mode, threshold: THRESHOLD_PACKETS * max_packet_phits, exits, attach }
     }
 
     /// Number of VC classes of the mode.
@@ -139,79 +210,105 @@ impl DragonflyRouting {
     }
 
     fn group(&self, s: usize) -> usize {
-        s / self.d.a
+        self.net.group(s)
     }
 
     /// The global links from group `x` to group `y`.
     fn exits(&self, x: usize, y: usize) -> &[(u32, u16, u32)] {
-        let m = self.d.links_per_group_pair();
-        let i = (x * self.d.g + y) * m;
+        let m = self.net.links_per_group_pair();
+        let i = (x * self.net.num_groups() + y) * m;
         &self.exits[i..i + m]
     }
 
-    /// The minimal first hops from switch `cur` towards group `y` (≠ its own): its own global
-    /// links to `y` if it holds any, else the local hops to the switches that do. Returns
-    /// `(port, switch-to-switch hops to land in group y)` pairs and the landing switches.
-    fn towards_group(&self, cur: usize, y: usize, out: &mut Vec<(usize, u32, usize)>) {
+    /// The global links from `cur`'s group to group `y` that a route from `cur` heads for,
+    /// with the local hops to their switch. Towards switch `to` of group `y`: those of the
+    /// shortest routes through one global link (local hops to it, the link, local hops from
+    /// where it lands to `to`), among those that a packet which arrived through `in_port`
+    /// may still reach in its VC class (`None`: a packet starting in its class). Towards
+    /// group `y` as a whole (`to` = `None`): the nearest.
+    fn heads(
+        &self,
+        cur: usize,
+        y: usize,
+        to: Option<usize>,
+        in_port: Option<usize>,
+        mut f: impl FnMut((u32, u16, u32), u32),
+    ) {
         let exits = self.exits(self.group(cur), y);
-        let own = exits.iter().any(|&(s, _, _)| s as usize == cur);
-        for &(s, p, land) in exits {
-            if own && s as usize == cur {
-                out.push((p as usize, 1, land as usize));
-            } else if !own {
-                out.push((self.d.local_port(cur % self.d.a, s as usize % self.d.a), 2, land as usize));
+        let cost = |&(s, _, land): &(u32, u16, u32)| -> Option<(u32, u32)> {
+            if in_port.is_some_and(|p| !self.net.continues(cur, p, s as usize)) {
+                return None;
+            }
+            let d = self.net.local_hops(cur, s as usize);
+            Some((d + to.map_or(0, |t| self.net.local_hops(land as usize, t)), d))
+        };
+        let Some(best) = exits.iter().filter_map(|e| cost(e).map(|c| c.0)).min() else { return };
+        for e in exits {
+            match cost(e) {
+                Some((c, d)) if c == best => f(*e, d),
+                _ => {}
             }
         }
     }
 
+    /// The first hops of the routes of [`Self::heads`]: `(port, switch-to-switch hops to land
+    /// in group y, landing switch)`: a global port of `cur`, or the first local hops towards
+    /// the switch of the link.
+    fn firsts(&self, cur: usize, y: usize, to: Option<usize>, in_port: Option<usize>) -> Vec<(usize, u32, usize)> {
+        let mut out = Vec::new();
+        self.heads(cur, y, to, in_port, |(s, p, land), d| {
+            if d == 0 {
+                out.push((p as usize, 1, land as usize));
+            } else {
+                self.net.local_ports(cur, s as usize, |q| out.push((q, d + 1, land as usize)));
+            }
+        });
+        out
+    }
+
     /// Switch-to-switch hops of a minimal route from `from` to `to`.
     fn min_hops(&self, from: usize, to: usize) -> u32 {
-        if from == to {
-            0
-        } else if self.group(from) == self.group(to) {
-            1
-        } else {
-            let mut firsts = Vec::new();
-            self.towards_group(from, self.group(to), &mut firsts);
-            firsts.iter().map(|&(_, h, land)| h + u32::from(land != to)).min().unwrap_or(u32::MAX)
+        if self.group(from) == self.group(to) {
+            return self.net.local_hops(from, to);
         }
+        let exits = self.exits(self.group(from), self.group(to));
+        exits
+            .iter()
+            .map(|&(s, _, land)| self.net.local_hops(from, s as usize) + 1 + self.net.local_hops(land as usize, to))
+            .min()
+            .unwrap_or(u32::MAX)
     }
 
-    /// The minimal next hops from `cur` to switch `to` on VC class `class`.
-    fn push_minimal(&self, cur: usize, to: usize, class: usize, out: &mut Vec<Candidate>) {
+    /// The minimal next hops from `cur` to switch `to` on VC class `class`, for a packet that
+    /// arrived through `in_port` and stays in its class.
+    fn push_minimal(&self, cur: usize, to: usize, class: usize, in_port: usize, out: &mut Vec<Candidate>) {
         if self.group(cur) == self.group(to) {
-            let p = self.d.local_port(cur % self.d.a, to % self.d.a);
-            out.extend(self.class(class).map(|vc| Candidate::new(p, vc)));
+            self.net.local_ports(cur, to, |p| out.extend(self.class(class).map(|vc| Candidate::new(p, vc))));
             return;
         }
-        let mut firsts = Vec::new();
-        self.towards_group(cur, self.group(to), &mut firsts);
-        for (p, _, _) in firsts {
+        for (p, _, _) in self.firsts(cur, self.group(to), Some(to), Some(in_port)) {
             out.extend(self.class(class).map(|vc| Candidate::new(p, vc)));
         }
     }
 
-    /// Ports of the first hops of `push_minimal` (for the UGAL loads).
-    fn first_ports(&self, cur: usize, to_group: usize) -> Vec<usize> {
-        let mut firsts = Vec::new();
-        self.towards_group(cur, to_group, &mut firsts);
-        firsts.into_iter().map(|(p, _, _)| p).collect()
+    /// Ports of the first hops towards switch `to` (`Some`) or group `y` (for the UGAL loads).
+    fn first_ports(&self, cur: usize, y: usize, to: Option<usize>, in_port: Option<usize>) -> Vec<usize> {
+        self.firsts(cur, y, to, in_port).into_iter().map(|(p, _, _)| p).collect()
     }
 
     fn eject(&self, req: &Request, out: &mut Vec<Candidate>) {
-        let port = self.d.network_ports() + req.dst % self.d.p;
+        let port = self.attach[req.dst].1 as usize;
         out.extend((0..self.vcs).map(|vc| Candidate::new(port, vc)));
     }
 
     /// The intermediate group of a packet (Valiant and UGAL).
     fn intermediate(&self, req: &Request) -> usize {
-        req.salt as usize % self.d.g
+        req.salt as usize % self.net.num_groups()
     }
 
     /// The switch-to-switch hops of the Valiant way from `cur` through group `ig` to `to`.
     fn valiant_hops(&self, cur: usize, ig: usize, to: usize) -> u32 {
-        let mut firsts = Vec::new();
-        self.towards_group(cur, ig, &mut firsts);
+        let firsts = self.firsts(cur, ig, None, None);
         firsts.iter().map(|&(_, h, land)| h + self.min_hops(land, to)).min().unwrap_or(u32::MAX)
     }
 
@@ -222,20 +319,18 @@ impl DragonflyRouting {
         q_min * h_min <= q_val.saturating_mul(h_val).saturating_add(self.threshold)
     }
 
-    /// The global links from `cur`'s group to group `y` that a minimal route from `cur`
-    /// takes: its own if it holds any, else every one (each behind a local hop).
-    fn global_exits(&self, cur: usize, y: usize) -> impl Iterator<Item = (usize, usize)> + '_ {
-        let exits = self.exits(self.group(cur), y);
-        let own = exits.iter().any(|&(s, _, _)| s as usize == cur);
-        exits.iter().filter(move |&&(s, _, _)| !own || s as usize == cur).map(|&(s, p, _)| (s as usize, p as usize))
+    /// The global links a route from `cur` (its source switch) takes out of its group:
+    /// towards switch `to` of group `y` the minimal route's, towards group `y` the nearest.
+    fn global_exits(&self, cur: usize, y: usize, to: Option<usize>) -> Vec<(usize, usize)> {
+        let mut out = Vec::new();
+        self.heads(cur, y, to, None, |(s, p, _), _| out.push((s as usize, p as usize)));
+        out
     }
 
-    /// PAR's minimal first hops from the source switch: a local hop on class 0 (the switch
-    /// it reaches may still re-decide), or the switch's own global link on class 1.
-    fn push_par_minimal(&self, cur: usize, to: usize, out: &mut Vec<Candidate>) {
-        let mut firsts = Vec::new();
-        self.towards_group(cur, self.group(to), &mut firsts);
-        for (p, h, _) in firsts {
+    /// PAR's minimal next hops in the source group: local hops on class 0 (the switch they
+    /// reach may still re-decide), or the switch's own global link on class 1.
+    fn push_par_minimal(&self, cur: usize, to: usize, in_port: usize, out: &mut Vec<Candidate>) {
+        for (p, h, _) in self.firsts(cur, self.group(to), Some(to), Some(in_port)) {
             let class = if h == 1 { 1 } else { 0 };
             out.extend(self.class(class).map(|vc| Candidate::new(p, vc)));
         }
@@ -248,59 +343,60 @@ impl DragonflyRouting {
         remote: Option<&dyn Fn(usize, usize) -> u32>,
         out: &mut Vec<Candidate>,
     ) {
-        let p = self.d.p;
-        let (cur, src_sw, dst_sw) = (req.switch, req.src / p, req.dst / p);
+        let (cur, src_sw, dst_sw) = (req.switch, self.attach[req.src].0 as usize, self.attach[req.dst].0 as usize);
         if cur == dst_sw {
             return self.eject(req, out);
         }
         let (cg, sg, dg) = (self.group(cur), self.group(src_sw), self.group(dst_sw));
         if self.mode == Mode::Minimal {
-            return self.push_minimal(cur, dst_sw, usize::from(cg != sg), out);
+            return self.push_minimal(cur, dst_sw, usize::from(cg != sg), req.in_port, out);
         }
         let par = self.mode == Mode::Par;
         // The classes of a Valiant packet in its source group, of the intermediate group and
         // of the destination group (PAR's are one higher: its class 0 is the minimal first hop).
         let (c_src, c_mid, c_dst) = if par { (1, 2, 3) } else { (0, 1, 2) };
         if cg == dg {
-            return self.push_minimal(cur, dst_sw, c_dst, out);
+            return self.push_minimal(cur, dst_sw, c_dst, req.in_port, out);
         }
         let ig = self.intermediate(req);
         let detour = ig != sg && ig != dg;
         if cg != sg {
             // In the intermediate group: on to the destination group.
-            return self.push_minimal(cur, dst_sw, c_mid, out);
+            return self.push_minimal(cur, dst_sw, c_mid, req.in_port, out);
         }
-        let at_source = req.in_port >= self.d.network_ports();
+        let at_source = self.net.is_terminal_port(cur, req.in_port);
         if !at_source && par {
-            // Class 0: routed minimally at the source switch, which this switch (holding the
-            // minimal global link) may overturn once; class 1: the way is set.
+            // Class 0: routed minimally so far, which this switch may overturn; class 1: the
+            // way through the intermediate group is set.
             return match (self.class_of(req.in_vc), detour, load) {
                 (0, true, None) => {
-                    self.push_minimal(cur, dst_sw, 1, out);
+                    self.push_par_minimal(cur, dst_sw, req.in_port, out);
                     self.push_group(cur, ig, 1, out);
                 }
                 (0, true, Some(load)) => {
-                    let q_min = self.first_ports(cur, dg).into_iter().map(load).min().unwrap_or(0);
-                    let q_val = self.first_ports(cur, ig).into_iter().map(load).min().unwrap_or(0);
+                    let q_min = self.first_ports(cur, dg, Some(dst_sw), Some(req.in_port)).into_iter().map(load).min();
+                    let q_val = self.first_ports(cur, ig, None, None).into_iter().map(load).min();
+                    let (q_min, q_val) = (q_min.unwrap_or(0), q_val.unwrap_or(0));
                     match self.minimal_wins(cur, dst_sw, ig, q_min, q_val) {
-                        true => self.push_minimal(cur, dst_sw, 1, out),
+                        true => self.push_par_minimal(cur, dst_sw, req.in_port, out),
                         false => self.push_group(cur, ig, 1, out),
                     }
                 }
+                (0, false, _) => self.push_par_minimal(cur, dst_sw, req.in_port, out),
                 (_, true, _) => self.push_group(cur, ig, 1, out),
-                (_, false, _) => self.push_minimal(cur, dst_sw, 1, out),
+                (_, false, _) => self.push_minimal(cur, dst_sw, 1, req.in_port, out),
             };
         }
         if !at_source {
             // The source switch chose: class 0 is the way through the intermediate group.
             return match self.class_of(req.in_vc) {
                 0 if detour => self.push_group(cur, ig, 0, out),
-                _ => self.push_minimal(cur, dst_sw, 1, out),
+                _ => self.push_minimal(cur, dst_sw, 1, req.in_port, out),
             };
         }
         let minimal = |out: &mut Vec<Candidate>| match par {
-            true => self.push_par_minimal(cur, dst_sw, out),
-            false => self.push_minimal(cur, dst_sw, 1, out),
+            true => self.push_par_minimal(cur, dst_sw, req.in_port, out),
+            false => self.push_minimal(cur, dst_sw, 1, req.in_port, out),
         };
         if !detour || self.mode == Mode::Valiant {
             return if detour { self.push_group(cur, ig, c_src, out) } else { minimal(out) };
@@ -308,13 +404,13 @@ impl DragonflyRouting {
         // UGAL-L and PAR weigh the switch's first hops, UGAL-G the global links behind them.
         let queues = match (self.mode, load, remote) {
             (Mode::UgalG, _, Some(remote)) => {
-                let q = |y| self.global_exits(cur, y).map(|(s, p)| remote(s, p)).min().unwrap_or(0);
-                Some((q(dg), q(ig)))
+                let q = |y, to| self.global_exits(cur, y, to).into_iter().map(|(s, p)| remote(s, p)).min().unwrap_or(0);
+                Some((q(dg, Some(dst_sw)), q(ig, None)))
             }
             (Mode::UgalG, _, _) | (_, None, _) => None,
             (_, Some(load), _) => {
-                let q = |y| self.first_ports(cur, y).into_iter().map(load).min().unwrap_or(0);
-                Some((q(dg), q(ig)))
+                let q = |y, to| self.first_ports(cur, y, to, None).into_iter().map(load).min().unwrap_or(0);
+                Some((q(dg, Some(dst_sw)), q(ig, None)))
             }
         };
         match queues {
@@ -329,13 +425,13 @@ impl DragonflyRouting {
 
     /// The minimal next hops from `cur` into group `y` (any of its switches), class `class`.
     fn push_group(&self, cur: usize, y: usize, class: usize, out: &mut Vec<Candidate>) {
-        for p in self.first_ports(cur, y) {
+        for p in self.first_ports(cur, y, None, None) {
             out.extend(self.class(class).map(|vc| Candidate::new(p, vc)));
         }
     }
 }
 
-impl Routing for DragonflyRouting {
+impl<N: Groups> Routing for DragonflyRouting<N> {
     fn name(&self) -> &'static str {
         match self.mode {
             Mode::Minimal => "dragonfly-minimal",
@@ -371,7 +467,7 @@ impl Routing for DragonflyRouting {
     fn salts(&self) -> u32 {
         match self.mode {
             Mode::Minimal => 1,
-            _ => self.d.g as u32,
+            _ => self.net.num_groups() as u32,
         }
     }
 }

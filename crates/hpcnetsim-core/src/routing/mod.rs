@@ -2,6 +2,7 @@
 //! which (output port, VC) pairs are legal? Algorithmic routings compute the candidates
 //! from family coordinates; a separate selection policy picks among the available ones.
 
+pub mod cascade;
 pub mod deadlock;
 pub mod deadlock_check;
 pub mod dragonfly;
@@ -9,6 +10,7 @@ pub mod duato;
 pub mod hop_class;
 pub mod hyperx;
 pub mod hyperx_adaptive;
+pub mod megafly;
 pub mod plane_selection;
 pub mod planes;
 pub mod table_lookup;
@@ -140,6 +142,17 @@ impl Routing for Direct {
     }
 }
 
+/// The algorithms of the dragonfly routings, as a pattern.
+macro_rules! dragonfly_routings {
+    () => {
+        Algorithm::DragonflyMinimal
+            | Algorithm::DragonflyValiant
+            | Algorithm::DragonflyUgal
+            | Algorithm::DragonflyUgalG
+            | Algorithm::DragonflyPar
+    };
+}
+
 /// Builds the configured routing for a topology, checking it suits the family and the VCs.
 pub fn build(cfg: &Config, topo: &Topology) -> Result<Box<dyn Routing>> {
     if topo.planes() > 1 {
@@ -167,7 +180,9 @@ pub fn build(cfg: &Config, topo: &Topology) -> Result<Box<dyn Routing>> {
         (Algorithm::Auto, Family::HyperX(_)) => Algorithm::HyperxDor,
         (Algorithm::Auto, Family::Crossbar(_)) => Algorithm::Direct,
         (Algorithm::Auto, Family::TwinTorus(_)) => Algorithm::TsDor,
-        (Algorithm::Auto, Family::Dragonfly(_)) => Algorithm::DragonflyMinimal,
+        (Algorithm::Auto, Family::Dragonfly(_) | Family::Cascade(_) | Family::Megafly(_)) => {
+            Algorithm::DragonflyMinimal
+        }
         (Algorithm::Auto, Family::SlimFly(_) | Family::Jellyfish(_)) => Algorithm::GraphMinimal,
         (a, _) => a,
     };
@@ -184,6 +199,24 @@ pub fn build(cfg: &Config, topo: &Topology) -> Result<Box<dyn Routing>> {
             return Err(Error::invalid("config", "switch.vcs", vcs, format!("at least {min} for {why}")));
         }
         Ok(())
+    };
+    // The dragonfly routings' mode, once the VCs are checked (every dragonfly family).
+    let dragonfly_mode = || -> Result<dragonfly::Mode> {
+        let mode = match algorithm {
+            Algorithm::DragonflyMinimal => {
+                need_vcs(2, "dragonfly-minimal (a VC class before and one after the global hop)")?;
+                return Ok(dragonfly::Mode::Minimal);
+            }
+            Algorithm::DragonflyValiant => dragonfly::Mode::Valiant,
+            Algorithm::DragonflyUgalG => dragonfly::Mode::UgalG,
+            Algorithm::DragonflyPar => {
+                need_vcs(4, "dragonfly-par (a class for the re-decision hop besides UGAL's three)")?;
+                dragonfly::Mode::Par
+            }
+            _ => dragonfly::Mode::Ugal,
+        };
+        need_vcs(3, "non-minimal dragonfly routing (source, intermediate and destination group classes)")?;
+        Ok(mode)
     };
     Ok(match (algorithm, topo.family()) {
         (Algorithm::TreeAdaptive | Algorithm::TreeDeterministic, Family::Tree(x)) => {
@@ -239,33 +272,16 @@ pub fn build(cfg: &Config, topo: &Topology) -> Result<Box<dyn Routing>> {
         }
         (_, Family::TwinTorus(_)) => return Err(unsuited("auto, dort, ts-dor")),
         (_, Family::Fabric(_)) => return Err(unsuited("table (imported fabrics have no coordinates)")),
-        (
-            Algorithm::DragonflyMinimal
-            | Algorithm::DragonflyValiant
-            | Algorithm::DragonflyUgal
-            | Algorithm::DragonflyUgalG
-            | Algorithm::DragonflyPar,
-            Family::Dragonfly(d),
-        ) => {
-            let mode = match algorithm {
-                Algorithm::DragonflyMinimal => {
-                    need_vcs(2, "dragonfly-minimal (a VC class before and one after the global hop)")?;
-                    dragonfly::Mode::Minimal
-                }
-                Algorithm::DragonflyValiant => dragonfly::Mode::Valiant,
-                Algorithm::DragonflyUgalG => dragonfly::Mode::UgalG,
-                Algorithm::DragonflyPar => {
-                    need_vcs(4, "dragonfly-par (a class for the re-decision hop besides UGAL's three)")?;
-                    dragonfly::Mode::Par
-                }
-                _ => dragonfly::Mode::Ugal,
-            };
-            if mode != dragonfly::Mode::Minimal {
-                need_vcs(3, "non-minimal dragonfly routing (source, intermediate and destination group classes)")?;
-            }
-            Box::new(dragonfly::DragonflyRouting::new(d, topo, vcs, mode, cfg.traffic.max_packet_phits()))
+        (dragonfly_routings!(), Family::Dragonfly(d)) => {
+            Box::new(dragonfly::DragonflyRouting::new(d, topo, vcs, dragonfly_mode()?, cfg.traffic.max_packet_phits()))
         }
-        (_, Family::Dragonfly(_)) => {
+        (dragonfly_routings!(), Family::Cascade(c)) => {
+            Box::new(dragonfly::DragonflyRouting::new(c, topo, vcs, dragonfly_mode()?, cfg.traffic.max_packet_phits()))
+        }
+        (dragonfly_routings!(), Family::Megafly(m)) => {
+            Box::new(dragonfly::DragonflyRouting::new(m, topo, vcs, dragonfly_mode()?, cfg.traffic.max_packet_phits()))
+        }
+        (_, Family::Dragonfly(_) | Family::Cascade(_) | Family::Megafly(_)) => {
             return Err(unsuited(
                 "auto, dragonfly-minimal, dragonfly-valiant, dragonfly-ugal, dragonfly-ugal-g, dragonfly-par, table",
             ))

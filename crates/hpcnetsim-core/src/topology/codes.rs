@@ -238,6 +238,7 @@ pub fn read(body: &str) -> Result<Fabric> {
 fn group_size(topo: &Topology) -> Option<usize> {
     match topo.family() {
         Family::Dragonfly(d) => Some(d.a),
+        Family::Cascade(c) => Some(c.group_size()),
         Family::Fabric(f) => f.group_size,
         _ => None,
     }
@@ -253,7 +254,7 @@ pub fn to_codes(topo: &Topology, intra: bool) -> Result<String> {
             "format",
             format!("'{format}'"),
             format!(
-                "for dragonflies (dragonfly: specs and codes-dragonfly: fabrics); {} is {}",
+                "for dragonflies (dragonfly: and cascade: specs, codes-dragonfly: fabrics); {} is {}",
                 topo.spec(),
                 topo.family().name()
             ),
@@ -290,7 +291,12 @@ pub fn to_codes(topo: &Topology, intra: bool) -> Result<String> {
                 continue;
             }
             for t in local(s) {
-                let _ = writeln!(out, "{s},{t},0");
+                // dragonfly-custom's link type: 0 within a row (green), 1 within a column (black).
+                let column = match topo.family() {
+                    Family::Cascade(c) => c.coordinates(s)[1] != c.coordinates(t)[1],
+                    _ => false,
+                };
+                let _ = writeln!(out, "{s},{t},{}", u8::from(column));
             }
         } else {
             for p in topo.ports(s) {

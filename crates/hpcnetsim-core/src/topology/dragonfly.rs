@@ -7,57 +7,17 @@
 //! (port `r'` leads to switch `r'` of the group if `r' < r`, else `r' + 1`), then the `h`
 //! global ports, then the `p` terminal ports. Global port `k` of switch `r` is the group's
 //! global port `j = r·h + k`; with `m = a·h/(g − 1)` links per group pair, `j` belongs to
-//! *slot* `i = j / m` (copy `j mod m`) and the arrangement maps slots to groups:
-//!
-//! - `absolute`: slot `i` of group `x` leads to group `i` if `i < x`, else `i + 1` (the
-//!   "consecutive" arrangement of BookSim2's `dragonflynew`);
-//! - `relative`: slot `i` leads to group `x + i + 1 (mod g)` (CODES' `dragonfly-dally`
-//!   connection files, the "palm tree" of Camarero et al.);
-//! - `circulant`: slot `i` leads to group `x ± (⌊i/2⌋ + 1) (mod g)`, + for even `i`
-//!   (Camarero, Vallejo and Beivide's circulant arrangement: group offsets in ± pairs).
+//! *slot* `i = j / m` (copy `j mod m`) and the arrangement (`absolute`, `relative` or
+//! `circulant`, `arrangement.rs`) maps slots to groups.
 //!
 //! Relative and circulant arrangements are invariant under the group rotation `x → x + 1`,
 //! which keeps port numbers: it is declared as the symmetry (one source per local index).
 
+pub use super::arrangement::Arrangement;
 use super::balanced_cut::balancing_moves;
 use super::symmetry::Symmetry;
 use super::wiring::{check_size, Builder, Wiring};
 use crate::error::{Error, Result};
-
-/// How the global links of a group are assigned to the other groups.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Arrangement {
-    /// Slot `i` to group `i` (skipping the own group).
-    Absolute,
-    /// Slot `i` to the group `i + 1` further on.
-    Relative,
-    /// Slots in pairs to the groups `±(⌊i/2⌋ + 1)` away.
-    Circulant,
-}
-
-impl Arrangement {
-    /// Spec names, as listed in error messages.
-    pub const NAMES: &'static str = "absolute, relative, circulant";
-
-    /// Parses a spec name.
-    pub fn parse(name: &str) -> Option<Self> {
-        match name {
-            "absolute" => Some(Arrangement::Absolute),
-            "relative" => Some(Arrangement::Relative),
-            "circulant" => Some(Arrangement::Circulant),
-            _ => None,
-        }
-    }
-
-    /// Spec name.
-    pub fn name(self) -> &'static str {
-        match self {
-            Arrangement::Absolute => "absolute",
-            Arrangement::Relative => "relative",
-            Arrangement::Circulant => "circulant",
-        }
-    }
-}
 
 /// A dragonfly with `a` switches per group, `p` terminals and `h` global links per switch,
 /// `g` groups.
@@ -137,20 +97,7 @@ impl Dragonfly {
     /// The group that slot `i` of group `x` leads to, and the slot of that group that
     /// leads back.
     pub fn slot_target(&self, x: usize, i: usize) -> (usize, usize) {
-        let g = self.g;
-        match self.arrangement {
-            Arrangement::Absolute => {
-                let t = if i < x { i } else { i + 1 };
-                (t, if x < t { x } else { x - 1 })
-            }
-            Arrangement::Relative => ((x + i + 1) % g, g - i - 2),
-            Arrangement::Circulant => {
-                let d = i / 2 + 1;
-                let t = if i.is_multiple_of(2) { (x + d) % g } else { (x + g - d) % g };
-                // The offset g/2 (g even) is its own inverse: the same slot leads back.
-                (t, if 2 * d == g { i } else { i ^ 1 })
-            }
-        }
+        self.arrangement.slot_target(self.g, x, i)
     }
 
     /// The group-level global port `j` of group `x` as `(switch, port)`.
@@ -190,13 +137,12 @@ impl Dragonfly {
                 b.attach_terminal(s, net + k);
             }
         }
-        let symmetry = match self.arrangement {
-            Arrangement::Absolute => None,
-            Arrangement::Relative | Arrangement::Circulant => Some(Symmetry::translations(
+        let symmetry = self.arrangement.is_rotation_invariant().then(|| {
+            Symmetry::translations(
                 (0..self.a as u32).collect(),
                 (0..self.switches()).map(|s| (s % self.a) as u32).collect(),
-            )),
-        };
+            )
+        });
         b.finish(symmetry)
     }
 

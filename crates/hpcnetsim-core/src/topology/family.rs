@@ -4,11 +4,13 @@
 //! closed forms, on the wiring below it (`wiring.rs`); this enum sits above the families
 //! and dispatches to them, and the [`Topology`](super::Topology) it becomes sits above it.
 
+pub use super::cascade::Cascade;
 pub use super::crossbar::Crossbar;
 pub use super::dragonfly::Dragonfly;
 pub use super::fabric::Fabric;
 pub use super::hyperx::HyperX;
 pub use super::jellyfish::Jellyfish;
+pub use super::megafly::Megafly;
 pub use super::slimfly::SlimFly;
 pub use super::torus::Torus;
 pub use super::tree::Xgft;
@@ -28,6 +30,10 @@ pub enum Family {
     HyperX(HyperX),
     /// Dragonfly (groups of fully connected switches, global links between groups).
     Dragonfly(Dragonfly),
+    /// Cray Cascade dragonfly (groups of 2D all-to-all rows and columns).
+    Cascade(Cascade),
+    /// Megafly / Dragonfly+ (groups as two-level fat-trees).
+    Megafly(Megafly),
     /// Slim Fly (McKay–Miller–Širáň graph).
     SlimFly(SlimFly),
     /// Jellyfish (seeded random regular graph).
@@ -48,6 +54,8 @@ impl Family {
             Family::TwinTorus(f) => f.build(),
             Family::HyperX(f) => f.build(),
             Family::Dragonfly(f) => f.build(),
+            Family::Cascade(f) => f.build(),
+            Family::Megafly(f) => f.build(),
             Family::SlimFly(f) => f.build(),
             Family::Jellyfish(f) => f.build(),
             Family::Crossbar(f) => f.build(),
@@ -56,8 +64,8 @@ impl Family {
     }
 
     /// Whether switches carry terminals and forward traffic alike (tori, meshes, twin tori,
-    /// HyperX, dragonflies, Slim Fly, Jellyfish), as opposed to trees and crossbars, whose
-    /// terminals hang from edge switches.
+    /// HyperX, dragonflies, Cascades, Slim Fly, Jellyfish), as opposed to trees, Megaflies and
+    /// crossbars, whose terminals hang from edge switches.
     pub fn is_direct(&self) -> bool {
         matches!(
             self,
@@ -65,6 +73,7 @@ impl Family {
                 | Family::TwinTorus(_)
                 | Family::HyperX(_)
                 | Family::Dragonfly(_)
+                | Family::Cascade(_)
                 | Family::SlimFly(_)
                 | Family::Jellyfish(_)
         )
@@ -82,6 +91,9 @@ impl Family {
             Family::HyperX(h) => h.dims.iter().filter(|&&k| k > 1).count(),
             // Two switches of different groups are at least one global link apart.
             Family::Dragonfly(d) => usize::from(d.g > 1),
+            Family::Cascade(c) => usize::from(c.switches() > 1),
+            // Leaf, spine, leaf at least between two leaves; a leaf alone has only terminals.
+            Family::Megafly(m) => 2 * usize::from(m.groups * m.leaves > 1),
             // Diameter 2 (the MMS graph is not complete).
             Family::SlimFly(_) => 2,
             Family::Jellyfish(j) => usize::from(j.n > 1),
@@ -99,6 +111,8 @@ impl Family {
             Family::TwinTorus(_) => "twin-torus",
             Family::HyperX(_) => "hyperx",
             Family::Dragonfly(_) => "dragonfly",
+            Family::Cascade(_) => "cascade",
+            Family::Megafly(_) => "megafly",
             Family::SlimFly(_) => "slimfly",
             Family::Jellyfish(_) => "jellyfish",
             Family::Crossbar(_) => "crossbar",
@@ -126,6 +140,8 @@ impl Family {
             Family::HyperX(h) => h.bisection_channels(),
             Family::Crossbar(c) => (c.ports / 2) as u64,
             Family::Dragonfly(d) => d.bisection_channels(),
+            Family::Cascade(c) => c.bisection_channels(),
+            Family::Megafly(m) => m.bisection_channels(),
             // A refined balanced cut of the graph (an upper bound), up to its size limit.
             Family::SlimFly(f) => f.bisection_channels(),
             Family::Jellyfish(j) => j.bisection_channels(),
@@ -143,6 +159,8 @@ impl Family {
             Family::TwinTorus(t) => 2 * t.nodes(),
             Family::HyperX(h) => h.switches() * h.terminals_per_switch,
             Family::Dragonfly(d) => d.terminals(),
+            Family::Cascade(c) => c.terminals(),
+            Family::Megafly(m) => m.terminals(),
             Family::SlimFly(f) => f.switches() * f.p,
             Family::Jellyfish(j) => j.n * j.p,
             Family::Crossbar(c) => c.ports,
@@ -152,7 +170,8 @@ impl Family {
 
     /// Coordinates of a switch in the family's own terms (tree: level then label digits;
     /// torus/HyperX: position per dimension; twin torus: node position then card;
-    /// dragonfly: group then switch; Slim Fly: subgraph, x or m, y or c).
+    /// dragonfly: group then switch; Cascade: group, row, column; Megafly: group, 0 (leaf) or
+    /// 1 (spine), index; Slim Fly: subgraph, x or m, y or c).
     pub fn switch_coordinates(&self, s: usize) -> Vec<usize> {
         match self {
             Family::Tree(x) => {
@@ -163,6 +182,8 @@ impl Family {
             Family::TwinTorus(t) => t.coordinates(s),
             Family::HyperX(h) => h.coordinates(s),
             Family::Dragonfly(d) => d.coordinates(s),
+            Family::Cascade(c) => c.coordinates(s),
+            Family::Megafly(m) => m.coordinates(s),
             Family::SlimFly(f) => f.coordinates(s),
             Family::Crossbar(_) => vec![0],
             Family::Jellyfish(_) => vec![s],

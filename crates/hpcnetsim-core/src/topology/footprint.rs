@@ -38,6 +38,15 @@ pub fn counts(f: &Family) -> (u128, u128, u128) {
             let s = d.switches() as u128;
             (s, s * (d.network_ports() + d.p) as u128, s * d.p as u128)
         }
+        Family::Cascade(c) => {
+            let s = c.switches() as u128;
+            (s, s * (c.network_ports() + c.p) as u128, c.terminals() as u128)
+        }
+        Family::Megafly(m) => {
+            let g = m.groups as u128;
+            let ports = g * (m.leaves * (m.p + m.spines) + m.spines * (m.leaves + m.h)) as u128;
+            (m.switches() as u128, ports, m.terminals() as u128)
+        }
         Family::SlimFly(f) => {
             let s = f.switches() as u128;
             (s, s * (f.network_degree() + f.p) as u128, s * f.p as u128)

@@ -166,12 +166,6 @@ impl Topology {
         self.plane.as_deref().unwrap_or(self)
     }
 
-    /// Plane `p` as a network of its own, with the faults of its links (see
-    /// `topology::planes::slice`).
-    pub fn plane_slice(&self, p: usize) -> Topology {
-        super::planes::slice(self, p)
-    }
-
     /// Number of endpoints (compute nodes): the terminals of one plane.
     #[inline]
     pub fn endpoints(&self) -> usize {

@@ -2,7 +2,9 @@
 //! and the analytic properties (distances, bisection, throughput bounds, cost).
 
 pub mod anynet;
+pub mod arrangement;
 pub mod balanced_cut;
+pub mod cascade;
 pub mod codes;
 pub mod crossbar;
 pub mod director_tree;
@@ -18,6 +20,7 @@ pub mod hyperx;
 pub mod ibdm;
 pub mod import;
 pub mod jellyfish;
+pub mod megafly;
 pub mod optimal;
 pub mod paths;
 pub mod planes;

@@ -105,7 +105,11 @@ pub fn distances_with(topo: &Topology, symmetry: Option<&Symmetry>) -> Result<(u
                     topo.spec()
                 )));
             }
-            diam = diam.max(dist[d] as usize + 2);
+            // A switch without terminals (a Megafly spine, a tree's upper levels) is no end
+            // of a terminal pair: it reaches the others but sets no distance.
+            if ts > 0.0 {
+                diam = diam.max(dist[d] as usize + 2);
+            }
             sum += ts * td as f64 * (dist[d] as f64 + 2.0);
         }
         Ok((diam, weight * sum))

@@ -63,6 +63,14 @@ pub fn replicate(plane: Topology, n: usize, spec: &str) -> Topology {
     }
 }
 
+impl Topology {
+    /// Plane `p` of this multi-plane network as a network of its own, with the faults of its
+    /// links (see [`slice`]).
+    pub fn plane_slice(&self, p: usize) -> Topology {
+        slice(self, p)
+    }
+}
+
 /// Plane `p` of the multi-plane network `topo` as a network of its own, with the faults of
 /// its links: switches, channels and terminals renumbered from 0.
 pub fn slice(topo: &Topology, p: usize) -> Topology {

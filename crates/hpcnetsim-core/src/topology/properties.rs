@@ -125,6 +125,8 @@ impl Topology {
             Family::Torus(t) => t.mesh_max_channel_load(),
             Family::TwinTorus(_)
             | Family::Dragonfly(_)
+            | Family::Cascade(_)
+            | Family::Megafly(_)
             | Family::SlimFly(_)
             | Family::Jellyfish(_)
             | Family::Fabric(_) => return self.solved_throughput_bound(),

@@ -10,6 +10,10 @@
 //! hyperx:12x8[,t=7][,k=2] HyperX with T terminals per switch and K links per switch pair
 //! dragonfly:a=4,p=2,h=2[,g=9][,arrangement=absolute|relative|circulant]
 //!                         dragonfly: a switches per group, p terminals, h global links each
+//! cascade:groups=15,rows=6,cols=16,p=4[,global=24][,black=3][,green=1][,h=10][,cable=2][,arrangement=...]
+//!                         Cray Cascade dragonfly: groups of rows x cols routers, all-to-all rows and columns
+//! megafly:leaves=4,spines=4,p=4,h=4[,groups=17][,arrangement=...]
+//!                         Megafly / Dragonfly+: groups as two-level fat-trees, global links on the spines
 //! slimfly:q=5[,p=4]       Slim Fly MMS graph of prime power q, p terminals per switch
 //! jellyfish:n=20,k=4,p=2[,seed=1]  random k-regular graph of n switches
 //! crossbar:64             a single switch with 64 terminals
@@ -22,14 +26,18 @@
 //! codes-dragonfly:INTRA,INTER[,p=N]  a fabric from CODES connection files (`topology::codes`)
 //! ```
 
+use super::arrangement::Arrangement;
+use super::cascade::CascadeParams;
 use super::director_tree::DirectorTree;
-use super::dragonfly::Arrangement;
-use super::family::{Crossbar, Dragonfly, Family, HyperX, Jellyfish, SlimFly, Torus, TwinTorus, Xgft};
+use super::family::{
+    Cascade, Crossbar, Dragonfly, Family, HyperX, Jellyfish, Megafly, SlimFly, Torus, TwinTorus, Xgft,
+};
 use crate::error::{Error, Result};
 
 /// The families the grammar knows, as listed in error messages.
-pub const FAMILIES: &str = "tree, xgft, torus, mesh, twin-torus, hyperx, dragonfly, slimfly, jellyfish, crossbar, \
-                            director-tree, ibnet, edges, ibdm, anynet, codes-dragonfly";
+pub const FAMILIES: &str =
+    "tree, xgft, torus, mesh, twin-torus, hyperx, dragonfly, cascade, megafly, slimfly, jellyfish, \
+                            crossbar, director-tree, ibnet, edges, ibdm, anynet, codes-dragonfly";
 
 /// Parses a spec string into a family with validated parameters (nothing is built yet).
 pub fn parse(spec: &str) -> Result<Family> {
@@ -51,6 +59,8 @@ pub fn parse(spec: &str) -> Result<Family> {
         "twin-torus" => p.twin_torus(body),
         "hyperx" => p.hyperx(body),
         "dragonfly" => p.dragonfly(body),
+        "cascade" => p.cascade(body),
+        "megafly" => p.megafly(body),
         "slimfly" => p.slimfly(body),
         "jellyfish" => p.jellyfish(body),
         "crossbar" => p.crossbar(body),
@@ -215,12 +225,51 @@ impl Parser<'_> {
         let p = self.int("p", self.required(&pairs, "p", "p, the number of terminals per switch")?, 1, 1 << 12)?;
         let h = self.int("h", self.required(&pairs, "h", "h, the number of global links per switch")?, 1, 1 << 12)?;
         let g = self.get(&pairs, "g").map(|v| self.int("g", v, 2, (a * h + 1) as u64)).transpose()?;
-        let arrangement = match self.get(&pairs, "arrangement") {
-            None => Arrangement::Absolute,
-            Some(v) => Arrangement::parse(v)
-                .ok_or_else(|| self.err("arrangement", format!("'{v}'"), format!("one of {}", Arrangement::NAMES)))?,
-        };
+        let arrangement = self.arrangement(&pairs)?.unwrap_or(Arrangement::Absolute);
         Dragonfly::new(self.spec, a, p, h, g, arrangement).map(Family::Dragonfly)
+    }
+
+    /// The `arrangement` of a dragonfly family, if given.
+    fn arrangement(&self, pairs: &[(&str, &str)]) -> Result<Option<Arrangement>> {
+        self.get(pairs, "arrangement")
+            .map(|v| {
+                Arrangement::parse(v)
+                    .ok_or_else(|| self.err("arrangement", format!("'{v}'"), format!("one of {}", Arrangement::NAMES)))
+            })
+            .transpose()
+    }
+
+    fn cascade(&self, body: &str) -> Result<Family> {
+        let keys = ["groups", "rows", "cols", "p", "global", "green", "black", "h", "cable", "arrangement"];
+        let pairs = self.pairs(body, ',', &keys)?;
+        let need = |key: &str, what: &str, max: u64| self.int(key, self.required(&pairs, key, what)?, 1, max);
+        let opt = |key: &str, min: u64, max: u64| self.get(&pairs, key).map(|v| self.int(key, v, min, max)).transpose();
+        let params = CascadeParams {
+            groups: need("groups", "groups, the number of groups", 1 << 16)?,
+            rows: need("rows", "rows, the chassis (router rows) per group", 1 << 12)?,
+            cols: need("cols", "cols, the routers per chassis (row)", 1 << 12)?,
+            p: need("p", "p, the number of terminals per router", 1 << 12)?,
+            global: opt("global", 0, 1 << 24)?,
+            green: opt("green", 1, 64)?,
+            black: opt("black", 1, 64)?,
+            h: opt("h", 0, 1 << 12)?,
+            cable: opt("cable", 1, 64)?,
+            arrangement: self.arrangement(&pairs)?,
+        };
+        Cascade::new(self.spec, params).map(Family::Cascade)
+    }
+
+    fn megafly(&self, body: &str) -> Result<Family> {
+        let pairs = self.pairs(body, ',', &["groups", "leaves", "spines", "p", "h", "arrangement"])?;
+        let need = |key: &str, what: &str| self.int(key, self.required(&pairs, key, what)?, 1, 1 << 12);
+        let leaves = need("leaves", "leaves, the leaf routers per group")?;
+        let spines = need("spines", "spines, the spine routers per group")?;
+        let p = need("p", "p, the number of terminals per leaf")?;
+        let h = need("h", "h, the number of global links per spine")?;
+        let groups =
+            self.get(&pairs, "groups").map(|v| self.int("groups", v, 2, (spines * h + 1) as u64)).transpose()?;
+        let arrangement = self.arrangement(&pairs)?.unwrap_or(Arrangement::Absolute);
+        Megafly::new(self.spec, groups, leaves, spines, p, h, arrangement).map(Family::Megafly)
     }
 
     fn slimfly(&self, body: &str) -> Result<Family> {

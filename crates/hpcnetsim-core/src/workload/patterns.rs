@@ -107,6 +107,8 @@ impl Pattern {
             PatternKind::GroupShift => {
                 let group = match topo.family() {
                     Family::Dragonfly(d) => d.a * d.p,
+                    Family::Cascade(c) => c.group_size() * c.p,
+                    Family::Megafly(m) => m.leaves * m.p,
                     Family::Fabric(f) if f.group_size.is_some() && n.is_multiple_of(topo.num_switches()) => {
                         f.group_size.unwrap_or(1) * (n / topo.num_switches())
                     }
@@ -116,7 +118,7 @@ impl Pattern {
                             "traffic.pattern",
                             "'group-shift'",
                             format!(
-                                "a pattern for dragonflies (dragonfly: specs, codes-dragonfly: fabrics); {} is {}",
+                                "a pattern for dragonflies (dragonfly:, cascade: and megafly: specs, codes-dragonfly: fabrics); {} is {}",
                                 topo.spec(),
                                 topo.family().name()
                             ),

@@ -5,7 +5,7 @@
 //! near 1/2, the adaptive routings follow Valiant there (UGAL-G and PAR at least as well as
 //! UGAL-L) and minimal routing under uniform traffic.
 
-use crate::common::{mean_network_hops, sim_config, topo};
+use crate::common::{backlog_throughput, mean_network_hops, saturation, sim_config, topo};
 use hpcnetsim_core::config::{Algorithm, Config, PatternKind};
 use hpcnetsim_core::engine::{measure, Engine};
 use hpcnetsim_core::routing::dragonfly::{DragonflyRouting, Mode};
@@ -97,37 +97,6 @@ fn route_lengths_follow_the_hierarchy() {
     eprintln!("mean switch hops: minimal {minimal:.3} (closed form {expected:.3}), valiant {valiant:.3}");
     // Two group-to-group legs for most packets: well above minimal, at most 5 hops each.
     assert!(valiant > minimal + 1.0 && valiant < 5.0, "valiant {valiant:.3} minimal {minimal:.3}");
-}
-
-/// Accepted phits per terminal per cycle when every terminal `t` always has packets for
-/// `dest(t)` waiting: the saturation throughput of that permutation.
-fn backlog_throughput(spec: &str, algorithm: Algorithm, vcs: u32, dest: impl Fn(usize) -> usize) -> f64 {
-    let t = topo(spec);
-    let (warmup, window, size) = (3_000u64, 6_000u64, 4u32);
-    let mut c = sim_config(spec, vcs, algorithm, 0.0);
-    c.traffic.packet_phits = size;
-    let mut e = Engine::new(&c, &t).unwrap();
-    let n = t.num_terminals();
-    for _ in 0..(warmup + window) / size as u64 + 8 {
-        for src in 0..n {
-            e.inject(src, dest(src), size);
-        }
-    }
-    e.run_until(warmup);
-    let before = e.stats.counters.delivered_phits;
-    e.run_until(warmup + window);
-    (e.stats.counters.delivered_phits - before) as f64 / (n as f64 * window as f64)
-}
-
-fn saturation(spec: &str, algorithm: Algorithm, vcs: u32, pattern: PatternKind) -> f64 {
-    let mut c = sim_config(spec, vcs, algorithm, 1.0);
-    c.measurement.warmup_cycles = 3_000;
-    c.measurement.window_cycles = 500;
-    c.measurement.batches = 3;
-    c.measurement.batch_cycles = 2_000;
-    c.traffic.pattern = pattern;
-    let r = measure::run(&c).unwrap();
-    r.batch_accepted_loads.iter().sum::<f64>() / r.batch_accepted_loads.len() as f64
 }
 
 #[test]

@@ -6,11 +6,13 @@
 mod common;
 
 mod analytic_vs_brute_force;
+mod cascade_family;
 mod collectives;
 mod collectors;
 mod concurrent_jobs;
 mod deadlock_check;
 mod dfsssp_layers;
+mod dragonfly_family_routing;
 mod dragonfly_routing;
 mod duato;
 mod dumpi_traces;
@@ -30,6 +32,8 @@ mod ib_flit_sim_fabrics;
 mod input_limits;
 mod insee_semantics;
 mod interchange;
+mod ksp_tables;
+mod megafly_family;
 mod network_families;
 mod nic_model;
 mod output_queued;

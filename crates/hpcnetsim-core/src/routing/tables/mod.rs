@@ -12,6 +12,7 @@ pub mod dump;
 pub mod engines;
 pub mod fdbs;
 pub mod ftree;
+pub mod ksp;
 pub mod layers;
 pub mod opensm_layers;
 pub mod sssp;
@@ -276,6 +277,20 @@ pub fn compute(engine: TableEngine, topo: &Topology, opts: &EngineOptions) -> Re
             Ok(t)
         }
         TableEngine::Ftree => ftree::ftree(topo, opts.lmc),
+        TableEngine::Ksp => {
+            let mut t = ksp::ksp(topo, opts.lmc);
+            layers::assign(topo, &mut t, opts.max_vls, opts.layering).map_err(|e| match e {
+                // Longer paths close more cycles: fewer of them need fewer lanes.
+                Error::Invalid { context, field, value, allowed } if opts.lmc > 0 => Error::Invalid {
+                    context,
+                    field,
+                    value,
+                    allowed: format!("{allowed}; fewer paths per pair need fewer: lmc = {}", opts.lmc - 1),
+                },
+                other => other,
+            })?;
+            Ok(t)
+        }
         TableEngine::Parx => {
             let mut t = sssp::parx(topo, &opts.demands)?;
             layers::assign(topo, &mut t, opts.max_vls, opts.layering)?;

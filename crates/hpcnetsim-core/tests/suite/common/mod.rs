@@ -5,7 +5,7 @@
 
 pub mod reference;
 
-use hpcnetsim_core::config::{Algorithm, Config};
+use hpcnetsim_core::config::{Algorithm, Config, PatternKind};
 use hpcnetsim_core::engine::{measure, Engine};
 use hpcnetsim_core::stats::Status;
 use hpcnetsim_core::topology::paths::bfs;
@@ -140,6 +140,51 @@ pub fn brute_force_bisection(t: &Topology) -> u64 {
         best = best.min(cut + (on_zero - low).unsigned_abs().min((on_zero - high).unsigned_abs()));
     }
     best
+}
+
+/// Accepted phits per terminal per cycle when every terminal `t` always has packets for
+/// `dest(t)` waiting: the saturation throughput of that permutation.
+pub fn backlog_throughput(spec: &str, algorithm: Algorithm, vcs: u32, dest: impl Fn(usize) -> usize) -> f64 {
+    let t = topo(spec);
+    let (warmup, window, size) = (3_000u64, 6_000u64, 4u32);
+    let mut c = sim_config(spec, vcs, algorithm, 0.0);
+    c.traffic.packet_phits = size;
+    let mut e = Engine::new(&c, &t).unwrap();
+    let n = t.num_terminals();
+    for _ in 0..(warmup + window) / size as u64 + 8 {
+        for src in 0..n {
+            e.inject(src, dest(src), size);
+        }
+    }
+    e.run_until(warmup);
+    let before = e.stats.counters.delivered_phits;
+    e.run_until(warmup + window);
+    (e.stats.counters.delivered_phits - before) as f64 / (n as f64 * window as f64)
+}
+
+/// Mean accepted load of the batches at full offered load of `pattern`: the saturation
+/// throughput (a short schedule for tests).
+pub fn saturation(spec: &str, algorithm: Algorithm, vcs: u32, pattern: PatternKind) -> f64 {
+    saturation_with(spec, vcs, algorithm, pattern, |_| {})
+}
+
+/// [`saturation`] of the config that `modify` completes (table routing's engine, ...).
+pub fn saturation_with(
+    spec: &str,
+    vcs: u32,
+    algorithm: Algorithm,
+    pattern: PatternKind,
+    modify: impl FnOnce(&mut Config),
+) -> f64 {
+    let mut c = sim_config(spec, vcs, algorithm, 1.0);
+    c.measurement.warmup_cycles = 3_000;
+    c.measurement.window_cycles = 500;
+    c.measurement.batches = 3;
+    c.measurement.batch_cycles = 2_000;
+    c.traffic.pattern = pattern;
+    modify(&mut c);
+    let r = measure::run(&c).unwrap();
+    r.batch_accepted_loads.iter().sum::<f64>() / r.batch_accepted_loads.len() as f64
 }
 
 /// Asserts two floats agree to a relative tolerance.
