@@ -14,7 +14,7 @@ from hpcnetsim.cost import COST_KEYS
 from hpcnetsim.topology import DESCRIBE_KEYS
 
 JSON_KEYS = [
-    "spec", "terminals", "switches", "switches_per_level", "links", "switch_links", "radix",
+    "spec", "terminals", "planes", "endpoints", "switches", "switches_per_level", "links", "switch_links", "radix",
     "bisection_channels", "bisection_ratio", "bisection_throughput", "ideal_throughput",
     "minimal_spread_throughput", "diameter", "avg_distance", "cost_constant", "cost_linear", "cost_quadratic",
 ]  # fmt: skip

@@ -166,7 +166,7 @@ def cost(topology, table: dict | str | Path | None = None) -> dict[str, Any]:
         + len(op) * (o["power_w"] + 2 * x["power_w"])
     )
     total = switch_usd + cable_usd
-    endpoints = max(topology.num_terminals, 1)
+    endpoints = max(topology.num_endpoints, 1)
     return {
         "racks": lay.racks,
         "cables_electrical": int(len(el)),

@@ -8,6 +8,10 @@ level), and a unit that fits in the space left in a rack is not split:
 it starts a new rack instead. Intra-unit cables are then short, the others run between
 racks. Cables between racks go up to an overhead tray, along the rows and across them
 (Manhattan distance between rack positions), and down; every cable gets a service slack.
+
+A multi-plane network (``SPEC|planes:N``) places the copies of a unit side by side (plane 0's
+pod, then plane 1's, ...) and every endpoint once, beside its switch of plane 0; its ports on
+the other planes are cabled from there.
 """
 
 from __future__ import annotations
@@ -42,6 +46,14 @@ def group_keys(topology) -> list[tuple]:
     family = topology.family
     n = topology.num_switches
     coords = [tuple(topology.switch_coordinates(s)) for s in range(n)]
+    if topology.planes > 1:
+        # The planes' copies of a unit next to each other.
+        one = _family_keys(family, coords)
+        return [(*one[s], topology.switch_plane(s)) for s in range(n)]
+    return _family_keys(family, coords)
+
+
+def _family_keys(family: str, coords: list[tuple]) -> list[tuple]:
     if family in ("dragonfly", "megafly"):
         return [c[:1] for c in coords]  # the group (Megafly: its leaves, then its spines)
     if family == "cascade":
@@ -67,11 +79,10 @@ def place(topology, params: dict) -> Layout:
     per_rack = int(params["switches_per_rack"]) or None
     n = topology.num_switches
     term_links = topology.terminal_links()
-    terms_of = (
-        np.bincount(np.array([s for _, s, _ in term_links], dtype=np.int64), minlength=n)
-        if term_links
-        else np.zeros(n, dtype=np.int64)
-    )
+    endpoints = topology.num_endpoints
+    # Endpoints take rack units once, beside their switch of plane 0 (terminals 0..E).
+    homes = [s for t, s, _ in term_links if t < endpoints]
+    terms_of = np.bincount(np.array(homes, dtype=np.int64), minlength=n) if homes else np.zeros(n, dtype=np.int64)
     block = su + nu * terms_of  # units of a switch and its endpoints
     keys = group_keys(topology)
     group_units: dict[tuple, int] = {}
@@ -117,9 +128,13 @@ def place(topology, params: dict) -> Layout:
     terminal_u = np.zeros(t_count, dtype=np.int64)
     seen = np.zeros(n, dtype=np.int64)
     for t, s, _ in term_links:
-        g = node_start[s] + nu * seen[s]
-        seen[s] += 1
-        terminal_rack[t], terminal_u[t] = divmod(int(g), cap)
+        if t < endpoints:
+            g = node_start[s] + nu * seen[s]
+            seen[s] += 1
+            terminal_rack[t], terminal_u[t] = divmod(int(g), cap)
+    # An endpoint's ports on the other planes are where the endpoint is.
+    for t in range(endpoints, t_count):
+        terminal_rack[t], terminal_u[t] = terminal_rack[t % endpoints], terminal_u[t % endpoints]
 
     def lengths(ra, ua, rb, ub):
         h = float(params["unit_height_m"])

@@ -170,7 +170,7 @@ def price(spec: str, table=None) -> dict:
 
     topo = Topology.from_spec(spec)
     c = cost(topo, table)
-    return {"endpoints": topo.num_terminals, "switches": topo.num_switches, "cost_usd": c["cost_usd"],
+    return {"endpoints": topo.num_endpoints, "switches": topo.num_switches, "cost_usd": c["cost_usd"],
             "power_w": c["power_w"]}  # fmt: skip
 
 

@@ -10,6 +10,8 @@ from . import _core
 DESCRIBE_KEYS = (
     "spec",
     "terminals",
+    "planes",
+    "endpoints",
     "switches",
     "switches_per_level",
     "links",

@@ -90,10 +90,22 @@ impl PyTopology {
         self.inner.num_switches()
     }
 
-    /// Number of terminals.
+    /// Number of terminals (NIC ports: every endpoint's port on every plane).
     #[getter]
     fn num_terminals(&self) -> usize {
         self.inner.num_terminals()
+    }
+
+    /// Number of identical planes (1 for a single network).
+    #[getter]
+    fn planes(&self) -> usize {
+        self.inner.planes()
+    }
+
+    /// Number of endpoints (compute nodes): the terminals of one plane.
+    #[getter]
+    fn num_endpoints(&self) -> usize {
+        self.inner.endpoints()
     }
 
     /// All properties as a dict with the keys of `hpcnetsim topo describe --json`.
@@ -102,6 +114,8 @@ impl PyTopology {
         let d = PyDict::new(py);
         d.set_item("spec", p.spec)?;
         d.set_item("terminals", p.terminals)?;
+        d.set_item("planes", p.planes)?;
+        d.set_item("endpoints", p.endpoints)?;
         d.set_item("switches", p.switches)?;
         d.set_item("switches_per_level", p.switches_per_level)?;
         d.set_item("links", p.links)?;
@@ -156,17 +170,23 @@ impl PyTopology {
             .collect()
     }
 
-    /// Family coordinates of switch `s` (tree: level then label; torus/HyperX: position;
-    /// twin torus: node position then card).
+    /// Family coordinates of switch `s` within its plane (tree: level then label;
+    /// torus/HyperX: position; twin torus: node position then card).
     fn switch_coordinates(&self, s: usize) -> PyResult<Vec<usize>> {
         self.check_switch(s)?;
-        Ok(self.inner.family().switch_coordinates(s))
+        Ok(self.inner.switch_coordinates(s))
     }
 
     /// Tree level of switch `s` (0 = leaf level), None for other families.
     fn switch_level(&self, s: usize) -> PyResult<Option<usize>> {
         self.check_switch(s)?;
-        Ok(self.inner.family().switch_level(s))
+        Ok(self.inner.switch_level(s))
+    }
+
+    /// The plane of switch `s` (0 on a single-plane network).
+    fn switch_plane(&self, s: usize) -> PyResult<usize> {
+        self.check_switch(s)?;
+        Ok(self.inner.plane_of_switch(s))
     }
 
     /// Number of minimal paths between terminals `a` and `b`.

@@ -127,6 +127,10 @@ pub enum PlaneSelection {
     /// The plane whose NIC port at the endpoint has the fewest packets (messages) waiting;
     /// ties go to the first after the last plane chosen.
     ShortestQueue,
+    /// A message's packets split evenly over every plane, as multi-rail MPI stripes large
+    /// messages (packets of independent traffic: round-robin; cell-granular messages: the
+    /// whole message round-robin).
+    Stripe,
 }
 
 /// The `[routing]` table: the selection policy and the routing method.

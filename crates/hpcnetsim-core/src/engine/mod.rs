@@ -515,7 +515,7 @@ impl<'a> Engine<'a> {
         self.stats.in_flight -= 1;
         self.stats.last_delivery = now;
         if p.message != NO_MESSAGE {
-            self.message_packet_arrived(p.message, p.size, now);
+            self.message_packet_arrived(p.message, p.size, p.dst as usize, now);
         }
         if self.k.recording {
             self.stats.network_latency.record(now - p.injected);

@@ -26,12 +26,17 @@ impl PlaneChoice {
         self.planes
     }
 
+    /// Whether messages are split over every plane (`stripe`).
+    pub fn stripes(&self) -> bool {
+        self.policy == PlaneSelection::Stripe
+    }
+
     /// The plane of the next packet (or message) from endpoint `src` to `dst`; `waiting(p)`
     /// is what waits at `src`'s port on plane `p` (for shortest-queue), `rng` the sender's.
     pub fn pick(&mut self, src: usize, dst: usize, rng: &mut Stream, waiting: impl Fn(usize) -> usize) -> usize {
         let n = self.planes;
         match self.policy {
-            PlaneSelection::RoundRobin => {
+            PlaneSelection::RoundRobin | PlaneSelection::Stripe => {
                 let p = self.next[src] as usize;
                 self.next[src] = ((p + 1) % n) as u8;
                 p

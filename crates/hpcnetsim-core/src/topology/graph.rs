@@ -166,6 +166,24 @@ impl Topology {
         self.plane.as_deref().unwrap_or(self)
     }
 
+    /// The plane of switch `s`.
+    #[inline]
+    pub fn plane_of_switch(&self, s: usize) -> usize {
+        s / (self.num_switches() / self.planes as usize)
+    }
+
+    /// Family coordinates of switch `s` within its plane (see `Family::switch_coordinates`).
+    pub fn switch_coordinates(&self, s: usize) -> Vec<usize> {
+        let per_plane = self.num_switches() / self.planes as usize;
+        self.family.switch_coordinates(s % per_plane)
+    }
+
+    /// Tree level of switch `s` (0 = leaf level), `None` for other families.
+    pub fn switch_level(&self, s: usize) -> Option<usize> {
+        let per_plane = self.num_switches() / self.planes as usize;
+        self.family.switch_level(s % per_plane)
+    }
+
     /// Number of endpoints (compute nodes): the terminals of one plane.
     #[inline]
     pub fn endpoints(&self) -> usize {

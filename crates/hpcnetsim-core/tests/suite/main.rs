@@ -39,6 +39,7 @@ mod nic_model;
 mod output_queued;
 mod parallel;
 mod parx_messages;
+mod planes;
 mod quadrics_paper;
 mod random_instances;
 mod reference_check;

@@ -11,6 +11,7 @@
 //! data also arrives `read_latency` after its transfer, pipelined with the next reads.
 
 use super::run::Execute;
+use super::tasks::Pending;
 use super::TaskSide;
 use crate::config::NicModel;
 use crate::event::{Event, Kind, Message};
@@ -145,9 +146,9 @@ pub(crate) trait HostPath: TaskSide {
         }
     }
 
-    /// The last packet of `message` reached its NIC at `now`: with a host write still to
+    /// The last packet of `message` reached NIC `nic` at `now`: with a host write still to
     /// finish, completion waits for it; control packets of the rendezvous answer at once.
-    fn message_arrived(&mut self, message: u32, now: u64) {
+    fn message_arrived(&mut self, message: u32, nic: usize, now: u64) {
         let Some(tasks) = self.tasks() else { return };
         let m = tasks.messages[message as usize];
         match m.kind {
@@ -156,21 +157,17 @@ pub(crate) trait HostPath: TaskSide {
                 tasks.release(message);
                 let cts = Message { src: m.dst, dst: m.src, kind: Kind::Cts { data }, ready: now, ..m };
                 let id = tasks.alloc(Message { packets: 1, arrived: 0, bytes: 0, ..cts });
-                let nic = tasks.nic(m.dst, m.plane);
-                tasks.backlog[nic].push_back((id, 1));
+                tasks.backlog[nic].push_back(Pending::all(id, 1));
                 self.wake_nic(nic, now);
             }
             Kind::Cts { data } => {
                 tasks.release(message);
-                let d = &mut tasks.messages[data as usize];
-                d.ready = now;
-                let d = *d;
-                let (packets, nic) = (d.packets, tasks.nic(d.src, d.plane));
-                tasks.backlog[nic].push_back((data, packets));
-                self.wake_nic(nic, now);
+                tasks.messages[data as usize].ready = now;
+                for nic in tasks.queue_data(data).iter() {
+                    self.wake_nic(nic, now);
+                }
             }
             Kind::Data => {
-                let nic = tasks.nic(m.dst, m.plane);
                 let done = match tasks.host.as_mut() {
                     Some(h) => {
                         // Packets may arrive out of order; the payloads add up all the same.
@@ -189,11 +186,10 @@ pub(crate) trait HostPath: TaskSide {
         }
     }
 
-    /// A packet of `message` other than its last reached its NIC: its payload is written.
-    fn packet_written(&mut self, message: u32, now: u64) {
+    /// A packet of `message` other than its last reached NIC `nic`: its payload is written.
+    fn packet_written(&mut self, message: u32, nic: usize, now: u64) {
         let Some(tasks) = self.tasks() else { return };
         let m = tasks.messages[message as usize];
-        let nic = tasks.nic(m.dst, m.plane);
         if let (Some(h), Kind::Data) = (tasks.host.as_mut(), m.kind) {
             h.write(nic, h.model.max_payload.min(m.bytes), now);
         }

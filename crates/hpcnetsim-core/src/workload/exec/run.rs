@@ -5,6 +5,7 @@
 
 use super::host::HostPath;
 use super::matching::{Envelope, Posted, Req};
+use super::tasks::Pending;
 use super::TaskSide;
 use crate::event::{Event, Message, Packet};
 use crate::workload::program::NO_REQUEST;
@@ -41,9 +42,11 @@ pub(crate) trait Execute: TaskSide {
                     let seq = tasks.next_sent.entry((t, to)).or_insert(0);
                     let m = Message::data(t, to, *seq, bytes, now);
                     *seq += 1;
-                    let (nic, _) = tasks.post(m);
+                    let (nics, _) = tasks.post(m);
                     tasks.pc[task] += 1;
-                    self.wake_nic(nic, now);
+                    for nic in nics.iter() {
+                        self.wake_nic(nic, now);
+                    }
                 }
                 Op::Recv { from, .. } => {
                     let seq = *tasks.next_received.get(&(from, t)).unwrap_or(&0);
@@ -76,10 +79,12 @@ pub(crate) trait Execute: TaskSide {
                     }
                     tasks.mpi.open(task, req);
                     let env = Envelope { tag, comm, send_req: req, recv_req: NO_REQUEST, delivered: false };
-                    let (nic, id) = tasks.post(Message::data(t, to, 0, bytes, now));
+                    let (nics, id) = tasks.post(Message::data(t, to, 0, bytes, now));
                     tasks.mpi.send(id, t, to, env);
                     tasks.pc[task] += 1;
-                    self.wake_nic(nic, now);
+                    for nic in nics.iter() {
+                        self.wake_nic(nic, now);
+                    }
                 }
                 Op::Irecv { from, tag, comm, req, .. } => {
                     if let Some(id) = tasks.mpi.post(task, Posted { from, tag, comm, req }) {
@@ -148,11 +153,11 @@ pub(crate) trait Execute: TaskSide {
                 }
                 break;
             }
-            let Some(&(message, left)) = tasks.backlog[nic].front() else { break };
+            let Some(&Pending { message, left, end }) = tasks.backlog[nic].front() else { break };
             let m = tasks.messages[message as usize];
             let size = match tasks.host.as_mut() {
                 Some(h) => {
-                    let payload = h.payload(&m, m.packets - left);
+                    let payload = h.payload(&m, end - left);
                     if let Err(at) = h.read(nic, payload, m.ready, now) {
                         wake_at = Some(at);
                         break;
@@ -175,11 +180,12 @@ pub(crate) trait Execute: TaskSide {
             // Cell-granular messages count phits.
             let units = if tasks.cells.is_some() { size } else { 1 };
             let front = tasks.backlog[nic].front_mut().expect("front seen above");
-            front.1 -= units;
-            if front.1 == 0 {
+            front.left -= units;
+            if front.left == 0 {
                 tasks.backlog[nic].pop_front();
             }
-            let dst = tasks.nic(m.dst, m.plane) as u32;
+            // To the destination's port on this NIC's plane.
+            let dst = tasks.nic(m.dst, (nic / tasks.endpoints) as u8) as u32;
             created.push(Packet {
                 src: nic as u32,
                 dst,
@@ -201,8 +207,9 @@ pub(crate) trait Execute: TaskSide {
         }
     }
 
-    /// A packet of `message` arrived: the message has arrived when it was the last one.
-    fn message_packet_arrived(&mut self, message: u32, phits: u32, now: u64) {
+    /// A packet of `message` arrived at NIC `nic`: the message has arrived when it was the
+    /// last one.
+    fn message_packet_arrived(&mut self, message: u32, phits: u32, nic: usize, now: u64) {
         let Some(tasks) = self.tasks() else { return };
         let units = if tasks.cells.is_some() { phits } else { 1 };
         tasks.undelivered -= units as u64;
@@ -210,9 +217,9 @@ pub(crate) trait Execute: TaskSide {
         let m = &mut tasks.messages[message as usize];
         m.arrived += units;
         if m.arrived == m.packets {
-            self.message_arrived(message, now);
+            self.message_arrived(message, nic, now);
         } else {
-            self.packet_written(message, now);
+            self.packet_written(message, nic, now);
         }
         self.check_done(now);
     }

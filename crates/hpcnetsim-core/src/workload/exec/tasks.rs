@@ -14,6 +14,42 @@ use crate::workload::{message_packets, Op};
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::collections::VecDeque;
 
+/// The plane of a message whose packets are split over every plane (`Message::plane`).
+pub(crate) const STRIPED: u8 = u8::MAX;
+
+/// Packets of a message still to enter one NIC's injection queue: `left` units (packets, or
+/// phits when messages are cell-granular) of its units before `end` (the NIC's share ends
+/// there; a message on one plane has one share, ending at its last unit).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Pending {
+    pub(crate) message: u32,
+    pub(crate) left: u32,
+    pub(crate) end: u32,
+}
+
+impl Pending {
+    /// The whole of `m`, or its one packet (a control message).
+    pub(crate) fn all(message: u32, units: u32) -> Self {
+        Pending { message, left: units, end: units }
+    }
+}
+
+/// NICs given packets to send: `count` of them from `first`, `stride` apart (an endpoint's
+/// ports on consecutive planes).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct NicSet {
+    pub(crate) first: usize,
+    pub(crate) count: usize,
+    pub(crate) stride: usize,
+}
+
+impl NicSet {
+    /// Each NIC of the set.
+    pub(crate) fn iter(self) -> impl Iterator<Item = usize> {
+        (0..self.count).map(move |i| self.first + i * self.stride)
+    }
+}
+
 /// The state of every task of a causal workload.
 pub(crate) struct Tasks {
     pub(crate) ops: Vec<Vec<Op>>,
@@ -29,7 +65,7 @@ pub(crate) struct Tasks {
     pub(crate) complete: FxHashSet<(u32, u32, u64)>,
     pub(crate) messages: Vec<Message>,
     /// Per NIC: messages whose packets are still to enter the injection queue.
-    pub(crate) backlog: Vec<VecDeque<(u32, u32)>>,
+    pub(crate) backlog: Vec<VecDeque<Pending>>,
     /// Packets sent by the programs and not yet delivered.
     pub(crate) undelivered: u64,
     pub(crate) finished: usize,
@@ -165,14 +201,17 @@ impl Tasks {
     }
 
     /// Hands data message `m` to its sender's NIC (after a rendezvous request when it is
-    /// long); returns that NIC and the message's id.
-    pub(crate) fn post(&mut self, mut m: Message) -> (usize, u32) {
+    /// long), or to its NICs on every plane when it is striped; returns the NICs to wake (the
+    /// first, and how many: plane after plane) and the message's id.
+    pub(crate) fn post(&mut self, mut m: Message) -> (NicSet, u32) {
         if let Some((choice, rng)) = &mut self.planes {
             let (from, to) = (self.terminal[m.src as usize] as usize, self.terminal[m.dst as usize] as usize);
             let (backlog, e) = (&self.backlog, self.endpoints);
-            m.plane = choice.pick(from, to, rng, |p| backlog[p * e + from].len()) as u8;
+            m.plane = match choice.stripes() && self.cells.is_none() {
+                true => STRIPED,
+                false => choice.pick(from, to, rng, |p| backlog[p * e + from].len()) as u8,
+            };
         }
-        let nic = self.nic(m.src, m.plane);
         m.packets = match &self.host {
             Some(h) => h.packets(m.bytes),
             None => self.units(m.bytes),
@@ -182,15 +221,43 @@ impl Tasks {
         self.stream.data_messages += 1;
         let threshold = self.host.as_ref().map_or(0, |h| h.model.rendezvous_threshold);
         if threshold > 0 && m.bytes > threshold {
-            // Request and clear-to-send: two header-only packets before the data.
-            let rts = self.alloc(Message { packets: 1, bytes: 0, kind: Kind::Rts { data: id }, ..m });
+            // Request and clear-to-send: two header-only packets before the data (on plane
+            // 0 when the data is striped).
+            let plane = if m.plane == STRIPED { 0 } else { m.plane };
+            let rts = self.alloc(Message { packets: 1, bytes: 0, kind: Kind::Rts { data: id }, plane, ..m });
             self.controls += 2;
             self.undelivered += 2;
-            self.backlog[nic].push_back((rts, 1));
+            let nic = self.nic(m.src, plane);
+            self.backlog[nic].push_back(Pending::all(rts, 1));
+            (NicSet { first: nic, count: 1, stride: 0 }, id)
         } else {
-            self.backlog[nic].push_back((id, m.packets));
+            (self.queue_data(id), id)
         }
-        (nic, id)
+    }
+
+    /// Puts data message `id`'s packets in its sender's NIC backlog, or a share in each
+    /// plane's when it is striped (the first planes take one more when they do not divide
+    /// evenly); the NICs given work.
+    pub(crate) fn queue_data(&mut self, id: u32) -> NicSet {
+        let m = self.messages[id as usize];
+        if m.plane != STRIPED {
+            let nic = self.nic(m.src, m.plane);
+            self.backlog[nic].push_back(Pending::all(id, m.packets));
+            return NicSet { first: nic, count: 1, stride: 0 };
+        }
+        let planes = self.planes.as_ref().map_or(1, |(c, _)| c.planes()) as u32;
+        let (share, extra) = (m.packets / planes, m.packets % planes);
+        let mut end = 0;
+        for p in 0..planes {
+            let units = share + u32::from(p < extra);
+            if units > 0 {
+                end += units;
+                let nic = self.nic(m.src, p as u8);
+                self.backlog[nic].push_back(Pending { message: id, left: units, end });
+            }
+        }
+        let count = (planes as usize).min(m.packets as usize);
+        NicSet { first: self.nic(m.src, 0), count, stride: self.endpoints }
     }
 
     /// With the NIC model, freeing completed receive request `req` of `task` costs the

@@ -1,0 +1,62 @@
+"""Multi-plane networks from Python and the command line: describe, cost and layout, a run,
+and the one-line refusals (docs/topologies.md, "Multi-plane (rail) networks")."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+import hpcnetsim
+from hpcnetsim.cost import cost, load_table
+from hpcnetsim.layout import place
+from hpcnetsim.topology import Topology
+
+
+def test_describe_counts_endpoints_and_planes(cli):
+    r = cli("topo", "describe", "tree:k=4,n=3|planes:2", "--json")
+    assert r.returncode == 0, r.stderr
+    d = json.loads(r.stdout)
+    one = json.loads(cli("topo", "describe", "tree:k=4,n=3", "--json").stdout)
+    assert (d["planes"], d["endpoints"], d["terminals"]) == (2, 64, 128)
+    assert (one["planes"], one["endpoints"]) == (1, 64)
+    assert d["switches"] == 2 * one["switches"] and d["bisection_channels"] == 2 * one["bisection_channels"]
+    assert d["ideal_throughput"] == one["ideal_throughput"]
+    # Twice the switches and cables for the same endpoints: about twice the price per endpoint.
+    assert 1.8 < d["cost_per_endpoint_usd"] / one["cost_per_endpoint_usd"] < 2.2
+
+
+def test_an_endpoint_sits_once_with_its_ports_on_every_plane():
+    t = Topology.from_spec("tree:k=4,n=2|planes:3")
+    lay = place(t, {**load_table()["layout"], **load_table()["cables"]})
+    e = t.num_endpoints
+    for x in range(e, t.num_terminals):
+        assert (lay.terminal_rack[x], lay.terminal_u[x]) == (lay.terminal_rack[x % e], lay.terminal_u[x % e])
+    # An endpoint is one box: its units are counted once, with plane 0's switch.
+    params = load_table()["layout"]
+    assert lay.racks * params["rack_units"] < t.num_switches * params["switch_units"] + t.num_terminals * params["node_units"]
+    c = cost(t)
+    assert c["cables_electrical"] + c["cables_optical"] == 3 * (2 * 16)
+
+
+def test_a_run_on_two_planes_reports_per_port_load(tmp_path):
+    cfg = {
+        "topology": "tree:k=4,n=2|planes:2",
+        "routing": {"plane_selection": "stripe"},
+        "traffic": {"load": 0.5},
+        "measurement": {"warmup_cycles": 2000, "batches": 2, "batch_cycles": 2000},
+    }
+    r = hpcnetsim.simulate(cfg)
+    assert r.accepted_load == pytest.approx(0.5, abs=0.03)
+    with pytest.raises(hpcnetsim.ConfigError, match="plane_selection"):
+        hpcnetsim.simulate({**cfg, "routing": {"plane_selection": "sideways"}})
+
+
+def test_the_flow_model_refuses_multi_plane_networks_in_one_line(cli, tmp_path):
+    path = tmp_path / "flow.toml"
+    path.write_text('topology = "tree:k=4,n=2|planes:2"\nmodel = "flow"\n')
+    r = cli("run", str(path), "--out", str(tmp_path / "out"))
+    assert r.returncode == 2
+    assert "single-plane" in r.stderr and len(r.stderr.strip().splitlines()) == 1
+    r = cli("topo", "describe", "tree:k=4,n=2|planes:99")
+    assert r.returncode == 2 and "between 2 and 16" in r.stderr
