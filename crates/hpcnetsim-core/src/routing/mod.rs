@@ -412,7 +412,9 @@ impl Choice {
     }
 
     /// Picks the candidate to request (uniformly among ties), or `None` if the choice
-    /// cannot be taken this cycle.
+    /// cannot be taken this cycle. Inlined: it runs once per arbitration and injection, and
+    /// left out of line it costs about 3 % of a tree's instructions.
+    #[inline]
     pub fn pick<R: Rng>(&self, rng: &mut R) -> Option<Candidate> {
         let (c, takeable) = match self.pool.len() {
             0 => return None,
