@@ -11,6 +11,8 @@ pub struct PyObserver {
     callback: Option<Py<PyAny>>,
     /// The Python error that stopped the run (KeyboardInterrupt, or the callback's).
     pub error: Option<PyErr>,
+    /// The cores the callback last said the run may use (it returned an int).
+    cores: Option<usize>,
 }
 
 impl Observer for PyObserver {
@@ -24,7 +26,11 @@ impl Observer for PyObserver {
                 d.set_item("in_flight", p.in_flight)?;
                 d.set_item("delivered", p.delivered)?;
                 d.set_item("wall_seconds", p.wall_seconds)?;
-                cb.call1(py, (d,))?;
+                let answer = cb.call1(py, (d,))?;
+                // A callback may answer with the cores the run may use from now on.
+                if let Ok(n) = answer.extract::<usize>(py) {
+                    self.cores = Some(n);
+                }
             }
             Ok(())
         });
@@ -32,6 +38,10 @@ impl Observer for PyObserver {
             self.error = Some(e);
             Error::Interrupted
         })
+    }
+
+    fn cores(&mut self) -> Option<usize> {
+        self.cores
     }
 }
 
@@ -52,7 +62,7 @@ pub fn controlled<T: Send>(
     f: impl FnOnce(&mut Control) -> hpcnetsim_core::Result<T> + Send,
 ) -> PyResult<T> {
     Control::validate(&opts.budget).map_err(crate::to_py)?;
-    let mut obs = PyObserver { callback: opts.progress, error: None };
+    let mut obs = PyObserver { callback: opts.progress, error: None, cores: None };
     let budget = opts.budget;
     let check = opts.check;
     let threads = opts.threads;

@@ -11,7 +11,7 @@ import os
 from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor, as_completed
 
-from .worker import run_point
+from .worker import run_point, share_cores
 
 Task = tuple[str, str]
 Outcome = tuple[str, str | None, str | None]
@@ -41,18 +41,38 @@ def exit_with_parent(parent: int) -> None:
     threading.Thread(target=watch, name="exit-with-parent", daemon=True).start()
 
 
+def start_worker(parent: int, cores) -> None:
+    """A local sweep's worker: ends with its parent, reads the cores each point may use."""
+    exit_with_parent(parent)
+    share_cores(cores)
+
+
+def cores_per_point(jobs: int, unfinished: int) -> int:
+    """The cores each running point may use: one while the points outnumber the workers, then
+    the cores the finished workers leave idle, shared among the points still running."""
+    return max(1, jobs // max(1, min(jobs, unfinished)))
+
+
 def run_local(tasks: list[Task], jobs: int | None = None) -> Iterator[Outcome]:
-    """Run the tasks in ``jobs`` worker processes (default: all cores)."""
+    """Run the tasks in ``jobs`` worker processes (default: all cores). Each point starts on one
+    thread; when fewer points remain than ``jobs``, the running ones are handed the idle cores
+    and may move to the parallel engine (their results do not depend on it)."""
     if not tasks:
         return
+    jobs = jobs or default_jobs()
     # spawn, not fork: the parent may already run the core's thread pool, which fork would not copy.
-    pool = ProcessPoolExecutor(max_workers=min(jobs or default_jobs(), len(tasks)),
-                               mp_context=multiprocessing.get_context("spawn"),
-                               initializer=exit_with_parent, initargs=(os.getpid(),))  # fmt: skip
+    ctx = multiprocessing.get_context("spawn")
+    cores = ctx.Value("i", cores_per_point(jobs, len(tasks)), lock=False)
+    pool = ProcessPoolExecutor(max_workers=min(jobs, len(tasks)), mp_context=ctx,
+                               initializer=start_worker, initargs=(os.getpid(), cores))  # fmt: skip
     futures: dict = {}
     try:
         futures = {pool.submit(run_point, config): key for key, config in tasks}
+        unfinished = len(futures)
         for f in as_completed(futures):
+            unfinished -= 1
+            # An int of the machine's word is written and read whole: no lock needed.
+            cores.value = cores_per_point(jobs, unfinished)
             try:
                 result, error = f.result()
             except Exception as e:  # noqa: BLE001 - e.g. a worker process killed from outside

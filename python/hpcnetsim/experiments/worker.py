@@ -14,6 +14,21 @@ from ..units import with_physical
 
 SKIPPED = "skipped"
 
+#: In a local sweep's worker process, the shared count of cores each running point may use
+#: (``executors.run_local`` updates it as points finish); ``None`` elsewhere (Dask, one run).
+_cores = None
+
+
+def share_cores(cores) -> None:
+    """Called once in a worker process: the shared value ``run_point``'s runs read."""
+    global _cores
+    _cores = cores
+
+
+def _offer_cores(_progress: dict) -> int:
+    """Progress callback of a sweep's point: answers with the cores it may use now."""
+    return _cores.value
+
 
 def is_causal(config: dict) -> bool:
     """Whether ``config`` describes a causal workload (it has a ``workload`` table)."""
@@ -31,7 +46,9 @@ def run_point(config_json: str) -> tuple[str | None, str | None]:
     """``(result_json, None)`` for a completed (or skipped) simulation, ``(None, error)`` if it raised."""
     config = json.loads(config_json)
     try:
-        # A sweep runs its points side by side: one thread each.
+        # A sweep runs its points side by side, one thread each, until fewer points remain
+        # than cores: then the core hands each the idle ones (through the progress callback).
+        offer = _offer_cores if _cores is not None else None
         if is_causal(config):
             from ..inputs.otf2_trace import is_otf2
 
@@ -41,8 +58,8 @@ def run_point(config_json: str) -> tuple[str | None, str | None]:
                 from ..simulation import execute
 
                 return json.dumps(execute(config).to_dict()), None
-            return with_physical(_core.execute(config_json, threads=1), config_json), None
-        return with_physical(_core.simulate(config_json, threads=1), config_json), None
+            return with_physical(_core.execute(config_json, progress=offer, threads=1), config_json), None
+        return with_physical(_core.simulate(config_json, progress=offer, threads=1), config_json), None
     except _core.ConfigError as e:
         if is_causal(config) and "workload.tasks = " in str(e):
             return skipped_result(config, str(e).removeprefix("config: ")), None

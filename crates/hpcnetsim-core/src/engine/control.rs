@@ -26,6 +26,12 @@ pub struct Progress {
 pub trait Observer {
     /// Called about every `Control::interval`; an error stops the run with that error.
     fn observe(&mut self, progress: &Progress) -> Result<()>;
+    /// The cores the run may now use, if that changed since the run started on the threads
+    /// it was given (a sweep's points near its end take the cores the finished points left
+    /// idle); asked right after `observe`. `None`: as before.
+    fn cores(&mut self) -> Option<usize> {
+        None
+    }
 }
 
 /// Limits after which a run stops and reports what it has, marked `partial`.
@@ -191,6 +197,9 @@ pub struct Control<'a> {
     pub prefetch: Option<bool>,
     /// The automatic choice of mode, once the run has started.
     pub adaptive: Option<Adaptive>,
+    /// The most threads the automatic choice may take (`None`: every core of the machine);
+    /// set when the observer hands the run more cores ([`Observer::cores`]).
+    pub cores: Option<usize>,
 }
 
 impl Default for Control<'_> {
@@ -215,6 +224,7 @@ impl<'a> Control<'a> {
             threads: 0,
             prefetch: None,
             adaptive: None,
+            cores: None,
         }
     }
 
@@ -257,7 +267,7 @@ impl<'a> Control<'a> {
                 if let Some(on) = self.prefetch {
                     e.set_prefetching(on);
                 }
-                self.adaptive = Some(Adaptive::new(e.modes(self.threads, self.prefetch)));
+                self.adaptive = Some(Adaptive::new(e.modes(self.threads, self.prefetch, self.cores)));
             }
             let (t0, hops) = (Instant::now(), e.stats.counters.phit_hops);
             let target = e.now().saturating_add(self.chunk).min(limit);
@@ -287,7 +297,7 @@ impl<'a> Control<'a> {
         Ok(true)
     }
 
-    fn after_chunk(&mut self, e: &Engine, phase: &'static str) -> Result<()> {
+    fn after_chunk(&mut self, e: &mut Engine, phase: &'static str) -> Result<()> {
         if self.check {
             if e.now() < self.last_cycle {
                 return Err(Error::Unsupported(format!(
@@ -310,6 +320,14 @@ impl<'a> Control<'a> {
                 wall_seconds: self.start.elapsed().as_secs_f64(),
             };
             obs.observe(&p)?;
+            if let Some(n) = obs.cores().filter(|&n| n >= 1 && Some(n) != self.cores) {
+                // More (or fewer) cores than the run started with: choose again, automatically,
+                // among one thread and all of them (results do not depend on it).
+                if n > 1 || self.threads != 1 {
+                    (self.threads, self.cores) = (0, Some(n));
+                    self.adaptive = Some(Adaptive::new(e.modes(0, self.prefetch, Some(n))));
+                }
+            }
         }
         Ok(())
     }

@@ -181,11 +181,14 @@ impl Engine<'_> {
         self.topo.peers().len()
     }
 
-    /// Threads the automatic choice starts from: every core of the machine for a network of
-    /// at least `AUTO_MIN_CHANNELS` channels, one below.
-    pub fn auto_threads(&self) -> usize {
+    /// Threads the automatic choice starts from: every core of the machine (at most `cores`
+    /// when given) for a network of at least `AUTO_MIN_CHANNELS` channels, one below.
+    pub fn auto_threads(&self, cores: Option<usize>) -> usize {
         match self.topo.peers().len() >= AUTO_MIN_CHANNELS {
-            true => std::thread::available_parallelism().map_or(1, |n| n.get()),
+            true => {
+                let all = std::thread::available_parallelism().map_or(1, |n| n.get());
+                cores.map_or(all, |c| c.clamp(1, all))
+            }
             false => 1,
         }
     }
@@ -196,7 +199,7 @@ impl Engine<'_> {
     /// thread. Returns the number of threads used.
     pub fn set_threads(&mut self, threads: usize) -> usize {
         let wanted = match threads {
-            0 => self.auto_threads(),
+            0 => self.auto_threads(None),
             n => n,
         };
         // Each partition needs at least one switch; wormhole switching is sequential, and so
@@ -263,13 +266,14 @@ impl Engine<'_> {
     /// the network large enough for several (`auto_threads`), and on one thread with and
     /// without prefetching, or only without where the state fits in a core's level-2 cache
     /// (`prefetch::worth_trying_above_bytes`). Wormhole switching has one mode.
-    pub fn modes(&self, threads: usize, prefetch: Option<bool>) -> Vec<super::control::Mode> {
+    /// `cores` caps the automatic thread count (`None`: every core).
+    pub fn modes(&self, threads: usize, prefetch: Option<bool>, cores: Option<usize>) -> Vec<super::control::Mode> {
         use super::control::Mode;
         let now = Mode { threads: self.threads(), prefetch: self.threads() > 1 || self.k.prefetching };
         if self.tech.flits() {
             return vec![now];
         }
-        let counts = match (threads, self.auto_threads()) {
+        let counts = match (threads, self.auto_threads(cores)) {
             (0, many) if many > 1 => vec![1, many],
             _ => vec![self.threads()],
         };

@@ -193,12 +193,12 @@ fn the_automatic_choice_measures_the_modes_that_may_pay() {
     let cfg = Config::from_toml("topology = \"tree:k=4,kp=4,n=3\"\n").unwrap();
     let topo = Topology::from_spec(&cfg.topology).unwrap();
     let mut e = Engine::new(&cfg, &topo).unwrap();
-    assert_eq!(e.modes(0, None), [mode(1, false)], "too small to prefetch");
+    assert_eq!(e.modes(0, None, None), [mode(1, false)], "too small to prefetch");
     e.set_prefetching(true);
-    assert_eq!(e.modes(0, None), [mode(1, true), mode(1, false)]);
-    assert_eq!(e.modes(0, Some(true)), [mode(1, true)]);
+    assert_eq!(e.modes(0, None, None), [mode(1, true), mode(1, false)]);
+    assert_eq!(e.modes(0, Some(true), None), [mode(1, true)]);
     e.set_threads(2);
-    assert_eq!(e.modes(2, None), [mode(2, true)], "the parallel engine always prefetches");
+    assert_eq!(e.modes(2, None, None), [mode(2, true)], "the parallel engine always prefetches");
 
     let cfg = Config::from_toml("topology = \"tree:k=4,kp=4,n=6\"\n").unwrap();
     let topo = Topology::from_spec(&cfg.topology).unwrap();
@@ -206,15 +206,51 @@ fn the_automatic_choice_measures_the_modes_that_may_pay() {
     let mut e = Engine::new(&cfg, &topo).unwrap();
     e.set_threads(1);
     e.set_prefetching(false);
-    assert_eq!(e.modes(1, None), [mode(1, false), mode(1, true)]);
-    assert_eq!(e.modes(1, Some(false)), [mode(1, false)]);
+    assert_eq!(e.modes(1, None, None), [mode(1, false), mode(1, true)]);
+    assert_eq!(e.modes(1, Some(false), None), [mode(1, false)]);
     e.set_prefetching(true);
     let expected = match cores {
         1 => vec![mode(1, true), mode(1, false)],
         n => vec![mode(1, true), mode(1, false), mode(n, true)],
     };
-    assert_eq!(e.modes(0, None), expected);
-    assert_eq!(e.modes(0, Some(true)), expected.into_iter().filter(|m| m.prefetch).collect::<Vec<_>>());
+    assert_eq!(e.modes(0, None, None), expected);
+    assert_eq!(e.modes(0, Some(true), None), expected.iter().copied().filter(|m| m.prefetch).collect::<Vec<_>>());
+    // A cap on the cores (a sweep's share): one core is one thread, two at most two.
+    assert_eq!(e.modes(0, None, Some(1)), [mode(1, true), mode(1, false)]);
+    assert_eq!(e.modes(0, None, Some(2)).last().copied(), Some(mode(cores.min(2), cores > 1)));
+}
+
+/// An observer that hands the run a second core after its first report (a sweep whose other
+/// points have finished).
+struct MoreCores(usize);
+
+impl hpcnetsim_core::engine::control::Observer for MoreCores {
+    fn observe(&mut self, _: &hpcnetsim_core::engine::control::Progress) -> hpcnetsim_core::Result<()> {
+        self.0 += 1;
+        Ok(())
+    }
+    fn cores(&mut self) -> Option<usize> {
+        Some(if self.0 > 1 { 2 } else { 1 })
+    }
+}
+
+/// A run started on one thread that is given a second core goes on choosing between one
+/// thread and two, with the result of one thread.
+#[test]
+fn cores_handed_to_a_running_simulation_change_nothing_but_its_threads() {
+    use hpcnetsim_core::engine::control::{Budget, Control};
+    let toml = format!("topology = \"tree:k=4,kp=4,n=6\"\n[traffic]\nload = 0.4\n{SHORT}");
+    let cfg = Config::from_toml(&toml).unwrap();
+    let mut ctl = Control::default();
+    ctl.threads = 1;
+    let alone = hpcnetsim_core::engine::measure::run_with(&cfg, &mut ctl).unwrap();
+    let mut obs = MoreCores(0);
+    let mut ctl = Control::new(Some(&mut obs), Budget::default());
+    ctl.threads = 1;
+    let handed = hpcnetsim_core::engine::measure::run_with(&cfg, &mut ctl).unwrap();
+    assert_eq!((handed.batch_accepted_loads, handed.latency), (alone.batch_accepted_loads, alone.latency));
+    assert_eq!(handed.packet_hops, alone.packet_hops);
+    assert_eq!((ctl.threads, ctl.cores), (0, Some(2)), "the run was handed two cores");
 }
 
 /// The measured choice of prefetching, pinned on or off, gives the same result.
