@@ -46,7 +46,7 @@ class Topology:
 
 def simulate(
     config_json: str,
-    progress: Callable[[dict[str, Any]], None] | None = None,
+    progress: Callable[[dict[str, Any]], int | None] | None = None,
     max_seconds: float | None = None,
     max_cycles: int | None = None,
     check: bool = False,
@@ -59,7 +59,7 @@ def config_from_json(config_json: str) -> str: ...
 def physical(config_json: str) -> str: ...
 def execute(
     config_json: str,
-    progress: Callable[[dict[str, Any]], None] | None = None,
+    progress: Callable[[dict[str, Any]], int | None] | None = None,
     max_seconds: float | None = None,
     max_cycles: int | None = None,
     check: bool = False,

@@ -255,7 +255,8 @@ fn to_json<T: serde::Serialize>(value: &T) -> String {
 
 /// Runs one simulation; `config_json` is a config object, the result a JSON object.
 /// Ctrl-C raises KeyboardInterrupt within a fraction of a second; `progress(dict)` is
-/// called about every 100 ms; a budget stops the run with status `partial`.
+/// called about every 100 ms and may return the cores the run may use from then on (a sweep's
+/// last points take the idle ones); a budget stops the run with status `partial`.
 #[pyfunction]
 #[pyo3(signature = (config_json, progress=None, max_seconds=None, max_cycles=None, check=false, threads=0))]
 fn simulate(
