@@ -169,12 +169,36 @@ def ours(name, kernel, seed, overrides, tasks=64):
         },
         overrides,
     )
-    return hpcnetsim.execute(config).execution_time_cycles
+    return hpcnetsim.execute(config, threads=1).execution_time_cycles
 
 
 def phi(times, name, reference, seed, kernels):
     """len(kernels) / Σ_kernels T(tree) / T(reference), paper 000 §6.1 with unit weights."""
     return len(kernels) / sum(times[name, k, seed] / times[reference, k, seed] for k in kernels)
+
+
+COLUMNS = ["tree", "tasks", "kernel", "seed", "insee_cycles", "hpcnetsim_cycles"]
+
+
+def stored(path, tasks):
+    """The runs of ``tasks`` tasks that a CSV written by ``--csv`` holds: INSEE's and ours by (tree, kernel, seed)."""
+    insee, hpc = {}, {}
+    if os.path.exists(path):
+        with open(path, newline="") as f:
+            for row in csv.DictReader(f):
+                if int(row["tasks"]) == tasks:
+                    key = (row["tree"], row["kernel"], int(row["seed"]))
+                    insee[key], hpc[key] = int(row["insee_cycles"]), int(row["hpcnetsim_cycles"])
+    return insee, hpc
+
+
+def open_rows(path):
+    """A CSV writer appending to ``path`` (the header first if the file is new), one flushed line per row."""
+    new = not os.path.exists(path) or os.path.getsize(path) == 0
+    w = csv.writer(open(path, "a", newline="", buffering=1))
+    if new:
+        w.writerow(COLUMNS)
+    return w
 
 
 def main():
@@ -197,7 +221,12 @@ def main():
         metavar="PATH=VALUE",
         help="override of hpcnetsim's configs, e.g. routing.selection=most-credits",
     )
-    a.add_argument("--csv", metavar="PATH", help="also write every run's cycles to PATH (the test data's form)")
+    a.add_argument(
+        "--csv",
+        metavar="PATH",
+        help="also write every run's cycles to PATH (the test data's form), a row as soon as it is run; "
+        "the runs PATH already holds are read back, not run again",
+    )
     args = a.parse_args()
     try:
         if not os.access(args.insee, os.X_OK):
@@ -212,29 +241,28 @@ def main():
         print(e, file=sys.stderr)
         sys.exit(2)
     traces = {k: insee_trace(programs(k, args.tasks)) for k in ks}
-    insee, hpc = {}, {}
+    insee, hpc = stored(args.csv, args.tasks) if args.csv else ({}, {})
+    rows = open_rows(args.csv) if args.csv else None
     print("| tree | kernel | seed | INSEE cycles | hpcnetsim cycles | hpcnetsim / INSEE |")
     print("|---|---|---|---|---|---|")
-    for name, kernel, seed in itertools.product(names, ks, args.seeds):
-        out = run_insee(
-            args.insee,
-            "insee-tree-bu.conf",
-            {"topo": insee_topology(name), "tracefile": "k.trc", "rseed": seed},
-            files=[("k.trc", traces[kernel])],
-        )
-        insee[name, kernel, seed] = insee_cycles(out)
-        hpc[name, kernel, seed] = ours(name, kernel, seed, args.overrides, args.tasks)
+    # seed by seed, so that an interrupted run leaves whole seeds behind
+    for seed, name, kernel in itertools.product(args.seeds, names, ks):
+        if (name, kernel, seed) not in insee:
+            out = run_insee(
+                args.insee,
+                "insee-tree-bu.conf",
+                {"topo": insee_topology(name), "tracefile": "k.trc", "rseed": seed},
+                files=[("k.trc", traces[kernel])],
+            )
+            insee[name, kernel, seed] = insee_cycles(out)
+            hpc[name, kernel, seed] = ours(name, kernel, seed, args.overrides, args.tasks)
+            if rows:
+                rows.writerow([name, args.tasks, kernel, seed, insee[name, kernel, seed], hpc[name, kernel, seed]])
         print(
             f"| {name} | {kernel} | {seed} | {insee[name, kernel, seed]} | {hpc[name, kernel, seed]} "
             f"| {hpc[name, kernel, seed] / insee[name, kernel, seed]:.3f} |",
             flush=True,
         )
-    if args.csv:
-        with open(args.csv, "w", newline="") as f:
-            w = csv.writer(f)
-            w.writerow(["tree", "tasks", "kernel", "seed", "insee_cycles", "hpcnetsim_cycles"])
-            for (name, kernel, seed), cycles in insee.items():
-                w.writerow([name, args.tasks, kernel, seed, cycles, hpc[name, kernel, seed]])
     print(f"\n| tree | INSEE φ per seed | INSEE mean | hpcnetsim φ per seed | hpcnetsim mean |  (against {args.reference})")
     print("|---|---|---|---|---|")
     for name in args.trees:
