@@ -6,6 +6,7 @@ Usage (from this folder, with the project's .venv; INSEE built as README.md says
     python insee_kernels.py /tmp/insee/fsin --trees 8:1,2 --seeds 1 2
     python insee_kernels.py /tmp/insee/fsin --tasks 512 --reference 6:6,4 --trees 11:1,3 10:2,3 9:3,3 8:4,3 7:5,4
     python insee_kernels.py /tmp/insee/fsin -o routing.selection=most-credits
+    python insee_kernels.py /tmp/insee/fsin --tasks 4096 --reference 8:8,4 --trees 8:2,4 --kernels 3m bu --seeds 1
 
 Paper 000 Tables 4 and 5 print φ of each thin-tree: the number of kernels over the sum of
 each kernel's execution time divided by the reference tree's (§6.1). Both simulators run the
@@ -222,6 +223,12 @@ def main():
         help="override of hpcnetsim's configs, e.g. routing.selection=most-credits",
     )
     a.add_argument(
+        "--kernels",
+        nargs="+",
+        choices=KERNELS,
+        help="only these kernels (default: every kernel the task count allows; φ is then over these)",
+    )
+    a.add_argument(
         "--csv",
         metavar="PATH",
         help="also write every run's cycles to PATH (the test data's form), a row as soon as it is run; "
@@ -237,6 +244,10 @@ def main():
         ks = kernels(args.tasks)
         if not ks:
             raise ValueError(f"--tasks = {args.tasks} is invalid: a square, a cube or a power of two")
+        if args.kernels:
+            if not set(args.kernels) <= set(ks):
+                raise ValueError(f"--kernels = {' '.join(args.kernels)} is invalid: {args.tasks} tasks allow {' '.join(ks)}")
+            ks = [k for k in ks if k in args.kernels]
     except ValueError as e:
         print(e, file=sys.stderr)
         sys.exit(2)
