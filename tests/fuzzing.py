@@ -500,7 +500,7 @@ RUN_FIELDS = {
                  "allreduce", "allgather", "alltoall", "gather", "scatter", "mpi-barrier", "deepbench-allreduce"],
                  "tasks": [0, 2, 3, 4, 8], "message_bytes": [0, 1, 64, 640, 4096], "compute_cycles": [0, 10],
                  "length_evolution": ["constant", "doubling", "halving"], "return_sweep": [True, False],
-                 "wrap": [True, False], "diagonals": [True, False]},
+                 "wrap": [True, False], "diagonals": [True, False], "mesh": [[], [2, 2], [4, 2], [2, 2, 2]]},
     "nic": {"enabled": [True, False], "max_payload": ["16 B", "256 B", "64 KiB"], "packet_overhead": ["0 B", "16 B"],
             "rendezvous_threshold": ["0 B", "64 B"], "send_overhead": ["0 ns", "100 ns"]},
     "link": {"bandwidth": ["4 GB/s", "100 Gb/s"], "switch_latency": ["10 ns"], "host_bandwidth": ["10 GB/s"]},

@@ -6,6 +6,8 @@ Usage (from this folder, with the project's .venv; INSEE built as README.md says
     python insee_kernels.py /tmp/insee/fsin --trees 8:1,2 --seeds 1 2
     python insee_kernels.py /tmp/insee/fsin --tasks 512 --reference 6:6,4 --trees 11:1,3 10:2,3 9:3,3 8:4,3 7:5,4
     python insee_kernels.py /tmp/insee/fsin -o routing.selection=most-credits
+    python insee_kernels.py /tmp/insee/fsin --tasks 4096 --reference 8:8,4 --trees 8:2,4 --kernels 3m bu --seeds 1
+    python insee_kernels.py /tmp/insee/fsin --tasks 512 --reference 8:8,3 --trees 8:2,3 --mesh 32x16 --kernels 2w 2m wf
 
 Paper 000 Tables 4 and 5 print φ of each thin-tree: the number of kernels over the sum of
 each kernel's execution time divided by the reference tree's (§6.1). Both simulators run the
@@ -22,6 +24,7 @@ seeds of both simulators.
 import argparse
 import csv
 import itertools
+import math
 import os
 import re
 import statistics
@@ -31,36 +34,42 @@ import hpcnetsim
 from insee import PACKET_PHITS, PHIT_BYTES, insee_cycles, run_insee
 
 KERNELS = ["2w", "3w", "2m", "3m", "bu", "bt", "wf"]
+#: the kernels on a 2D virtual mesh, whose sides --mesh may give
+MESH_KERNELS = ("2w", "2m", "wf")
 MESSAGE_BYTES = 40960
 WF_SWEEPS = 40
 
 
 class Grid:
-    """The virtual mesh of the wave-fronts and distributions, numbered along dimension 0 first."""
+    """The virtual mesh of the wave-fronts and distributions, numbered along dimension 0 first:
+    square or cubic, or of the given sides (hpcnetsim's ``workload.mesh``)."""
 
-    def __init__(self, tasks, dims):
+    def __init__(self, tasks, dims, sides=None):
         self.dims = dims
-        self.side = round(tasks ** (1 / dims))
-        if self.side**dims != tasks:
-            raise ValueError(f"{tasks} tasks are no {dims}D mesh")
+        self.sides = list(sides) if sides else [round(tasks ** (1 / dims))] * dims
+        if len(self.sides) != dims or math.prod(self.sides) != tasks:
+            raise ValueError(f"{tasks} tasks are no {dims}D mesh" + (f" of sides {sides}" if sides else ""))
 
     def neighbour(self, i, offset):
-        coords = [(i // self.side**d) % self.side + offset[d] for d in range(self.dims)]
-        if any(not 0 <= x < self.side for x in coords):
+        coords = []
+        for side, o in zip(self.sides, offset):
+            coords.append(i % side + o)
+            i //= side
+        if any(not 0 <= x < side for x, side in zip(coords, self.sides)):
             return None
-        return sum(x * self.side**d for d, x in enumerate(coords))
+        return sum(x * math.prod(self.sides[:d]) for d, x in enumerate(coords))
 
     def unit(self, d, step):
         return [step if e == d else 0 for e in range(self.dims)]
 
 
-def kernels(tasks):
-    """The kernels ``tasks`` tasks can run: 2w, 2m and wf need a square, 3w and 3m a cube, bu a
-    power of two (the thin-trees study skips the others the same way)."""
+def kernels(tasks, mesh=None):
+    """The kernels ``tasks`` tasks can run: 2w, 2m and wf need a square (or the 2D ``mesh``), 3w
+    and 3m a cube, bu a power of two (the thin-trees study skips the others the same way)."""
 
     def fits(kernel):
         try:
-            programs(kernel, tasks)
+            programs(kernel, tasks, mesh)
         except ValueError:
             return False
         return True
@@ -68,8 +77,9 @@ def kernels(tasks):
     return [k for k in KERNELS if fits(k)]
 
 
-def programs(kernel, tasks):
-    """Per task, its operations in order: ("s", to, bytes) or ("r", from, bytes)."""
+def programs(kernel, tasks, mesh=None):
+    """Per task, its operations in order: ("s", to, bytes) or ("r", from, bytes); the 2D kernels
+    on the sides ``mesh`` if given."""
     p = [[] for _ in range(tasks)]
 
     def send(i, j, n):
@@ -102,15 +112,15 @@ def programs(kernel, tasks):
                 send(i, i ^ (1 << t), MESSAGE_BYTES)
                 recv(i, i ^ (1 << t), MESSAGE_BYTES)
     elif kernel in ("2w", "3w"):
-        g = Grid(tasks, 2 if kernel == "2w" else 3)
+        g = Grid(tasks, 2, mesh) if kernel == "2w" else Grid(tasks, 3)
         sweep(g, MESSAGE_BYTES, 1)
         sweep(g, MESSAGE_BYTES, -1)
     elif kernel == "wf":
-        g = Grid(tasks, 2)
+        g = Grid(tasks, 2, mesh)
         for _ in range(WF_SWEEPS):
             sweep(g, MESSAGE_BYTES // WF_SWEEPS, 1)
     else:  # 2m, 3m: send to every mesh neighbour, then receive from each
-        g = Grid(tasks, 2 if kernel == "2m" else 3)
+        g = Grid(tasks, 2, mesh) if kernel == "2m" else Grid(tasks, 3)
         dirs = [g.unit(d, s) for d in range(g.dims) for s in (1, -1)]
         for i in range(tasks):
             for d in dirs:
@@ -150,10 +160,12 @@ def insee_topology(name):
     return f"thintree_{k}_{kp}_{n}"
 
 
-def ours(name, kernel, seed, overrides, tasks=64):
+def ours(name, kernel, seed, overrides, tasks=64, mesh=None):
     """hpcnetsim's execution time of ``kernel`` on the tree ``name`` with the thin-trees study's settings."""
     k, kp, n = tree(name)
     workload = {"kernel": kernel, "message_bytes": MESSAGE_BYTES, "placement": "linear", "tasks": tasks}
+    if mesh and kernel in MESH_KERNELS:
+        workload["mesh"] = list(mesh)
     if kernel in ("2w", "3w"):
         workload["return_sweep"] = True
     if kernel == "wf":
@@ -169,12 +181,44 @@ def ours(name, kernel, seed, overrides, tasks=64):
         },
         overrides,
     )
-    return hpcnetsim.execute(config).execution_time_cycles
+    return hpcnetsim.execute(config, threads=1).execution_time_cycles
 
 
 def phi(times, name, reference, seed, kernels):
     """len(kernels) / Σ_kernels T(tree) / T(reference), paper 000 §6.1 with unit weights."""
     return len(kernels) / sum(times[name, k, seed] / times[reference, k, seed] for k in kernels)
+
+
+def mesh_sides(text):
+    """``AxB`` as [A, B]."""
+    m = re.fullmatch(r"(\d+)x(\d+)", text)
+    if not m or not int(m[1]) or not int(m[2]):
+        raise argparse.ArgumentTypeError(f"mesh = {text!r} is invalid: two positive sides AxB, e.g. 32x16")
+    return [int(m[1]), int(m[2])]
+
+
+COLUMNS = ["tree", "tasks", "kernel", "seed", "insee_cycles", "hpcnetsim_cycles"]
+
+
+def stored(path, tasks):
+    """The runs of ``tasks`` tasks that a CSV written by ``--csv`` holds: INSEE's and ours by (tree, kernel, seed)."""
+    insee, hpc = {}, {}
+    if os.path.exists(path):
+        with open(path, newline="") as f:
+            for row in csv.DictReader(f):
+                if int(row["tasks"]) == tasks:
+                    key = (row["tree"], row["kernel"], int(row["seed"]))
+                    insee[key], hpc[key] = int(row["insee_cycles"]), int(row["hpcnetsim_cycles"])
+    return insee, hpc
+
+
+def open_rows(path):
+    """A CSV writer appending to ``path`` (the header first if the file is new), one flushed line per row."""
+    new = not os.path.exists(path) or os.path.getsize(path) == 0
+    w = csv.writer(open(path, "a", newline="", buffering=1))
+    if new:
+        w.writerow(COLUMNS)
+    return w
 
 
 def main():
@@ -197,7 +241,24 @@ def main():
         metavar="PATH=VALUE",
         help="override of hpcnetsim's configs, e.g. routing.selection=most-credits",
     )
-    a.add_argument("--csv", metavar="PATH", help="also write every run's cycles to PATH (the test data's form)")
+    a.add_argument(
+        "--mesh",
+        type=mesh_sides,
+        metavar="AxB",
+        help="sides of the 2D kernels' virtual mesh, dimension 0 first (e.g. 32x16 for 512 tasks; default: a square)",
+    )
+    a.add_argument(
+        "--kernels",
+        nargs="+",
+        choices=KERNELS,
+        help="only these kernels (default: every kernel the task count allows; φ is then over these)",
+    )
+    a.add_argument(
+        "--csv",
+        metavar="PATH",
+        help="also write every run's cycles to PATH (the test data's form), a row as soon as it is run; "
+        "the runs PATH already holds are read back, not run again",
+    )
     args = a.parse_args()
     try:
         if not os.access(args.insee, os.X_OK):
@@ -205,36 +266,39 @@ def main():
         names = list(dict.fromkeys([*args.trees, args.reference]))
         for name in names:
             tree(name)
-        ks = kernels(args.tasks)
+        ks = kernels(args.tasks, args.mesh)
         if not ks:
             raise ValueError(f"--tasks = {args.tasks} is invalid: a square, a cube or a power of two")
+        if args.kernels:
+            if not set(args.kernels) <= set(ks):
+                raise ValueError(f"--kernels = {' '.join(args.kernels)} is invalid: {args.tasks} tasks allow {' '.join(ks)}")
+            ks = [k for k in ks if k in args.kernels]
     except ValueError as e:
         print(e, file=sys.stderr)
         sys.exit(2)
-    traces = {k: insee_trace(programs(k, args.tasks)) for k in ks}
-    insee, hpc = {}, {}
+    traces = {k: insee_trace(programs(k, args.tasks, args.mesh)) for k in ks}
+    insee, hpc = stored(args.csv, args.tasks) if args.csv else ({}, {})
+    rows = open_rows(args.csv) if args.csv else None
     print("| tree | kernel | seed | INSEE cycles | hpcnetsim cycles | hpcnetsim / INSEE |")
     print("|---|---|---|---|---|---|")
-    for name, kernel, seed in itertools.product(names, ks, args.seeds):
-        out = run_insee(
-            args.insee,
-            "insee-tree-bu.conf",
-            {"topo": insee_topology(name), "tracefile": "k.trc", "rseed": seed},
-            files=[("k.trc", traces[kernel])],
-        )
-        insee[name, kernel, seed] = insee_cycles(out)
-        hpc[name, kernel, seed] = ours(name, kernel, seed, args.overrides, args.tasks)
+    # seed by seed, so that an interrupted run leaves whole seeds behind
+    for seed, name, kernel in itertools.product(args.seeds, names, ks):
+        if (name, kernel, seed) not in insee:
+            out = run_insee(
+                args.insee,
+                "insee-tree-bu.conf",
+                {"topo": insee_topology(name), "tracefile": "k.trc", "rseed": seed},
+                files=[("k.trc", traces[kernel])],
+            )
+            insee[name, kernel, seed] = insee_cycles(out)
+            hpc[name, kernel, seed] = ours(name, kernel, seed, args.overrides, args.tasks, args.mesh)
+            if rows:
+                rows.writerow([name, args.tasks, kernel, seed, insee[name, kernel, seed], hpc[name, kernel, seed]])
         print(
             f"| {name} | {kernel} | {seed} | {insee[name, kernel, seed]} | {hpc[name, kernel, seed]} "
             f"| {hpc[name, kernel, seed] / insee[name, kernel, seed]:.3f} |",
             flush=True,
         )
-    if args.csv:
-        with open(args.csv, "w", newline="") as f:
-            w = csv.writer(f)
-            w.writerow(["tree", "tasks", "kernel", "seed", "insee_cycles", "hpcnetsim_cycles"])
-            for (name, kernel, seed), cycles in insee.items():
-                w.writerow([name, args.tasks, kernel, seed, cycles, hpc[name, kernel, seed]])
     print(f"\n| tree | INSEE φ per seed | INSEE mean | hpcnetsim φ per seed | hpcnetsim mean |  (against {args.reference})")
     print("|---|---|---|---|---|")
     for name in args.trees:

@@ -51,6 +51,9 @@ pub(crate) fn check(cfg: &Config) -> Result<()> {
         at_most("workload.compute_cycles", w.compute_cycles, MAX_CYCLES, cycles)?;
         at_most("workload.tasks", w.tasks as u64, 1 << 26, "a task count (0: one per terminal)")?;
         at_most("workload.burst_messages", w.burst_messages as u64, MAX_COUNT, "a count")?;
+        for &side in &w.mesh {
+            at_most("workload.mesh", side as u64, 1 << 26, "sides of at most 2^26 tasks")?;
+        }
         at_most("workload.message_bytes", w.message_bytes, 1 << 40, "a number of bytes")?;
         at_most("workload.segment_bytes", w.segment_bytes, 1 << 40, "a number of bytes")?;
     }

@@ -190,6 +190,10 @@ pub struct WorkloadConfig {
     pub diagonals: bool,
     /// Waterfall: number of consecutive sweeps (paper 000: 40 messages of 1 KB for 40 KB).
     pub burst_messages: u32,
+    /// Wave-fronts, waterfall and distributions: the sides of the virtual mesh, dimension 0
+    /// (consecutive tasks) first, whose product is the task count; empty: a square or cube.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub mesh: Vec<usize>,
     /// Placement of tasks on terminals.
     pub placement: PlacementKind,
     /// Terminals of the tasks for `placement = "list"`.
@@ -258,6 +262,7 @@ impl Default for WorkloadConfig {
             wrap: false,
             diagonals: false,
             burst_messages: 40,
+            mesh: Vec::new(),
             placement: PlacementKind::Linear,
             placement_list: Vec::new(),
             tasks_per_terminal: 1,

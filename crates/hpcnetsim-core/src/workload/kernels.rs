@@ -50,7 +50,7 @@ pub fn build(cfg: &WorkloadConfig, n: usize) -> Result<Programs> {
         }
         Kernel::W2 | Kernel::W3 | Kernel::Wf => {
             let dims = if cfg.kernel == Kernel::W3 { 3 } else { 2 };
-            let g = Grid::new(n, dims, false)?;
+            let g = Grid::new(n, dims, false, &cfg.mesh)?;
             let sweeps = if cfg.kernel == Kernel::Wf { cfg.burst_messages.max(1) } else { 1 };
             let bytes = if cfg.kernel == Kernel::Wf { cfg.message_bytes / sweeps as u64 } else { cfg.message_bytes };
             for _ in 0..sweeps {
@@ -61,7 +61,7 @@ pub fn build(cfg: &WorkloadConfig, n: usize) -> Result<Programs> {
             }
         }
         Kernel::M2 | Kernel::M3 => {
-            let g = Grid::new(n, if cfg.kernel == Kernel::M2 { 2 } else { 3 }, cfg.wrap)?;
+            let g = Grid::new(n, if cfg.kernel == Kernel::M2 { 2 } else { 3 }, cfg.wrap, &cfg.mesh)?;
             let dirs = g.directions(cfg.diagonals);
             for i in 0..n {
                 for d in &dirs {
@@ -75,7 +75,7 @@ pub fn build(cfg: &WorkloadConfig, n: usize) -> Result<Programs> {
             }
         }
         Kernel::D2 | Kernel::D3 => {
-            let g = Grid::new(n, if cfg.kernel == Kernel::D2 { 2 } else { 3 }, cfg.wrap)?;
+            let g = Grid::new(n, if cfg.kernel == Kernel::D2 { 2 } else { 3 }, cfg.wrap, &cfg.mesh)?;
             for (stage, d) in g.directions(cfg.diagonals).iter().enumerate() {
                 let back: Vec<i64> = d.iter().map(|x| -x).collect();
                 for i in 0..n {
@@ -142,26 +142,50 @@ fn sweep(p: &mut Programs, g: &Grid, bytes: u64, forward: bool) {
     }
 }
 
-/// A virtual square or cubic mesh (or torus) of tasks, numbered along dimension 0 first.
+/// A virtual mesh (or torus) of tasks, numbered along dimension 0 first: square or cubic, or
+/// of the sides `workload.mesh` gives.
 struct Grid {
     n: usize,
-    side: usize,
+    sides: Vec<usize>,
     dims: usize,
     wrap: bool,
 }
 
 impl Grid {
-    fn new(n: usize, dims: usize, wrap: bool) -> Result<Grid> {
+    fn new(n: usize, dims: usize, wrap: bool, mesh: &[usize]) -> Result<Grid> {
+        if !mesh.is_empty() {
+            let shown = format!("{mesh:?}");
+            if mesh.len() != dims {
+                return Err(Error::invalid(
+                    "config",
+                    "workload.mesh",
+                    shown,
+                    format!("{dims} sides for a {dims}D kernel"),
+                ));
+            }
+            if mesh.contains(&0) || mesh.iter().product::<usize>() != n {
+                return Err(Error::invalid(
+                    "config",
+                    "workload.mesh",
+                    shown,
+                    format!("positive sides whose product is the task count {n}"),
+                ));
+            }
+            return Ok(Grid { n, sides: mesh.to_vec(), dims, wrap });
+        }
         let side = (n as f64).powf(1.0 / dims as f64).round() as usize;
         if side.pow(dims as u32) != n {
             return Err(Error::invalid(
                 "config",
                 "workload.tasks",
                 n,
-                format!("a {} number for a {dims}D virtual mesh", if dims == 2 { "square" } else { "cube" }),
+                format!(
+                    "a {} number for a {dims}D virtual mesh (or workload.mesh)",
+                    if dims == 2 { "square" } else { "cube" }
+                ),
             ));
         }
-        Ok(Grid { n, side, dims, wrap })
+        Ok(Grid { n, sides: vec![side; dims], dims, wrap })
     }
 
     fn unit(&self, dim: usize, step: i64) -> Vec<i64> {
@@ -185,10 +209,10 @@ impl Grid {
         let mut id = 0;
         let mut scale = 1;
         let mut rest = i;
-        for &o in offset.iter().take(self.dims) {
-            let x = (rest % self.side) as i64 + o;
-            rest /= self.side;
-            let s = self.side as i64;
+        for (&o, &side) in offset.iter().zip(&self.sides) {
+            let x = (rest % side) as i64 + o;
+            rest /= side;
+            let s = side as i64;
             let x = if self.wrap {
                 x.rem_euclid(s)
             } else if (0..s).contains(&x) {
@@ -197,7 +221,7 @@ impl Grid {
                 return None;
             };
             id += x as usize * scale;
-            scale *= self.side;
+            scale *= side;
         }
         (id != i).then_some(id)
     }

@@ -85,6 +85,30 @@ fn wave_fronts_and_waterfall() {
 }
 
 #[test]
+fn rectangular_meshes() {
+    // workload.mesh = [4, 2]: 8 tasks, task = x + 4y.
+    let p = programs(Kernel::W2, 8, |w| w.mesh = vec![4, 2]);
+    assert_eq!(p.tasks[0], vec![s(1), s(4)]);
+    assert_eq!(p.tasks[5], vec![r(4), r(1), s(6)]);
+    assert_eq!(p.tasks[7], vec![r(6), r(3)]);
+    // Each line of x carries 3 links, each line of y 1, both ways.
+    assert_eq!(programs(Kernel::M2, 8, |w| w.mesh = vec![4, 2]).messages().len(), 2 * (2 * 3 + 4));
+    assert_eq!(programs(Kernel::M2, 8, |w| w.mesh = vec![2, 4]).messages().len(), 2 * (4 + 2 * 3));
+    assert_eq!(programs(Kernel::M3, 12, |w| w.mesh = vec![3, 2, 2]).messages().len(), 2 * (4 * 2 + 6 + 6));
+    // A square given as sides is the square mesh.
+    assert_eq!(programs(Kernel::W2, 9, |w| w.mesh = vec![3, 3]).tasks, programs(Kernel::W2, 9, |_| {}).tasks);
+    let err = |mesh: Vec<usize>, n| {
+        let w = WorkloadConfig { kernel: Kernel::W2, mesh, ..Default::default() };
+        kernels::build(&w, n).unwrap_err().to_string()
+    };
+    let e = err(vec![4, 2, 1], 8);
+    assert!(e.contains("workload.mesh") && e.contains("[4, 2, 1]") && e.contains("2 sides for a 2D kernel"), "{e}");
+    assert!(err(vec![4, 4], 8).contains("whose product is the task count 8"));
+    assert!(err(vec![8, 0], 8).contains("positive sides"));
+    assert!(err(vec![], 8).contains("a square number for a 2D virtual mesh (or workload.mesh)"));
+}
+
+#[test]
 fn distributions() {
     let p = programs(Kernel::M2, 9, |_| {});
     assert_eq!(p.tasks[4], vec![s(5), s(3), s(7), s(1), r(3), r(5), r(1), r(7)]);
