@@ -271,8 +271,21 @@ pub enum PatternKind {
     /// A fraction `hot_fraction` of packets to the first `hot_region_fraction` of the terminals.
     HotRegion,
     /// Destination rank drawn from a Zipf law with exponent `zipf_exponent` (rank 1 = nearest
-    /// terminal index after the source).
+    /// terminal index after the source, or the next terminal of a seeded random order:
+    /// `zipf_ranks`).
     Zipf,
+}
+
+/// How the `zipf` pattern orders each source's destinations into ranks.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ZipfRanks {
+    /// Rank r is the r-th terminal index after the source.
+    #[default]
+    Index,
+    /// Rank r is the r-th terminal after the source in a fixed random order of the
+    /// terminals drawn from the seed: the same law, no topological locality.
+    Shuffled,
 }
 
 /// How sources decide when to generate packets.
@@ -310,6 +323,8 @@ pub struct TrafficConfig {
     pub hot_region_fraction: f64,
     /// Zipf exponent (> 0).
     pub zipf_exponent: f64,
+    /// Order of the Zipf ranks: terminal indices, or a seeded random order.
+    pub zipf_ranks: ZipfRanks,
 }
 
 impl Default for TrafficConfig {
@@ -325,6 +340,7 @@ impl Default for TrafficConfig {
             hot_fraction: 0.1,
             hot_region_fraction: 0.125,
             zipf_exponent: 1.0,
+            zipf_ranks: ZipfRanks::Index,
         }
     }
 }

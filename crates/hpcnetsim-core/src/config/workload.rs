@@ -116,7 +116,8 @@ pub enum CollectiveAlgorithm {
     /// neighbours in turn, one block in the first step, two after.
     NeighborExchange,
     /// Open MPI's basic linear: all sends posted, to i − 1, i − 2, … (its reverse order),
-    /// then all receives (Alltoall).
+    /// then all receives (Alltoall); a linear gather to task 0 then a `bmtree` broadcast of
+    /// the N blocks (Allgather).
     Linear,
     /// Dissemination (Barrier).
     Dissemination,

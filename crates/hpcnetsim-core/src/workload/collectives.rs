@@ -83,18 +83,7 @@ pub fn build(p: &mut Programs, c: &Collective, n: usize) -> Result<()> {
     let (m, root) = (c.bytes, c.root);
     match (c.kernel, algorithm) {
         (Kernel::Bcast, A::Binomial) => binomial_down(p, n, root, |_| m),
-        (Kernel::Bcast, A::Bmtree) => {
-            // Ranks in increasing order: every parent is below its children, so each task's
-            // receive is in its program before its sends (Open MPI posts them all at once).
-            for r in 0..n {
-                // The smallest power of two above r.
-                let mut mask = (r + 1).next_power_of_two();
-                while r + mask < n {
-                    p.message(Some(abs(r, root, n)), Some(abs(r + mask, root, n)), m);
-                    mask <<= 1;
-                }
-            }
-        }
+        (Kernel::Bcast, A::Bmtree) => bmtree(p, n, root, m),
         (Kernel::Bcast, A::Chain) => {
             let segments = m.div_ceil(c.segment_bytes.max(1)).max(1);
             // Segment by segment down the chain: each task forwards a segment as soon as it
@@ -162,6 +151,15 @@ pub fn build(p: &mut Programs, c: &Collective, n: usize) -> Result<()> {
                 }
             }
         }
+        (Kernel::Allgather, A::Linear) => {
+            // Open MPI's linear Allgather (`basic_linear`): a gather to task 0, its basic
+            // component's linear one (every task sends its block, task 0 receives them in rank
+            // order), then the broadcast of the N blocks on the bmtree.
+            for r in 1..n {
+                p.message(Some(r), Some(0), m);
+            }
+            bmtree(p, n, 0, m * n as u64);
+        }
         (Kernel::Allgather, A::RecursiveDoubling) => {
             need_pow2("recursive-doubling allgather")?;
             recursive_doubling(p, n, |stage| m << stage, 0);
@@ -228,6 +226,21 @@ pub fn build(p: &mut Programs, c: &Collective, n: usize) -> Result<()> {
         _ => return Err(unsupported()),
     }
     Ok(())
+}
+
+/// Open MPI's binomial broadcast tree (bmtree) from `root`: relative rank r sends `bytes` to
+/// r + 2^k for every 2^k > r, nearest first.
+fn bmtree(p: &mut Programs, n: usize, root: usize, bytes: u64) {
+    // Ranks in increasing order: every parent is below its children, so each task's receive is
+    // in its program before its sends (Open MPI posts them all at once).
+    for r in 0..n {
+        // The smallest power of two above r.
+        let mut mask = (r + 1).next_power_of_two();
+        while r + mask < n {
+            p.message(Some(abs(r, root, n)), Some(abs(r + mask, root, n)), bytes);
+            mask <<= 1;
+        }
+    }
 }
 
 /// Binomial tree from `root` down (Bcast, Scatter): in round k, every relative rank below

@@ -1,6 +1,6 @@
 //! Destination patterns of independent traffic (paper 002 §2, paper 003 §4.1).
 
-use crate::config::{PatternKind, TrafficConfig};
+use crate::config::{PatternKind, TrafficConfig, ZipfRanks};
 use crate::error::{Error, Result};
 use crate::rng::{stream, Owner, Stream};
 use crate::topology::{Family, Topology};
@@ -23,6 +23,10 @@ pub struct Pattern {
     hot_fraction: f64,
     /// Cumulative Zipf weights over ranks 1..N−1.
     zipf_cdf: Vec<f64>,
+    /// Zipf ranks in a random order: the terminals in that order, and each one's position
+    /// (both empty for ranks by index).
+    zipf_order: Vec<usize>,
+    zipf_position: Vec<usize>,
 }
 
 impl Pattern {
@@ -75,6 +79,8 @@ impl Pattern {
             hot: Vec::new(),
             hot_fraction: cfg.hot_fraction,
             zipf_cdf: Vec::new(),
+            zipf_order: Vec::new(),
+            zipf_position: Vec::new(),
         };
         match kind {
             PatternKind::HotSpot => {
@@ -103,6 +109,15 @@ impl Pattern {
                         acc
                     })
                     .collect();
+                if cfg.zipf_ranks == ZipfRanks::Shuffled {
+                    let mut rng = stream(seed, Owner::Setup, 1);
+                    p.zipf_order = (0..n).collect();
+                    p.zipf_order.shuffle(&mut rng);
+                    p.zipf_position = vec![0; n];
+                    for (i, &t) in p.zipf_order.iter().enumerate() {
+                        p.zipf_position[t] = i;
+                    }
+                }
             }
             PatternKind::GroupShift => {
                 let group = match topo.family() {
@@ -237,7 +252,10 @@ impl Pattern {
                 let total = *self.zipf_cdf.last().expect("N >= 2");
                 let u = rng.random_range(0.0..total);
                 let rank = self.zipf_cdf.partition_point(|&c| c <= u) + 1;
-                (s + rank.min(self.n - 1)) % self.n
+                match self.zipf_order.is_empty() {
+                    true => (s + rank.min(self.n - 1)) % self.n,
+                    false => self.zipf_order[(self.zipf_position[s] + rank.min(self.n - 1)) % self.n],
+                }
             }
             _ => self.uniform(s, rng),
         }

@@ -7,7 +7,7 @@ use crate::common::accepted;
 use hpcnetsim_core::config::{CollectiveAlgorithm as A, Config, Kernel, WorkloadConfig};
 use hpcnetsim_core::engine::execute::execute;
 use hpcnetsim_core::stats::Status;
-use hpcnetsim_core::workload::{kernels, Programs};
+use hpcnetsim_core::workload::{kernels, Op, Programs};
 
 fn build(kernel: Kernel, algorithm: A, n: usize, bytes: u64) -> Programs {
     let w = WorkloadConfig { kernel, algorithm, message_bytes: bytes, ..Default::default() };
@@ -34,6 +34,24 @@ fn bmtree_bcast_is_open_mpis_tree() {
     let mut m: Vec<(usize, usize)> = kernels::build(&w, 4).unwrap().messages().iter().map(|x| (x.0, x.1)).collect();
     m.sort();
     assert_eq!(m, vec![(0, 2), (3, 0), (3, 1)]);
+}
+
+#[test]
+fn linear_allgather_is_a_gather_then_a_bmtree_broadcast() {
+    // Open MPI's linear Allgather on 8 tasks: every task sends its block to task 0 (a linear
+    // gather), then task 0 broadcasts the 8 blocks on the bmtree (0 → 1, 2, 4; 1 → 3, 5; …).
+    let p = build(Kernel::Allgather, A::Linear, 8, 3);
+    let mut m = p.messages();
+    m.sort();
+    let mut want: Vec<(usize, usize, u64)> = (1..8).map(|r| (r, 0, 3)).collect();
+    want.extend(build(Kernel::Bcast, A::Bmtree, 8, 24).messages());
+    want.sort();
+    assert_eq!(m, want);
+    // Task 0 receives the blocks in rank order before it sends; the others send theirs first.
+    let recv = |from: u32| Op::Recv { from, bytes: 3 };
+    assert_eq!(p.tasks[0][..7], (1..8).map(recv).collect::<Vec<_>>()[..]);
+    assert_eq!(p.tasks[5][0], Op::Send { to: 0, bytes: 3 });
+    assert_eq!(p.tasks[5][1], Op::Recv { from: 1, bytes: 24 });
 }
 
 #[test]

@@ -103,3 +103,50 @@ fn zipf_loads_every_destination_equally() {
     // Each count is a sum of 256 sources' binomials with mean 2000: sd ≈ 45, 6 sd = 14 %.
     assert!(worst < 0.14, "largest deviation of a destination's load from the mean: {worst:.3}");
 }
+
+#[test]
+fn shuffled_zipf_ranks_follow_a_random_order_of_the_terminals() {
+    // `zipf_ranks = "shuffled"`: rank r is the r-th terminal after the source in one random
+    // order of the terminals (from the seed). The law over ranks is the same; the likeliest
+    // destination of a source is no longer its index neighbour, and every terminal still
+    // receives the same load.
+    let n = 256;
+    let mut c =
+        Config::from_toml("topology = \"torus:8x8x4\"\n[traffic]\npattern = \"zipf\"\nzipf_ranks = \"shuffled\"")
+            .unwrap();
+    c.traffic.zipf_exponent = 2.0;
+    let p = Pattern::new(&c.traffic, &topo("torus:8x8x4"), c.seed).unwrap();
+    let mut rng = stream(9, Owner::Nic, 0);
+    // At s = 2 rank 1 takes 61 % of the draws: each source's most frequent destination.
+    let mut favourite = vec![0usize; n];
+    let mut received = vec![0u64; n];
+    for (s, fav) in favourite.iter_mut().enumerate() {
+        let mut counts = vec![0u32; n];
+        for _ in 0..400 {
+            let d = p.destination(s, &mut rng);
+            assert_ne!(d, s);
+            counts[d] += 1;
+            received[d] += 1;
+        }
+        *fav = (0..n).max_by_key(|&d| counts[d]).unwrap();
+    }
+    // The favourites form one cycle through all terminals (the random order), not s + 1.
+    let mut seen = vec![false; n];
+    let mut t = 0;
+    for _ in 0..n {
+        assert!(!seen[t], "terminal {t} is the favourite of two sources");
+        seen[t] = true;
+        t = favourite[t];
+    }
+    assert_eq!(t, 0, "the favourites close one cycle over the {n} terminals");
+    let neighbours = (0..n).filter(|&s| favourite[s] == (s + 1) % n).count();
+    assert!(neighbours < 8, "{neighbours} sources favour their index neighbour");
+    let index = zipf("torus:8x8x4", 2.0);
+    assert!((0..n).all(|s| {
+        let mut counts = vec![0u32; n];
+        (0..200).for_each(|_| counts[index.destination(s, &mut rng)] += 1);
+        (0..n).max_by_key(|&d| counts[d]) == Some((s + 1) % n)
+    }));
+    let worst = received.iter().map(|&c| (c as f64 - 400.0).abs() / 400.0).fold(0.0, f64::max);
+    assert!(worst < 0.35, "largest deviation of a destination's load: {worst:.3}");
+}
