@@ -156,3 +156,14 @@ def test_api_errors_are_config_errors(tmp_path):
     with pytest.raises(ConfigError, match="did you mean routing.algorithm"):
         experiment.load(f)
     assert not [p for p in os.listdir(tmp_path) if p != "bad.toml"]
+
+
+def test_fields_added_later_keep_the_keys_of_existing_configs():
+    """A field added with a default leaves every existing config's key as it was (stored results
+    stay found) and changes it when set to anything else."""
+    base = copy.deepcopy(default_config())
+    base["topology"] = "torus:4x4"
+    key = config_key(base)
+    assert "zipf_ranks" not in base["traffic"]
+    assert config_key({**base, "traffic": {**base["traffic"], "zipf_ranks": "index"}}) == key
+    assert config_key({**base, "traffic": {**base["traffic"], "zipf_ranks": "shuffled"}}) != key

@@ -288,6 +288,13 @@ pub enum ZipfRanks {
     Shuffled,
 }
 
+impl ZipfRanks {
+    /// The default, left out of serialised configs.
+    pub fn is_index(&self) -> bool {
+        *self == ZipfRanks::Index
+    }
+}
+
 /// How sources decide when to generate packets.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -323,7 +330,10 @@ pub struct TrafficConfig {
     pub hot_region_fraction: f64,
     /// Zipf exponent (> 0).
     pub zipf_exponent: f64,
-    /// Order of the Zipf ranks: terminal indices, or a seeded random order.
+    /// Order of the Zipf ranks: terminal indices, or a seeded random order. Left out of
+    /// serialised configs when `index` (the order before it existed), so that every existing
+    /// config keeps its canonical form and its stored results.
+    #[serde(default, skip_serializing_if = "ZipfRanks::is_index")]
     pub zipf_ranks: ZipfRanks,
 }
 
