@@ -158,12 +158,13 @@ def test_api_errors_are_config_errors(tmp_path):
     assert not [p for p in os.listdir(tmp_path) if p != "bad.toml"]
 
 
-def test_fields_added_later_keep_the_keys_of_existing_configs():
-    """A field added with a default leaves every existing config's key as it was (stored results
-    stay found) and changes it when set to anything else."""
+def test_fields_added_later_keep_the_canonical_form_of_existing_configs():
+    """A field added with a default leaves every existing config's canonical form as it was (the
+    default is left out) and changes the key when set to anything else; it stays settable."""
     base = copy.deepcopy(default_config())
     base["topology"] = "torus:4x4"
     key = config_key(base)
     assert "zipf_ranks" not in base["traffic"]
     assert config_key({**base, "traffic": {**base["traffic"], "zipf_ranks": "index"}}) == key
     assert config_key({**base, "traffic": {**base["traffic"], "zipf_ranks": "shuffled"}}) != key
+    assert experiment.valid_paths()["traffic.zipf_ranks"] == "index"

@@ -70,8 +70,10 @@ def settable_config() -> dict[str, Any]:
     config["technology"] = ""
     # Switch fields left out of configs while they keep their defaults.
     config["switch"].update({"buffers": "fifo", "switching": "cut-through", "credit_unit": "phit", "traffic_classes": 1})
-    # And a kernel's virtual mesh while it is square (or cubic).
+    # And a kernel's virtual mesh while it is square (or cubic), and the Zipf ranks' order
+    # while it is by terminal index.
     config["workload"]["mesh"] = []
+    config["traffic"]["zipf_ranks"] = "index"
     return config
 
 

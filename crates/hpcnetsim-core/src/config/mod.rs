@@ -332,7 +332,7 @@ pub struct TrafficConfig {
     pub zipf_exponent: f64,
     /// Order of the Zipf ranks: terminal indices, or a seeded random order. Left out of
     /// serialised configs when `index` (the order before it existed), so that every existing
-    /// config keeps its canonical form and its stored results.
+    /// config keeps its canonical form (`config show`, exported configs, reports).
     #[serde(default, skip_serializing_if = "ZipfRanks::is_index")]
     pub zipf_ranks: ZipfRanks,
 }
