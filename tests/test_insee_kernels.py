@@ -10,8 +10,7 @@ thin-trees. INSEE's cycles are kept in tests/data/insee/, made by
   of reruns checks are still ours (all of them take minutes).
 
 What it establishes: on the same programs the two simulators agree to within a few per cent per
-kernel and in φ (at 512 tasks, on the one seed stored so far, within 12 % per kernel and 6 % in
-φ), while at 64 tasks both lie 1-6 % below the φ paper 000 prints and at 512 tasks
+kernel and in φ (at 512 tasks, over seeds 1-2, within 8 % per kernel and 4 % in φ), while at 64 tasks both lie 1-6 % below the φ paper 000 prints and at 512 tasks
 both lie 7-30 % above its same-radix φ; so those gaps to the paper are not in hpcnetsim's network
 model (docs/validation.md, "INSEE against hpcnetsim")."""
 
@@ -94,15 +93,14 @@ MESH_512 = [32, 16]
 #: tree -> the reference its φ is normalized to (Table 4(b): 8:8,3; Table 5(b): 6:6,4)
 REFERENCE_512 = {"8:2,3": "8:8,3", **{t: "6:6,4" for t in ("11:1,3", "10:2,3", "9:3,3", "8:4,3", "7:5,4")}}
 #: at least this many seeds of every tree and kernel (INSEE: about two hours of CPU per seed
-#: for these eight trees; the file holds seed 1 complete and part of seed 2)
-SEEDS_512 = 1
+#: for these eight trees)
+SEEDS_512 = 2
 #: a kernel's mean time over the seeds, ours against INSEE's at 512 tasks: one seed's ratio
-#: moves by ±6 % from seed to seed (8:8,3 bu: 1.058 with seed 1, 0.941 with seed 2), and the
-#: reference 6:6,4's bu is 0.885 with seed 1, so the band is twice that
-KERNEL_TOLERANCE_512 = 0.12
-#: φ's mean over the seeds at 512 tasks (seed 1: ours 0.5-5.4 % below INSEE's, the reference
-#: 6:6,4 running bu and 3m faster in ours)
-PHI_TOLERANCE_512 = 0.06
+#: moves by ±6 % from seed to seed (8:8,3 bu: 1.058 with seed 1, 0.941 with seed 2); over
+#: seeds 1-2 the means lie in 0.920 (6:6,4 bu) to 1.022
+KERNEL_TOLERANCE_512 = 0.10
+#: φ's mean over the seeds at 512 tasks (seeds 1-2: ours 0.5-3.9 % from INSEE's)
+PHI_TOLERANCE_512 = 0.05
 #: reruns of ours that must give the stored cycles (cheap ones; every kernel and reference)
 RERUN_512 = [("8:8,3", "bt", 1), ("8:2,3", "3w", 1), ("6:6,4", "2m", 1), ("8:4,3", "wf", 1), ("7:5,4", "2w", 1)]
 
