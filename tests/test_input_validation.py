@@ -310,3 +310,12 @@ def test_ctrl_c_stops_a_sweep_with_queued_points_within_two_seconds(tmp_path):
     time.sleep(0.2)
     assert not [w for w in workers if _alive(w)], "a worker outlived the sweep"
     assert len(hpcnetsim.results(out)) == 0 if (out / "store").is_dir() else True
+
+
+def test_checks_made_while_running_name_the_file_too(tmp_path):
+    """A kernel's task count is checked when the workload is built, after the file was read:
+    the line still names the file, the field, the value and what is allowed."""
+    cfg = tmp_path / "mesh.toml"
+    cfg.write_text('topology = "tree:k=4,kp=4,n=3"\n[workload]\nkernel = "2w"\ntasks = 64\nmesh = [8, 9]\n')
+    r = run_cli(["run", str(cfg)])
+    assert_refused(r, f"{cfg}: config: workload.mesh = [8, 9] is invalid: positive sides")

@@ -43,6 +43,19 @@ def add_parser(sub) -> None:
 
 
 def _run(args) -> int | None:
+    from .._core import ConfigError
+
+    try:
+        return _run_config(args)
+    except ConfigError as e:
+        # A check that only running can make (a kernel's task count, a trace's ranks) names the
+        # file too, as the checks made when the file is read do.
+        if str(e).startswith("config: "):
+            raise ConfigError(f"{args.config}: {e}") from None
+        raise
+
+
+def _run_config(args) -> int | None:
     from ..config import apply_overrides, load_layer, resolve
     from ..simulation import check_loads, simulate
 
