@@ -288,11 +288,10 @@ pub enum ZipfRanks {
     Shuffled,
 }
 
-impl ZipfRanks {
-    /// The default, left out of serialised configs.
-    pub fn is_index(&self) -> bool {
-        *self == ZipfRanks::Index
-    }
+/// Whether `v` is its type's default: the fields serialised configs leave out while they keep
+/// it (`skip_serializing_if`).
+pub(crate) fn is_default<T: Default + PartialEq>(v: &T) -> bool {
+    *v == T::default()
 }
 
 /// How sources decide when to generate packets.
@@ -333,7 +332,7 @@ pub struct TrafficConfig {
     /// Order of the Zipf ranks: terminal indices, or a seeded random order. Left out of
     /// serialised configs when `index` (the order before it existed), so that every existing
     /// config keeps its canonical form (`config show`, exported configs, reports).
-    #[serde(default, skip_serializing_if = "ZipfRanks::is_index")]
+    #[serde(default, skip_serializing_if = "is_default")]
     pub zipf_ranks: ZipfRanks,
 }
 

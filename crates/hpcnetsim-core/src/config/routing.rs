@@ -238,7 +238,7 @@ impl RoutingConfig {
 struct RoutingFields {
     algorithm: Algorithm,
     selection: Selection,
-    #[serde(skip_serializing_if = "is_default")]
+    #[serde(skip_serializing_if = "super::is_default")]
     plane_selection: PlaneSelection,
     #[serde(skip_serializing_if = "Option::is_none")]
     engine: Option<String>,
@@ -290,10 +290,6 @@ impl TryFrom<RoutingFields> for RoutingConfig {
         };
         Ok(RoutingConfig { selection: f.selection, method, plane_selection: f.plane_selection })
     }
-}
-
-fn is_default<T: Default + PartialEq>(v: &T) -> bool {
-    *v == T::default()
 }
 
 impl From<RoutingConfig> for RoutingFields {

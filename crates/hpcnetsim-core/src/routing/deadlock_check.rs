@@ -87,7 +87,10 @@ pub fn check(cfg: &Config, vcs: Option<usize>) -> Result<Check> {
             "route",
             "routing",
             "'table'",
-            "an algorithmic routing; forwarding tables are checked with --routing ENGINE (minhop, sssp, dfsssp, updn, ftree, parx, ksp)",
+            format!(
+                "an algorithmic routing; forwarding tables are checked with --routing ENGINE ({})",
+                super::tables::ENGINES
+            ),
         ));
     }
     let (routing, built_vcs, merged) = build(cfg, &topo, vcs)?;

@@ -44,6 +44,14 @@ impl PlaneRouting {
         let local = Request { switch: req.switch - p * self.switches, src: req.src - t, dst: req.dst - t, ..*req };
         (p, local)
     }
+
+    /// The plane of a packet from terminal `src` to `dst`, and both in that plane's indices.
+    #[inline]
+    fn local_pair(&self, src: usize, dst: usize) -> (usize, usize, usize) {
+        let p = src / self.terminals;
+        let t = p * self.terminals;
+        (p, src - t, dst - t)
+    }
 }
 
 impl Routing for PlaneRouting {
@@ -79,20 +87,18 @@ impl Routing for PlaneRouting {
         self.planes.iter().map(|r| r.salts()).max().unwrap_or(1)
     }
     fn address_offset(&self, src: usize, dst: usize, size_phits: u32) -> u8 {
-        let p = src / self.terminals;
-        let t = p * self.terminals;
-        self.of(p).address_offset(src - t, dst - t, size_phits)
+        let (p, src, dst) = self.local_pair(src, dst);
+        self.of(p).address_offset(src, dst, size_phits)
     }
     fn prefetch(&self, switch: usize) {
         let p = switch / self.switches;
         self.of(p).prefetch(switch - p * self.switches)
     }
     fn throughput_bound(&self) -> Option<f64> {
-        self.planes.iter().map(|r| r.throughput_bound()).try_fold(f64::INFINITY, |m, b| b.map(|b| m.min(b)))
+        crate::topology::properties::least_bound(self.planes.iter().map(|r| r.throughput_bound()))
     }
     fn injection_vc(&self, src: usize, dst: usize, offset: u8) -> Option<usize> {
-        let p = src / self.terminals;
-        let t = p * self.terminals;
-        self.of(p).injection_vc(src - t, dst - t, offset)
+        let (p, src, dst) = self.local_pair(src, dst);
+        self.of(p).injection_vc(src, dst, offset)
     }
 }

@@ -38,11 +38,7 @@ pub fn replicate(plane: Topology, n: usize, spec: &str) -> Topology {
     for p in 0..n {
         let (sw, ch, te) = ((p * s) as u32, (p * c) as u32, (p * e) as u32);
         port_offset.extend(plane.port_offset[1..].iter().map(|&o| o + ch));
-        peers.extend(plane.peers.iter().map(|&peer| match peer {
-            Peer::Unplugged => Peer::Unplugged,
-            Peer::Switch { switch, port } => Peer::Switch { switch: switch + sw, port },
-            Peer::Terminal(t) => Peer::Terminal(t + te),
-        }));
+        peers.extend(plane.peers.iter().map(|&peer| renumber(peer, |s| s + sw, |t| t + te)));
         terminal_attachment.extend(plane.terminal_attachment.iter().map(|&(a, port)| (a + sw, port)));
     }
     let terminals_at = (0..n).flat_map(|_| plane.terminals_at.iter().copied()).collect();
@@ -60,6 +56,15 @@ pub fn replicate(plane: Topology, n: usize, spec: &str) -> Topology {
         faults: 0,
         planes: n as u32,
         plane: Some(Box::new(plane)),
+    }
+}
+
+/// `peer` with its switch or terminal index mapped (into or out of a plane's range).
+fn renumber(peer: Peer, switch: impl Fn(u32) -> u32, terminal: impl Fn(u32) -> u32) -> Peer {
+    match peer {
+        Peer::Unplugged => Peer::Unplugged,
+        Peer::Switch { switch: s, port } => Peer::Switch { switch: switch(s), port },
+        Peer::Terminal(t) => Peer::Terminal(terminal(t)),
     }
 }
 
@@ -81,11 +86,7 @@ pub fn slice(topo: &Topology, p: usize) -> Topology {
     let port_offset = topo.port_offset[p * s..=(p + 1) * s].iter().map(|&o| o - first).collect();
     let peers = topo.peers[first as usize..topo.port_offset[(p + 1) * s] as usize]
         .iter()
-        .map(|&peer| match peer {
-            Peer::Unplugged => Peer::Unplugged,
-            Peer::Switch { switch, port } => Peer::Switch { switch: switch - sw, port },
-            Peer::Terminal(t) => Peer::Terminal(t - te),
-        })
+        .map(|&peer| renumber(peer, |s| s - sw, |t| t - te))
         .collect();
     let terminal_attachment =
         topo.terminal_attachment[(p * e)..((p + 1) * e)].iter().map(|&(a, port)| (a - sw, port)).collect();

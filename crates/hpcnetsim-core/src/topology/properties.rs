@@ -114,8 +114,7 @@ impl Topology {
     /// when it is too large.
     pub fn throughput_bound(&self) -> Option<f64> {
         if self.planes() > 1 {
-            let bounds = self.per_plane(Topology::throughput_bound);
-            return bounds.into_iter().try_fold(f64::INFINITY, |m, b| b.map(|b| m.min(b)));
+            return least_bound(self.per_plane(Topology::throughput_bound));
         }
         let switch_max = match self.family() {
             _ if self.faulty_links() > 0 => return self.solved_throughput_bound(),
@@ -289,7 +288,7 @@ impl Topology {
         let bisection_channels = planes.iter().map(|p| p.bisection_channels).sum::<u64>();
         let terminals = sum(|p| p.terminals);
         let min = |f: fn(&Properties) -> f64| planes.iter().map(f).fold(f64::INFINITY, f64::min);
-        let ideal = planes.iter().map(|p| p.ideal_throughput).try_fold(f64::INFINITY, |m, b| b.map(|b| m.min(b)));
+        let ideal = least_bound(planes.iter().map(|p| p.ideal_throughput));
         let mut per_level = vec![0; first.switches_per_level.len()];
         for p in &planes {
             per_level.iter_mut().zip(&p.switches_per_level).for_each(|(a, b)| *a += b);
@@ -316,4 +315,10 @@ impl Topology {
             cost_quadratic: planes.iter().map(|p| p.cost_quadratic).sum(),
         })
     }
+}
+
+/// The least of several throughput bounds (a multi-plane network's planes'), `None` when any
+/// of them is unknown.
+pub fn least_bound(bounds: impl IntoIterator<Item = Option<f64>>) -> Option<f64> {
+    bounds.into_iter().try_fold(f64::INFINITY, |m, b| b.map(|b| m.min(b)))
 }
