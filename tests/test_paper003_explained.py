@@ -207,6 +207,34 @@ def test_saturating_collectives_agree_on_the_twin_torus_and_not_on_the_3d_torus(
         assert 1.2 <= ratio["3D"] <= 1.55, (kernel, nbytes, pes, ratio)
 
 
+def test_allgather_16_bytes_reduction_is_one_draw_of_a_spread_seven_times_its_tolerance():
+    """Table III's 256-PE AllGather of 16 bytes: the twin torus's reduction is a difference of
+    two times of about 4 200 cycles (ours; the paper's 2 621 and 2 505) that the switches'
+    arbitration draws alone move by hundreds of cycles. Over seeds 1-40 of the study's set-up
+    (Open MPI's linear AllGather) one run's reduction has a standard deviation of 3.1
+    percentage points, seven times the row's tolerance (10 % of 4.43 = 0.44 points), so the
+    five-seed mean of `validate` (95 % interval about ±4 points) cannot resolve the row. The
+    paper prints one run: its 4.43 % lies inside the central 90 % of our single runs and within
+    a third of a standard deviation of their mean (3.8 %); seed 1 gives 4.62 %. What stays
+    unexplained is the algorithm behind the paper's absolute times (ours are 1.6x theirs,
+    docs/validation.md), not the reduction."""
+    program = allgather_linear(256, 16)
+    reductions = []
+    for seed in range(1, 41):
+        base, _ = run("3D", 256, program, seed=seed)
+        twin, _ = run("5DT", 256, program, seed=seed)
+        reductions.append(100 * (1 - twin / base))
+    paper = 100 * (1 - published("Table III", "allgather", 16, "5DT", 256)
+                   / published("Table III", "allgather", 16, "3D", 256))  # fmt: skip
+    mean, sd = statistics.mean(reductions), statistics.stdev(reductions)
+    cuts = statistics.quantiles(reductions, n=20)  # 5th ... 95th percentiles
+    assert sd > 5 * 0.10 * paper, (sd, paper)
+    assert 2.776 * sd / math.sqrt(5) > 0.10 * paper * 5, sd  # five seeds' interval, t with 4 d.o.f.
+    assert cuts[0] < paper < cuts[-1], (cuts[0], paper, cuts[-1])
+    assert abs(mean - paper) < 0.5 * sd, (mean, sd, paper)
+    assert sum(r >= paper for r in reductions) >= 8, sorted(reductions)
+
+
 def test_3d_alltoall_is_slower_in_the_paper_than_a_lockstep_schedule():
     """The paper's 3D torus runs the 512-byte All2All (25 829 cycles) 27 % slower than the
     same messages sent shift by shift (every rank to i − s at once, then the next shift) over
