@@ -319,3 +319,16 @@ def test_checks_made_while_running_name_the_file_too(tmp_path):
     cfg.write_text('topology = "tree:k=4,kp=4,n=3"\n[workload]\nkernel = "2w"\ntasks = 64\nmesh = [8, 9]\n')
     r = run_cli(["run", str(cfg)])
     assert_refused(r, f"{cfg}: config: workload.mesh = [8, 9] is invalid: positive sides")
+
+
+def test_the_python_api_names_the_file_in_checks_made_while_running(tmp_path):
+    """`hpcnetsim.execute(path)` says which file as `hpcnetsim run` does; a dict has no file."""
+    cfg = tmp_path / "mesh.toml"
+    text = 'topology = "tree:k=4,kp=4,n=3"\n[workload]\nkernel = "2w"\ntasks = 64\nmesh = [8, 9]\n'
+    cfg.write_text(text)
+    with pytest.raises(hpcnetsim.ConfigError) as err:
+        hpcnetsim.execute(cfg)
+    assert str(err.value) == f"{cfg}: config: workload.mesh = [8, 9] is invalid: positive sides whose product is the task count 64"
+    with pytest.raises(hpcnetsim.ConfigError) as err:
+        hpcnetsim.execute(hpcnetsim.load_config(cfg))
+    assert str(err.value).startswith("config: workload.mesh = [8, 9] is invalid")

@@ -9,6 +9,7 @@ from __future__ import annotations
 import copy
 import json
 import os
+from contextlib import contextmanager
 
 from . import _core
 from ._core import ConfigError
@@ -33,6 +34,18 @@ def load_config(source: str | os.PathLike | dict) -> dict[str, Any]:
         return json.loads(_core.config_from_toml(text))
     except ConfigError as e:
         raise ConfigError(f"{path}: {e}") from None
+
+
+@contextmanager
+def naming_file(source: str | os.PathLike | dict):
+    """Config errors that only running finds (a kernel's task count, its virtual mesh, a trace's
+    ranks) name the file ``source`` too, as those found while reading it do; a dict has none."""
+    try:
+        yield
+    except ConfigError as e:
+        if isinstance(source, (str, os.PathLike)) and str(e).startswith("config: "):
+            raise ConfigError(f"{os.fspath(source)}: {e}") from None
+        raise
 
 
 def load_layer(path: str | os.PathLike) -> dict[str, Any]:

@@ -9,7 +9,7 @@ from collections.abc import Callable
 
 from . import _core
 from ._core import ConfigError
-from .config import load_config, to_json
+from .config import load_config, naming_file, to_json
 
 # Names for annotations only: importing `typing` costs start-up time.
 TYPE_CHECKING = False
@@ -146,7 +146,8 @@ def simulate(
     from .units import with_physical
 
     cfg = to_json(load_config(config))
-    text = _core.simulate(cfg, progress, max_seconds, max_cycles, check, threads)
+    with naming_file(config):
+        text = _core.simulate(cfg, progress, max_seconds, max_cycles, check, threads)
     return SimulationResult(json.loads(with_physical(text, cfg)))
 
 
@@ -189,12 +190,14 @@ def execute(
         # Traced seconds become cycles of the network's clock ([link]) as for the other formats.
         text, _ = to_text(w["trace"], workload_cycle_ns(rest_json, w))
         name = f"trace {os.path.basename(str(w['trace']))}"
-        result = _core.execute_program(rest_json, name, text)
+        with naming_file(config):
+            result = _core.execute_program(rest_json, name, text)
         return SimulationResult(json.loads(with_physical(result, rest_json)))
     from .units import with_physical
 
     cfg_json = to_json(cfg)
-    text = _core.execute(cfg_json, progress, max_seconds, max_cycles, check, threads)
+    with naming_file(config):
+        text = _core.execute(cfg_json, progress, max_seconds, max_cycles, check, threads)
     return SimulationResult(json.loads(with_physical(text, cfg_json)))
 
 

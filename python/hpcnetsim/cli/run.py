@@ -43,16 +43,12 @@ def add_parser(sub) -> None:
 
 
 def _run(args) -> int | None:
-    from .._core import ConfigError
+    from ..config import naming_file
 
-    try:
+    # The run's config is resolved from layers (a dict): checks that only running can make
+    # name the file here.
+    with naming_file(args.config):
         return _run_config(args)
-    except ConfigError as e:
-        # A check that only running can make (a kernel's task count, a trace's ranks) names the
-        # file too, as the checks made when the file is read do.
-        if str(e).startswith("config: "):
-            raise ConfigError(f"{args.config}: {e}") from None
-        raise
 
 
 def _run_config(args) -> int | None:
