@@ -44,7 +44,7 @@ pub fn split(spec: &str) -> Result<(&str, Option<&str>, Option<&str>)> {
     let base = parts.next().unwrap_or_default();
     let (mut planes, mut faults) = (None, None);
     for part in parts {
-        let slot = if part.starts_with("planes:") { &mut planes } else { &mut faults };
+        let slot = if part.starts_with(super::planes::PREFIX) { &mut planes } else { &mut faults };
         if slot.replace(part).is_some() {
             let kind = part.split(':').next().unwrap_or(part);
             return Err(Error::invalid(

@@ -17,14 +17,20 @@ use crate::error::{Error, Result};
 /// Most planes a network may have (a message records its plane in a byte).
 pub const MAX_PLANES: usize = 16;
 
-/// Parses the text after `|` (`planes:N`), if it is a planes suffix: `None` when it is not.
-pub fn parse(text: &str) -> Option<Result<usize>> {
-    let body = text.trim().strip_prefix("planes:")?;
-    let allowed = format!("an integer between 2 and {MAX_PLANES}");
-    Some(match body.trim().parse::<usize>() {
+/// What begins a plane-count suffix of a spec (`SPEC|planes:N`); `faults::split` tells the
+/// suffixes apart by it.
+pub const PREFIX: &str = "planes:";
+
+/// The plane count of a planes suffix (`planes:N`, as `faults::split` returns it).
+pub fn parse(text: &str) -> Result<usize> {
+    let body = text.trim();
+    let body = body.strip_prefix(PREFIX).unwrap_or(body).trim();
+    match body.parse::<usize>() {
         Ok(n) if (2..=MAX_PLANES).contains(&n) => Ok(n),
-        _ => Err(Error::invalid("spec", "planes", format!("'{}'", body.trim()), allowed)),
-    })
+        _ => {
+            Err(Error::invalid("spec", "planes", format!("'{body}'"), format!("an integer between 2 and {MAX_PLANES}")))
+        }
+    }
 }
 
 /// `plane` replicated `n` times, plane-major (see the module's documentation); `spec` is the
@@ -155,9 +161,10 @@ mod tests {
     #[test]
     fn bad_plane_counts_are_one_line_errors() {
         for bad in ["planes:1", "planes:0", "planes:17", "planes:two", "planes:"] {
-            let e = parse(bad).unwrap().unwrap_err().to_string();
+            let e = parse(bad).unwrap_err().to_string();
             assert!(e.contains("planes") && e.contains("between 2 and 16") && !e.contains('\n'), "{bad}: {e}");
         }
-        assert!(parse("faults:random=2").is_none());
+        let split = super::super::faults::split("torus:4x4|faults:random=2| planes:3").unwrap();
+        assert_eq!(split, ("torus:4x4", Some("planes:3"), Some("faults:random=2")));
     }
 }
