@@ -10,11 +10,12 @@ by the core like any text trace (docs/traces.md).
 
 from __future__ import annotations
 
+import io
 import os
 import sys
 import tempfile
 from collections import Counter
-from contextlib import contextmanager
+from contextlib import contextmanager, redirect_stderr
 
 from .._core import ConfigError
 
@@ -82,18 +83,23 @@ def to_text(path: str | os.PathLike, cycle_ns: float = 1.0) -> tuple[str, list[d
 @contextmanager
 def _library_errors(reported: list[str]):
     """Captures what the OTF2 C library writes to the process's stderr (its error messages,
-    several lines each) while reading, so that a damaged archive is one line of ours."""
+    several lines each) while reading, so that a damaged archive is one line of ours; also what
+    the otf2 package's callbacks write to ``sys.stderr`` (a traceback when a damaged record
+    names no definition), which is not the process's stderr under Jupyter or pytest."""
     sys.stderr.flush()
     saved = os.dup(2)
+    python_side = io.StringIO()
     with tempfile.TemporaryFile() as tmp:
         os.dup2(tmp.fileno(), 2)
         try:
-            yield
+            with redirect_stderr(python_side):
+                yield
         finally:
             os.dup2(saved, 2)
             os.close(saved)
             tmp.seek(0)
             reported.append(tmp.read().decode(errors="replace"))
+            reported.append(python_side.getvalue())
 
 
 def _first_error(reported: list[str]) -> str:
