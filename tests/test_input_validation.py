@@ -312,11 +312,15 @@ def test_ctrl_c_stops_a_sweep_with_queued_points_within_two_seconds(tmp_path):
     assert len(hpcnetsim.results(out)) == 0 if (out / "store").is_dir() else True
 
 
+#: A config whose error only running finds: the kernel's virtual mesh does not hold its tasks.
+BAD_MESH = 'topology = "tree:k=4,kp=4,n=3"\n[workload]\nkernel = "2w"\ntasks = 64\nmesh = [8, 9]\n'
+
+
 def test_checks_made_while_running_name_the_file_too(tmp_path):
     """A kernel's task count is checked when the workload is built, after the file was read:
     the line still names the file, the field, the value and what is allowed."""
     cfg = tmp_path / "mesh.toml"
-    cfg.write_text('topology = "tree:k=4,kp=4,n=3"\n[workload]\nkernel = "2w"\ntasks = 64\nmesh = [8, 9]\n')
+    cfg.write_text(BAD_MESH)
     r = run_cli(["run", str(cfg)])
     assert_refused(r, f"{cfg}: config: workload.mesh = [8, 9] is invalid: positive sides")
 
@@ -324,8 +328,7 @@ def test_checks_made_while_running_name_the_file_too(tmp_path):
 def test_the_python_api_names_the_file_in_checks_made_while_running(tmp_path):
     """`hpcnetsim.execute(path)` says which file as `hpcnetsim run` does; a dict has no file."""
     cfg = tmp_path / "mesh.toml"
-    text = 'topology = "tree:k=4,kp=4,n=3"\n[workload]\nkernel = "2w"\ntasks = 64\nmesh = [8, 9]\n'
-    cfg.write_text(text)
+    cfg.write_text(BAD_MESH)
     with pytest.raises(hpcnetsim.ConfigError) as err:
         hpcnetsim.execute(cfg)
     assert str(err.value) == f"{cfg}: config: workload.mesh = [8, 9] is invalid: positive sides whose product is the task count 64"

@@ -10,8 +10,9 @@ thin-trees. INSEE's cycles are kept in tests/data/insee/, made by
   of reruns checks are still ours (all of them take minutes).
 
 What it establishes: on the same programs the two simulators agree to within a few per cent per
-kernel and in φ (at 512 tasks, over seeds 1-2, within 8 % per kernel and 4 % in φ), while at 64 tasks both lie 1-6 % below the φ paper 000 prints and at 512 tasks
-both lie 7-30 % above its same-radix φ; so those gaps to the paper are not in hpcnetsim's network
+kernel and in φ (at 512 tasks, over seeds 1-2, within 8 % per kernel and 4 % in φ), while at 64
+tasks both lie 1-6 % below the φ paper 000 prints and at 512 tasks both lie 7-30 % above its
+same-radix φ; so those gaps to the paper are not in hpcnetsim's network
 model (docs/validation.md, "INSEE against hpcnetsim")."""
 
 import csv

@@ -228,8 +228,7 @@ def test_allgather_16_bytes_reduction_is_one_draw_of_a_spread_seven_times_its_to
                    / published("Table III", "allgather", 16, "3D", 256))  # fmt: skip
     mean, sd = statistics.mean(reductions), statistics.stdev(reductions)
     cuts = statistics.quantiles(reductions, n=20)  # 5th ... 95th percentiles
-    assert sd > 5 * 0.10 * paper, (sd, paper)
-    assert 2.776 * sd / math.sqrt(5) > 0.10 * paper * 5, sd  # five seeds' interval, t with 4 d.o.f.
+    assert sd > 5 * 0.10 * paper, (sd, paper)  # so five seeds' 95 % interval, 1.24 sd, exceeds 6 tolerances
     assert cuts[0] < paper < cuts[-1], (cuts[0], paper, cuts[-1])
     assert abs(mean - paper) < 0.5 * sd, (mean, sd, paper)
     assert sum(r >= paper for r in reductions) >= 8, sorted(reductions)
