@@ -8,6 +8,7 @@ Usage (from this folder, with the project's .venv; INSEE built as README.md says
     python insee_kernels.py /tmp/insee/fsin -o routing.selection=most-credits
     python insee_kernels.py /tmp/insee/fsin --tasks 4096 --reference 8:8,4 --trees 8:2,4 --kernels 3m bu --seeds 1
     python insee_kernels.py /tmp/insee/fsin --tasks 512 --reference 8:8,3 --trees 8:2,3 --mesh 32x16 --kernels 2w 2m wf
+    python insee_kernels.py /tmp/insee/fsin --tasks 4096 --reference 6:6,5 --trees 9:3,4 --kernels 2w 3w --hpcnetsim-only
 
 Paper 000 Tables 4 and 5 print φ of each thin-tree: the number of kernels over the sum of
 each kernel's execution time divided by the reference tree's (§6.1). Both simulators run the
@@ -19,6 +20,10 @@ of 8 packets, 16-phit packets of 16 bytes, consecutive placement: insee-tree-bu.
 hpcnetsim's `tree:k=k,kp=k',n=n` with the thin-trees study's settings, tasks on the first
 terminals. It prints the cycles of every run, then φ per tree and seed and the mean over
 seeds of both simulators.
+
+With --hpcnetsim-only only hpcnetsim runs (INSEE's cycles are left empty in the CSV): at 4096
+tasks the wavefronts 2w and 3w take 0.9-1.4 million cycles, hours of INSEE per run. φ of INSEE
+then takes those kernels' ratios from hpcnetsim, and the output says so.
 """
 
 import argparse
@@ -201,15 +206,23 @@ COLUMNS = ["tree", "tasks", "kernel", "seed", "insee_cycles", "hpcnetsim_cycles"
 
 
 def stored(path, tasks):
-    """The runs of ``tasks`` tasks that a CSV written by ``--csv`` holds: INSEE's and ours by (tree, kernel, seed)."""
+    """The runs of ``tasks`` tasks that a CSV written by ``--csv`` holds: INSEE's and ours by (tree, kernel, seed);
+    a row of --hpcnetsim-only has no INSEE cycles."""
     insee, hpc = {}, {}
     if os.path.exists(path):
         with open(path, newline="") as f:
             for row in csv.DictReader(f):
                 if int(row["tasks"]) == tasks:
                     key = (row["tree"], row["kernel"], int(row["seed"]))
-                    insee[key], hpc[key] = int(row["insee_cycles"]), int(row["hpcnetsim_cycles"])
+                    hpc[key] = int(row["hpcnetsim_cycles"])
+                    if row["insee_cycles"]:
+                        insee[key] = int(row["insee_cycles"])
     return insee, hpc
+
+
+def mixed(insee, hpc):
+    """INSEE's cycles, and hpcnetsim's for the runs INSEE has not made."""
+    return {**hpc, **insee}
 
 
 def open_rows(path):
@@ -254,6 +267,11 @@ def main():
         help="only these kernels (default: every kernel the task count allows; φ is then over these)",
     )
     a.add_argument(
+        "--hpcnetsim-only",
+        action="store_true",
+        help="run hpcnetsim alone (INSEE's cycles left empty; its φ then uses hpcnetsim's ratios for these runs)",
+    )
+    a.add_argument(
         "--csv",
         metavar="PATH",
         help="also write every run's cycles to PATH (the test data's form), a row as soon as it is run; "
@@ -283,28 +301,35 @@ def main():
     print("|---|---|---|---|---|---|")
     # seed by seed, so that an interrupted run leaves whole seeds behind
     for seed, name, kernel in itertools.product(args.seeds, names, ks):
-        if (name, kernel, seed) not in insee:
-            out = run_insee(
-                args.insee,
-                "insee-tree-bu.conf",
-                {"topo": insee_topology(name), "tracefile": "k.trc", "rseed": seed},
-                files=[("k.trc", traces[kernel])],
-            )
-            insee[name, kernel, seed] = insee_cycles(out)
-            hpc[name, kernel, seed] = ours(name, kernel, seed, args.overrides, args.tasks, args.mesh)
+        key = (name, kernel, seed)
+        if key not in insee and not (args.hpcnetsim_only and key in hpc):
+            if not args.hpcnetsim_only:
+                out = run_insee(
+                    args.insee,
+                    "insee-tree-bu.conf",
+                    {"topo": insee_topology(name), "tracefile": "k.trc", "rseed": seed},
+                    files=[("k.trc", traces[kernel])],
+                )
+                insee[key] = insee_cycles(out)
+            hpc[key] = ours(name, kernel, seed, args.overrides, args.tasks, args.mesh)
             if rows:
-                rows.writerow([name, args.tasks, kernel, seed, insee[name, kernel, seed], hpc[name, kernel, seed]])
+                rows.writerow([name, args.tasks, kernel, seed, insee.get(key, ""), hpc[key]])
+        theirs = insee.get(key)
         print(
-            f"| {name} | {kernel} | {seed} | {insee[name, kernel, seed]} | {hpc[name, kernel, seed]} "
-            f"| {hpc[name, kernel, seed] / insee[name, kernel, seed]:.3f} |",
+            f"| {name} | {kernel} | {seed} | {theirs or '(not run)'} | {hpc[key]} "
+            f"| {f'{hpc[key] / theirs:.3f}' if theirs else ''} |",
             flush=True,
         )
+    lent = sorted({k for t in names for k in ks for s in args.seeds if (t, k, s) not in insee})
+    if lent:
+        print(f"\nINSEE's φ takes hpcnetsim's times of {', '.join(lent)} (--hpcnetsim-only).")
+    theirs_or_ours = mixed(insee, hpc)
     print(f"\n| tree | INSEE φ per seed | INSEE mean | hpcnetsim φ per seed | hpcnetsim mean |  (against {args.reference})")
     print("|---|---|---|---|---|")
     for name in args.trees:
         if name == args.reference:
             continue
-        a_ = [phi(insee, name, args.reference, s, ks) for s in args.seeds]
+        a_ = [phi(theirs_or_ours, name, args.reference, s, ks) for s in args.seeds]
         b_ = [phi(hpc, name, args.reference, s, ks) for s in args.seeds]
         print(
             f"| {name} | {', '.join(f'{x:.4f}' for x in a_)} | {statistics.mean(a_):.4f} "
