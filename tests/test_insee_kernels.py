@@ -112,12 +112,7 @@ RERUN_512 = [("8:8,3", "bt", 1), ("8:2,3", "3w", 1), ("6:6,4", "2m", 1), ("8:4,3
 
 @pytest.fixture(scope="module")
 def runs_512():
-    insee, ours = {}, {}
-    with open(ROOT / "tests/data/insee/kernels-512.csv", newline="") as f:
-        for row in csv.DictReader(f):
-            key = (row["tree"], row["kernel"], int(row["seed"]))
-            insee[key], ours[key] = int(row["insee_cycles"]), int(row["hpcnetsim_cycles"])
-    return insee, ours
+    return peer.stored(ROOT / "tests/data/insee/kernels-512.csv", 512)
 
 
 def _seeds(runs):
@@ -213,14 +208,8 @@ def runs_4096():
 
 
 def _runs_4096_file():
-    insee, ours = {}, {}
-    with open(ROOT / "tests/data/insee/kernels-4096.csv", newline="") as f:
-        for row in csv.DictReader(f):
-            key = (row["tree"], row["kernel"], int(row["seed"]))
-            ours[key] = int(row["hpcnetsim_cycles"])
-            if row["insee_cycles"]:
-                insee[key] = int(row["insee_cycles"])
-    return insee, ours
+    """INSEE's cycles (none for the wavefronts) and ours, by (tree, kernel, seed)."""
+    return peer.stored(ROOT / "tests/data/insee/kernels-4096.csv", 4096)
 
 
 def _trees_4096():
