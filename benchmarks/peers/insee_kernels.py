@@ -22,7 +22,7 @@ terminals. It prints the cycles of every run, then φ per tree and seed and the 
 seeds of both simulators.
 
 With --hpcnetsim-only only hpcnetsim runs (INSEE's cycles are left empty in the CSV): at 4096
-tasks the wavefronts 2w and 3w take 0.9-1.4 million cycles, hours of INSEE per run. φ of INSEE
+tasks the wavefronts 2w and 3w take 0.9-1.8 million cycles, hours of INSEE per run. φ of INSEE
 then takes those kernels' ratios from hpcnetsim, and the output says so.
 """
 
