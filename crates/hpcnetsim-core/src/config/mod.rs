@@ -21,7 +21,7 @@ use crate::error::{Error, Result};
 pub use flow::{FlowConfig, Measure, Model, PathsKind};
 pub use link::LinkConfig;
 pub use nic::{Buffer, NicConfig, NicModel};
-pub use routing::{AddressPolicy, Algorithm, Method, PlaneSelection, RoutingConfig, Selection, TableRouting};
+pub use routing::{AddressPolicy, Algorithm, Method, PlaneSelection, RoutingConfig, Selection, TableRouting, TieBreak};
 use serde::{Deserialize, Serialize};
 pub use technology_fields::TechnologyFields;
 pub use units::Clock;

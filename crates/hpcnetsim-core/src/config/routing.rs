@@ -111,6 +111,21 @@ pub enum Selection {
     First,
 }
 
+/// How a selection policy chooses among candidates it rates equal.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TieBreak {
+    /// Uniformly at random.
+    #[default]
+    Uniform,
+    /// At random, the first tied candidate in the routing's order counting twice (among n
+    /// ties it is taken with probability 2/(n + 1), each other with 1/(n + 1)). INSEE's
+    /// `min_queue_occupation` (`request_ports.c`) stores the port that sets a new minimum and
+    /// then again through the equality test that follows, so its tree routings draw this
+    /// way; offered to replay them, not as a better rule.
+    FirstTwice,
+}
+
 /// How the NICs of a multi-plane network (`SPEC|planes:N`) pick the plane of each packet of
 /// independent traffic, and of each message of a causal workload.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -139,6 +154,8 @@ pub enum PlaneSelection {
 pub struct RoutingConfig {
     /// Selection policy among the legal candidates.
     pub selection: Selection,
+    /// How the selection policy breaks ties.
+    pub tie_break: TieBreak,
     /// The routing: an algorithm, or forwarding tables with their fields.
     pub method: Method,
     /// Multi-plane networks: how a NIC picks the plane of a packet or message.
@@ -197,6 +214,7 @@ impl Default for RoutingConfig {
     fn default() -> Self {
         RoutingConfig {
             selection: Selection::LeastOccupied,
+            tie_break: TieBreak::Uniform,
             method: Method::Algorithm(Algorithm::Auto),
             plane_selection: PlaneSelection::RoundRobin,
         }
@@ -238,6 +256,8 @@ impl RoutingConfig {
 struct RoutingFields {
     algorithm: Algorithm,
     selection: Selection,
+    #[serde(skip_serializing_if = "super::is_default")]
+    tie_break: TieBreak,
     #[serde(skip_serializing_if = "super::is_default")]
     plane_selection: PlaneSelection,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -288,7 +308,7 @@ impl TryFrom<RoutingFields> for RoutingConfig {
                 ))
             }
         };
-        Ok(RoutingConfig { selection: f.selection, method, plane_selection: f.plane_selection })
+        Ok(RoutingConfig { selection: f.selection, tie_break: f.tie_break, method, plane_selection: f.plane_selection })
     }
 }
 
@@ -298,6 +318,7 @@ impl From<RoutingConfig> for RoutingFields {
         let mut f = RoutingFields {
             algorithm,
             selection: r.selection,
+            tie_break: r.tie_break,
             plane_selection: r.plane_selection,
             engine: None,
             lmc: None,
@@ -327,6 +348,11 @@ mod tests {
         let r = read("algorithm = \"dor\"\nselection = \"first\"").unwrap();
         assert_eq!((r.method.clone(), r.selection), (Method::Algorithm(Algorithm::Dor), Selection::First));
         assert_eq!(serde_json::to_value(&r).unwrap(), serde_json::json!({"algorithm": "dor", "selection": "first"}));
+        // The default tie-break is not written (configs and their stored keys stay as they were).
+        let r = read("tie_break = \"first-twice\"").unwrap();
+        assert_eq!(r.tie_break, TieBreak::FirstTwice);
+        assert_eq!(serde_json::to_value(&r).unwrap()["tie_break"], "first-twice");
+        assert!(read("tie_break = \"last\"").unwrap_err().contains("first-twice"));
         let t = read("algorithm = \"table\"\nengine = \"parx\"\nlmc = 2").unwrap();
         let Method::Table(table) = &t.method else { panic!("{t:?}") };
         assert_eq!((table.engine, table.lmc, table.address), (TableEngine::Parx, 2, AddressPolicy::RoundRobin));

@@ -168,6 +168,7 @@ impl<'a> Engine<'a> {
             arbitration: cfg.switch.arbitration,
             output_allocation: cfg.switch.output_allocation,
             selection: cfg.routing.selection,
+            tie_break: cfg.routing.tie_break,
             prefetching: state_bytes > prefetch::above_bytes(),
             recording: false,
             observing: false,

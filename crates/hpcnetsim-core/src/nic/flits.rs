@@ -56,9 +56,9 @@ pub(crate) trait NicFlits: NicSide {
                 let candidate = Candidate::new(port, vc);
                 offers.push(Offer { candidate, room: self.nics_ref().credits[i], occupancy, takeable: free });
             }
-            let selection = self.knobs().selection;
+            let (selection, tie) = (self.knobs().selection, self.knobs().tie_break);
             let n = self.nics();
-            n.choice.prepare(selection, &offers);
+            n.choice.prepare(selection, tie, &offers);
             let picked = n.choice.pick(&mut n.rng[nic]);
             self.tmp().offers = offers;
             // Every VC held by an earlier worm: the tail credit of one wakes the NIC.

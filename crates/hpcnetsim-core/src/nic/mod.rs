@@ -171,7 +171,7 @@ pub(crate) trait Nic: NicSide {
             offers.push(Offer { candidate, room, occupancy, takeable: room >= cost });
         }
         let n = self.nics();
-        n.choice.prepare(k.selection, &offers);
+        n.choice.prepare(k.selection, k.tie_break, &offers);
         let picked = n.choice.pick(&mut n.rng[nic]);
         let retry = !n.choice.available().is_empty();
         self.tmp().offers = offers;

@@ -56,7 +56,7 @@ impl Technology for CutThrough {
                     }
                     let g = &mut groups[used];
                     (g.class, g.size) = (class, size);
-                    g.choice.prepare(k.selection, &f.tmp().offers);
+                    g.choice.prepare(k.selection, k.tie_break, &f.tmp().offers);
                     used += 1;
                     used - 1
                 }

@@ -7,7 +7,7 @@
 use super::channel_state::{Link, OutVc};
 use super::queue_state::QueueState;
 use super::switch_lists::{SwitchLists, Waiter};
-use crate::config::{Arbitration, OutputAllocation, Selection};
+use crate::config::{Arbitration, OutputAllocation, Selection, TieBreak};
 use crate::event::{Event, Packet, NONE};
 use crate::observe::Counters;
 use crate::rng::Stream;
@@ -36,6 +36,7 @@ pub(crate) struct Knobs {
     pub(crate) arbitration: Arbitration,
     pub(crate) output_allocation: OutputAllocation,
     pub(crate) selection: Selection,
+    pub(crate) tie_break: TieBreak,
     pub(crate) prefetching: bool,
     pub(crate) recording: bool,
     /// Whether a `[stats]` collector is told about every hop (`Fabric::observe_hop`).

@@ -208,7 +208,7 @@ fn cross<F: Fabric + ?Sized>(f: &mut F, s: usize, base: usize, now: u64) {
         }
         f.counters().evaluations += 1;
         let oq = queues(f);
-        oq.choice.prepare(k.selection, &offers);
+        oq.choice.prepare(k.selection, k.tie_break, &offers);
         let choice = std::mem::take(&mut oq.choice);
         let picked = choice.pick(f.switch_rng(s));
         // A packet that only waits for a crossbar port tries again next cycle; one that

@@ -221,7 +221,7 @@ pub(crate) trait WormSwitch: InputQueued {
                     }
                     let g = &mut groups[used];
                     (g.class, g.size) = (class, 0);
-                    g.choice.prepare(self.knobs().selection, &self.tmp().offers);
+                    g.choice.prepare(self.knobs().selection, self.knobs().tie_break, &self.tmp().offers);
                     used += 1;
                     used - 1
                 }

@@ -2,10 +2,10 @@
 //! tiny networks whose timing is worked out by hand in each test.
 
 use crate::common::{sim_config, topo};
-use hpcnetsim_core::config::{Algorithm, Config, OutputAllocation, Selection};
+use hpcnetsim_core::config::{Algorithm, Config, OutputAllocation, Selection, TieBreak};
 use hpcnetsim_core::engine::Engine;
 use hpcnetsim_core::routing::{Candidate, Choice, Offer};
-use hpcnetsim_core::topology::Family;
+use hpcnetsim_core::topology::{Family, Peer};
 use rand::SeedableRng;
 
 /// Runs `packets` (cycle, source, destination) of 16 phits and returns the sum and maximum
@@ -72,23 +72,52 @@ fn least_occupied_may_choose_a_busy_port() {
     let free = Offer { candidate: Candidate::new(2, 0), room: 59, occupancy: 5, takeable: true };
     let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(1);
     let mut choice = Choice::default();
-    choice.prepare(Selection::LeastOccupied, &[busy, free]);
+    choice.prepare(Selection::LeastOccupied, TieBreak::Uniform, &[busy, free]);
     assert_eq!(choice.pick(&mut rng), None);
     assert_eq!(choice.available(), &[free.candidate]);
-    choice.prepare(Selection::MostCredits, &[busy, free]);
+    choice.prepare(Selection::MostCredits, TieBreak::Uniform, &[busy, free]);
     assert_eq!(choice.pick(&mut rng), Some(free.candidate));
     // Ties at random among the least occupied; an escape candidate is taken when the
     // adaptive choice cannot be.
     let mut escape = Candidate::new(3, 0);
     escape.escape = true;
     let esc = Offer { candidate: escape, room: 64, occupancy: 0, takeable: true };
-    choice.prepare(Selection::LeastOccupied, &[busy, free, esc]);
+    choice.prepare(Selection::LeastOccupied, TieBreak::Uniform, &[busy, free, esc]);
     assert_eq!(choice.pick(&mut rng), Some(escape));
     let twin = Offer { candidate: Candidate::new(4, 0), room: 64, occupancy: 0, takeable: true };
-    choice.prepare(Selection::LeastOccupied, &[busy, twin]);
+    choice.prepare(Selection::LeastOccupied, TieBreak::Uniform, &[busy, twin]);
     let picks: Vec<_> = (0..64).map(|_| choice.pick(&mut rng)).collect();
     assert!(picks.contains(&None) && picks.contains(&Some(twin.candidate)), "{picks:?}");
     assert!(picks.iter().all(|p| [None, Some(twin.candidate)].contains(p)));
+}
+
+/// INSEE's tie-break in the engine: packets that leave a 4-ary 2-tree's first leaf switch one
+/// at a time, into an empty network, find its four up-ports equally empty; `first-twice`
+/// sends 2/5 of them through the first up-port (INSEE's draw), `uniform` 1/4.
+#[test]
+fn first_twice_tie_break_favours_the_first_up_port() {
+    let mut c = sim_config("tree:k=4,kp=4,n=2", 1, Algorithm::TreeAdaptive, 0.0);
+    let t = topo(&c.topology);
+    // The leaf switch of terminal 0 and its up-ports, in port order.
+    let ports = t.ports(0);
+    let up: Vec<usize> = (0..ports.len()).filter(|&p| matches!(ports[p], Peer::Switch { .. })).collect();
+    assert_eq!(up.len(), 4);
+    let packets = 2000;
+    for (tie, expected) in [(TieBreak::FirstTwice, 0.4), (TieBreak::Uniform, 0.25)] {
+        c.routing.tie_break = tie;
+        let mut e = Engine::new(&c, &t).unwrap();
+        e.set_recording(true);
+        for i in 0..packets {
+            e.run_until(i * 100);
+            e.inject(0, 4 + (i as usize % 12), 16);
+        }
+        e.run_until(packets * 100 + 1000);
+        let phits: Vec<u64> = up.iter().map(|&p| e.busy_phits(t.channel(0, p))).collect();
+        assert_eq!(phits.iter().sum::<u64>(), packets * 16, "{phits:?}");
+        let first = phits[0] as f64 / (packets * 16) as f64;
+        // Five standard deviations of the share over 2000 packets: 0.055.
+        assert!((first - expected).abs() < 0.055, "{tie:?}: {phits:?}");
+    }
 }
 
 /// INSEE's direct networks inject from a single injection port of the router; its trees
