@@ -8,11 +8,11 @@ thin-trees. INSEE's cycles are kept in tests/data/insee/, made by
   8:8,3; the same-radix trees and their reference 6:6,4), 2w, 2m and wf on the 32 × 16 mesh of
   the thin-trees study (`--mesh 32x16`); the file also holds hpcnetsim's cycles, which a sample
   of reruns checks are still ours (all of them take minutes);
-- kernels-4096.csv: seed 1 of the trees of Tables 4(c) and 5(c) that INSEE runs in hours (8:2,4,
-  8:3,4, 8:4,4 and their reference 8:8,4; 9:3,4, 8:4,4, 10:2,4 and 7:5,5 against 6:6,5), and
-  seed 2 of 8:3,4, 8:4,4 and 8:8,4: 2m, 3m, bu, bt and wf in both simulators (BU on 10:2,4 and
-  7:5,5 in hpcnetsim alone); the wavefronts 2w and 3w in hpcnetsim alone (`--hpcnetsim-only`, empty
-  INSEE cycles).
+- kernels-4096.csv: seed 1 of the trees of Tables 4(c) and 5(c) that INSEE runs in hours (8:1,4,
+  8:2,4, 8:3,4, 8:4,4 and their reference 8:8,4; 9:3,4, 8:4,4, 10:2,4 and 7:5,5 against 6:6,5),
+  and seed 2 of 8:3,4, 8:4,4 and 8:8,4: 2m, 3m, bu, bt and wf in both simulators (BU on 10:2,4
+  and 8:1,4 in hpcnetsim alone), and BU on 8:8,4 for seeds 3-10; the wavefronts 2w and 3w in hpcnetsim alone
+  (`--hpcnetsim-only`, empty INSEE cycles).
 
 What it establishes: on the same programs the two simulators agree to within a few per cent per
 kernel and in φ (at 512 tasks, over seeds 1-2, within 8 % per kernel and 4 % in φ), while at 64
@@ -21,12 +21,15 @@ same-radix φ; so those gaps to the paper are not in hpcnetsim's network
 model (docs/validation.md, "INSEE against hpcnetsim")."""
 
 import csv
+import functools
 import importlib.util
+import math
 import statistics
 import sys
 import tomllib
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -182,6 +185,7 @@ def test_512_insee_is_as_far_from_table_5b_as_hpcnetsim(runs_512):
 #: tree -> the references of the tables whose rows INSEE was run for (Table 4(c): 8:8,4;
 #: Table 5(c): 6:6,5; 8:4,4 is in both)
 REFERENCES_4096 = {
+    "8:1,4": ["8:8,4"],
     "8:2,4": ["8:8,4"],
     "8:3,4": ["8:8,4"],
     "8:4,4": ["8:8,4", "6:6,5"],
@@ -195,13 +199,13 @@ REFERENCES_4096 = {
 INSEE_KERNELS_4096 = ["2m", "3m", "bu", "bt", "wf"]
 WAVEFRONTS = ["2w", "3w"]
 #: of those, the ones not run in INSEE on a tree (their ratios are then borrowed from hpcnetsim
-#: too): BU on 10:2,4 is 1.28 million cycles, an hour of INSEE; on 7:5,5 181 214 cycles of a
-#: 16 807-terminal tree, still running after an hour of INSEE
-NOT_RUN_4096 = {"10:2,4": ["bu"], "7:5,5": ["bu"]}
+#: too): BU on 10:2,4 is 1.28 million cycles, an hour of INSEE; on 8:1,4 4.7 million, about
+#: 2.6 hours
+NOT_RUN_4096 = {"10:2,4": ["bu"], "8:1,4": ["bu"]}
 #: one seed's kernel time, ours against INSEE's (as at 512 tasks, where one seed moved ±6 %)
 KERNEL_TOLERANCE_4096 = 0.10
 #: reruns of ours that must give the stored cycles (the cheap ones)
-RERUN_4096 = [("9:3,4", "bt", 1), ("9:3,4", "wf", 1)]
+RERUN_4096 = [("9:3,4", "bt", 1), ("9:3,4", "wf", 1), ("8:1,4", "bt", 1)]
 #: a wavefront's time on a tree over its reference's, ours against INSEE's where INSEE ran them
 #: (64 and 512 tasks, 94 runs; measured at most 2.8 %, 3w on 10:2,3 with seed 1)
 WAVEFRONT_TOLERANCE = 0.04
@@ -232,13 +236,15 @@ def test_4096_stored_cycles_are_hpcnetsims(runs_4096, tree, kernel, seed):
     assert peer.ours(tree, kernel, seed, [], 4096) == ours[tree, kernel, seed]
 
 
-#: the one run the two simulators do not share within 10 %
+#: the one run whose time moves from seed to seed by more than 10 %, in both simulators: a
+#: seed's run in one does not correspond to the same seed's in the other
 COMPLETE_TREE_BU = ("8:8,4", "bu")
 
 
 def test_4096_each_kernel_takes_insees_time(runs_4096):
     """Every kernel INSEE ran, on every tree and seed, within 10 % of ours; but for BU on the
-    complete 8:8,4-tree (test_4096_insee_runs_bu_on_the_complete_tree_faster)."""
+    complete 8:8,4-tree, compared as a spread
+    (test_4096_complete_tree_bu_spreads_alike_in_both_simulators)."""
     insee, ours = runs_4096
     checked = 0
     for key, theirs in insee.items():
@@ -248,18 +254,25 @@ def test_4096_each_kernel_takes_insees_time(runs_4096):
     assert checked >= 40
 
 
-def test_4096_insee_runs_bu_on_the_complete_tree_faster(runs_4096):
-    """BU on the complete 8:8,4-tree: INSEE 96 791 and 91 299 cycles on seeds 1 and 2, ours
-    99 557 and 101 161 (2.9 % and 10.8 % slower; ours over seeds 1-5 95 431-103 447, mean
-    99 354). Both are about three times the contention-free 30 720 (item C of docs/validation.md),
-    INSEE less so. Not INSEE's tie-break among equally empty up-ports: replayed
-    (`routing.tie_break = "first-twice"`) ours gives 96 659-103 749 over seeds 1-5, mean 99 593."""
+def test_4096_complete_tree_bu_spreads_alike_in_both_simulators(runs_4096):
+    """BU on the complete 8:8,4-tree is the run whose time moves most from seed to seed (two
+    packets of a butterfly stage may choose the same up-port): over seeds 1-10 INSEE
+    90 272-102 998 cycles (mean 96 994, sd 4 002), hpcnetsim 91 559-103 601 (mean 98 759, sd
+    4 208; over seeds 1-20 mean 97 870, sd 3 940). The simulators draw different random numbers, so one seed's runs do
+    not correspond (seed 2: INSEE 91 299, ours 101 161): the two spreads compare, and their
+    means differ by 1.8 %, 0.96 standard errors. About three times the contention-free 30 720
+    in both (item C of docs/validation.md). INSEE's tie-break among equally empty up-ports,
+    replayed (`routing.tie_break = "first-twice"`), gives ours 96 659-103 749 over seeds 1-5,
+    mean 99 593."""
     insee, ours = runs_4096
     seeds = sorted(s for (t, k, s) in insee if (t, k) == COMPLETE_TREE_BU)
-    assert len(seeds) >= 2
-    for s in seeds:
-        key = (*COMPLETE_TREE_BU, s)
-        assert 1 < ours[key] / insee[key] <= 1.12, (key, ours[key], insee[key])
+    assert len(seeds) >= 10
+    theirs = [insee[(*COMPLETE_TREE_BU, s)] for s in seeds]
+    mine = [ours[(*COMPLETE_TREE_BU, s)] for s in seeds]
+    for runs in (theirs, mine):
+        assert statistics.stdev(runs) / statistics.mean(runs) > 0.025, runs
+    error = math.sqrt(statistics.variance(theirs) / len(seeds) + statistics.variance(mine) / len(seeds))
+    assert abs(statistics.mean(mine) - statistics.mean(theirs)) < 2 * error, (theirs, mine)
 
 
 def test_wavefront_ratios_agree_where_insee_ran_them(runs, runs_512):
@@ -339,20 +352,151 @@ def test_4096_no_plausible_borrowed_time_gives_the_printed_phi(runs_4096, tree, 
     assert abs(needed / theirs - 1) > gap, (needed, theirs)
 
 
-@pytest.mark.parametrize("seed", [1, 2])
+def _mean_complete_tree_bu(times, seeds):
+    return statistics.mean(times[(*COMPLETE_TREE_BU, s)] for s in seeds)
+
+
 @pytest.mark.parametrize("tree", ["8:3,4", "8:4,4"])
-def test_4096_table_4c_rests_on_the_complete_trees_bu(runs_4096, tree, seed):
-    """Table 4(c)'s 8:3,4 and 8:4,4: INSEE's φ is within the 5 % tolerance of the printed one on
-    both seeds (8:3,4 +3.8 % and +2.9 %, 8:4,4 +4.2 % and +3.3 %), ours 0.6-2.7 % above INSEE's
-    (five seeds +5.0 % and +5.3 %, just outside). With INSEE's time of the one run they do not
-    share, BU on the complete 8:8,4-tree, in place of ours, ours is inside the tolerance too: the
-    excess is that run (test_4096_insee_runs_bu_on_the_complete_tree_faster)."""
+def test_4096_table_4c_lies_at_the_tolerance_edge_in_both_simulators(runs_4096, tree):
+    """Table 4(c)'s 8:3,4 and 8:4,4 (and their six Table 6(c) rows), seeds 1 and 2, with each
+    simulator's time of the one run that moves from seed to seed, the reference's BU
+    (test_4096_complete_tree_bu_spreads_alike_in_both_simulators), taken at its mean over the
+    seeds INSEE ran: INSEE's φ is inside the printed one's 5 % tolerance (8:3,4 +4.0 %, 8:4,4
+    +4.2 %), ours within 1.5 % of INSEE's (+4.8 %, +5.1 %), at the tolerance's edge.
+    `validate`'s five seeds of ours (+5.0 %, +5.3 %) hold a reference BU of 99 354 cycles on
+    average, ours over 20 seeds 97 870. No difference of the two simulators' models shows in the
+    runs they share."""
     insee, ours = runs_4096
-    theirs, mine = _phi_4096(runs_4096, tree, "8:8,4", seed)
-    published = _published_against(tree, "8:8,4")
+    seeds = sorted(s for (t, k, s) in insee if (t, k) == COMPLETE_TREE_BU)
+    reference, published = "8:8,4", _published_against(tree, "8:8,4")
+
+    def at_mean(times):
+        return {**times, **{(*COMPLETE_TREE_BU, s): _mean_complete_tree_bu(times, seeds) for s in (1, 2)}}
+
+    theirs = statistics.mean(
+        peer.borrowed_phi(at_mean(insee), ours, tree, reference, s, peer.KERNELS) for s in (1, 2)
+    )
+    mine = statistics.mean(peer.phi(at_mean(ours), tree, reference, s, peer.KERNELS) for s in (1, 2))
     assert abs(theirs / published - 1) <= 0.05, theirs
-    assert 1 < mine / theirs <= 1.03, (mine, theirs)
-    assert mine / published - 1 > 0.04, mine
-    key = (*COMPLETE_TREE_BU, seed)
-    with_insees_bu = peer.phi({**ours, key: insee[key]}, tree, "8:8,4", seed, peer.KERNELS)
-    assert abs(with_insees_bu / published - 1) <= 0.05, with_insees_bu
+    assert abs(mine / theirs - 1) <= 0.015, (mine, theirs)
+
+
+# ---- the thinnest trees at 4096 tasks: what no network model can run faster ----------------
+
+
+@functools.cache
+def _sends(kernel: str, tasks: int, mesh: tuple):
+    """Every message of the kernel's programs: source, destination and phits, as arrays."""
+    packet_bytes = peer.PACKET_PHITS * peer.PHIT_BYTES
+    sends = [
+        (i, j, -(-size // packet_bytes) * peer.PACKET_PHITS)
+        for i, ops in enumerate(peer.programs(kernel, tasks, list(mesh) or None))
+        for op, j, size in ops
+        if op == "s"
+    ]
+    return tuple(np.array(column) for column in zip(*sends))
+
+
+def _cut_bound(kernel: str, tree: str, tasks: int, mesh=None) -> float:
+    """Cycles in which no simulator of this network can run ``kernel``: the phits crossing the
+    busiest cut of the k:k'-ary n-tree over its links, tasks on the first terminals as both
+    simulators place them. The cuts: the k'^l links out of, and the k'^l into, a subtree of
+    k^l terminals (l = 0: a terminal's own link), each one phit per cycle and direction, whatever
+    the routing, arbitration or order of messages."""
+    k, kp, n = peer.tree(tree)
+    src, dst, phits = _sends(kernel, tasks, tuple(mesh or ()))
+    worst = 0.0
+    for level in range(n):
+        out, into = src // k**level, dst // k**level
+        crossing = out != into
+        for side in (out, into):
+            load = np.bincount(side[crossing], weights=phits[crossing])
+            worst = max(worst, load.max(initial=0) / kp**level)
+    return worst
+
+
+def _all_runs():
+    """Every stored run of both simulators at 64, 512 and 4096 tasks: (tasks, tree, kernel,
+    seed) -> (INSEE's cycles or None, ours)."""
+    runs = {}
+    for tasks in (64, 512, 4096):
+        insee, ours = peer.stored(ROOT / f"tests/data/insee/kernels-{tasks}.csv", tasks)
+        for key, cycles in ours.items():
+            runs[(tasks, *key)] = (insee.get(key), cycles)
+    return runs
+
+
+def test_no_run_beats_the_cut_bound():
+    """Neither simulator runs any kernel on any tree faster than the links of its busiest cut
+    can carry its phits (every stored run, 64 to 4096 tasks); the bound is reached by the kernels
+    whose messages all cross one cut at once (BT's last stage)."""
+    bounds, checked = {}, 0
+    for (tasks, tree, kernel, _), times in _all_runs().items():
+        key = (tasks, tree, kernel)
+        if key not in bounds:
+            bounds[key] = _cut_bound(kernel, tree, tasks, MESH_512 if tasks == 512 else None)
+        for cycles in times:
+            if cycles is not None:
+                assert cycles >= bounds[key], (key, cycles, bounds[key])
+                checked += 1
+    assert checked >= 500
+    assert bounds[4096, "8:1,4", "bu"] == 512 * 3 * 2560  # 512 tasks, 3 stages, 40 KB each
+
+
+#: trees with one up-link per switch: every pair of terminals has one path, so routing and
+#: selection play no part
+SINGLE_UP_LINK = ("8:1,2", "11:1,3")
+#: how many times the most INSEE and hpcnetsim differ on a kernel on those trees a borrowed
+#: time may be off by (as WAVEFRONT_GAP and KERNEL_TOLERANCE_4096 in the tests above)
+BORROWED_GAP = 5
+
+
+def _single_up_link_disagreement():
+    """Per kernel, the most ours and INSEE's cycles differ on a single-up-link tree, over every
+    seed and task count both ran."""
+    worst = {}
+    for (_, tree, kernel, _), (theirs, mine) in _all_runs().items():
+        if tree in SINGLE_UP_LINK and theirs is not None:
+            worst[kernel] = max(worst.get(kernel, 0.0), abs(mine / theirs - 1))
+    return worst
+
+
+def test_single_up_link_trees_run_alike_in_both_simulators():
+    """On 8:1,2 (64 tasks, seeds 1-5) and 11:1,3 (512 tasks, seeds 1-2) every kernel takes
+    INSEE's time to within 3.7 % (wf at 64 tasks; BU 1.14 %, 3m 2.04 %, bt 0.05 %)."""
+    worst = _single_up_link_disagreement()
+    assert set(worst) == set(peer.KERNELS)
+    assert max(worst.values()) < 0.04, worst
+
+
+def test_4096_the_8_1_4_tree_is_slower_than_the_printed_phi_allows(runs_4096):
+    """Table 4(c)'s 8:1,4 (and its three Table 6(c) rows): INSEE ran 2m, 3m, bt and wf on it
+    (seed 1, each within 1.2 % of ours); BU (4.7 million cycles, about 2.6 hours of INSEE) and
+    the wavefronts were not run. Give INSEE every benefit: each kernel it did not run as hpcnetsim's ratio made faster by
+    five times the most the two simulators differ on that kernel on single-up-link trees (BU
+    no faster than its cut bound, which no simulator beats), the reference's times INSEE's. φ
+    is still more than the 5 % tolerance below the printed one (at most 0.0557 against 0.0628);
+    and INSEE's four kernels with BU at its cut bound alone sum to 117.9 reference times where
+    the printed φ allows all seven 111.5. The printed value does not come from this network model
+    and these programs."""
+    insee, ours = runs_4096
+    tree, reference = "8:1,4", "8:8,4"
+    worst = _single_up_link_disagreement()
+    ratios = {}
+    for kernel in peer.KERNELS:
+        key, ref = (tree, kernel, 1), (reference, kernel, 1)
+        if key in insee:
+            ratios[kernel] = insee[key] / insee[ref]
+            continue
+        borrowed = ours[key] / ours[ref] * (1 - BORROWED_GAP * worst[kernel])
+        floor = _cut_bound(kernel, tree, 4096) / insee[ref] if ref in insee else 0.0
+        ratios[kernel] = max(borrowed, floor)
+    ran = [k for k in peer.KERNELS if (tree, k, 1) in insee]
+    assert {"2m", "3m", "bt", "wf"} <= set(ran)
+    best_phi = len(ratios) / sum(ratios.values())
+    published = _published_against(tree, reference)
+    assert best_phi < 0.95 * published, (best_phi, published, ratios)
+    # Nothing borrowed: INSEE's own four kernels and BU's cut bound already take more reference
+    # times than the printed φ allows all seven.
+    floor = sum(ratios[k] for k in ran) + _cut_bound("bu", tree, 4096) / insee[reference, "bu", 1]
+    assert floor > len(peer.KERNELS) / published, (floor, published)
