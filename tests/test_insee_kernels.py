@@ -29,7 +29,6 @@ import sys
 import tomllib
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -385,34 +384,14 @@ def test_4096_table_4c_lies_at_the_tolerance_edge_in_both_simulators(runs_4096, 
 
 
 @functools.cache
-def _sends(kernel: str, tasks: int, mesh: tuple):
-    """Every message of the kernel's programs: source, destination and phits, as arrays."""
-    packet_bytes = peer.PACKET_PHITS * peer.PHIT_BYTES
-    sends = [
-        (i, j, -(-size // packet_bytes) * peer.PACKET_PHITS)
-        for i, ops in enumerate(peer.programs(kernel, tasks, list(mesh) or None))
-        for op, j, size in ops
-        if op == "s"
-    ]
-    return tuple(np.array(column) for column in zip(*sends))
+def _messages(kernel: str, tasks: int, mesh: tuple):
+    return peer.messages(kernel, tasks, list(mesh) or None)
 
 
 def _cut_bound(kernel: str, tree: str, tasks: int, mesh=None) -> float:
-    """Cycles in which no simulator of this network can run ``kernel``: the phits crossing the
-    busiest cut of the k:k'-ary n-tree over its links, tasks on the first terminals as both
-    simulators place them. The cuts: the k'^l links out of, and the k'^l into, a subtree of
-    k^l terminals (l = 0: a terminal's own link), each one phit per cycle and direction, whatever
-    the routing, arbitration or order of messages."""
-    k, kp, n = peer.tree(tree)
-    src, dst, phits = _sends(kernel, tasks, tuple(mesh or ()))
-    worst = 0.0
-    for level in range(n):
-        out, into = src // k**level, dst // k**level
-        crossing = out != into
-        for side in (out, into):
-            load = np.bincount(side[crossing], weights=phits[crossing])
-            worst = max(worst, load.max(initial=0) / kp**level)
-    return worst
+    """``insee_kernels.cut_bound``: cycles in which no simulator of this network can run
+    ``kernel``, the phits its messages send across the tree's busiest cut, over its links."""
+    return peer.cut_bound(tree, _messages(kernel, tasks, tuple(mesh or ())))
 
 
 def _all_runs():

@@ -18,8 +18,9 @@ thin-trees study) written as INSEE text traces, one line per send or receive in 
 order, on INSEE's `thintree_k_k'_n` (adaptive up-phase, 1 VC, queues of 4 and injection queue
 of 8 packets, 16-phit packets of 16 bytes, consecutive placement: insee-tree-bu.conf) and on
 hpcnetsim's `tree:k=k,kp=k',n=n` with the thin-trees study's settings, tasks on the first
-terminals. It prints the cycles of every run, then φ per tree and seed and the mean over
-seeds of both simulators.
+terminals. It prints the cycles of every run beside its cut bound (the phits the kernel sends
+across the tree's busiest cut, over its links: no simulator of the network runs it in fewer
+cycles), then φ per tree and seed and the mean over seeds of both simulators.
 
 With --hpcnetsim-only only hpcnetsim runs (INSEE's cycles are left empty in the CSV): at 4096
 tasks the wavefronts 2w and 3w take 0.9-1.8 million cycles, hours of INSEE per run. φ of INSEE
@@ -34,6 +35,8 @@ import os
 import re
 import statistics
 import sys
+
+import numpy as np
 
 import hpcnetsim
 from insee import PACKET_PHITS, PHIT_BYTES, insee_cycles, run_insee
@@ -189,6 +192,36 @@ def ours(name, kernel, seed, overrides, tasks=64, mesh=None):
     return hpcnetsim.execute(config, threads=1).execution_time_cycles
 
 
+def messages(kernel, tasks, mesh=None):
+    """Every message of the kernel's programs as arrays: source, destination and phits."""
+    packet_bytes = PACKET_PHITS * PHIT_BYTES
+    sends = [
+        (i, j, -(-size // packet_bytes) * PACKET_PHITS)
+        for i, ops in enumerate(programs(kernel, tasks, mesh))
+        for op, j, size in ops
+        if op == "s"
+    ]
+    return tuple(np.array(column) for column in zip(*sends))
+
+
+def cut_bound(name, sends):
+    """Cycles in which no simulator of the tree ``name`` can run the messages ``sends`` (from
+    ``messages``), tasks on the first terminals: the phits crossing its busiest cut, over its
+    links. The cuts are the k'^l links out of, and the k'^l into, a subtree of k^l terminals (l = 0:
+    a terminal's own link), each one phit per cycle and direction, whatever the routing,
+    arbitration or order of the messages."""
+    k, kp, n = tree(name)
+    src, dst, phits = sends
+    worst = 0.0
+    for level in range(n):
+        out, into = src // k**level, dst // k**level
+        crossing = out != into
+        for side in (out, into):
+            load = np.bincount(side[crossing], weights=phits[crossing])
+            worst = max(worst, load.max(initial=0) / kp**level)
+    return worst
+
+
 def phi(times, name, reference, seed, kernels):
     """len(kernels) / Σ_kernels T(tree) / T(reference), paper 000 §6.1 with unit weights."""
     return len(kernels) / sum(times[name, k, seed] / times[reference, k, seed] for k in kernels)
@@ -304,8 +337,9 @@ def main():
     traces = {k: insee_trace(programs(k, args.tasks, args.mesh)) for k in ks}
     insee, hpc = stored(args.csv, args.tasks) if args.csv else ({}, {})
     rows = open_rows(args.csv) if args.csv else None
-    print("| tree | kernel | seed | INSEE cycles | hpcnetsim cycles | hpcnetsim / INSEE |")
-    print("|---|---|---|---|---|---|")
+    sends = {k: messages(k, args.tasks, args.mesh) for k in ks}
+    print("| tree | kernel | seed | INSEE cycles | hpcnetsim cycles | hpcnetsim / INSEE | cut bound |")
+    print("|---|---|---|---|---|---|---|")
     # seed by seed, so that an interrupted run leaves whole seeds behind
     for seed, name, kernel in itertools.product(args.seeds, names, ks):
         key = (name, kernel, seed)
@@ -324,7 +358,7 @@ def main():
         theirs = insee.get(key)
         print(
             f"| {name} | {kernel} | {seed} | {theirs or '(not run)'} | {hpc[key]} "
-            f"| {f'{hpc[key] / theirs:.3f}' if theirs else ''} |",
+            f"| {f'{hpc[key] / theirs:.3f}' if theirs else ''} | {cut_bound(name, sends[kernel]):.0f} |",
             flush=True,
         )
     lent = sorted({k for t in names for k in ks for s in args.seeds if (t, k, s) not in insee})
