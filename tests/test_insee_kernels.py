@@ -11,8 +11,8 @@ thin-trees. INSEE's cycles are kept in tests/data/insee/, made by
 - kernels-4096.csv: seed 1 of the trees of Tables 4(c) and 5(c) that INSEE runs in hours (8:1,4,
   8:2,4, 8:3,4, 8:4,4 and their reference 8:8,4; 9:3,4, 8:4,4, 10:2,4 and 7:5,5 against 6:6,5),
   and seed 2 of 8:3,4, 8:4,4 and 8:8,4: 2m, 3m, bu, bt and wf in both simulators (BU on 10:2,4
-  and 8:1,4 in hpcnetsim alone), and BU on 8:8,4 for seeds 3-10; the wavefronts 2w and 3w in hpcnetsim alone
-  (`--hpcnetsim-only`, empty INSEE cycles).
+  and 8:1,4 in hpcnetsim alone), and BU on 8:8,4 for seeds 3-10; the wavefronts 2w and 3w in
+  hpcnetsim alone (`--hpcnetsim-only`, empty INSEE cycles).
 
 What it establishes: on the same programs the two simulators agree to within a few per cent per
 kernel and in φ (at 512 tasks, over seeds 1-2, within 8 % per kernel and 4 % in φ), while at 64
@@ -257,14 +257,14 @@ def test_4096_complete_tree_bu_spreads_alike_in_both_simulators(runs_4096):
     """BU on the complete 8:8,4-tree is the run whose time moves most from seed to seed (two
     packets of a butterfly stage may choose the same up-port): over seeds 1-10 INSEE
     90 272-102 998 cycles (mean 96 994, sd 4 002), hpcnetsim 91 559-103 601 (mean 98 759, sd
-    4 208; over seeds 1-20 mean 97 870, sd 3 940). The simulators draw different random numbers, so one seed's runs do
-    not correspond (seed 2: INSEE 91 299, ours 101 161): the two spreads compare, and their
-    means differ by 1.8 %, 0.96 standard errors. About three times the contention-free 30 720
+    4 208; over seeds 1-20 mean 97 870, sd 3 940). The simulators draw different random
+    numbers, so one seed's runs do not correspond (seed 2: INSEE 91 299, ours 101 161): the two
+    spreads compare, and their means differ by 1.8 %, 0.96 standard errors. About three times the contention-free 30 720
     in both (item C of docs/validation.md). INSEE's tie-break among equally empty up-ports,
     replayed (`routing.tie_break = "first-twice"`), gives ours 96 659-103 749 over seeds 1-5,
     mean 99 593."""
     insee, ours = runs_4096
-    seeds = sorted(s for (t, k, s) in insee if (t, k) == COMPLETE_TREE_BU)
+    seeds = _complete_tree_bu_seeds(insee)
     assert len(seeds) >= 10
     theirs = [insee[(*COMPLETE_TREE_BU, s)] for s in seeds]
     mine = [ours[(*COMPLETE_TREE_BU, s)] for s in seeds]
@@ -351,6 +351,11 @@ def test_4096_no_plausible_borrowed_time_gives_the_printed_phi(runs_4096, tree, 
     assert abs(needed / theirs - 1) > gap, (needed, theirs)
 
 
+def _complete_tree_bu_seeds(insee):
+    """The seeds INSEE ran BU on the complete 8:8,4-tree with."""
+    return sorted(s for (t, k, s) in insee if (t, k) == COMPLETE_TREE_BU)
+
+
 def _mean_complete_tree_bu(times, seeds):
     return statistics.mean(times[(*COMPLETE_TREE_BU, s)] for s in seeds)
 
@@ -366,7 +371,7 @@ def test_4096_table_4c_lies_at_the_tolerance_edge_in_both_simulators(runs_4096, 
     average, ours over 20 seeds 97 870. No difference of the two simulators' models shows in the
     runs they share."""
     insee, ours = runs_4096
-    seeds = sorted(s for (t, k, s) in insee if (t, k) == COMPLETE_TREE_BU)
+    seeds = _complete_tree_bu_seeds(insee)
     reference, published = "8:8,4", _published_against(tree, "8:8,4")
 
     def at_mean(times):
@@ -385,7 +390,7 @@ def test_4096_table_4c_lies_at_the_tolerance_edge_in_both_simulators(runs_4096, 
 
 @functools.cache
 def _messages(kernel: str, tasks: int, mesh: tuple):
-    return peer.messages(kernel, tasks, list(mesh) or None)
+    return peer.messages(peer.programs(kernel, tasks, list(mesh) or None))
 
 
 def _cut_bound(kernel: str, tree: str, tasks: int, mesh=None) -> float:
@@ -394,6 +399,7 @@ def _cut_bound(kernel: str, tree: str, tasks: int, mesh=None) -> float:
     return peer.cut_bound(tree, _messages(kernel, tasks, tuple(mesh or ())))
 
 
+@functools.cache
 def _all_runs():
     """Every stored run of both simulators at 64, 512 and 4096 tasks: (tasks, tree, kernel,
     seed) -> (INSEE's cycles or None, ours)."""
@@ -451,9 +457,10 @@ def test_single_up_link_trees_run_alike_in_both_simulators():
 def test_4096_the_8_1_4_tree_is_slower_than_the_printed_phi_allows(runs_4096):
     """Table 4(c)'s 8:1,4 (and its three Table 6(c) rows): INSEE ran 2m, 3m, bt and wf on it
     (seed 1, each within 1.2 % of ours); BU (4.7 million cycles, about 2.6 hours of INSEE) and
-    the wavefronts were not run. Give INSEE every benefit: each kernel it did not run as hpcnetsim's ratio made faster by
-    five times the most the two simulators differ on that kernel on single-up-link trees (BU
-    no faster than its cut bound, which no simulator beats), the reference's times INSEE's. φ
+    the wavefronts were not run. Give INSEE every benefit: each kernel it did not run as
+    hpcnetsim's ratio made faster by five times the most the two simulators differ on that
+    kernel on single-up-link trees (BU no faster than its cut bound, which no simulator beats),
+    the reference's times INSEE's. φ
     is still more than the 5 % tolerance below the printed one (at most 0.0557 against 0.0628);
     and INSEE's four kernels with BU at its cut bound alone sum to 117.9 reference times where
     the printed φ allows all seven 111.5. The printed value does not come from this network model

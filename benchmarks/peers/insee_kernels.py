@@ -192,12 +192,13 @@ def ours(name, kernel, seed, overrides, tasks=64, mesh=None):
     return hpcnetsim.execute(config, threads=1).execution_time_cycles
 
 
-def messages(kernel, tasks, mesh=None):
-    """Every message of the kernel's programs as arrays: source, destination and phits."""
+def messages(p):
+    """Every message of the programs ``p`` (from ``programs``) as arrays: source, destination
+    and phits."""
     packet_bytes = PACKET_PHITS * PHIT_BYTES
     sends = [
         (i, j, -(-size // packet_bytes) * PACKET_PHITS)
-        for i, ops in enumerate(programs(kernel, tasks, mesh))
+        for i, ops in enumerate(p)
         for op, j, size in ops
         if op == "s"
     ]
@@ -334,10 +335,14 @@ def main():
     except ValueError as e:
         print(e, file=sys.stderr)
         sys.exit(2)
-    traces = {k: insee_trace(programs(k, args.tasks, args.mesh)) for k in ks}
+    # each kernel's programs once: INSEE's trace and the cut bound of every tree come from them
+    traces, bounds = {}, {}
+    for k in ks:
+        p = programs(k, args.tasks, args.mesh)
+        traces[k], sends = insee_trace(p), messages(p)
+        bounds.update({(t, k): cut_bound(t, sends) for t in names})
     insee, hpc = stored(args.csv, args.tasks) if args.csv else ({}, {})
     rows = open_rows(args.csv) if args.csv else None
-    sends = {k: messages(k, args.tasks, args.mesh) for k in ks}
     print("| tree | kernel | seed | INSEE cycles | hpcnetsim cycles | hpcnetsim / INSEE | cut bound |")
     print("|---|---|---|---|---|---|---|")
     # seed by seed, so that an interrupted run leaves whole seeds behind
@@ -358,7 +363,7 @@ def main():
         theirs = insee.get(key)
         print(
             f"| {name} | {kernel} | {seed} | {theirs or '(not run)'} | {hpc[key]} "
-            f"| {f'{hpc[key] / theirs:.3f}' if theirs else ''} | {cut_bound(name, sends[kernel]):.0f} |",
+            f"| {f'{hpc[key] / theirs:.3f}' if theirs else ''} | {bounds[name, kernel]:.0f} |",
             flush=True,
         )
     lent = sorted({k for t in names for k in ks for s in args.seeds if (t, k, s) not in insee})
