@@ -1,0 +1,231 @@
+"""A lower bound on the end of an INSEE trace run that is still going: read its state, bound the rest.
+
+Usage (from this folder, with the project's .venv; INSEE built as README.md says, its
+source beside the binary in src/):
+
+    python insee_progress.py PID --kernel bu --tasks 4096
+    python insee_progress.py PID --kernel bu --tasks 512 --every 30 --out run.json
+
+PID is a running `fsin` of `insee_kernels.py` (its trace is that script's, tasks on the first
+terminals). The script stops the process (SIGSTOP) for the fraction of a second it takes to
+read each task's queue of events still to do out of /proc/PID/mem, then lets it go on. What
+a task has not sent yet is a suffix of its program: the packets of its send at the head of
+the queue INSEE has not generated yet, and every later send. Those phits cross the tree's
+cuts after the snapshot's cycle, each cut at most one phit per link per cycle and direction,
+so the run cannot end before
+
+    cycle + (the phits not yet generated across the busiest cut) / (its links),
+
+whatever INSEE's routing, arbitration or order of messages does next (``cut_bound`` of
+insee_kernels.py over the messages left). It rises as the run goes wherever the busiest cut
+idles, so a run of a day can be decided hours before its end. Each snapshot's bound is printed;
+--out keeps them (JSON: tree, kernel, tasks, seed, and per snapshot the cycle and, per task, the
+events left and the packets of its head event already generated), which ``bound`` reads back.
+
+The struct layout (INSEE's `router`, `event_n`) is read by compiling a few `offsetof` lines
+against INSEE's own headers, so it is the layout of the binary's source and compiler.
+"""
+
+import argparse
+import json
+import os
+import signal
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+
+from insee import PACKET_PHITS, PHIT_BYTES
+from insee_kernels import KERNELS, cut_bound, messages, programs
+
+LAYOUT_C = r"""
+#include <stdio.h>
+#include <stddef.h>
+#include "globals.h"
+int main(void) {
+    printf("%zu %zu %zu %zu %zu %zu %zu\n", sizeof(router), offsetof(router, events),
+           offsetof(event_n, next), offsetof(event_n, ev) + offsetof(event, type),
+           offsetof(event_n, ev) + offsetof(event, pid), offsetof(event_n, ev) + offsetof(event, length),
+           offsetof(event_n, ev) + offsetof(event, count));
+    return 0;
+}
+"""
+LAYOUT_FIELDS = ("router", "events", "next", "type", "pid", "length", "count")
+
+
+def layout(source):
+    """INSEE's struct sizes and offsets, from its headers in ``source``."""
+    with tempfile.TemporaryDirectory(prefix="insee-layout-") as work:
+        c, exe = os.path.join(work, "layout.c"), os.path.join(work, "layout")
+        with open(c, "w") as f:
+            f.write(LAYOUT_C)
+        subprocess.run(["gcc", "-O2", "-w", "-fcommon", "-I", source, "-o", exe, c], check=True)
+        values = subprocess.run([exe], capture_output=True, text=True, check=True).stdout.split()
+    return dict(zip(LAYOUT_FIELDS, map(int, values)))
+
+
+def _symbols(binary):
+    found = {}
+    for line in subprocess.run(["nm", binary], capture_output=True, text=True, check=True).stdout.splitlines():
+        parts = line.split()
+        if len(parts) == 3 and parts[2] in ("network", "sim_clock"):
+            found[parts[2]] = int(parts[0], 16)
+    return found
+
+
+def _stopped(pid):
+    with open(f"/proc/{pid}/stat") as f:
+        return f.read().rsplit(")", 1)[1].split()[0] == "T"
+
+
+def snapshot(pid, tasks, where):
+    """The cycle of the running INSEE ``pid`` and, per task, the events left in its queue and its
+    head event (type, peer, packets, packets done), read while it is stopped; ``where`` is
+    ``layout``'s dict."""
+    binary = os.readlink(f"/proc/{pid}/exe")
+    syms = _symbols(binary)
+    with open(f"/proc/{pid}/maps") as f:
+        base = next(int(line.split("-")[0], 16) for line in f if line.rstrip().endswith(binary))
+    os.kill(pid, signal.SIGSTOP)
+    try:
+        while not _stopped(pid):
+            time.sleep(0.01)
+        with open(f"/proc/{pid}/mem", "rb", buffering=0) as mem:
+
+            def read(address, fmt="<q"):
+                mem.seek(address)
+                return struct.unpack(fmt, mem.read(struct.calcsize(fmt)))[0]
+
+            cycle = read(base + syms["sim_clock"])
+            network = read(base + syms["network"], "<Q")
+            left, heads = [], []
+            for i in range(tasks):
+                node = read(network + i * where["router"] + where["events"], "<Q")
+                heads.append(
+                    (chr(read(node + where["type"], "<i")), read(node + where["pid"]), read(node + where["length"]),
+                     read(node + where["count"])) if node else None
+                )
+                n = 0
+                while node:
+                    n += 1
+                    node = read(node + where["next"], "<Q")
+                left.append(n)
+    finally:
+        os.kill(pid, signal.SIGCONT)
+    return cycle, left, heads
+
+
+def packets(size):
+    """INSEE's packets of a message of ``size`` bytes."""
+    return -(-size // (PACKET_PHITS * PHIT_BYTES))
+
+
+def rest(p, left, head_generated):
+    """What is left of the programs ``p``: each task's last ``left`` operations, its head send
+    shortened by the packets INSEE has generated of it (``head_generated``)."""
+    out = []
+    for ops, n, done in zip(p, left, head_generated):
+        tail = list(ops[len(ops) - n :]) if n else []
+        if tail and tail[0][0] == "s" and done:
+            op, peer, size = tail[0]
+            tail[0] = (op, peer, (packets(size) - done) * PACKET_PHITS * PHIT_BYTES)
+        out.append(tail)
+    return out
+
+
+def check(p, left, heads):
+    """That each task's queue is the end of its program in ``p``: the head event is the operation
+    its count of events left points at (a trace other than insee_kernels.py's, or a wrong struct
+    layout, fails here)."""
+    for i, (ops, n, head) in enumerate(zip(p, left, heads)):
+        if n > len(ops) or (n == 0) != (head is None):
+            raise ValueError(f"task {i}: {n} events left of a program of {len(ops)}")
+        if head:
+            op, peer, size = ops[len(ops) - n]
+            if (head[0], head[1], head[2]) != (op, peer, packets(size)):
+                raise ValueError(f"task {i}: INSEE's head event {head[:3]} is not its program's {(op, peer, packets(size))}")
+
+
+def bound(run, snap):
+    """The lower bound on the end of ``run`` (the dict --out writes) from one of its snapshots."""
+    p = rest(programs(run["kernel"], run["tasks"]), snap["events_left"], snap["head_generated"])
+    if not any(op == "s" for ops in p for op, _, _ in ops):
+        return float(snap["cycle"])
+    return snap["cycle"] + cut_bound(run["tree"], messages(p))
+
+
+def load(path):
+    """A run's snapshots as --out writes them."""
+    with open(path) as f:
+        return json.load(f)
+
+
+def run_of(pid):
+    """The tree (k:k',n) and seed of the INSEE run ``pid``, from its command line (INSEE splits
+    ``topo=thintree_k_k'_n`` into words in place)."""
+    with open(f"/proc/{pid}/cmdline", "rb") as f:
+        words = f.read().replace(b"\0", b" ").decode().split()
+    try:
+        t = words.index("topo")
+        if words[t + 1] != "thintree":
+            raise ValueError
+        k, kp, n = (int(w) for w in words[t + 2 : t + 5])
+        return f"{k}:{kp},{n}", int(words[words.index("rseed") + 1])
+    except (ValueError, IndexError):
+        raise ValueError(f"pid = {pid} is invalid: not an INSEE run on a thin-tree ({' '.join(words)[:60]})") from None
+
+
+def main():
+    a = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    a.add_argument("pid", type=int, help="process id of the running fsin (of insee_kernels.py)")
+    a.add_argument("--kernel", required=True, help=f"the kernel of its trace: {' '.join(KERNELS)}")
+    a.add_argument("--tasks", type=int, required=True, help="tasks of the trace")
+    a.add_argument("--every", type=float, default=0, help="seconds between snapshots until the run ends (default: one)")
+    a.add_argument("--out", metavar="PATH", help="keep the snapshots in PATH (JSON, rewritten after each)")
+    args = a.parse_args()
+    try:
+        if args.kernel not in KERNELS:
+            raise ValueError(f"--kernel = {args.kernel!r} is invalid: one of {' '.join(KERNELS)}")
+        try:
+            p = programs(args.kernel, args.tasks)
+        except ValueError as e:
+            raise ValueError(f"--tasks = {args.tasks} is invalid for {args.kernel}: {e}") from None
+        if not os.path.exists(f"/proc/{args.pid}"):
+            raise ValueError(f"pid = {args.pid} is invalid: no such process")
+        name, seed = run_of(args.pid)
+        binary = os.readlink(f"/proc/{args.pid}/exe")
+        if set(_symbols(binary)) != {"network", "sim_clock"}:
+            raise ValueError(f"pid = {args.pid} is invalid: {binary} is not an INSEE binary with its symbols")
+        source = os.path.join(os.path.dirname(binary), "src")
+        if not os.path.isfile(os.path.join(source, "globals.h")):
+            raise ValueError(f"pid = {args.pid}: INSEE's source is not beside its binary ({source}/globals.h)")
+    except (ValueError, OSError, subprocess.CalledProcessError) as e:
+        print(e, file=sys.stderr)
+        sys.exit(2)
+    where = layout(source)
+    run = {"tree": name, "kernel": args.kernel, "tasks": args.tasks, "seed": seed, "snapshots": []}
+    print(f"INSEE {args.kernel} on {name}, {args.tasks} tasks, seed {seed}")
+    print("| cycle | bound on the end |")
+    print("|---|---|")
+    while os.path.exists(f"/proc/{args.pid}"):
+        cycle, left, heads = snapshot(args.pid, args.tasks, where)
+        try:
+            check(p, left, heads)
+        except ValueError as e:
+            sys.exit(f"pid = {args.pid}: {e}")
+        generated = [h[3] if h and h[0] == "s" else 0 for h in heads]
+        snap = {"cycle": cycle, "events_left": left, "head_generated": generated}
+        run["snapshots"].append(snap)
+        print(f"| {cycle} | {bound(run, snap):.0f} |", flush=True)
+        if args.out:
+            with open(args.out + ".part", "w") as f:
+                json.dump(run, f, separators=(",", ":"))
+            os.replace(args.out + ".part", args.out)
+        if not args.every:
+            break
+        time.sleep(args.every)
+
+
+if __name__ == "__main__":
+    main()
