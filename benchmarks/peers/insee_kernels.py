@@ -168,8 +168,8 @@ def insee_topology(name):
     return f"thintree_{k}_{kp}_{n}"
 
 
-def ours(name, kernel, seed, overrides, tasks=64, mesh=None):
-    """hpcnetsim's execution time of ``kernel`` on the tree ``name`` with the thin-trees study's settings."""
+def config(name, kernel, seed, overrides, tasks=64, mesh=None):
+    """hpcnetsim's config of ``kernel`` on the tree ``name`` with the thin-trees study's settings."""
     k, kp, n = tree(name)
     workload = {"kernel": kernel, "message_bytes": MESSAGE_BYTES, "placement": "linear", "tasks": tasks}
     if mesh and kernel in MESH_KERNELS:
@@ -178,7 +178,7 @@ def ours(name, kernel, seed, overrides, tasks=64, mesh=None):
         workload["return_sweep"] = True
     if kernel == "wf":
         workload["burst_messages"] = WF_SWEEPS
-    config = hpcnetsim.apply_overrides(
+    return hpcnetsim.apply_overrides(
         {
             "topology": f"tree:k={k},kp={kp},n={n}",
             "seed": seed,
@@ -189,7 +189,11 @@ def ours(name, kernel, seed, overrides, tasks=64, mesh=None):
         },
         overrides,
     )
-    return hpcnetsim.execute(config, threads=1).execution_time_cycles
+
+
+def ours(name, kernel, seed, overrides, tasks=64, mesh=None):
+    """hpcnetsim's execution time of ``kernel`` on the tree ``name`` with the thin-trees study's settings."""
+    return hpcnetsim.execute(config(name, kernel, seed, overrides, tasks, mesh), threads=1).execution_time_cycles
 
 
 def messages(p):

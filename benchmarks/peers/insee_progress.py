@@ -4,26 +4,31 @@ Usage (from this folder, with the project's .venv; INSEE built as README.md says
 source beside the binary in src/):
 
     python insee_progress.py PID --kernel bu --tasks 4096
-    python insee_progress.py PID --kernel bu --tasks 512 --every 30 --out run.json
+    python insee_progress.py PID --kernel bu --tasks 512 --every 30 --out run.json --hpcnetsim
 
 PID is a running `fsin` of `insee_kernels.py` (its trace is that script's, tasks on the first
 terminals). The script stops the process (SIGSTOP) for the fraction of a second it takes to
-read each task's queue of events still to do out of /proc/PID/mem, then lets it go on. What
-a task has not sent yet is a suffix of its program: the packets of its send at the head of
-the queue INSEE has not generated yet, and every later send. Those phits cross the tree's
-cuts after the snapshot's cycle, each cut at most one phit per link per cycle and direction,
-so the run cannot end before
+read out of /proc/PID/mem each task's queue of events still to do and the phits each switch
+has sent up (INSEE's port counters), then lets it go on. What a task has not sent yet is a
+suffix of its program: the packets of its send at the head of the queue INSEE has not
+generated yet, and every later send. Those phits cross the tree's cuts after the snapshot's
+cycle, each cut at most one phit per link per cycle and direction, and so do the phits the
+program sends up out of a subtree that its up-links have not carried yet; so the run cannot
+end before
 
-    cycle + (the phits not yet generated across the busiest cut) / (its links),
+    cycle + (the phits still to cross the busiest cut) / (its links),
 
 whatever INSEE's routing, arbitration or order of messages does next (``cut_bound`` of
-insee_kernels.py over the messages left). It rises as the run goes wherever the busiest cut
-idles, so a run of a day can be decided hours before its end. Each snapshot's bound is printed;
---out keeps them (JSON: tree, kernel, tasks, seed, and per snapshot the cycle and, per task, the
-events left and the packets of its head event already generated), which ``bound`` reads back.
+insee_kernels.py over the messages left, or the program's phits up a cut less those sent). It
+rises as the run goes wherever the busiest cut idles. Each snapshot's bound is printed with the
+cycles the busiest cut of the whole program has idled (and, with --hpcnetsim, how long it had
+idled at the same cycle in hpcnetsim's run of the same program); --out keeps the snapshots
+(JSON: tree, kernel, tasks, seed, and per snapshot the cycle, per task the events left and the
+packets of its head event already generated, per level the phits each subtree has sent up),
+which ``bound`` reads back.
 
-The struct layout (INSEE's `router`, `event_n`) is read by compiling a few `offsetof` lines
-against INSEE's own headers, so it is the layout of the binary's source and compiler.
+The struct layout (INSEE's `router`, `port`, `event_n`) is read by compiling a few `offsetof`
+lines against INSEE's own headers, so it is the layout of the binary's source and compiler.
 """
 
 import argparse
@@ -36,22 +41,25 @@ import sys
 import tempfile
 import time
 
+import hpcnetsim
+import numpy as np
 from insee import PACKET_PHITS, PHIT_BYTES
-from insee_kernels import KERNELS, cut_bound, messages, programs
+from insee_kernels import KERNELS, config, cut_bound, messages, programs, tree
 
 LAYOUT_C = r"""
 #include <stdio.h>
 #include <stddef.h>
 #include "globals.h"
 int main(void) {
-    printf("%zu %zu %zu %zu %zu %zu %zu\n", sizeof(router), offsetof(router, events),
+    printf("%zu %zu %zu %zu %zu %zu %zu %zu %zu %zu %zu\n", sizeof(router), offsetof(router, events),
            offsetof(event_n, next), offsetof(event_n, ev) + offsetof(event, type),
            offsetof(event_n, ev) + offsetof(event, pid), offsetof(event_n, ev) + offsetof(event, length),
-           offsetof(event_n, ev) + offsetof(event, count));
+           offsetof(event_n, ev) + offsetof(event, count), offsetof(router, p), offsetof(router, nborp),
+           sizeof(port), offsetof(port, utilization));
     return 0;
 }
 """
-LAYOUT_FIELDS = ("router", "events", "next", "type", "pid", "length", "count")
+LAYOUT_FIELDS = ("router", "events", "next", "type", "pid", "length", "count", "ports", "nborp", "port", "moved")
 
 
 def layout(source):
@@ -79,10 +87,17 @@ def _stopped(pid):
         return f.read().rsplit(")", 1)[1].split()[0] == "T"
 
 
-def snapshot(pid, tasks, where):
-    """The cycle of the running INSEE ``pid`` and, per task, the events left in its queue and its
-    head event (type, peer, packets, packets done), read while it is stopped; ``where`` is
-    ``layout``'s dict."""
+def snapshot(pid, tasks, name, where):
+    """The cycle of the running INSEE ``pid``; per task, the events left in its queue and its head
+    event (type, peer, packets, packets done); and per level l = 1..n-1 of the tree ``name``, the
+    phits each subtree of k^l terminals has sent up so far. Read while it is stopped; ``where`` is
+    ``layout``'s dict.
+
+    The phits sent up come from INSEE's port counters, which count a phit moved from switch i to
+    its neighbour at the port of i whose number is the neighbour's input port (perform_mov.c,
+    `phit_moved`): a switch's up-links all end at the same port number of their upper switches,
+    so that one counter of the switch holds every phit it sent up. (Its phits sent down are not
+    separable the same way, so only the cuts' upward direction is read.)"""
     binary = os.readlink(f"/proc/{pid}/exe")
     syms = _symbols(binary)
     with open(f"/proc/{pid}/maps") as f:
@@ -111,9 +126,20 @@ def snapshot(pid, tasks, where):
                     n += 1
                     node = read(node + where["next"], "<Q")
                 left.append(n)
+            k, kp, n = tree(name)
+            first, sent_up = k**n, []
+            for stage in range(n - 1):  # switches of stage s: k'^s k^(n-1-s), k'^s of them per subtree
+                switches = kp**stage * k ** (n - 1 - stage)
+                level = [0] * (switches // kp**stage)
+                for r in range(switches):
+                    at = network + (first + r) * where["router"]
+                    port = read(read(at + where["nborp"], "<Q"))  # the upper switches' port number
+                    level[r // kp**stage] += read(read(at + where["ports"], "<Q") + port * where["port"] + where["moved"])
+                sent_up.append(level)
+                first += switches
     finally:
         os.kill(pid, signal.SIGCONT)
-    return cycle, left, heads
+    return cycle, left, heads, sent_up
 
 
 def packets(size):
@@ -147,12 +173,71 @@ def check(p, left, heads):
                 raise ValueError(f"task {i}: INSEE's head event {head[:3]} is not its program's {(op, peer, packets(size))}")
 
 
+def up_totals(run):
+    """Per level l = 1..n-1, the phits the whole program sends up out of each subtree of k^l
+    terminals, and the links that carry them (k'^l)."""
+    k, kp, n = tree(run["tree"])
+    src, dst, phits = messages(programs(run["kernel"], run["tasks"]))
+    totals = []
+    for level in range(1, n):
+        out = src // k**level
+        crossing = out != dst // k**level
+        totals.append((np.bincount(out[crossing], weights=phits[crossing], minlength=k ** (n - level)), kp**level))
+    return totals
+
+
+def busiest_up_cut(run):
+    """(level, subtree) of the cut whose upward links the whole program loads most."""
+    loads = [(total.max() / links, level, int(total.argmax())) for level, (total, links) in enumerate(up_totals(run), 1)]
+    _, level, subtree = max(loads)
+    return level, subtree
+
+
+def idle(run, snap, level, subtree):
+    """The cycles the upward links of a cut have idled by the snapshot: its cycle less the phits
+    sent up so far over the links."""
+    return snap["cycle"] - snap["sent_up"][level - 1][subtree] / tree(run["tree"])[1] ** level
+
+
 def bound(run, snap):
-    """The lower bound on the end of ``run`` (the dict --out writes) from one of its snapshots."""
+    """The lower bound on the end of ``run`` (the dict --out writes) from one of its snapshots:
+    the cycle plus the phits still to cross the busiest cut over its links, from what the tasks
+    have not sent yet and, where the snapshot has them, from the phits the subtrees have sent up
+    (the tighter: phits waiting in queues have been sent but not carried)."""
     p = rest(programs(run["kernel"], run["tasks"]), snap["events_left"], snap["head_generated"])
-    if not any(op == "s" for ops in p for op, _, _ in ops):
-        return float(snap["cycle"])
-    return snap["cycle"] + cut_bound(run["tree"], messages(p))
+    left = cut_bound(run["tree"], messages(p)) if any(op == "s" for ops in p for op, _, _ in ops) else 0.0
+    if "sent_up" in snap:
+        for (total, links), sent in zip(up_totals(run), snap["sent_up"]):
+            left = max(left, float(((total - np.array(sent)) / links).max()))
+    return snap["cycle"] + left
+
+
+def hpcnetsim_sent_up(run, level, subtree):
+    """hpcnetsim's run of the same program (seed and all): the phits the subtree sends up, per
+    interval of 10 000 cycles (its link utilisation series on the subtree's up-links)."""
+    k, _, n = tree(run["tree"])
+    cfg = config(run["tree"], run["kernel"], run["seed"], [], run["tasks"])
+    cfg["stats"] = {"link_utilisation": True, "interval_cycles": 10_000}
+    t = hpcnetsim.Topology.from_spec(cfg["topology"])
+    # the switches of tree level level-1 above the subtree's terminals, and their up-links
+    switches = {s for term, s, _ in t.terminal_links() if term // k**level == subtree}
+    for _ in range(level - 1):
+        switches = {peer[1] for s in switches for peer in t.ports(s) if peer and peer[0] == "switch"
+                    and t.switch_level(peer[1]) > t.switch_level(s)}
+    offsets = t.port_offsets()
+    up = {offsets[s] + i for s in switches for i, peer in enumerate(t.ports(s))
+          if peer and peer[0] == "switch" and t.switch_level(peer[1]) > t.switch_level(s)}
+    frame = hpcnetsim.execute(cfg, threads=1).tables["link_utilisation"]
+    series = frame[frame.channel.isin(up)].groupby("interval_start")["busy_phits"].sum()
+    out = np.zeros(int(series.index.max()) // 10_000 + 1)
+    out[(series.index // 10_000).astype(int)] = series.to_numpy()
+    return out
+
+
+def sent_by(series, cycle):
+    """Phits of a per-10 000-cycle series sent by ``cycle`` (the interval it falls in pro rata)."""
+    whole, part = divmod(cycle, 10_000)
+    return series[:whole].sum() + (series[whole] * part / 10_000 if whole < len(series) else 0.0)
 
 
 def load(path):
@@ -183,6 +268,11 @@ def main():
     a.add_argument("--tasks", type=int, required=True, help="tasks of the trace")
     a.add_argument("--every", type=float, default=0, help="seconds between snapshots until the run ends (default: one)")
     a.add_argument("--out", metavar="PATH", help="keep the snapshots in PATH (JSON, rewritten after each)")
+    a.add_argument(
+        "--hpcnetsim",
+        action="store_true",
+        help="also run the same program in hpcnetsim and print how long its busiest cut had idled at each snapshot's cycle",
+    )
     args = a.parse_args()
     try:
         if args.kernel not in KERNELS:
@@ -205,19 +295,28 @@ def main():
         sys.exit(2)
     where = layout(source)
     run = {"tree": name, "kernel": args.kernel, "tasks": args.tasks, "seed": seed, "snapshots": []}
-    print(f"INSEE {args.kernel} on {name}, {args.tasks} tasks, seed {seed}")
-    print("| cycle | bound on the end |")
-    print("|---|---|")
+    level, subtree = busiest_up_cut(run)
+    theirs = hpcnetsim_sent_up(run, level, subtree) if args.hpcnetsim else None
+    links = tree(name)[1] ** level
     while os.path.exists(f"/proc/{args.pid}"):
-        cycle, left, heads = snapshot(args.pid, args.tasks, where)
+        cycle, left, heads, sent_up = snapshot(args.pid, args.tasks, name, where)
         try:
             check(p, left, heads)
-        except ValueError as e:
-            sys.exit(f"pid = {args.pid}: {e}")
+        except ValueError as e:  # the run is not of --kernel on --tasks tasks
+            print(f"--kernel/--tasks: pid {args.pid} does not run {args.kernel} on {args.tasks} tasks: {e}", file=sys.stderr)
+            sys.exit(2)
         generated = [h[3] if h and h[0] == "s" else 0 for h in heads]
-        snap = {"cycle": cycle, "events_left": left, "head_generated": generated}
+        snap = {"cycle": cycle, "events_left": left, "head_generated": generated, "sent_up": sent_up}
+        if not run["snapshots"]:  # the first snapshot matched the programs: the table's head
+            print(f"INSEE {args.kernel} on {name}, {args.tasks} tasks, seed {seed}")
+            print(f"busiest cut: the up-links of subtree {subtree} of level {level}; idle = cycles it carried nothing")
+            print(f"| cycle | bound on the end | idle |{' hpcnetsim idle |' if args.hpcnetsim else ''}")
+            print(f"|---|---|---|{'---|' if args.hpcnetsim else ''}")
         run["snapshots"].append(snap)
-        print(f"| {cycle} | {bound(run, snap):.0f} |", flush=True)
+        row = f"| {cycle} | {bound(run, snap):.0f} | {idle(run, snap, level, subtree):.0f} |"
+        if theirs is not None:
+            row += f" {cycle - sent_by(theirs, cycle) / links:.0f} |"
+        print(row, flush=True)
         if args.out:
             with open(args.out + ".part", "w") as f:
                 json.dump(run, f, separators=(",", ":"))
@@ -225,7 +324,6 @@ def main():
         if not args.every:
             break
         time.sleep(args.every)
-
 
 if __name__ == "__main__":
     main()
