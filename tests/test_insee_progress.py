@@ -9,7 +9,6 @@ on the 11:1,3-tree at 512 tasks, seed 1 (`insee_progress.py PID --kernel bu --ta
 
 import csv
 import importlib
-import importlib.util
 import subprocess
 import sys
 from pathlib import Path
@@ -17,10 +16,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "benchmarks/peers"))  # insee_progress.py imports the scripts beside it
-_spec = importlib.util.spec_from_file_location("insee_progress", ROOT / "benchmarks/peers/insee_progress.py")
-progress = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(progress)
+sys.path.insert(0, str(ROOT / "benchmarks/peers"))  # the peer scripts, which import each other
+progress = importlib.import_module("insee_progress")
 kernels = importlib.import_module("insee_kernels")
 
 

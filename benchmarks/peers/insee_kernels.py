@@ -196,17 +196,31 @@ def ours(name, kernel, seed, overrides, tasks=64, mesh=None):
     return hpcnetsim.execute(config(name, kernel, seed, overrides, tasks, mesh), threads=1).execution_time_cycles
 
 
+def packets(size):
+    """The packets of a message of ``size`` bytes (INSEE's and hpcnetsim's)."""
+    return -(-size // (PACKET_PHITS * PHIT_BYTES))
+
+
 def messages(p):
     """Every message of the programs ``p`` (from ``programs``) as arrays: source, destination
     and phits."""
-    packet_bytes = PACKET_PHITS * PHIT_BYTES
-    sends = [
-        (i, j, -(-size // packet_bytes) * PACKET_PHITS)
-        for i, ops in enumerate(p)
-        for op, j, size in ops
-        if op == "s"
-    ]
+    sends = [(i, j, packets(size) * PACKET_PHITS) for i, ops in enumerate(p) for op, j, size in ops if op == "s"]
     return tuple(np.array(column) for column in zip(*sends))
+
+
+def cut_loads(name, sends):
+    """Per level l = 0..n-1 of the tree ``name``, tasks on the first terminals: the phits the
+    messages ``sends`` (from ``messages``) carry out of and into each subtree of k^l terminals
+    (l = 0: a terminal), as two arrays over the subtrees, and the k'^l links of each way."""
+    k, kp, n = tree(name)
+    src, dst, phits = sends
+    loads = []
+    for level in range(n):
+        out, into = src // k**level, dst // k**level
+        crossing = out != into
+        ways = (np.bincount(side[crossing], weights=phits[crossing], minlength=k ** (n - level)) for side in (out, into))
+        loads.append((*ways, kp**level))
+    return loads
 
 
 def cut_bound(name, sends):
@@ -215,16 +229,7 @@ def cut_bound(name, sends):
     links. The cuts are the k'^l links out of, and the k'^l into, a subtree of k^l terminals (l = 0:
     a terminal's own link), each one phit per cycle and direction, whatever the routing,
     arbitration or order of the messages."""
-    k, kp, n = tree(name)
-    src, dst, phits = sends
-    worst = 0.0
-    for level in range(n):
-        out, into = src // k**level, dst // k**level
-        crossing = out != into
-        for side in (out, into):
-            load = np.bincount(side[crossing], weights=phits[crossing])
-            worst = max(worst, load.max(initial=0) / kp**level)
-    return worst
+    return max(max(out.max(), into.max()) / links for out, into, links in cut_loads(name, sends))
 
 
 def phi(times, name, reference, seed, kernels):

@@ -32,6 +32,7 @@ lines against INSEE's own headers, so it is the layout of the binary's source an
 """
 
 import argparse
+import functools
 import json
 import os
 import signal
@@ -44,7 +45,7 @@ import time
 import hpcnetsim
 import numpy as np
 from insee import PACKET_PHITS, PHIT_BYTES
-from insee_kernels import KERNELS, config, cut_bound, messages, programs, tree
+from insee_kernels import KERNELS, config, cut_bound, cut_loads, messages, packets, programs, tree
 
 LAYOUT_C = r"""
 #include <stdio.h>
@@ -142,11 +143,6 @@ def snapshot(pid, tasks, name, where):
     return cycle, left, heads, sent_up
 
 
-def packets(size):
-    """INSEE's packets of a message of ``size`` bytes."""
-    return -(-size // (PACKET_PHITS * PHIT_BYTES))
-
-
 def rest(p, left, head_generated):
     """What is left of the programs ``p``: each task's last ``left`` operations, its head send
     shortened by the packets INSEE has generated of it (``head_generated``)."""
@@ -173,23 +169,18 @@ def check(p, left, heads):
                 raise ValueError(f"task {i}: INSEE's head event {head[:3]} is not its program's {(op, peer, packets(size))}")
 
 
-def up_totals(run):
+@functools.cache
+def up_totals(name, kernel, tasks):
     """Per level l = 1..n-1, the phits the whole program sends up out of each subtree of k^l
     terminals, and the links that carry them (k'^l)."""
-    k, kp, n = tree(run["tree"])
-    src, dst, phits = messages(programs(run["kernel"], run["tasks"]))
-    totals = []
-    for level in range(1, n):
-        out = src // k**level
-        crossing = out != dst // k**level
-        totals.append((np.bincount(out[crossing], weights=phits[crossing], minlength=k ** (n - level)), kp**level))
-    return totals
+    loads = cut_loads(name, messages(programs(kernel, tasks)))
+    return [(out, links) for out, _, links in loads[1:]]
 
 
 def busiest_up_cut(run):
     """(level, subtree) of the cut whose upward links the whole program loads most."""
-    loads = [(total.max() / links, level, int(total.argmax())) for level, (total, links) in enumerate(up_totals(run), 1)]
-    _, level, subtree = max(loads)
+    totals = up_totals(run["tree"], run["kernel"], run["tasks"])
+    _, level, subtree = max((total.max() / links, level, int(total.argmax())) for level, (total, links) in enumerate(totals, 1))
     return level, subtree
 
 
@@ -207,37 +198,45 @@ def bound(run, snap):
     p = rest(programs(run["kernel"], run["tasks"]), snap["events_left"], snap["head_generated"])
     left = cut_bound(run["tree"], messages(p)) if any(op == "s" for ops in p for op, _, _ in ops) else 0.0
     if "sent_up" in snap:
-        for (total, links), sent in zip(up_totals(run), snap["sent_up"]):
+        for (total, links), sent in zip(up_totals(run["tree"], run["kernel"], run["tasks"]), snap["sent_up"]):
             left = max(left, float(((total - np.array(sent)) / links).max()))
     return snap["cycle"] + left
 
 
+#: cycles per interval of hpcnetsim's link utilisation series (--hpcnetsim)
+INTERVAL = 10_000
+
+
 def hpcnetsim_sent_up(run, level, subtree):
     """hpcnetsim's run of the same program (seed and all): the phits the subtree sends up, per
-    interval of 10 000 cycles (its link utilisation series on the subtree's up-links)."""
+    interval of INTERVAL cycles (its link utilisation series on the subtree's up-links)."""
     k, _, n = tree(run["tree"])
     cfg = config(run["tree"], run["kernel"], run["seed"], [], run["tasks"])
-    cfg["stats"] = {"link_utilisation": True, "interval_cycles": 10_000}
+    cfg["stats"] = {"link_utilisation": True, "interval_cycles": INTERVAL}
     t = hpcnetsim.Topology.from_spec(cfg["topology"])
+
+    def ups(s):
+        """The up-links of switch s: (its port, the switch above)."""
+        return [(i, peer[1]) for i, peer in enumerate(t.ports(s))
+                if peer and peer[0] == "switch" and t.switch_level(peer[1]) > t.switch_level(s)]  # fmt: skip
+
     # the switches of tree level level-1 above the subtree's terminals, and their up-links
     switches = {s for term, s, _ in t.terminal_links() if term // k**level == subtree}
     for _ in range(level - 1):
-        switches = {peer[1] for s in switches for peer in t.ports(s) if peer and peer[0] == "switch"
-                    and t.switch_level(peer[1]) > t.switch_level(s)}
+        switches = {above for s in switches for _, above in ups(s)}
     offsets = t.port_offsets()
-    up = {offsets[s] + i for s in switches for i, peer in enumerate(t.ports(s))
-          if peer and peer[0] == "switch" and t.switch_level(peer[1]) > t.switch_level(s)}
+    up = {offsets[s] + i for s in switches for i, _ in ups(s)}
     frame = hpcnetsim.execute(cfg, threads=1).tables["link_utilisation"]
     series = frame[frame.channel.isin(up)].groupby("interval_start")["busy_phits"].sum()
-    out = np.zeros(int(series.index.max()) // 10_000 + 1)
-    out[(series.index // 10_000).astype(int)] = series.to_numpy()
+    out = np.zeros(int(series.index.max()) // INTERVAL + 1)
+    out[(series.index // INTERVAL).astype(int)] = series.to_numpy()
     return out
 
 
 def sent_by(series, cycle):
-    """Phits of a per-10 000-cycle series sent by ``cycle`` (the interval it falls in pro rata)."""
-    whole, part = divmod(cycle, 10_000)
-    return series[:whole].sum() + (series[whole] * part / 10_000 if whole < len(series) else 0.0)
+    """Phits of a per-INTERVAL series sent by ``cycle`` (the interval it falls in pro rata)."""
+    whole, part = divmod(cycle, INTERVAL)
+    return series[:whole].sum() + (series[whole] * part / INTERVAL if whole < len(series) else 0.0)
 
 
 def load(path):
