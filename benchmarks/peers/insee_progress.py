@@ -5,6 +5,7 @@ source beside the binary in src/):
 
     python insee_progress.py PID --kernel bu --tasks 4096
     python insee_progress.py PID --kernel bu --tasks 512 --every 30 --out run.json --hpcnetsim
+    python insee_progress.py --from run.json --seeds 1-10 --out compared.json
 
 PID is a running `fsin` of `insee_kernels.py` (its trace is that script's, tasks on the first
 terminals). The script stops the process (SIGSTOP) for the fraction of a second it takes to
@@ -26,6 +27,14 @@ idled at the same cycle in hpcnetsim's run of the same program); --out keeps the
 (JSON: tree, kernel, tasks, seed, and per snapshot the cycle, per task the events left and the
 packets of its head event already generated, per level the phits each subtree has sent up),
 which ``bound`` reads back.
+
+``--from`` reads such a file instead of a running process, and ``--seeds`` (or --hpcnetsim, the
+run's own seed) runs the program in hpcnetsim on each seed: beside INSEE's idle at each snapshot,
+the least and most idle of hpcnetsim's seeds at the same cycle, the range of their ends, and at
+how many snapshots and by how much INSEE lies outside that range, which says whether INSEE's run
+so far is one more sample of what hpcnetsim does with other random draws. With --from, --out
+keeps that comparison (JSON: the snapshots' cycles and INSEE's idle, per seed hpcnetsim's idle
+at those cycles and its end).
 
 The struct layout (INSEE's `router`, `port`, `event_n`) is read by compiling a few `offsetof`
 lines against INSEE's own headers, so it is the layout of the binary's source and compiler.
@@ -207,11 +216,12 @@ def bound(run, snap):
 INTERVAL = 10_000
 
 
-def hpcnetsim_sent_up(run, level, subtree):
-    """hpcnetsim's run of the same program (seed and all): the phits the subtree sends up, per
-    interval of INTERVAL cycles (its link utilisation series on the subtree's up-links)."""
+def hpcnetsim_cut(run, level, subtree, seed=None):
+    """hpcnetsim's run of the same program (the run's seed, or ``seed``): the phits the subtree
+    sends up per interval of INTERVAL cycles (its link utilisation series on the subtree's
+    up-links), and the cycle the program ends."""
     k, _, n = tree(run["tree"])
-    cfg = config(run["tree"], run["kernel"], run["seed"], [], run["tasks"])
+    cfg = config(run["tree"], run["kernel"], run["seed"] if seed is None else seed, [], run["tasks"])
     cfg["stats"] = {"link_utilisation": True, "interval_cycles": INTERVAL}
     t = hpcnetsim.Topology.from_spec(cfg["topology"])
 
@@ -226,11 +236,55 @@ def hpcnetsim_sent_up(run, level, subtree):
         switches = {above for s in switches for _, above in ups(s)}
     offsets = t.port_offsets()
     up = {offsets[s] + i for s in switches for i, _ in ups(s)}
-    frame = hpcnetsim.execute(cfg, threads=1).tables["link_utilisation"]
+    result = hpcnetsim.execute(cfg, threads=1)
+    frame = result.tables["link_utilisation"]
     series = frame[frame.channel.isin(up)].groupby("interval_start")["busy_phits"].sum()
     out = np.zeros(int(series.index.max()) // INTERVAL + 1)
     out[(series.index // INTERVAL).astype(int)] = series.to_numpy()
+    return out, result.execution_time_cycles
+
+
+def seeds_against(run, seeds, runs=None):
+    """INSEE's snapshots of ``run`` beside hpcnetsim's runs of the same program on each of
+    ``seeds``: per snapshot its cycle and how long the busiest cut had idled in INSEE, and per
+    seed how long it had idled in hpcnetsim at the same cycles and the cycle the program ends
+    (the JSON ``--from ... --out`` writes). ``runs``: hpcnetsim_cut's results per seed, if made."""
+    level, subtree = busiest_up_cut(run)
+    links = tree(run["tree"])[1] ** level
+    cycles = [snap["cycle"] for snap in run["snapshots"]]
+    out = {key: run[key] for key in ("tree", "kernel", "tasks", "seed")}
+    out |= {"level": level, "subtree": subtree, "cycles": cycles}
+    out["insee_idle"] = [idle(run, snap, level, subtree) for snap in run["snapshots"]]
+    out["hpcnetsim"] = {}
+    for seed in seeds:
+        series, end = runs[seed] if runs else hpcnetsim_cut(run, level, subtree, seed)
+        out["hpcnetsim"][str(seed)] = {"end": end, "idle": [c - sent_by(series, c) / links for c in cycles]}
     return out
+
+
+def outside_seeds(compared):
+    """Per snapshot of ``seeds_against``'s comparison, how far INSEE's idle lies outside the least
+    and most idle of hpcnetsim's seeds at the same cycle, as a fraction of the cycle (0 inside)."""
+    runs = compared["hpcnetsim"].values()
+    gaps = []
+    for i, (cycle, theirs) in enumerate(zip(compared["cycles"], compared["insee_idle"])):
+        idles = [r["idle"][i] for r in runs]
+        gaps.append(max(min(idles) - theirs, theirs - max(idles), 0.0) / cycle)
+    return gaps
+
+
+def parse_seeds(text):
+    """``1-10`` or ``1,2,5``: the seeds, in order."""
+    try:
+        seeds = []
+        for part in text.split(","):
+            first, _, last = part.partition("-")
+            seeds += range(int(first), int(last or first) + 1)
+        if not seeds or min(seeds) < 1:
+            raise ValueError
+    except ValueError:
+        raise ValueError(f"--seeds = {text!r} is invalid: a list of seeds from 1, as 1-10 or 1,2,5") from None
+    return seeds
 
 
 def sent_by(series, cycle):
@@ -260,43 +314,114 @@ def run_of(pid):
         raise ValueError(f"pid = {pid} is invalid: not an INSEE run on a thin-tree ({' '.join(words)[:60]})") from None
 
 
+def _stored(path):
+    """The snapshots ``--out`` kept of a run, checked for what the table needs."""
+    try:
+        run = load(path)
+        if not (isinstance(run, dict) and run.get("kernel") in KERNELS and run.get("snapshots")):
+            raise ValueError
+        programs(run["kernel"], run["tasks"])
+        tree(run["tree"])
+        int(run["seed"])
+        for snap in run["snapshots"]:
+            snap["cycle"], snap["events_left"], snap["head_generated"], snap["sent_up"]  # noqa: B018
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        raise ValueError(f"--from = {path} is invalid: not the snapshots insee_progress.py --out keeps ({e or 'no snapshots'})") from None
+    return run
+
+
+def _hpcnetsim_column(run, seeds, level, subtree):
+    """Per seed, hpcnetsim's series and end; and a function giving the table's cell at a cycle
+    (one seed's idle, or the least and most over the seeds)."""
+    links = tree(run["tree"])[1] ** level
+    runs = {seed: hpcnetsim_cut(run, level, subtree, seed) for seed in seeds}
+
+    def cell(cycle):
+        idles = [cycle - sent_by(series, cycle) / links for series, _ in runs.values()]
+        return f" {idles[0]:.0f} |" if len(idles) == 1 else f" {min(idles):.0f}-{max(idles):.0f} |"
+
+    return runs, cell
+
+
 def main():
     a = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    a.add_argument("pid", type=int, help="process id of the running fsin (of insee_kernels.py)")
-    a.add_argument("--kernel", required=True, help=f"the kernel of its trace: {' '.join(KERNELS)}")
-    a.add_argument("--tasks", type=int, required=True, help="tasks of the trace")
+    a.add_argument("pid", type=int, nargs="?", help="process id of the running fsin (of insee_kernels.py)")
+    a.add_argument("--kernel", help=f"the kernel of its trace: {' '.join(KERNELS)}")
+    a.add_argument("--tasks", type=int, help="tasks of the trace")
     a.add_argument("--every", type=float, default=0, help="seconds between snapshots until the run ends (default: one)")
-    a.add_argument("--out", metavar="PATH", help="keep the snapshots in PATH (JSON, rewritten after each)")
+    a.add_argument("--out", metavar="PATH", help="keep the snapshots in PATH (JSON, rewritten after each); with --from, the comparison with --seeds")
     a.add_argument(
         "--hpcnetsim",
         action="store_true",
         help="also run the same program in hpcnetsim and print how long its busiest cut had idled at each snapshot's cycle",
     )
+    a.add_argument("--seeds", metavar="LIST", help="as --hpcnetsim, on each of these seeds (1-10, 1,2,5): the least and most idle")
+    a.add_argument("--from", dest="stored", metavar="PATH", help="the snapshots --out kept of a run, instead of a running process")
     args = a.parse_args()
     try:
-        if args.kernel not in KERNELS:
-            raise ValueError(f"--kernel = {args.kernel!r} is invalid: one of {' '.join(KERNELS)}")
-        try:
-            p = programs(args.kernel, args.tasks)
-        except ValueError as e:
-            raise ValueError(f"--tasks = {args.tasks} is invalid for {args.kernel}: {e}") from None
-        if not os.path.exists(f"/proc/{args.pid}"):
-            raise ValueError(f"pid = {args.pid} is invalid: no such process")
-        name, seed = run_of(args.pid)
-        binary = os.readlink(f"/proc/{args.pid}/exe")
-        if set(_symbols(binary)) != {"network", "sim_clock"}:
-            raise ValueError(f"pid = {args.pid} is invalid: {binary} is not an INSEE binary with its symbols")
-        source = os.path.join(os.path.dirname(binary), "src")
-        if not os.path.isfile(os.path.join(source, "globals.h")):
-            raise ValueError(f"pid = {args.pid}: INSEE's source is not beside its binary ({source}/globals.h)")
+        seeds = parse_seeds(args.seeds) if args.seeds is not None else None
+        if args.stored is not None:
+            if args.pid is not None or args.kernel or args.tasks is not None or args.every:
+                raise ValueError(f"--from = {args.stored} is invalid with a pid, --kernel, --tasks or --every: the file names the run")
+            if args.out and not (seeds or args.hpcnetsim):
+                raise ValueError(f"--out = {args.out} is invalid with --from alone: it keeps the comparison with --seeds or --hpcnetsim")
+            run = _stored(args.stored)
+        else:
+            if args.pid is None:
+                raise ValueError("pid is missing: the process id of a running fsin, or --from PATH")
+            if args.kernel not in KERNELS:
+                raise ValueError(f"--kernel = {args.kernel!r} is invalid: one of {' '.join(KERNELS)}")
+            if args.tasks is None:
+                raise ValueError("--tasks is missing: the tasks of the run's trace")
+            try:
+                p = programs(args.kernel, args.tasks)
+            except ValueError as e:
+                raise ValueError(f"--tasks = {args.tasks} is invalid for {args.kernel}: {e}") from None
+            if not os.path.exists(f"/proc/{args.pid}"):
+                raise ValueError(f"pid = {args.pid} is invalid: no such process")
+            name, seed = run_of(args.pid)
+            binary = os.readlink(f"/proc/{args.pid}/exe")
+            if set(_symbols(binary)) != {"network", "sim_clock"}:
+                raise ValueError(f"pid = {args.pid} is invalid: {binary} is not an INSEE binary with its symbols")
+            source = os.path.join(os.path.dirname(binary), "src")
+            if not os.path.isfile(os.path.join(source, "globals.h")):
+                raise ValueError(f"pid = {args.pid}: INSEE's source is not beside its binary ({source}/globals.h)")
+            run = {"tree": name, "kernel": args.kernel, "tasks": args.tasks, "seed": seed, "snapshots": []}
     except (ValueError, OSError, subprocess.CalledProcessError) as e:
         print(e, file=sys.stderr)
         sys.exit(2)
-    where = layout(source)
-    run = {"tree": name, "kernel": args.kernel, "tasks": args.tasks, "seed": seed, "snapshots": []}
+    if seeds is None and args.hpcnetsim:
+        seeds = [run["seed"]]
     level, subtree = busiest_up_cut(run)
-    theirs = hpcnetsim_sent_up(run, level, subtree) if args.hpcnetsim else None
-    links = tree(name)[1] ** level
+    runs, cell = _hpcnetsim_column(run, seeds, level, subtree) if seeds else (None, None)
+
+    def head():
+        column = "" if not seeds else " hpcnetsim idle |" if len(seeds) == 1 else f" hpcnetsim idle, seeds {args.seeds} |"
+        print(f"INSEE {run['kernel']} on {run['tree']}, {run['tasks']} tasks, seed {run['seed']}")
+        print(f"busiest cut: the up-links of subtree {subtree} of level {level}; idle = cycles it carried nothing")
+        print(f"| cycle | bound on the end | idle |{column}")
+        print(f"|---|---|---|{'---|' if seeds else ''}")
+
+    def row(snap):
+        line = f"| {snap['cycle']} | {bound(run, snap):.0f} | {idle(run, snap, level, subtree):.0f} |"
+        print(line + (cell(snap["cycle"]) if seeds else ""), flush=True)
+
+    if args.stored is not None:
+        head()
+        for snap in run["snapshots"]:
+            row(snap)
+        if seeds:
+            compared = seeds_against(run, seeds, runs)
+            ends = [r["end"] for r in compared["hpcnetsim"].values()]
+            gaps = outside_seeds(compared)
+            print(f"hpcnetsim's end, seed{'s' if len(ends) > 1 else ''} {args.seeds or run['seed']}: {min(ends)}-{max(ends)} cycles")
+            print(f"INSEE's idle outside hpcnetsim's at {sum(g > 0 for g in gaps)} of {len(gaps)} snapshots, by at most {max(gaps):.2%} of the cycle")
+            if args.out:
+                with open(args.out + ".part", "w") as f:
+                    json.dump(compared, f, separators=(",", ":"))
+                os.replace(args.out + ".part", args.out)
+        return
+    where = layout(source)
     while os.path.exists(f"/proc/{args.pid}"):
         cycle, left, heads, sent_up = snapshot(args.pid, args.tasks, name, where)
         try:
@@ -307,15 +432,9 @@ def main():
         generated = [h[3] if h and h[0] == "s" else 0 for h in heads]
         snap = {"cycle": cycle, "events_left": left, "head_generated": generated, "sent_up": sent_up}
         if not run["snapshots"]:  # the first snapshot matched the programs: the table's head
-            print(f"INSEE {args.kernel} on {name}, {args.tasks} tasks, seed {seed}")
-            print(f"busiest cut: the up-links of subtree {subtree} of level {level}; idle = cycles it carried nothing")
-            print(f"| cycle | bound on the end | idle |{' hpcnetsim idle |' if args.hpcnetsim else ''}")
-            print(f"|---|---|---|{'---|' if args.hpcnetsim else ''}")
+            head()
         run["snapshots"].append(snap)
-        row = f"| {cycle} | {bound(run, snap):.0f} | {idle(run, snap, level, subtree):.0f} |"
-        if theirs is not None:
-            row += f" {cycle - sent_by(theirs, cycle) / links:.0f} |"
-        print(row, flush=True)
+        row(snap)
         if args.out:
             with open(args.out + ".part", "w") as f:
                 json.dump(run, f, separators=(",", ":"))
@@ -323,6 +442,7 @@ def main():
         if not args.every:
             break
         time.sleep(args.every)
+
 
 if __name__ == "__main__":
     main()
