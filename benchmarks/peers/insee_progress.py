@@ -258,7 +258,7 @@ def seeds_against(run, seeds, runs=None):
     out["hpcnetsim"] = {}
     for seed in seeds:
         series, end = runs[seed] if runs else hpcnetsim_cut(run, level, subtree, seed)
-        out["hpcnetsim"][str(seed)] = {"end": end, "idle": [c - sent_by(series, c) / links for c in cycles]}
+        out["hpcnetsim"][str(seed)] = {"end": end, "idle": [idle_at(series, c, links) for c in cycles]}
     return out
 
 
@@ -293,6 +293,12 @@ def sent_by(series, cycle):
     return series[:whole].sum() + (series[whole] * part / INTERVAL if whole < len(series) else 0.0)
 
 
+def idle_at(series, cycle, links):
+    """The cycles a cut of ``links`` links had idled by ``cycle`` in hpcnetsim's run whose phits
+    up the cut are ``series`` (``hpcnetsim_cut``)."""
+    return cycle - sent_by(series, cycle) / links
+
+
 def load(path):
     """A run's snapshots as --out writes them."""
     with open(path) as f:
@@ -323,8 +329,9 @@ def _stored(path):
         programs(run["kernel"], run["tasks"])
         tree(run["tree"])
         int(run["seed"])
-        for snap in run["snapshots"]:
-            snap["cycle"], snap["events_left"], snap["head_generated"], snap["sent_up"]  # noqa: B018
+        fields = {"cycle", "events_left", "head_generated", "sent_up"}
+        if not all(isinstance(snap, dict) and fields <= snap.keys() for snap in run["snapshots"]):
+            raise ValueError(f"a snapshot without one of {', '.join(sorted(fields))}")
     except (OSError, ValueError, KeyError, TypeError) as e:
         raise ValueError(f"--from = {path} is invalid: not the snapshots insee_progress.py --out keeps ({e or 'no snapshots'})") from None
     return run
@@ -337,7 +344,7 @@ def _hpcnetsim_column(run, seeds, level, subtree):
     runs = {seed: hpcnetsim_cut(run, level, subtree, seed) for seed in seeds}
 
     def cell(cycle):
-        idles = [cycle - sent_by(series, cycle) / links for series, _ in runs.values()]
+        idles = [idle_at(series, cycle, links) for series, _ in runs.values()]
         return f" {idles[0]:.0f} |" if len(idles) == 1 else f" {min(idles):.0f}-{max(idles):.0f} |"
 
     return runs, cell
