@@ -569,8 +569,7 @@ def test_4096_11_1_4_insees_bu_so_far_runs_as_hpcnetsims_seeds(runs_4096):
     # the stored comparison is hpcnetsim's: seed 1 again, its end the one kernels-4096.csv holds
     series, end = progress.hpcnetsim_cut(run, level, subtree, 1)
     assert end == compared["hpcnetsim"]["1"]["end"] == ours["11:1,4", "bu", 1]
-    links = peer.tree("11:1,4")[1] ** level
-    again = [progress.idle_at(series, c, links) for c in compared["cycles"]]
+    again = [progress.idle_at(series, c, progress.cut_links(run, level)) for c in compared["cycles"]]
     assert again == pytest.approx(compared["hpcnetsim"]["1"]["idle"], rel=1e-12)
     assert max(progress.outside_seeds(compared)) == 0.0
     ends = [r["end"] for r in compared["hpcnetsim"].values()]

@@ -115,7 +115,7 @@ def test_insee_runs_as_one_more_of_hpcnetsims_seeds(run_512):
     within their least and most idle at the same cycle, or SEEDS_SLACK of the cycle from them, at
     every snapshot: INSEE's run behaves as hpcnetsim's with other random draws. The comparison the
     11:1,4 row of Table 5(c) rests on while INSEE's BU there has not ended."""
-    compared = progress.seeds_against(run_512, range(1, 11))
+    compared = progress.seeds_against(run_512, progress.hpcnetsim_seeds(run_512, range(1, 11)))
     ends = [r["end"] for r in compared["hpcnetsim"].values()]
     assert len(set(ends)) > 1  # the seeds draw differently
     assert min(ends) <= _insee_end("11:1,3", "bu", 512, 1) <= max(ends), ends

@@ -193,10 +193,15 @@ def busiest_up_cut(run):
     return level, subtree
 
 
+def cut_links(run, level):
+    """The up-links of one subtree of level ``level`` of the run's tree (k'^level)."""
+    return tree(run["tree"])[1] ** level
+
+
 def idle(run, snap, level, subtree):
     """The cycles the upward links of a cut have idled by the snapshot: its cycle less the phits
     sent up so far over the links."""
-    return snap["cycle"] - snap["sent_up"][level - 1][subtree] / tree(run["tree"])[1] ** level
+    return snap["cycle"] - snap["sent_up"][level - 1][subtree] / cut_links(run, level)
 
 
 def bound(run, snap):
@@ -244,21 +249,33 @@ def hpcnetsim_cut(run, level, subtree, seed=None):
     return out, result.execution_time_cycles
 
 
-def seeds_against(run, seeds, runs=None):
-    """INSEE's snapshots of ``run`` beside hpcnetsim's runs of the same program on each of
-    ``seeds``: per snapshot its cycle and how long the busiest cut had idled in INSEE, and per
-    seed how long it had idled in hpcnetsim at the same cycles and the cycle the program ends
-    (the JSON ``--from ... --out`` writes). ``runs``: hpcnetsim_cut's results per seed, if made."""
+def hpcnetsim_seeds(run, seeds):
+    """hpcnetsim's runs of the run's program on each of ``seeds``: per seed, hpcnetsim_cut's series
+    of the busiest cut and the cycle the program ends."""
     level, subtree = busiest_up_cut(run)
-    links = tree(run["tree"])[1] ** level
+    return {seed: hpcnetsim_cut(run, level, subtree, seed) for seed in seeds}
+
+
+def hpcnetsim_idles(run, runs, cycle):
+    """Per run of ``hpcnetsim_seeds``, how long the busiest cut had idled by ``cycle``."""
+    links = cut_links(run, busiest_up_cut(run)[0])
+    return [idle_at(series, cycle, links) for series, _ in runs.values()]
+
+
+def seeds_against(run, runs):
+    """INSEE's snapshots of ``run`` beside hpcnetsim's ``runs`` (``hpcnetsim_seeds``) of the same
+    program: per snapshot its cycle and how long the busiest cut had idled in INSEE, and per seed
+    how long it had idled in hpcnetsim at the same cycles and the cycle the program ends (the
+    JSON ``--from ... --out`` writes)."""
+    level, subtree = busiest_up_cut(run)
     cycles = [snap["cycle"] for snap in run["snapshots"]]
     out = {key: run[key] for key in ("tree", "kernel", "tasks", "seed")}
     out |= {"level": level, "subtree": subtree, "cycles": cycles}
     out["insee_idle"] = [idle(run, snap, level, subtree) for snap in run["snapshots"]]
-    out["hpcnetsim"] = {}
-    for seed in seeds:
-        series, end = runs[seed] if runs else hpcnetsim_cut(run, level, subtree, seed)
-        out["hpcnetsim"][str(seed)] = {"end": end, "idle": [idle_at(series, c, links) for c in cycles]}
+    per_cycle = [hpcnetsim_idles(run, runs, c) for c in cycles]
+    out["hpcnetsim"] = {
+        str(seed): {"end": end, "idle": [idles[i] for idles in per_cycle]} for i, (seed, (_, end)) in enumerate(runs.items())
+    }
     return out
 
 
@@ -337,17 +354,12 @@ def _stored(path):
     return run
 
 
-def _hpcnetsim_column(run, seeds, level, subtree):
-    """Per seed, hpcnetsim's series and end; and a function giving the table's cell at a cycle
-    (one seed's idle, or the least and most over the seeds)."""
-    links = tree(run["tree"])[1] ** level
-    runs = {seed: hpcnetsim_cut(run, level, subtree, seed) for seed in seeds}
-
-    def cell(cycle):
-        idles = [idle_at(series, cycle, links) for series, _ in runs.values()]
-        return f" {idles[0]:.0f} |" if len(idles) == 1 else f" {min(idles):.0f}-{max(idles):.0f} |"
-
-    return runs, cell
+def _write_json(path, obj):
+    """Write ``obj`` to ``path`` whole or not at all (through ``path.part``), so a reader never
+    sees half a file."""
+    with open(path + ".part", "w") as f:
+        json.dump(obj, f, separators=(",", ":"))
+    os.replace(path + ".part", path)
 
 
 def main():
@@ -400,7 +412,12 @@ def main():
     if seeds is None and args.hpcnetsim:
         seeds = [run["seed"]]
     level, subtree = busiest_up_cut(run)
-    runs, cell = _hpcnetsim_column(run, seeds, level, subtree) if seeds else (None, None)
+    runs = hpcnetsim_seeds(run, seeds) if seeds else {}
+
+    def cell(cycle):
+        """The table's hpcnetsim cell: one seed's idle, or the least and most over the seeds."""
+        idles = hpcnetsim_idles(run, runs, cycle)
+        return f" {idles[0]:.0f} |" if len(idles) == 1 else f" {min(idles):.0f}-{max(idles):.0f} |"
 
     def head():
         column = "" if not seeds else " hpcnetsim idle |" if len(seeds) == 1 else f" hpcnetsim idle, seeds {args.seeds} |"
@@ -418,15 +435,13 @@ def main():
         for snap in run["snapshots"]:
             row(snap)
         if seeds:
-            compared = seeds_against(run, seeds, runs)
+            compared = seeds_against(run, runs)
             ends = [r["end"] for r in compared["hpcnetsim"].values()]
             gaps = outside_seeds(compared)
             print(f"hpcnetsim's end, seed{'s' if len(ends) > 1 else ''} {args.seeds or run['seed']}: {min(ends)}-{max(ends)} cycles")
             print(f"INSEE's idle outside hpcnetsim's at {sum(g > 0 for g in gaps)} of {len(gaps)} snapshots, by at most {max(gaps):.2%} of the cycle")
             if args.out:
-                with open(args.out + ".part", "w") as f:
-                    json.dump(compared, f, separators=(",", ":"))
-                os.replace(args.out + ".part", args.out)
+                _write_json(args.out, compared)
         return
     where = layout(source)
     while os.path.exists(f"/proc/{args.pid}"):
@@ -443,9 +458,7 @@ def main():
         run["snapshots"].append(snap)
         row(snap)
         if args.out:
-            with open(args.out + ".part", "w") as f:
-                json.dump(run, f, separators=(",", ":"))
-            os.replace(args.out + ".part", args.out)
+            _write_json(args.out, run)
         if not args.every:
             break
         time.sleep(args.every)
