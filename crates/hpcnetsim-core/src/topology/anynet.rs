@@ -143,14 +143,7 @@ pub fn parse(text: &str, file: &str) -> Result<Fabric> {
     }
     let ports: Vec<usize> = routers.values().zip(&per_router).map(|(nb, ns)| nb.len() + ns.len()).collect();
     check_size(file, ports.len() as u128, ports.iter().map(|&p| p as u128).sum())?;
-    let mut f = Fabric {
-        source: file.to_string(),
-        switch_names: routers.keys().map(|r| format!("router {r}")).collect(),
-        ports,
-        links: Vec::new(),
-        terminals: Vec::new(),
-        group_size: None,
-    };
+    let mut f = Fabric::new(file, routers.keys().map(|r| format!("router {r}")).collect(), ports);
     for (s, (&r, nb)) in routers.iter().enumerate() {
         for (k, &other) in nb.iter().enumerate() {
             if other > r {

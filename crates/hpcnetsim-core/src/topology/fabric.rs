@@ -23,6 +23,19 @@ pub struct Fabric {
 }
 
 impl Fabric {
+    /// A fabric read from `source` with these switches and no links or terminals yet (the
+    /// readers add them as they go).
+    pub(crate) fn new(source: &str, switch_names: Vec<String>, ports: Vec<usize>) -> Fabric {
+        Fabric {
+            source: source.to_string(),
+            switch_names,
+            ports,
+            links: Vec::new(),
+            terminals: Vec::new(),
+            group_size: None,
+        }
+    }
+
     /// Builds the port-level graph.
     pub(crate) fn build(&self) -> Wiring {
         let mut b = Builder::new(self.ports.iter().copied());

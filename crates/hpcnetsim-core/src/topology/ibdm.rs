@@ -86,14 +86,7 @@ pub fn parse_ibdm(text: &str, file: &str) -> Result<Fabric> {
         }
     }
     records.extend(implied.into_iter().map(|(ty, name)| (ty, name, Vec::new())));
-    let mut f = Fabric {
-        source: file.to_string(),
-        switch_names: Vec::new(),
-        ports: Vec::new(),
-        links: Vec::new(),
-        terminals: Vec::new(),
-        group_size: None,
-    };
+    let mut f = Fabric::new(file, Vec::new(), Vec::new());
     let mut index: HashMap<String, usize> = HashMap::new();
     for (ty, name, conns) in &records {
         if index.contains_key(name) {

@@ -256,14 +256,12 @@ pub fn parse_ibnet(text: &str, file: &str) -> Result<Fabric> {
     let index: HashMap<&str, usize> = nodes.iter().enumerate().map(|(i, (n, _))| (n.as_str(), i)).collect();
     let switch_index: HashMap<usize, usize> =
         nodes.iter().enumerate().filter(|(_, (_, n))| n.switch).enumerate().map(|(k, (i, _))| (i, k)).collect();
-    let mut f = Fabric {
-        source: file.to_string(),
-        switch_names: nodes.iter().filter(|(_, n)| n.switch).map(|(name, _)| name.clone()).collect(),
-        ports: nodes.iter().filter(|(_, n)| n.switch).map(|(_, n)| n.ports).collect(),
-        links: Vec::new(),
-        terminals: Vec::new(),
-        group_size: None,
-    };
+    let switches = nodes.iter().filter(|(_, n)| n.switch);
+    let mut f = Fabric::new(
+        file,
+        switches.clone().map(|(name, _)| name.clone()).collect(),
+        switches.map(|(_, n)| n.ports).collect(),
+    );
     // Every connection, keyed by its end with the smaller (node, port); both ends must agree.
     let mut ends: HashMap<(usize, usize), (usize, usize, usize)> = HashMap::new();
     for (a, (_, node)) in nodes.iter().enumerate() {
@@ -328,14 +326,7 @@ pub fn parse_ibnet(text: &str, file: &str) -> Result<Fabric> {
 
 /// Parses the plain edge-list format.
 pub fn parse_edges(text: &str, file: &str) -> Result<Fabric> {
-    let mut f = Fabric {
-        source: file.to_string(),
-        switch_names: Vec::new(),
-        ports: Vec::new(),
-        links: Vec::new(),
-        terminals: Vec::new(),
-        group_size: None,
-    };
+    let mut f = Fabric::new(file, Vec::new(), Vec::new());
     let mut index: HashMap<String, usize> = HashMap::new();
     let mut declared: Vec<Option<usize>> = Vec::new();
     let mut used: Vec<usize> = Vec::new();
