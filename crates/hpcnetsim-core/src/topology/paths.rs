@@ -239,6 +239,9 @@ fn accumulate(topo: &Topology, adj: &Adjacency, src: usize, weight: f64, load: &
     }
 }
 
+/// Sources whose loads one task of [`channel_loads_with`] sums before adding them to the total.
+const LOAD_CHUNK: usize = 32;
+
 /// Load of every channel (indexed like [`Topology::peers`]) per unit of load injected by
 /// every terminal, uniform traffic, minimal paths weighted evenly. Channels to terminals
 /// carry 1, unplugged ports 0.
@@ -257,23 +260,28 @@ pub fn channel_loads_with(topo: &Topology, symmetry: Option<&Symmetry>) -> Vec<f
         }
         None => sources(topo, None),
     };
-    let dependencies = weights
-        .into_par_iter()
-        .fold(
-            || (Scratch::new(switches), vec![0.0; channels]),
-            |(mut sc, mut load), (s, w)| {
-                accumulate(topo, &adj, s, w, &mut load, &mut sc);
-                (sc, load)
-            },
-        )
-        .map(|(_, load)| load)
-        .reduce(
-            || vec![0.0; channels],
-            |mut a, b| {
-                a.iter_mut().zip(&b).for_each(|(x, y)| *x += y);
-                a
-            },
-        );
+    // Floating-point sums depend on their order: the sources are summed in fixed chunks, each
+    // in source order, and the chunks' loads added to the total in chunk order, so the loads
+    // are the same bits whatever the threads and their scheduling (rayon's fold and reduce
+    // split the work differently from run to run). A batch of chunks, one per thread, is
+    // computed at a time, so memory stays at one load vector per thread.
+    let chunks: Vec<&[(usize, f64)]> = weights.chunks(LOAD_CHUNK).collect();
+    let mut dependencies = vec![0.0; channels];
+    for batch in chunks.chunks(rayon::current_num_threads().max(1)) {
+        let loads: Vec<Vec<f64>> = batch
+            .par_iter()
+            .map(|chunk| {
+                let (mut sc, mut load) = (Scratch::new(switches), vec![0.0; channels]);
+                for &(s, w) in chunk.iter() {
+                    accumulate(topo, &adj, s, w, &mut load, &mut sc);
+                }
+                load
+            })
+            .collect();
+        for load in &loads {
+            dependencies.iter_mut().zip(load).for_each(|(x, y)| *x += y);
+        }
+    }
     let mut load = match symmetry {
         Some(sym) => spread(sym, topo, &dependencies),
         None => dependencies,

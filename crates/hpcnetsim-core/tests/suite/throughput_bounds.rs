@@ -155,3 +155,21 @@ fn packet_engine_never_beats_the_bound() {
     let spread = topo("mesh:8x8").describe().unwrap().minimal_spread_throughput;
     assert!(*mesh8 > spread, "mesh:8x8 DOR accepted {mesh8}, even spread {spread}");
 }
+
+/// The channel loads behind `minimal_spread_throughput` are the same bits on any number of
+/// threads and in every run: floating-point sums over the sources are taken in one fixed order
+/// (they once went through rayon's fold and reduce, whose splits differ from run to run, and
+/// the Edison dragonfly's described value moved in its last bit between two runs).
+#[test]
+fn channel_loads_do_not_depend_on_threads_or_scheduling() {
+    // a dragonfly with a failed cable: no symmetry, one search per switch (288 sources)
+    let t = topo("dragonfly:p=2,a=8,h=4|faults:random=1");
+    let in_pool = |threads| {
+        rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap().install(|| paths::channel_loads(&t))
+    };
+    let one = in_pool(1);
+    for threads in [2, 3, 4, 2, 3, 4] {
+        let other = in_pool(threads);
+        assert!(one.iter().zip(&other).all(|(a, b)| a.to_bits() == b.to_bits()), "{threads} threads");
+    }
+}
