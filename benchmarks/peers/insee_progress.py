@@ -272,9 +272,9 @@ def seeds_against(run, runs):
     out = {key: run[key] for key in ("tree", "kernel", "tasks", "seed")}
     out |= {"level": level, "subtree": subtree, "cycles": cycles}
     out["insee_idle"] = [idle(run, snap, level, subtree) for snap in run["snapshots"]]
-    per_cycle = [hpcnetsim_idles(run, runs, c) for c in cycles]
+    links = cut_links(run, level)
     out["hpcnetsim"] = {
-        str(seed): {"end": end, "idle": [idles[i] for idles in per_cycle]} for i, (seed, (_, end)) in enumerate(runs.items())
+        str(seed): {"end": end, "idle": [idle_at(series, c, links) for c in cycles]} for seed, (series, end) in runs.items()
     }
     return out
 
