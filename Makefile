@@ -4,6 +4,8 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 OUT    ?= results
+# pytest workers (pytest-xdist): one per core by default; PYTEST_WORKERS=0 runs the suite in one process
+PYTEST_WORKERS ?= auto
 
 .PHONY: demo test check-reports lint fuzz install rust-test py-test bench clean
 
@@ -52,7 +54,7 @@ rust-test:
 	cargo test --workspace --exclude hpcnetsim-py
 
 py-test:
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n $(PYTEST_WORKERS) --dist worksteal
 
 clean:
 	rm -rf $(VENV) target $(OUT)
