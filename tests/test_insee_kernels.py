@@ -530,6 +530,35 @@ def test_4096_the_8_1_4_tree_is_slower_than_the_printed_phi_allows(runs_4096):
     assert floor > len(peer.KERNELS) / published, (floor, published)
 
 
+def _published_slowdown(sweep: str) -> tuple[float, float]:
+    """Paper 000's "slowdowns of up to N" of ``sweep`` (python/hpcnetsim/published/000.toml, the
+    one home of the published values) and its tolerance."""
+    from hpcnetsim.studies import validate
+
+    (q,) = [q for q in validate.load(["000"]) if q.args.get("sweep") == sweep and q.args.get("network") == "max"]
+    return q.published, q.tolerance
+
+
+def test_4096_insees_largest_same_size_slowdown_is_above_the_printed_one(runs_4096):
+    """§5.2's "a slow-down of up to 41" on the same-size trees (`validate --large`, explained):
+    INSEE, on the same programs at 4096 tasks (seed 1), already exceeds it beyond the tolerance
+    with the kernels it ran (3m on 8:1,4: 47.2 times the complete tree's time; BU on 8:1,4 it did
+    not run), and hpcnetsim's ratio of the same kernel and tree is within 2 % of INSEE's."""
+    insee, ours = runs_4096
+    reference = "8:8,4"
+    same_size = {f"8:{u},4" for u in range(1, 8)}
+    ratios = {
+        (tree, kernel): cycles / insee[reference, kernel, 1]
+        for (tree, kernel, seed), cycles in insee.items()
+        if seed == 1 and tree in same_size and (reference, kernel, 1) in insee
+    }
+    (tree, kernel), largest = max(ratios.items(), key=lambda item: item[1])
+    published, tolerance = _published_slowdown("same-size-4096")
+    assert largest > (1 + tolerance) * published, (tree, kernel, largest)
+    theirs = ours[tree, kernel, 1] / ours[reference, kernel, 1]
+    assert abs(theirs / largest - 1) < 0.02, (tree, kernel, theirs, largest)
+
+
 #: INSEE's BU on 11:1,4, seed 1 (12.38 million cycles in hpcnetsim, about a day of INSEE): the
 #: snapshots of the run taken before these data were stored (`insee_progress.py PID --kernel bu
 #: --tasks 4096 --out ...`, every 10 minutes to cycle 981 318), which bound its end from below

@@ -159,6 +159,24 @@ def test_phi_per_cost_divides_by_the_cost_of_the_built_graphs():
     assert ours == pytest.approx([p * c_ref / c for p in phis])
 
 
+def test_time_ratio_over_network_max_is_the_largest_slowdown_of_the_sweep():
+    # A paper's "slowdowns of up to N": per seed, the largest time ratio over every network of
+    # the sweep but the reference and over every kernel.
+    ctx = v.Context(2, 1, True)
+    a = {"study": "thin-trees", "sweep": "same-size-64", "reference": "tree:k=8,kp=8,n=2", "kernel": "max"}
+
+    def q(network):
+        return v.Quantity(paper="900", where="", quantity="", kind="time", published=1.0,
+                          compute="time_ratio", args={**a, "network": network})  # fmt: skip
+
+    ours = v._time_ratio(q("max"), ctx)
+    each = {f"tree:k=8,kp={kp},n=2": v._time_ratio(q(f"tree:k=8,kp={kp},n=2"), ctx) for kp in range(1, 8)}
+    assert len(ours) == 2
+    assert ours == [max(values[seed] for values in each.values()) for seed in range(2)]
+    # the thinnest tree is the slowest, and the largest is not the reference against itself
+    assert ours == each["tree:k=8,kp=1,n=2"] and min(ours) > 1.5
+
+
 def test_every_published_file_loads_and_references_study_values():
     qs = v.load()
     assert {q.paper for q in qs} == set(v.PAPERS)
