@@ -36,6 +36,37 @@ pub enum Event {
     NicFlitCredit { nic: u32, vc: u32, tail: bool },
 }
 
+impl Event {
+    /// Where a NIC, delivery or task event is handled among those of its round: after the
+    /// switch events, in the order of this key, so that their effects (room in a NIC's
+    /// queue, packet records taken and freed, tasks resumed) do not depend on the order in
+    /// which the round's events were created. Deliveries and the host's writes come first,
+    /// then tasks resume and sources generate, then room returns to the NICs (a tail leaving
+    /// a NIC, credits): a NIC registers what left it at the end of the cycle, so room freed
+    /// in a cycle takes new packets from the next. Events with equal keys are equal. `None`
+    /// for switch events and wake-ups, whose order changes no result (`InputQueued::settle`).
+    /// The key's four parts are packed into one integer, compared at once.
+    #[inline]
+    pub(crate) fn serial_key(&self) -> Option<u128> {
+        let (rank, a, b, c): (u8, u32, u32, u32) = match *self {
+            Event::Deliver { packet } => (0, packet, 0, 0),
+            Event::HostWritten { message } => (1, message, 0, 0),
+            Event::Resume { task } => (2, task, 0, 0),
+            Event::Generate { nic } => (3, nic, 0, 0),
+            Event::NicTail { nic } => (4, nic, 0, 0),
+            Event::NicCredit { nic, vc, phits } => (5, nic, vc, phits),
+            Event::NicFlitCredit { nic, vc, tail } => (5, nic, vc, tail as u32),
+            Event::Arrive { .. }
+            | Event::Tail { .. }
+            | Event::Credit { .. }
+            | Event::Wake { .. }
+            | Event::Flit { .. }
+            | Event::FlitCredit { .. } => return None,
+        };
+        Some((rank as u128) << 96 | (a as u128) << 64 | (b as u128) << 32 | c as u128)
+    }
+}
+
 /// A packet in flight.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Packet {

@@ -200,6 +200,9 @@ pub struct Control<'a> {
     /// The most threads the automatic choice may take (`None`: every core of the machine);
     /// set when the observer hands the run more cores ([`Observer::cores`]).
     pub cores: Option<usize>,
+    /// Runs on one thread handling each round of a cycle's events in an order drawn from
+    /// this seed ([`Engine::shuffle_order`]): a check that results do not depend on it.
+    pub shuffle: Option<u64>,
 }
 
 impl Default for Control<'_> {
@@ -225,6 +228,7 @@ impl<'a> Control<'a> {
             prefetch: None,
             adaptive: None,
             cores: None,
+            shuffle: None,
         }
     }
 
@@ -266,6 +270,9 @@ impl<'a> Control<'a> {
                 self.chunk = (FIRST_CHUNK_CHANNEL_CYCLES / e.channels().max(1) as u64).clamp(1, FIRST_CHUNK);
                 if let Some(on) = self.prefetch {
                     e.set_prefetching(on);
+                }
+                if let Some(seed) = self.shuffle {
+                    e.shuffle_order(seed);
                 }
                 self.adaptive = Some(Adaptive::new(e.modes(self.threads, self.prefetch, self.cores)));
             }

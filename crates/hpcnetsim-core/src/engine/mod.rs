@@ -81,6 +81,9 @@ pub struct Engine<'a> {
     events: EventQueue<Event>,
     /// The events being handled (a spare buffer between cycles).
     batch: Vec<Event>,
+    /// The NIC, delivery and task events of the round being handled, which run after its
+    /// switch events in a canonical order (`Event::serial_key`).
+    serial: Vec<(u128, Event)>,
     /// The wake-ups (arbitrations and injection attempts) of the current cycle.
     wake: Wakes,
     /// What the run counts and records.
@@ -89,6 +92,9 @@ pub struct Engine<'a> {
     tmp: fabric::Scratch,
     /// The partitions and threads of the parallel engine, if it is in use.
     parallel: Option<Box<parallel::Parallel>>,
+    /// Draws the order of each round of events and each cycle's wake-ups, if set (see
+    /// `shuffle_order`).
+    shuffle: Option<crate::rng::Stream>,
 }
 
 /// The wake-ups of a cycle: whom to arbitrate or let inject, once each.
@@ -172,6 +178,7 @@ impl<'a> Engine<'a> {
             prefetching: state_bytes > prefetch::above_bytes(),
             recording: false,
             observing: false,
+            start_view: routing.reads_load() || voq_ports > 1,
         };
         let sw = Switches {
             fifo,
@@ -180,6 +187,10 @@ impl<'a> Engine<'a> {
                 channel_state::OutVc { credits: queue_phits, reserved: NONE, packet: NONE, rr_last: u32::MAX };
                 channels * vcs
             ],
+            returned: match k.start_view {
+                true => vec![Default::default(); channels * vcs],
+                false => Vec::new(),
+            },
             queue_state: vec![Default::default(); queues],
             state_bytes,
             input_free: vec![0; channels],
@@ -225,10 +236,12 @@ impl<'a> Engine<'a> {
             free_packets: Vec::new(),
             events: EventQueue::new(horizon),
             batch: Vec::new(),
+            serial: Vec::new(),
             wake: Wakes { woken: vec![0; switches + terminals], ..Default::default() },
             stats: Observers::default(),
             tmp: Default::default(),
             parallel: None,
+            shuffle: None,
         };
         e.stats.collect(&cfg.stats, crate::observe::Network { channels, vcs });
         if model_switching == crate::switch::Switching::Wormhole {
@@ -386,6 +399,16 @@ impl<'a> Engine<'a> {
         }
     }
 
+    /// From now on handles each round of a cycle's events, and its wake-ups, in an order
+    /// drawn from `seed` on one thread: a check that the order of a cycle's events changes
+    /// no result (switches put what the cycle brought in a canonical order before they
+    /// arbitrate, `InputQueued::settle`), which lets the parallel engine handle them in
+    /// another order than the sequential one.
+    pub fn shuffle_order(&mut self, seed: u64) {
+        self.set_threads(1);
+        self.shuffle = Some(crate::rng::stream(seed, Owner::Setup, u64::MAX));
+    }
+
     /// Runs every event before cycle `limit`.
     pub fn run_until(&mut self, limit: u64) {
         if self.parallel.is_some() {
@@ -394,10 +417,14 @@ impl<'a> Engine<'a> {
         let mut batch = std::mem::take(&mut self.batch);
         while let Some(now) = self.events.next_cycle(limit, &mut batch) {
             self.renew_wake_stamps(now);
-            // Phase 1: arrivals, departures, credits, generation, deliveries — in creation
-            // order, including events created for this same cycle while handling them.
+            // Phase 1: arrivals, departures, credits, generation, deliveries, round by round
+            // (events created for this same cycle while handling one form the next): the
+            // switch events in creation order, then the others in a canonical order.
             while !batch.is_empty() {
                 self.stats.counters.events += batch.len() as u64;
+                if let Some(rng) = &mut self.shuffle {
+                    rand::seq::SliceRandom::shuffle(&mut batch[..], rng);
+                }
                 let on = self.k.prefetching;
                 prefetch::pipelined(
                     self,
@@ -406,8 +433,12 @@ impl<'a> Engine<'a> {
                     |_, _| {},
                     |e, j| e.prefetch_event(&batch[j]),
                     |e, j| e.prefetch_event_switch(&batch[j]),
-                    |e, i| e.handle(batch[i], now),
+                    |e, i| match batch[i].serial_key() {
+                        Some(key) => e.serial.push((key, batch[i])),
+                        None => e.handle(batch[i], now),
+                    },
                 );
+                self.handle_serial(now);
                 batch.clear();
                 self.events.take_current(&mut batch);
             }
@@ -415,7 +446,10 @@ impl<'a> Engine<'a> {
             // (including those an injection requests for this cycle, after the others).
             let mut done = std::mem::take(&mut self.wake.spare);
             while !self.wake.list.is_empty() {
-                let wakes = std::mem::replace(&mut self.wake.list, std::mem::take(&mut done));
+                let mut wakes = std::mem::replace(&mut self.wake.list, std::mem::take(&mut done));
+                if let Some(rng) = &mut self.shuffle {
+                    rand::seq::SliceRandom::shuffle(&mut wakes[..], rng);
+                }
                 self.arbitrate_all(&wakes, now);
                 done = wakes;
                 done.clear();
@@ -448,6 +482,19 @@ impl<'a> Engine<'a> {
                 }
             },
         );
+    }
+
+    /// Handles the round's NIC, delivery and task events (`serial`) in their canonical order.
+    fn handle_serial(&mut self, now: u64) {
+        let mut serial = std::mem::take(&mut self.serial);
+        if serial.len() > 1 {
+            serial.sort_unstable_by_key(|x| x.0);
+        }
+        for &(_, ev) in &serial {
+            self.handle(ev, now);
+        }
+        serial.clear();
+        self.serial = serial;
     }
 
     fn handle(&mut self, ev: Event, now: u64) {
@@ -581,7 +628,7 @@ impl<'a> Engine<'a> {
 
     /// Whether no event is pending (nothing can happen any more).
     pub fn is_quiet(&self) -> bool {
-        self.events.is_empty() && self.wake.list.is_empty()
+        self.events.is_empty() && self.wake.list.is_empty() && self.partitions_quiet()
     }
 }
 

@@ -9,7 +9,7 @@
 //! 1. each round of the cycle's events: the switch events (a head arriving, a tail leaving,
 //!    credits returning, a wake-up) are handled by the threads owning their switches, all
 //!    at once, each in the round's order; then the other events (sources, NICs, deliveries,
-//!    tasks) are handled in order on one thread;
+//!    tasks) are handled on one thread in their fixed order (`Event::serial_key`);
 //! 2. the switches woken in the cycle arbitrate, all threads at once, each in wake-up
 //!    order; then the NICs try to inject, in order.
 //!
@@ -23,6 +23,7 @@
 //! read of switches only that occupancy too; packets are allocated and freed only by the
 //! single-threaded part; and every random stream belongs to one switch or NIC.
 
+use super::queue::EventQueue;
 use super::Engine;
 use crate::event::{Event, Packet};
 use crate::nic::Nic;
@@ -32,7 +33,7 @@ use crate::rng::Stream;
 use crate::routing::{Candidate, Routing};
 use crate::slices::cut;
 use crate::switch::buffers::QueuesMut;
-use crate::switch::channel_state::{Link, OutVc};
+use crate::switch::channel_state::{Link, OutVc, Returned};
 use crate::switch::fabric::{Fabric, Interner, Knobs, Scratch, Switches};
 use crate::switch::queue_state::QueueState;
 use crate::switch::switch_lists::SwitchLists;
@@ -69,36 +70,54 @@ struct Partitions {
 }
 
 /// What a partition keeps from one step to the next.
-#[derive(Default)]
 struct PartData {
-    /// Positions of the step's items that belong to the partition.
-    mine: Vec<u32>,
+    /// The events of the partition's switches, by cycle (it advances with the engine's).
+    wheel: EventQueue<Event>,
+    /// Events of the partition's switches that the engine's thread handed over for the
+    /// current round.
+    inbox: Vec<Event>,
+    /// The partition's switches woken for the current cycle.
+    wakes: Vec<u32>,
+    /// The events of one round (a spare buffer between rounds).
+    batch: Vec<Event>,
     tmp: Scratch,
     counters: Counters,
     out: Outbox,
-    /// Outbox events and wake-ups merged so far in this step.
-    merged: (usize, usize),
 }
 
-/// What a partition created during one step, each tagged with the position of the event or
-/// wake-up that created it.
+impl PartData {
+    fn new(wheel: EventQueue<Event>) -> Self {
+        PartData {
+            wheel,
+            inbox: Vec::new(),
+            wakes: Vec::new(),
+            batch: Vec::new(),
+            tmp: Scratch::default(),
+            counters: Counters::default(),
+            out: Outbox::default(),
+        }
+    }
+}
+
+/// What a partition created during one step for others: events of other partitions'
+/// switches and of the engine's thread (NICs, deliveries).
 #[derive(Default)]
 struct Outbox {
-    events: Vec<(u32, u64, Event)>,
-    wakes: Vec<(u32, u32)>,
+    events: Vec<(u64, Event)>,
     /// Packets whose heads entered a queue (`Packet::arrived`, written after the step).
     arrivals: Vec<(u32, u64)>,
-    /// The first misdelivery seen: (position, packet, terminal).
-    misdelivered: Option<(u32, u32, u32)>,
+    /// The misdelivery seen first in the partition: (packet, terminal).
+    misdelivered: Option<(u32, u32)>,
 }
 
 /// What the threads do in a step.
 #[derive(Clone, Copy)]
-enum Step<'a> {
-    /// Handle the switch events of a round (each partition those its list names).
-    Events(&'a [Event]),
-    /// Arbitrate the switches among these wake-up targets (those its list names).
-    Wakes(&'a [u32]),
+enum Step {
+    /// Handle the round's events of each partition's switches: those handed over and those
+    /// of its own queue.
+    Events,
+    /// Arbitrate each partition's switches woken in the cycle.
+    Wakes,
 }
 
 /// One partition's state, borrowed from the engine for a step.
@@ -112,13 +131,14 @@ struct Part<'a> {
     k: Knobs,
     part: u32,
     now: u64,
-    /// Position of the event or wake-up being handled.
-    key: u32,
-    /// First switch and first channel of the partition.
+    /// First switch and first channel of the partition, and the first after it.
     sw0: usize,
     ch0: usize,
+    sw1: usize,
+    ch1: usize,
     links: &'a mut [Link],
     out_vcs: &'a mut [OutVc],
+    returned: &'a mut [Returned],
     fifo: QueuesMut<'a>,
     lists: &'a mut [SwitchLists],
     switch_rng: &'a mut [Stream],
@@ -206,7 +226,7 @@ impl Engine<'_> {
         // is a routing that reads other switches' ports (a partition holds only its own).
         let parts = wanted.min(self.topo.num_switches()).min(MAX_THREADS);
         if parts <= 1 || !self.tech.parallel() || self.stats.wants_hops() || self.routing.global_view() {
-            if self.parallel.take().is_some() {
+            if self.leave_parallel() {
                 self.reintern(&[0, self.topo.num_switches()]);
             }
             return 1;
@@ -219,6 +239,7 @@ impl Engine<'_> {
         };
         let (switches, channels) = partition(self.topo, parts);
         let parts = switches.len() - 1;
+        self.leave_parallel();
         self.reintern(&switches);
         self.parallel = Some(Box::new(Parallel {
             pool,
@@ -226,10 +247,27 @@ impl Engine<'_> {
                 queues: channels.iter().map(|&c| c * self.k.vcs * self.k.voq_ports).collect(),
                 switches,
                 channels,
-                parts: (0..parts).map(|_| PartData::default()).collect(),
+                parts: (0..parts).map(|_| PartData::new(self.events.sibling())).collect(),
             },
         }));
         parts
+    }
+
+    /// Ends the parallel engine, if in use: the events of the partitions' queues return to
+    /// the engine's. Returns whether it was in use.
+    fn leave_parallel(&mut self) -> bool {
+        let Some(mut par) = self.parallel.take() else {
+            return false;
+        };
+        for d in &mut par.work.parts {
+            d.wheel.drain_into(&mut self.events);
+        }
+        true
+    }
+
+    /// Whether no event waits in a partition's queue.
+    pub(super) fn partitions_quiet(&self) -> bool {
+        self.parallel.as_ref().is_none_or(|p| p.work.parts.iter().all(|d| d.wheel.is_empty()))
     }
 
     /// Gives each partition of the switch cuts `cuts` a fresh table of candidate lists and
@@ -337,66 +375,86 @@ impl Engine<'_> {
     /// The cycles before `limit` (see `run_until_parallel`).
     fn cycles(&mut self, par: &mut Partitions, limit: u64) {
         let mut batch = std::mem::take(&mut self.batch);
-        let mut owners: Vec<u8> = Vec::new();
-        while let Some(now) = self.events.next_cycle(limit, &mut batch) {
+        let switches = self.topo.num_switches();
+        loop {
+            // The next cycle with an event in the engine's queue or a partition's.
+            let mut next = self.events.first_pending(limit);
+            for d in &par.parts {
+                if let Some(c) = d.wheel.first_pending(next.unwrap_or(limit)) {
+                    next = Some(c);
+                }
+            }
+            let Some(now) = next else {
+                // Nothing before the limit: every queue moves there.
+                let to = limit.max(self.events.now());
+                self.events.move_to(to);
+                for d in &mut par.parts {
+                    d.wheel.move_to(to);
+                }
+                break;
+            };
+            batch.clear();
+            self.events.take_at(now, &mut batch);
+            for d in &mut par.parts {
+                d.wheel.move_to(now);
+            }
             self.renew_wake_stamps(now);
-            // Phase 1: the cycle's events, round by round.
-            while !batch.is_empty() {
+            // Phase 1: the cycle's events, round by round. The engine's thread hands the
+            // switch events of its queue to their partitions and keeps the others.
+            loop {
                 self.stats.counters.events += batch.len() as u64;
-                owners.clear();
-                for (i, ev) in batch.iter().enumerate() {
-                    let p = self.owner(par, ev);
-                    if let Some(p) = p {
-                        par.parts[p].mine.push(i as u32);
-                    }
-                    owners.push(p.map_or(u8::MAX, |p| p as u8));
-                }
-                self.step(par, now, Step::Events(&batch));
-                for (i, &ev) in batch.iter().enumerate() {
-                    match owners[i] {
-                        u8::MAX => self.handle(ev, now),
-                        p => self.merge(&mut par.parts[p as usize], i as u32),
+                for &ev in &batch {
+                    match (self.owner(par, &ev), ev.serial_key()) {
+                        (Some(p), _) => par.parts[p].inbox.push(ev),
+                        (None, Some(key)) => self.serial.push((key, ev)),
+                        (None, None) => self.handle(ev, now),
                     }
                 }
-                self.finish_step(par);
                 batch.clear();
+                if par.parts.iter().any(|d| !d.inbox.is_empty() || d.wheel.has_at(now)) {
+                    self.step(par, now, Step::Events);
+                    self.collect(par);
+                }
+                self.handle_serial(now);
+                self.finish_step(par);
                 self.events.take_current(&mut batch);
-            }
-            // Phase 2: arbitration and injection, in the order they were requested.
-            let woken = std::mem::take(&mut self.wake.list);
-            let switches = self.topo.num_switches();
-            for (i, &target) in woken.iter().enumerate() {
-                if (target as usize) < switches {
-                    let p = par.switches.partition_point(|&s| s <= target as usize) - 1;
-                    par.parts[p].mine.push(i as u32);
+                if batch.is_empty() && !par.parts.iter().any(|d| d.wheel.has_at(now)) {
+                    break;
                 }
             }
-            self.step(par, now, Step::Wakes(&woken));
-            self.wake.list = woken;
-            let stepped = self.wake.list.len();
+            // Phase 2: the partitions arbitrate their woken switches; then the NICs woken
+            // inject, and switches woken by the engine's thread arbitrate, on this thread.
+            while par.parts.iter().any(|d| !d.wakes.is_empty()) {
+                self.step(par, now, Step::Wakes);
+                self.collect(par);
+            }
             let mut i = 0;
             while i < self.wake.list.len() {
                 let target = self.wake.list[i] as usize;
                 if target >= switches {
                     self.try_inject(target - switches, now);
-                } else if i < stepped {
-                    let p = par.switches.partition_point(|&s| s <= target) - 1;
-                    self.merge(&mut par.parts[p], i as u32);
                 } else {
-                    // Woken during this phase by the single-threaded part: arbitrate here.
                     let tech = self.tech;
                     tech.arbitrate(self, target, now);
                 }
                 i += 1;
             }
-            self.finish_step(par);
             self.wake.list.clear();
+            self.finish_step(par);
             self.events.take_current(&mut batch);
             debug_assert!(batch.is_empty(), "arbitration may not create events for its own cycle");
+            debug_assert!(
+                !par.parts.iter().any(|d| d.wheel.has_at(now)),
+                "arbitration may not create events for its own cycle"
+            );
             self.events.advance();
+            for d in &mut par.parts {
+                d.wheel.advance();
+            }
         }
         for d in &mut par.parts {
             let c = std::mem::take(&mut d.counters);
+            self.stats.counters.events += c.events;
             self.stats.counters.arbitrations += c.arbitrations;
             self.stats.counters.heads_examined += c.heads_examined;
             self.stats.counters.evaluations += c.evaluations;
@@ -406,45 +464,36 @@ impl Engine<'_> {
         self.batch = batch;
     }
 
-    /// Moves what the item at position `key` created from a partition's outbox into the
-    /// engine's queues.
-    #[inline]
-    fn merge(&mut self, d: &mut PartData, key: u32) {
-        let (out, cursor) = (&d.out, &mut d.merged);
-        while let Some(&(k, cycle, ev)) = out.events.get(cursor.0) {
-            if k != key {
-                break;
+    /// Moves what the partitions created for others out of their outboxes: events of
+    /// another partition's switches into its queue, the rest into the engine's.
+    fn collect(&mut self, par: &mut Partitions) {
+        for i in 0..par.parts.len() {
+            let mut events = std::mem::take(&mut par.parts[i].out.events);
+            for &(cycle, ev) in &events {
+                match self.owner(par, &ev) {
+                    Some(p) => par.parts[p].wheel.push(cycle, ev),
+                    None => self.events.push(cycle, ev),
+                }
             }
-            self.events.push(cycle, ev);
-            cursor.0 += 1;
-        }
-        while let Some(&(k, target)) = out.wakes.get(cursor.1) {
-            if k != key {
-                break;
-            }
-            self.wake.list.push(target);
-            cursor.1 += 1;
+            events.clear();
+            par.parts[i].out.events = events;
         }
     }
 
-    /// Applies the deferred effects of a step and empties the outboxes.
+    /// Applies the deferred effects of a step.
     fn finish_step(&mut self, par: &mut Partitions) {
-        let mut first: Option<(u32, u32, u32)> = None;
+        let mut first: Option<(u32, u32)> = None;
         for d in &mut par.parts {
             for &(p, at) in &d.out.arrivals {
                 self.packets[p as usize].arrived = at;
             }
+            d.out.arrivals.clear();
             if let Some(m) = d.out.misdelivered.take() {
                 first = Some(first.map_or(m, |f| f.min(m)));
             }
-            d.mine.clear();
-            d.merged = (0, 0);
-            d.out.events.clear();
-            d.out.wakes.clear();
-            d.out.arrivals.clear();
         }
-        if let (None, Some((_, p, t))) = (self.sw.misdelivered, first) {
-            self.sw.misdelivered = Some((p, t));
+        if let (None, Some(m)) = (self.sw.misdelivered, first) {
+            self.sw.misdelivered = Some(m);
         }
     }
 
@@ -462,6 +511,7 @@ impl Engine<'_> {
             queue_state,
             links,
             out_vcs,
+            returned,
             fifo,
             lists,
             switch_rng,
@@ -476,6 +526,7 @@ impl Engine<'_> {
         let (sw, ch) = (&par.switches, &par.channels);
         let mut fifo = fifo.split(&par.queues).into_iter();
         let (mut links, mut out_vcs, mut lists) = (&mut links[..], &mut out_vcs[..], &mut lists[..]);
+        let mut returned = &mut returned[..];
         let (mut switch_rng, mut woken, mut busy) = (&mut switch_rng[..], &mut woken[..], &mut busy[..]);
         let (mut input_free, mut grant_ptr, mut accept_ptr) =
             (&mut input_free[..], &mut grant_ptr[..], &mut accept_ptr[..]);
@@ -492,11 +543,13 @@ impl Engine<'_> {
                 k,
                 part: i as u32,
                 now,
-                key: 0,
                 sw0: sw[i],
                 ch0: ch[i],
+                sw1: sw[i + 1],
+                ch1: ch[i + 1],
                 links: cut(&mut links, channels),
                 out_vcs: cut(&mut out_vcs, channels * k.vcs),
+                returned: cut(&mut returned, if k.start_view { channels * k.vcs } else { 0 }),
                 fifo: fifo.next().expect("one range per partition"),
                 lists: cut(&mut lists, switches),
                 switch_rng: cut(&mut switch_rng, switches),
@@ -516,41 +569,63 @@ impl Engine<'_> {
 impl Part<'_> {
     /// Handles this partition's share of a step.
     fn run(&mut self, step: Step) {
-        let mine = std::mem::take(&mut self.data.mine);
         // Large networks: ask for the state of the items ahead, as the sequential engine
         // does, so their cache misses overlap.
         let on = self.k.prefetching;
+        let now = self.now;
         match step {
-            Step::Events(batch) => pipelined(
-                self,
-                mine.len(),
-                on,
-                |_, _| {},
-                |p, j| p.prefetch_event(&batch[mine[j] as usize]),
-                |p, j| p.prefetch_event_switch(&batch[mine[j] as usize]),
-                |p, n| {
-                    let i = mine[n];
-                    p.key = i;
-                    match batch[i as usize] {
-                        Event::Wake { target } => Fabric::wake(p, target as usize, p.now),
-                        ev => p.tech.event(p, ev, p.now),
-                    }
-                },
-            ),
-            Step::Wakes(targets) => pipelined(
-                self,
-                mine.len(),
-                on,
-                |p, j| p.prefetch_switch_records(targets[mine[j] as usize] as usize, true),
-                |p, j| p.prefetch_switch_ports(targets[mine[j] as usize] as usize),
-                |p, j| p.prefetch_offers(targets[mine[j] as usize] as usize),
-                |p, n| {
-                    p.key = mine[n];
-                    p.tech.arbitrate(p, targets[mine[n] as usize] as usize, p.now)
-                },
-            ),
+            Step::Events => {
+                let mut batch = std::mem::take(&mut self.data.batch);
+                batch.clear();
+                batch.append(&mut self.data.inbox);
+                let handed = batch.len();
+                self.data.wheel.take_at(now, &mut batch);
+                self.data.counters.events += (batch.len() - handed) as u64;
+                pipelined(
+                    self,
+                    batch.len(),
+                    on,
+                    |_, _| {},
+                    |p, j| p.prefetch_event(&batch[j]),
+                    |p, j| p.prefetch_event_switch(&batch[j]),
+                    |p, n| match batch[n] {
+                        Event::Wake { target } => Fabric::wake(p, target as usize, now),
+                        ev => p.tech.event(p, ev, now),
+                    },
+                );
+                self.data.batch = batch;
+            }
+            Step::Wakes => {
+                let mut wakes = std::mem::take(&mut self.data.wakes);
+                pipelined(
+                    self,
+                    wakes.len(),
+                    on,
+                    |p, j| p.prefetch_switch_records(wakes[j] as usize, true),
+                    |p, j| p.prefetch_switch_ports(wakes[j] as usize),
+                    |p, j| p.prefetch_offers(wakes[j] as usize),
+                    |p, n| p.tech.arbitrate(p, wakes[n] as usize, now),
+                );
+                wakes.clear();
+                // Arbitrations wake no switch for their own cycle; kept for the next step if
+                // one did.
+                wakes.append(&mut self.data.wakes);
+                self.data.wakes = wakes;
+            }
         }
-        self.data.mine = mine;
+    }
+
+    /// Whether `ev` is an event of one of the partition's switches.
+    #[inline]
+    fn owns(&self, ev: &Event) -> bool {
+        let k = self.k;
+        let channel = match *ev {
+            Event::Arrive { queue, .. } | Event::Credit { queue, .. } => queue as usize / k.vcs,
+            Event::Tail { queue } => queue as usize / k.voq_ports / k.vcs,
+            Event::Wake { target } => return (self.sw0..self.sw1).contains(&(target as usize)),
+            _ => return false,
+        };
+        (self.ch0..self.ch1).contains(&channel)
     }
 }
 
@@ -594,6 +669,14 @@ impl<'a> Fabric for Part<'a> {
     #[inline]
     fn out_vc_mut(&mut self, i: usize) -> &mut OutVc {
         &mut self.out_vcs[i - self.ch0 * self.k.vcs]
+    }
+    #[inline]
+    fn returned_mut(&mut self, i: usize) -> &mut Returned {
+        &mut self.returned[i - self.ch0 * self.k.vcs]
+    }
+    #[inline]
+    fn returned(&self, i: usize) -> Returned {
+        self.returned[i - self.ch0 * self.k.vcs]
     }
     type Slots = &'a mut [u32];
     type Grown = &'a mut [VecDeque<u32>];
@@ -669,9 +752,8 @@ impl<'a> Fabric for Part<'a> {
         &mut self.data.counters
     }
     fn misdelivered(&mut self, p: u32, t: u32) {
-        if self.data.out.misdelivered.is_none() {
-            self.data.out.misdelivered = Some((self.key, p, t));
-        }
+        let m = self.data.out.misdelivered.map_or((p, t), |f| f.min((p, t)));
+        self.data.out.misdelivered = Some(m);
     }
     #[inline]
     fn set_arrived(&mut self, p: u32, now: u64) {
@@ -679,13 +761,19 @@ impl<'a> Fabric for Part<'a> {
     }
     #[inline]
     fn push_event(&mut self, cycle: u64, ev: Event) {
-        self.data.out.events.push((self.key, cycle, ev));
+        // Most events stay within the partition: into its own queue, handled by this
+        // thread; the others go to the engine's thread after the step.
+        match self.owns(&ev) {
+            true => self.data.wheel.push(cycle, ev),
+            false => self.data.out.events.push((cycle, ev)),
+        }
     }
     #[inline]
     fn wake(&mut self, target: usize, cycle: u64) {
+        debug_assert!((self.sw0..self.sw1).contains(&target), "a partition wakes only its own switches");
         if cycle == self.now {
             if super::first_wake(&mut self.woken[target - self.sw0], cycle) {
-                self.data.out.wakes.push((self.key, target as u32));
+                self.data.wakes.push(target as u32);
             }
         } else {
             self.push_event(cycle, Event::Wake { target: target as u32 });

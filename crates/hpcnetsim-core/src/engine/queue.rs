@@ -139,4 +139,76 @@ impl<E> EventQueue<E> {
     pub(crate) fn advance(&mut self) {
         self.now += 1;
     }
+
+    /// An empty queue with as many buckets, at the same cycle (one of the parallel engine's
+    /// queues per partition, which advance together).
+    pub(crate) fn sibling(&self) -> Self {
+        let mut q = EventQueue::new(self.mask - 1);
+        q.now = self.now;
+        q
+    }
+
+    /// The first cycle from now and before `limit` that has an event, without moving.
+    pub(crate) fn first_pending(&self, limit: u64) -> Option<u64> {
+        let mut first = self.far.peek().map(|Reverse((c, _, _))| *c);
+        if self.pending > self.far.len() {
+            let mut c = self.now;
+            while c < limit && first.is_none_or(|f| c < f) {
+                if !self.wheel[(c & self.mask) as usize].is_empty() {
+                    first = Some(c);
+                    break;
+                }
+                c += 1;
+            }
+        }
+        first.filter(|&c| c < limit)
+    }
+
+    /// Moves to `cycle`, before which no event is scheduled.
+    #[inline]
+    pub(crate) fn move_to(&mut self, cycle: u64) {
+        debug_assert!(cycle >= self.now, "moving back in time");
+        debug_assert!(self.first_pending(cycle).is_none(), "skipping events");
+        self.now = cycle;
+    }
+
+    /// Whether events are scheduled at `cycle` (the current one).
+    #[inline]
+    pub(crate) fn has_at(&self, cycle: u64) -> bool {
+        !self.wheel[(cycle & self.mask) as usize].is_empty()
+            || self.far.peek().is_some_and(|Reverse((c, _, _))| *c == cycle)
+    }
+
+    /// Moves to `cycle`, before which no event is scheduled, and appends its events to
+    /// `out` (far ones first).
+    pub(crate) fn take_at(&mut self, cycle: u64, out: &mut Vec<E>) {
+        self.move_to(cycle);
+        while let Some(&Reverse((c, _, slot))) = self.far.peek() {
+            if c != cycle {
+                break;
+            }
+            self.far.pop();
+            out.push(self.far_events[slot].take().expect("far event present"));
+            self.far_free.push(slot);
+            self.pending -= 1;
+        }
+        self.take_current(out);
+    }
+
+    /// Moves every event to `other` (at the same cycle), in any order within a cycle.
+    pub(crate) fn drain_into(&mut self, other: &mut EventQueue<E>) {
+        debug_assert_eq!(self.now, other.now, "queues at different cycles");
+        for b in 0..self.wheel.len() as u64 {
+            let cycle = self.now + (b.wrapping_sub(self.now) & self.mask);
+            for ev in self.wheel[b as usize].drain(..) {
+                other.push(cycle, ev);
+            }
+        }
+        while let Some(Reverse((cycle, _, slot))) = self.far.pop() {
+            other.push(cycle, self.far_events[slot].take().expect("far event present"));
+        }
+        self.far_events.clear();
+        self.far_free.clear();
+        self.pending = 0;
+    }
 }

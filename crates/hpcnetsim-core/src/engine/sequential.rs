@@ -7,7 +7,7 @@ use crate::observe::Counters;
 use crate::rng::Stream;
 use crate::routing::{Candidate, Routing};
 use crate::switch::buffers::Queues;
-use crate::switch::channel_state::{Link, OutVc};
+use crate::switch::channel_state::{Link, OutVc, Returned};
 use crate::switch::fabric::{Fabric, Interner, Knobs, Scratch};
 use crate::switch::queue_state::QueueState;
 use crate::switch::switch_lists::SwitchLists;
@@ -56,6 +56,14 @@ impl<'a> Fabric for Engine<'a> {
     #[inline]
     fn out_vc_mut(&mut self, i: usize) -> &mut OutVc {
         &mut self.sw.out_vcs[i]
+    }
+    #[inline]
+    fn returned_mut(&mut self, i: usize) -> &mut Returned {
+        &mut self.sw.returned[i]
+    }
+    #[inline]
+    fn returned(&self, i: usize) -> Returned {
+        self.sw.returned[i]
     }
     type Slots = Vec<u32>;
     type Grown = Vec<VecDeque<u32>>;

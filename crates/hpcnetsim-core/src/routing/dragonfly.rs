@@ -446,6 +446,10 @@ impl<N: Groups> Routing for DragonflyRouting<N> {
         self.route_with(req, None, None, out)
     }
 
+    fn reads_load(&self) -> bool {
+        true
+    }
+
     fn route_loaded(&self, req: &Request, load: &dyn Fn(usize) -> u32, out: &mut Vec<Candidate>) {
         self.route_with(req, Some(load), None, out)
     }

@@ -224,6 +224,10 @@ impl Routing for HopClassRouting {
         self.route_with(req, None, out)
     }
 
+    fn reads_load(&self) -> bool {
+        true
+    }
+
     fn route_loaded(&self, req: &Request, load: &dyn Fn(usize) -> u32, out: &mut Vec<Candidate>) {
         self.route_with(req, Some(load), out)
     }

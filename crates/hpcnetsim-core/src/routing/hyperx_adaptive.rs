@@ -214,6 +214,10 @@ impl Routing for HyperxNonMinimal {
         }
     }
 
+    fn reads_load(&self) -> bool {
+        true
+    }
+
     fn route_loaded(&self, req: &Request, load: &dyn Fn(usize) -> u32, out: &mut Vec<Candidate>) {
         match self.mode {
             Mode::Dal => self.route_dal(req, Some(load), out),

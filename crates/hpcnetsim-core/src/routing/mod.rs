@@ -77,6 +77,12 @@ pub trait Routing: Send + Sync {
     fn route_loaded(&self, req: &Request, _load: &dyn Fn(usize) -> u32, out: &mut Vec<Candidate>) {
         self.route(req, out)
     }
+    /// Whether `route_loaded` reads the load it is given: the engine then keeps the credits
+    /// returned in each cycle, so that the load it shows is the one the cycle began with,
+    /// whatever the order in which the cycle's events are handled.
+    fn reads_load(&self) -> bool {
+        false
+    }
     /// Whether the routing reads the load of other switches' ports ([`Routing::route_global`],
     /// UGAL-G): the engine then runs on one thread, where every switch's state is at hand at
     /// the moment of the decision (a partition of the parallel engine holds only its own).

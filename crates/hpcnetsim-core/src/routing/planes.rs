@@ -66,6 +66,9 @@ impl Routing for PlaneRouting {
         let (p, local) = self.local(req);
         self.of(p).route_loaded(&local, load, out)
     }
+    fn reads_load(&self) -> bool {
+        self.planes.iter().any(|r| r.reads_load())
+    }
     fn global_view(&self) -> bool {
         self.planes.iter().any(|r| r.global_view())
     }

@@ -38,6 +38,16 @@ pub(crate) struct OutVc {
     pub(crate) rr_last: u32,
 }
 
+/// Credits that returned to an output VC in one cycle. A decision taken while that cycle's
+/// events are handled (a routing that weighs its ports' load, the choice of a virtual output
+/// queue) subtracts them, and so sees the credits as they stood when the cycle began,
+/// whatever the order of its events. Kept only for runs that take such decisions.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Returned {
+    pub(crate) cycle: u64,
+    pub(crate) phits: u32,
+}
+
 /// What is at the other end of a channel.
 pub(crate) enum End {
     /// An input queue block of another switch (its channel index).

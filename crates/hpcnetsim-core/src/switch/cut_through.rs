@@ -31,6 +31,7 @@ impl Technology for CutThrough {
             f.counters().arbitrations += 1;
             return;
         }
+        f.settle(s);
         let k = f.knobs();
         let mut requests = std::mem::take(&mut f.tmp().requests);
         let mut groups = std::mem::take(&mut f.tmp().groups);

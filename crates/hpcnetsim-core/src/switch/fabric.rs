@@ -4,7 +4,7 @@
 //! parallel engine's). Indices are global in both: a partition holds a range of switches,
 //! channels and queues.
 
-use super::channel_state::{Link, OutVc};
+use super::channel_state::{Link, OutVc, Returned};
 use super::queue_state::QueueState;
 use super::switch_lists::{SwitchLists, Waiter};
 use crate::config::{Arbitration, OutputAllocation, Selection, TieBreak};
@@ -41,6 +41,8 @@ pub(crate) struct Knobs {
     pub(crate) recording: bool,
     /// Whether a `[stats]` collector is told about every hop (`Fabric::observe_hop`).
     pub(crate) observing: bool,
+    /// Whether credits returned in the current cycle are kept (`Switches::returned`).
+    pub(crate) start_view: bool,
 }
 
 /// Distinct candidate lists and their ids (port numbers are local to a switch, so one list
@@ -110,6 +112,8 @@ pub(crate) struct Scratch {
     pub(crate) choices: Vec<(u32, u32)>,
     /// The routing's candidates for one packet.
     pub(crate) candidates: Vec<Candidate>,
+    /// The packets that joined a switch's waiting list in the current cycle (`settle`).
+    pub(crate) fresh: Vec<Waiter>,
     pub(crate) islip: crate::switch::islip::Scratch,
     /// iSLIP requests of one matching (input port, output port) and their queue and candidate.
     pub(crate) islip_requests: Vec<(u32, u32)>,
@@ -144,6 +148,9 @@ pub(crate) trait Fabric {
     fn link_mut(&mut self, c: usize) -> &mut Link;
     fn out_vc(&self, i: usize) -> &OutVc;
     fn out_vc_mut(&mut self, i: usize) -> &mut OutVc;
+    /// Output VC `i`'s credits returned in its last cycle with any (`Knobs::start_view` only).
+    fn returned_mut(&mut self, i: usize) -> &mut Returned;
+    fn returned(&self, i: usize) -> Returned;
     /// Storage of the input queues this side holds (owned, or borrowed by a partition).
     type Slots: AsRef<[u32]> + AsMut<[u32]>;
     type Grown: AsRef<[VecDeque<u32>]> + AsMut<[VecDeque<u32>]>;
@@ -378,6 +385,9 @@ pub(crate) struct Switches {
     pub(crate) links: Vec<Link>,
     /// Per output VC (channel × vcs + vc): credits, reservation, round-robin pointer.
     pub(crate) out_vcs: Vec<OutVc>,
+    /// Per output VC, the credits returned in its last cycle with any (`Returned`), if
+    /// `Knobs::start_view`; empty otherwise.
+    pub(crate) returned: Vec<Returned>,
     /// Per input queue: fill, last arrival, first departure, held output VC.
     pub(crate) queue_state: Vec<QueueState>,
     /// Input queues: one FIFO per channel and VC (the queue at the receiving end of the

@@ -152,15 +152,16 @@ pub(crate) trait InputQueued: Fabric {
     /// routing with a global view the output queue of any switch's port: that load and the
     /// phits of the packets waiting there that may take it (the engine runs such a routing
     /// on one thread, so every switch's state is at hand). Returns the switch of `b`.
-    fn route(&mut self, b: usize, p: u32) -> usize {
+    fn route(&mut self, b: usize, p: u32, now: u64) -> usize {
         let req = self.request(b, p);
         let base = self.topo().channel(req.switch, 0);
         let mut out = std::mem::take(&mut self.tmp().candidates);
         out.clear();
         let k = self.knobs();
+        // As the cycle began (`Returned`): the answer does not depend on the order of its events.
         let committed = |channel: usize| -> u32 {
             let oq = channel * k.vcs;
-            (oq..oq + k.vcs).map(|i| k.queue_phits.saturating_sub(self.out_vc(i).credits)).sum()
+            (oq..oq + k.vcs).map(|i| k.queue_phits.saturating_sub(self.credits_at_start(i, now))).sum()
         };
         let load = |port: usize| committed(base + port);
         // Another switch's output queue: what is committed downstream and what waits there
@@ -178,7 +179,7 @@ pub(crate) trait InputQueued: Fabric {
     /// The virtual output queue of input buffer `b` that packet `p` joins: the output port
     /// its routing chooses on arrival (the legal port whose downstream buffer has most room,
     /// the first such in the routing's order).
-    fn voq_of(&mut self, b: usize, p: u32) -> usize {
+    fn voq_of(&mut self, b: usize, p: u32, now: u64) -> usize {
         let req = self.request(b, p);
         let base = self.topo().channel(req.switch, 0);
         let mut out = std::mem::take(&mut self.tmp().candidates);
@@ -187,7 +188,7 @@ pub(crate) trait InputQueued: Fabric {
         let k = self.knobs();
         let mut best: Option<(u32, usize)> = None;
         for c in &out {
-            let room = self.out_vc((base + c.port as usize) * k.vcs + c.vc as usize).credits;
+            let room = self.credits_at_start((base + c.port as usize) * k.vcs + c.vc as usize, now);
             if best.is_none_or(|(r, _)| room > r) {
                 best = Some((room, c.port as usize));
             }
@@ -196,12 +197,26 @@ pub(crate) trait InputQueued: Fabric {
         b * k.voq_ports + best.expect("the routing gives a candidate").1
     }
 
+    /// Credits of output VC `i` as they stood when cycle `now` began: those returned during
+    /// it are not counted (`Returned`), for the decisions taken while its events are handled.
+    #[inline]
+    fn credits_at_start(&self, i: usize, now: u64) -> u32 {
+        let credits = self.out_vc(i).credits;
+        if !self.knobs().start_view {
+            return credits;
+        }
+        match self.returned(i) {
+            r if r.cycle == now => credits - r.phits,
+            _ => credits,
+        }
+    }
+
     /// Queue `q` has a new front packet: route it once and make it wait for a grant.
     fn new_front(&mut self, q: usize, now: u64) {
         let p = self.fifo_front(q).expect("a front packet");
         let size = self.packet(p).size;
         let k = self.knobs();
-        let s = self.route(q / k.voq_ports, p);
+        let s = self.route(q / k.voq_ports, p, now);
         let mut list = std::mem::take(&mut self.tmp().candidates);
         if k.voq_ports > 1 {
             // A virtual output queue: only its output port, and the escape channels (Duato:
@@ -211,9 +226,37 @@ pub(crate) trait InputQueued: Fabric {
         }
         let class = self.intern(&list);
         self.tmp().candidates = list;
-        self.lists_mut(s).push_waiting(Waiter { queue: q as u32, class, size, packet: p });
+        self.lists_mut(s).push_fresh(Waiter { queue: q as u32, class, size, packet: p });
         self.set_busy(s, true);
         self.wake(s, now);
+    }
+
+    /// Before switch `s` arbitrates: puts the packets that joined its waiting list in this
+    /// cycle in a canonical order, oldest first (by injection cycle, as packets that waited
+    /// behind another usually are), then by queue, instead of the order of the events that
+    /// made them fronts. With the decisions taken during the events seeing the cycle's
+    /// starting credits (`credits_at_start`), what the switch holds when it arbitrates does
+    /// not depend on the order in which the cycle's events were handled, so any partitioning
+    /// of the switches among threads gives the same results.
+    #[inline]
+    fn settle(&mut self, s: usize) {
+        if self.lists(s).has_fresh() {
+            self.settle_fresh(s);
+        }
+    }
+
+    /// `settle` when packets joined the waiting list in this cycle.
+    #[inline(never)]
+    fn settle_fresh(&mut self, s: usize) {
+        if self.lists_mut(s).fresh_mut().len() > 1 {
+            let mut fresh = std::mem::take(&mut self.tmp().fresh);
+            fresh.clear();
+            fresh.extend_from_slice(self.lists_mut(s).fresh_mut());
+            fresh.sort_unstable_by_key(|w| (self.packet(w.packet).injected, w.queue));
+            self.lists_mut(s).fresh_mut().copy_from_slice(&fresh);
+            self.tmp().fresh = fresh;
+        }
+        self.lists_mut(s).clear_fresh();
     }
 
     /// Index of the winning request among those for one output (whose round-robin pointer
@@ -398,7 +441,7 @@ pub(crate) trait InputQueued: Fabric {
             self.buffer_held(queue) + self.model().credit_cost(self.packet(packet).size) <= k.queue_phits,
             "input queue overflow"
         );
-        let q = if k.voq_ports == 1 { queue } else { self.voq_of(queue, packet) };
+        let q = if k.voq_ports == 1 { queue } else { self.voq_of(queue, packet, now) };
         // Only the debug build's occupancy check reads it: a release build spares the parallel
         // engine a deferred write per hop to a packet record on its single-threaded part.
         if cfg!(debug_assertions) {
@@ -416,6 +459,13 @@ pub(crate) trait InputQueued: Fabric {
     fn credit(&mut self, q: usize, phits: u32, now: u64) {
         let k = self.knobs();
         self.out_vc_mut(q).credits += phits;
+        if k.start_view {
+            let r = self.returned_mut(q);
+            if r.cycle != now {
+                *r = super::channel_state::Returned { cycle: now, phits: 0 };
+            }
+            r.phits += phits;
+        }
         debug_assert!(self.out_vc(q).credits <= k.queue_phits, "credits above capacity");
         let s = self.switch_of(q / k.vcs);
         self.wake(s, now);

@@ -128,6 +128,7 @@ impl Technology for OutputQueued {
     }
 
     fn arbitrate<F: Fabric + ?Sized>(f: &mut F, s: usize, now: u64) {
+        f.settle(s);
         f.counters().arbitrations += 1;
         let base = f.topo().channel(s, 0);
         let ports = f.topo().num_ports(s);

@@ -24,6 +24,9 @@ pub(crate) struct SwitchLists {
     pending: [u32; PENDING],
     n_waiting: u8,
     n_pending: u8,
+    /// Waiting packets appended since the switch last arbitrated: the list's last ones,
+    /// which the arbitration first puts in a canonical order (`InputQueued::settle`).
+    fresh: u32,
     /// Lists longer than the record holds.
     spill: Option<Box<Spill>>,
 }
@@ -74,6 +77,34 @@ impl SwitchLists {
     #[inline]
     pub(crate) fn push_waiting(&mut self, w: Waiter) {
         push(&mut self.waiting, &mut self.n_waiting, &mut self.spill, |s| &mut s.waiting, w);
+    }
+
+    /// Appends a waiting packet of the current cycle's events (see `fresh`).
+    #[inline]
+    pub(crate) fn push_fresh(&mut self, w: Waiter) {
+        self.push_waiting(w);
+        self.fresh += 1;
+    }
+
+    /// Whether packets were appended since the switch last arbitrated.
+    #[inline]
+    pub(crate) fn has_fresh(&self) -> bool {
+        self.fresh != 0
+    }
+
+    /// The packets appended since the switch last arbitrated, to reorder or route in place.
+    #[inline]
+    pub(crate) fn fresh_mut(&mut self) -> &mut [Waiter] {
+        let n = self.fresh as usize;
+        let all = self.waiting_mut();
+        let len = all.len();
+        &mut all[len - n..]
+    }
+
+    /// Counts the packets appended so far as old ones.
+    #[inline]
+    pub(crate) fn clear_fresh(&mut self) {
+        self.fresh = 0;
     }
 
     /// Removes the waiting packet of input queue `queue` (the last one takes its place).

@@ -37,6 +37,7 @@ pub(crate) trait Islip: InputQueued {
     /// One iSLIP matching at switch `s`: requests from the front packets of free input ports
     /// whose output link is free and has room downstream, then the grants it matches start.
     fn arbitrate_islip(&mut self, s: usize, now: u64) {
+        self.settle(s);
         let k = self.knobs();
         let waiting = self.waiting(s).len();
         self.counters().arbitrations += 1;

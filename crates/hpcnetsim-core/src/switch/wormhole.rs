@@ -171,6 +171,7 @@ pub(crate) trait WormSwitch: InputQueued {
     /// Switch `s` is awake: heads waiting for an output VC compete for one, then every link
     /// with worms sends a flit.
     fn arbitrate_wormhole(&mut self, s: usize, now: u64) {
+        self.settle(s);
         if !self.waiting(s).is_empty() && std::mem::take(&mut worms_mut(self).changed[s]) {
             self.allocate_vcs(s, now);
         }

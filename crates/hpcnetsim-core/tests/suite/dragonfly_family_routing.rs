@@ -5,7 +5,7 @@
 //! global links between two groups while Valiant and UGAL-L reach about 1/2, and under
 //! uniform traffic UGAL-L stays within a few % of minimal routing.
 
-use crate::common::{backlog_throughput, mean_network_hops, saturation, sim_config, topo};
+use crate::common::{backlog_throughput, mean_network_hops, saturation_with, sim_config, topo};
 use hpcnetsim_core::config::{Algorithm, PatternKind};
 use hpcnetsim_core::routing::{self, deadlock};
 use hpcnetsim_core::topology::paths;
@@ -107,9 +107,17 @@ fn shapes(spec: &str, group_terminals: usize, links_per_pair: usize, uniform_gap
     let min = backlog_throughput(spec, Algorithm::DragonflyMinimal, 6, next_group);
     let val = backlog_throughput(spec, Algorithm::DragonflyValiant, 6, next_group);
     let ugal = backlog_throughput(spec, Algorithm::DragonflyUgal, 6, next_group);
-    let umin = saturation(spec, Algorithm::DragonflyMinimal, 6, PatternKind::Uniform);
-    let uval = saturation(spec, Algorithm::DragonflyValiant, 6, PatternKind::Uniform);
-    let uugal = saturation(spec, Algorithm::DragonflyUgal, 6, PatternKind::Uniform);
+    // Uniform saturation over three seeds: one short run moves by a few percent with the
+    // order in which same-cycle packets meet (docs/validation.md, "A canonical order").
+    let uniform = |algorithm| {
+        let seeds = 1..=3u64;
+        let runs =
+            seeds.clone().map(|seed| saturation_with(spec, 6, algorithm, PatternKind::Uniform, |c| c.seed = seed));
+        runs.sum::<f64>() / seeds.count() as f64
+    };
+    let umin = uniform(Algorithm::DragonflyMinimal);
+    let uval = uniform(Algorithm::DragonflyValiant);
+    let uugal = uniform(Algorithm::DragonflyUgal);
     eprintln!(
         "{spec}: worst case minimal {min:.3} valiant {val:.3} ugal {ugal:.3}; uniform minimal {umin:.3} valiant \
          {uval:.3} ugal {uugal:.3}"
@@ -136,7 +144,9 @@ fn worst_case_and_uniform_shapes_on_a_cascade() {
 fn worst_case_and_uniform_shapes_on_a_megafly() {
     // 5 groups of 2 leaves (4 terminals) and 2 spines, one global link per group pair. The
     // global links are a balanced Megafly's bottleneck under uniform traffic, so every packet
-    // UGAL-L sends through an intermediate group costs throughput: 5 % below minimal here, 9 to
-    // 10 % on larger ones (docs/routing.md), the same with UGAL-G's global information.
-    shapes("megafly:leaves=2,spines=2,p=2,h=2", 4, 1, 0.07);
+    // UGAL-L sends through an intermediate group costs throughput: 7.4 % below minimal here
+    // (seeds 1-3: 0.816 against 0.881; 5.1 % before the canonical order of a cycle's events,
+    // 0.824 against 0.868), more on larger ones (docs/routing.md), the same with UGAL-G's
+    // global information.
+    shapes("megafly:leaves=2,spines=2,p=2,h=2", 4, 1, 0.09);
 }

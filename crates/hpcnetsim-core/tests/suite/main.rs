@@ -18,6 +18,7 @@ mod duato;
 mod dumpi_traces;
 mod elan_host_path;
 mod engine;
+mod event_order;
 mod extoll_paper;
 mod extoll_pipeline;
 mod fabric_import;

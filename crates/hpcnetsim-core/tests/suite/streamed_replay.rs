@@ -202,7 +202,9 @@ fn memory_held_does_not_grow_with_the_trace() {
         assert!(s.slots <= 64, "slot table {s:?}");
         assert!(s.peak_buffered <= 8 * (BATCH_OPS + 64), "buffered {s:?}");
     }
-    assert_eq!(short.slots, long.slots, "the slot table does not grow");
+    // A trace four times as long: the table's peak may differ by the odd slot, with the
+    // messages that happen to overlap, but does not grow with the trace.
+    assert!(long.slots <= short.slots + 2, "the slot table grows: {} -> {}", short.slots, long.slots);
     // Rank after rank: ranks ahead of the reader get cursors of their own once they hold
     // `2 × BATCH_OPS` operations; what is buffered stays bounded all the same.
     let programs = |steps| {

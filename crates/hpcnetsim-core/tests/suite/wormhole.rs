@@ -69,7 +69,9 @@ fn a_blocked_worm_spans_several_switches() {
     let mut c = config("switching = \"wormhole\"\nbuffer_flits = 4\nvcs = 1", 0.0);
     c.switch.vcs = 1;
     let mut e = Engine::new(&c, &t).unwrap();
+    // The long worm is the older one: it wins the last link, and the short one waits.
     e.inject(0, 63, 200);
+    e.run_until(2);
     e.inject(20, 63, 64);
     e.run_until(120);
     e.check_invariants().unwrap();
