@@ -386,36 +386,47 @@ pub(crate) trait InputQueued: Fabric {
         let counters = self.counters();
         counters.packet_hops += 1;
         counters.phit_hops += size as u64;
-        self.push_event(now + size as u64, Event::Tail { queue: q as u32 });
+        self.tail_leaves(q, size, now + size as u64);
     }
 
-    /// The front packet's tail has left queue `q`: free its room upstream and the output VC
-    /// it held, let the next packet compete, and let every waiting packet try the output
-    /// link it freed.
+    /// The front packet of queue `q`, of `size` phits, has started leaving: its tail leaves at
+    /// cycle `tail` (`tail_left`), and the room it frees returns upstream `credit_delay`
+    /// cycles later. The credit is created now, a packet's length ahead of the tail: since no
+    /// result depends on the order of a cycle's events, when it is created changes nothing,
+    /// and every event a switch makes for another then lies at least a cycle ahead.
+    fn tail_leaves(&mut self, q: usize, size: u32, tail: u64) {
+        let k = self.knobs();
+        self.push_event(tail, Event::Tail { queue: q as u32 });
+        let cost = self.model().credit_cost(size);
+        let b = q / k.voq_ports;
+        let vc = b % k.vcs;
+        let back = tail + k.credit_delay;
+        match self.link(b / k.vcs).end() {
+            End::Switch(up) => {
+                let upstream = (up as usize * k.vcs + vc) as u32;
+                self.push_event(back, Event::Credit { queue: upstream, phits: cost });
+            }
+            End::Terminal(nic) => self.push_event(back, Event::NicCredit { nic, vc: vc as u32, phits: cost }),
+            End::Unplugged => unreachable!("a packet arrived through an unplugged port"),
+        }
+    }
+
+    /// The front packet's tail has left queue `q`: free the output VC it held (its room
+    /// upstream returns by the credit `tail_leaves` made), let the next packet compete, and
+    /// let every waiting packet try the output link it freed.
     fn tail_left(&mut self, q: usize, now: u64) {
         self.fifo_pop(q).expect("tail of a queued packet");
         let k = self.knobs();
         // The size recorded when it started leaving: the packet's record is not read.
         let psize = self.queue_state(q).front_size();
         self.queue_state(q).leave(psize);
-        let size = self.model().credit_cost(psize);
         let b = q / k.voq_ports;
-        let vc = b % k.vcs;
         let oq = self.queue_state(q).holding();
         if oq != NONE {
             self.out_vc_mut(oq as usize).reserved = NONE;
             self.queue_state(q).set_holding(NONE);
             let out = oq as usize / k.vcs;
             self.link_mut(out).next_vc = ((oq as usize % k.vcs + 1) % k.vcs) as u8;
-        }
-        let back = now + k.credit_delay;
-        match self.link(b / k.vcs).end() {
-            End::Switch(up) => {
-                let upstream = (up as usize * k.vcs + vc) as u32;
-                self.push_event(back, Event::Credit { queue: upstream, phits: size });
-            }
-            End::Terminal(nic) => self.push_event(back, Event::NicCredit { nic, vc: vc as u32, phits: size }),
-            End::Unplugged => unreachable!("a packet arrived through an unplugged port"),
         }
         if self.fifo_len(q) == 0 {
             let s = self.switch_of(b / k.vcs);

@@ -233,9 +233,9 @@ fn cross<F: Fabric + ?Sized>(f: &mut F, s: usize, base: usize, now: u64) {
         oq.write_free[out] = now + crossing;
         oq.queues[oqi].push_back(Queued { packet, need });
         // Its tail leaves the input FIFO once it has crossed: the FIFO's next packet is
-        // routed then and the room returns upstream (`InputQueued::tail_left`).
+        // routed then, and the room returns upstream (`InputQueued::tail_leaves` makes the credit now).
         f.queue_state(q as usize).start(size, now);
-        f.push_event(now + crossing, Event::Tail { queue: q });
+        f.tail_leaves(q as usize, size, now + crossing);
     }
     f.lists_changed(s);
     if retry {
