@@ -6,22 +6,26 @@
 //! random streams are consecutive ranges of the engine's arrays; a thread borrows one
 //! partition's ranges for a step. A cycle runs as in the sequential engine:
 //!
-//! 1. each round of the cycle's events: the switch events (a head arriving, a tail leaving,
-//!    credits returning, a wake-up) are handled by the threads owning their switches, all
-//!    at once, each in the round's order; then the other events (sources, NICs, deliveries,
-//!    tasks) are handled on one thread in their fixed order (`Event::serial_key`);
-//! 2. the switches woken in the cycle arbitrate, all threads at once, each in wake-up
-//!    order; then the NICs try to inject, in order.
+//! 1. each round of the cycle's events: every partition handles, all at once, the events of
+//!    its switches (a head arriving, a tail leaving, credits returning, a wake-up) from its
+//!    own event wheel and those the engine's thread handed it; then the other events
+//!    (sources, NICs, deliveries, tasks) are handled on one thread in their fixed order
+//!    (`Event::serial_key`);
+//! 2. each partition arbitrates the switches it woke in the cycle, all at once; then the NICs
+//!    try to inject on one thread.
 //!
-//! What a thread creates (events, wake-ups) goes to its outbox tagged with the position of
-//! the event or wake-up that created it, and the outboxes are merged in that order while
-//! the single-threaded rest of the step runs: every event and wake-up enters the queues in
-//! exactly the sequential engine's order. Handling a step's items in another order is safe
-//! because items of different switches, and switch items against NIC items, touch disjoint
-//! state: a switch reads of other switches only the occupancy of the queues it sends into,
-//! which a transmission starting in the same cycle does not change (`queue_state.rs`); NICs
-//! read of switches only that occupancy too; packets are allocated and freed only by the
-//! single-threaded part; and every random stream belongs to one switch or NIC.
+//! What a partition creates for its own switches goes straight into its wheel (and its
+//! wake-up list); what it creates for another partition's switches or for the engine's
+//! thread goes to its outbox, which the engine's thread empties after the step into the
+//! receiving wheels. No global order is restored: none is needed, since no result depends
+//! on the order of a cycle's events (`InputQueued::settle`, `Event::serial_key`, and the
+//! starting credits of `channel_state::Returned`). Handling a step's items on different
+//! threads is safe because items of different switches, and switch items against NIC items,
+//! touch disjoint state: a switch reads of other switches only the occupancy of the queues it
+//! sends into, which a transmission starting in the same cycle does not change
+//! (`queue_state.rs`); NICs read of switches only that occupancy too; packets are allocated
+//! and freed only by the single-threaded part; and every random stream belongs to one switch
+//! or NIC.
 
 use super::queue::EventQueue;
 use super::Engine;
@@ -351,14 +355,11 @@ impl Engine<'_> {
     /// The partition of the switch an event belongs to, if it is a switch event.
     #[inline]
     fn owner(&self, par: &Partitions, ev: &Event) -> Option<usize> {
-        let channel = match *ev {
-            Event::Arrive { queue, .. } | Event::Credit { queue, .. } => queue as usize / self.k.vcs,
-            Event::Tail { queue } => queue as usize / self.k.voq_ports / self.k.vcs,
-            Event::Wake { target } if (target as usize) < self.topo.num_switches() => {
-                return Some(par.switches.partition_point(|&s| s <= target as usize) - 1);
-            }
-            _ => return None,
-        };
+        if let Event::Wake { target } = *ev {
+            let target = target as usize;
+            return (target < self.topo.num_switches()).then(|| par.switches.partition_point(|&s| s <= target) - 1);
+        }
+        let channel = self.event_channel(ev)?;
         Some(par.channels.partition_point(|&c| c <= channel) - 1)
     }
 
@@ -618,14 +619,10 @@ impl Part<'_> {
     /// Whether `ev` is an event of one of the partition's switches.
     #[inline]
     fn owns(&self, ev: &Event) -> bool {
-        let k = self.k;
-        let channel = match *ev {
-            Event::Arrive { queue, .. } | Event::Credit { queue, .. } => queue as usize / k.vcs,
-            Event::Tail { queue } => queue as usize / k.voq_ports / k.vcs,
-            Event::Wake { target } => return (self.sw0..self.sw1).contains(&(target as usize)),
-            _ => return false,
-        };
-        (self.ch0..self.ch1).contains(&channel)
+        match *ev {
+            Event::Wake { target } => (self.sw0..self.sw1).contains(&(target as usize)),
+            _ => self.event_channel(ev).is_some_and(|c| (self.ch0..self.ch1).contains(&c)),
+        }
     }
 }
 
