@@ -1,6 +1,7 @@
 """Causal workloads from Python and the command line."""
 
 import json
+import statistics
 
 import pytest
 
@@ -49,23 +50,36 @@ def test_run_command_with_a_workload(cli, tmp_path):
     assert r.returncode == 2 and r.stderr.count("\n") == 1 and "--loads" in r.stderr
 
 
-def _paper_002_time(topology, algorithm, kernel, message_bytes, **switch):
-    """Execution time of a kernel on one of paper 002's networks (its study's base config)."""
-    cfg = {"topology": topology, "seed": 1, "routing": {"algorithm": algorithm},
+def _paper_002_time(topology, algorithm, seed=1, **switch):
+    """Execution time of 2M with 64 000-byte messages on one of paper 002's networks (its
+    study's base config)."""
+    cfg = {"topology": topology, "seed": seed, "routing": {"algorithm": algorithm},
            "switch": {"vcs": 4, "queue_packets": 4, "injection_queue_packets": 8, "phit_bytes": 4, **switch},
            "traffic": {"packet_phits": 16},
-           "workload": {"kernel": kernel, "message_bytes": message_bytes, "tasks": 64, "placement": "linear"}}  # fmt: skip
+           "workload": {"kernel": "2m", "message_bytes": 64000, "tasks": 64, "placement": "linear"}}  # fmt: skip
     return hpcnetsim.execute(cfg).execution_time_cycles
+
+
+#: seeds of the crossbar comparison: one seed's time moves by about 1 % (torus 108 708-111 476
+#: cycles over seeds 1-10), as much as the torus and the shallow crossbar differ
+SEEDS_002 = range(1, 7)
 
 
 def test_a_crossbar_with_deep_queues_is_the_lower_bound_of_paper_002():
     """Paper 002's "perfect crossbar" has contention only at the injection and consumption
     ports. With the study's 4-packet virtual output queues a NIC's injection FIFO waits behind
-    a full queue, and the 8x8 torus runs 2M with 64 000-byte messages faster than the
-    crossbar (the validate row "pairs faster than the crossbar"); with 16-packet queues the
-    crossbar is the lower bound again."""
-    torus = _paper_002_time("torus:8x8", "bubble-adaptive", "2m", 64000)
-    shallow = _paper_002_time("crossbar:64", "direct", "2m", 64000, buffers="voq")
-    deep = _paper_002_time("crossbar:64", "direct", "2m", 64000, buffers="voq", queue_packets=16)
-    assert torus < shallow, (torus, shallow)
-    assert deep < torus and deep < shallow, (deep, torus, shallow)
+    a full queue, and the crossbar is no lower bound: on 2M with 64 000-byte messages the 8x8
+    torus ties it (seeds 1-10: torus 110 230 cycles on average, crossbar 110 098, the torus
+    faster on 4 of them; the validate row "pairs faster than the crossbar" counts the pair when
+    the torus's mean over the study's seeds is the lower one). With 16-packet queues the
+    crossbar is the lower bound again, on every seed, by about 5 % (104 338 on average)."""
+    torus, shallow, deep = [], [], []
+    for seed in SEEDS_002:
+        torus.append(_paper_002_time("torus:8x8", "bubble-adaptive", seed))
+        shallow.append(_paper_002_time("crossbar:64", "direct", seed, buffers="voq"))
+        deep.append(_paper_002_time("crossbar:64", "direct", seed, buffers="voq", queue_packets=16))
+    assert len(set(torus)) > 1 and len(set(shallow)) > 1  # the seeds draw differently
+    assert abs(statistics.mean(torus) / statistics.mean(shallow) - 1) < 0.015, (torus, shallow)
+    for d, t, s in zip(deep, torus, shallow, strict=True):
+        assert d < t and d < s, (deep, torus, shallow)
+    assert statistics.mean(deep) < 0.97 * min(statistics.mean(torus), statistics.mean(shallow)), (deep, torus, shallow)
