@@ -8,9 +8,11 @@ use crate::topology::Peer;
 impl Engine<'_> {
     /// Checks the engine's state; returns what is wrong, in one line, otherwise.
     pub fn check_invariants(&self) -> std::result::Result<(), String> {
-        if let Some((p, t)) = self.sw.misdelivered {
-            let dst = self.packets[p as usize].dst;
-            return Err(format!("packet {p} delivered to terminal {t}, its destination is terminal {dst}"));
+        if let Some(m) = self.sw.misdelivered {
+            let (c, t, src, dst) = (m.cycle, m.terminal, m.src, m.dst);
+            return Err(format!(
+                "a packet from terminal {src} delivered to terminal {t} in cycle {c}, its destination is terminal {dst}"
+            ));
         }
         // Conservation: every live packet is counted in flight, and only those.
         let live = self.packets.len() as u64 - self.free_packets.len() as u64;

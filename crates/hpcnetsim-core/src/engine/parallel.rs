@@ -38,7 +38,7 @@ use crate::routing::{Candidate, Routing};
 use crate::slices::cut;
 use crate::switch::buffers::QueuesMut;
 use crate::switch::channel_state::{Link, OutVc, Returned};
-use crate::switch::fabric::{Fabric, Interner, Knobs, Scratch, Switches};
+use crate::switch::fabric::{Fabric, Interner, Knobs, Misdelivery, Scratch, Switches};
 use crate::switch::queue_state::QueueState;
 use crate::switch::switch_lists::SwitchLists;
 use crate::switch::Model;
@@ -110,8 +110,8 @@ struct Outbox {
     events: Vec<(u64, Event)>,
     /// Packets whose heads entered a queue (`Packet::arrived`, written after the step).
     arrivals: Vec<(u32, u64)>,
-    /// The misdelivery seen first in the partition: (packet, terminal).
-    misdelivered: Option<(u32, u32)>,
+    /// The first misdelivery of the step in the partition.
+    misdelivered: Option<Misdelivery>,
 }
 
 /// What the threads do in a step.
@@ -483,18 +483,14 @@ impl Engine<'_> {
 
     /// Applies the deferred effects of a step.
     fn finish_step(&mut self, par: &mut Partitions) {
-        let mut first: Option<(u32, u32)> = None;
         for d in &mut par.parts {
             for &(p, at) in &d.out.arrivals {
                 self.packets[p as usize].arrived = at;
             }
             d.out.arrivals.clear();
             if let Some(m) = d.out.misdelivered.take() {
-                first = Some(first.map_or(m, |f| f.min(m)));
+                self.sw.misdelivered = Misdelivery::first(self.sw.misdelivered, m);
             }
-        }
-        if let (None, Some(m)) = (self.sw.misdelivered, first) {
-            self.sw.misdelivered = Some(m);
         }
     }
 
@@ -748,9 +744,10 @@ impl<'a> Fabric for Part<'a> {
     fn counters(&mut self) -> &mut Counters {
         &mut self.data.counters
     }
-    fn misdelivered(&mut self, p: u32, t: u32) {
-        let m = self.data.out.misdelivered.map_or((p, t), |f| f.min((p, t)));
-        self.data.out.misdelivered = Some(m);
+    fn misdelivered(&mut self, p: u32, t: u32, now: u64) {
+        let Packet { src, dst, .. } = self.packets[p as usize];
+        let m = Misdelivery { cycle: now, terminal: t, src, dst };
+        self.data.out.misdelivered = Misdelivery::first(self.data.out.misdelivered, m);
     }
     #[inline]
     fn set_arrived(&mut self, p: u32, now: u64) {

@@ -8,7 +8,7 @@ use crate::rng::Stream;
 use crate::routing::{Candidate, Routing};
 use crate::switch::buffers::Queues;
 use crate::switch::channel_state::{Link, OutVc, Returned};
-use crate::switch::fabric::{Fabric, Interner, Knobs, Scratch};
+use crate::switch::fabric::{Fabric, Interner, Knobs, Misdelivery, Scratch};
 use crate::switch::queue_state::QueueState;
 use crate::switch::switch_lists::SwitchLists;
 use crate::switch::Model;
@@ -135,10 +135,10 @@ impl<'a> Fabric for Engine<'a> {
     fn counters(&mut self) -> &mut Counters {
         &mut self.stats.counters
     }
-    fn misdelivered(&mut self, p: u32, t: u32) {
-        if self.sw.misdelivered.is_none() {
-            self.sw.misdelivered = Some((p, t));
-        }
+    fn misdelivered(&mut self, p: u32, t: u32, now: u64) {
+        let Packet { src, dst, .. } = self.packets[p as usize];
+        let m = Misdelivery { cycle: now, terminal: t, src, dst };
+        self.sw.misdelivered = Misdelivery::first(self.sw.misdelivered, m);
     }
     #[inline]
     fn set_arrived(&mut self, p: u32, now: u64) {

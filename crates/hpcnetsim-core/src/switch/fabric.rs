@@ -125,6 +125,25 @@ pub(crate) struct Scratch {
     pub(crate) islip_pairs: Vec<bool>,
 }
 
+/// A packet sent to a terminal other than its destination. Named by what a run's order of
+/// events cannot change (a packet's id can: ids are handed out as NICs inject), and ordered
+/// by cycle then terminal, which are unique together (a terminal's link carries one packet at
+/// a time), so that every thread count and order of a cycle's events reports the same one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Misdelivery {
+    pub cycle: u64,
+    pub terminal: u32,
+    pub src: u32,
+    pub dst: u32,
+}
+
+impl Misdelivery {
+    /// The earlier (by cycle, then terminal) of `seen` and `m`.
+    pub fn first(seen: Option<Misdelivery>, m: Misdelivery) -> Option<Misdelivery> {
+        Some(seen.map_or(m, |f| f.min(m)))
+    }
+}
+
 /// What switch code needs from the network state: read-only settings and shared state, and
 /// the switches' own state by global index.
 pub(crate) trait Fabric {
@@ -215,8 +234,8 @@ pub(crate) trait Fabric {
     fn intern(&mut self, list: &[Candidate]) -> u32;
     fn tmp(&mut self) -> &mut Scratch;
     fn counters(&mut self) -> &mut Counters;
-    /// Packet `p` was sent to terminal `t`, which is not its destination.
-    fn misdelivered(&mut self, p: u32, t: u32);
+    /// Packet `p` was sent to terminal `t`, which is not its destination, in cycle `now`.
+    fn misdelivered(&mut self, p: u32, t: u32, now: u64);
     /// Packet `p`'s head entered an input queue at `now`.
     fn set_arrived(&mut self, p: u32, now: u64);
     fn push_event(&mut self, cycle: u64, ev: Event);
@@ -406,9 +425,9 @@ pub(crate) struct Switches {
     pub(crate) switch_rng: Vec<Stream>,
     /// Distinct candidate lists seen so far: one table per partition of the switches.
     pub(crate) interners: Vec<Interner>,
-    /// The first packet sent to a terminal other than its destination, with that terminal
-    /// (a routing error the invariant checks report).
-    pub(crate) misdelivered: Option<(u32, u32)>,
+    /// The first packet sent to a terminal other than its destination (a routing error the
+    /// invariant checks report): the least of the earliest cycle with one.
+    pub(crate) misdelivered: Option<Misdelivery>,
     /// Bytes of the per-queue and per-channel state (what decides whether prefetching may pay).
     pub(crate) state_bytes: usize,
     /// The switch technology's own state, if it keeps any (`Technology::state`).

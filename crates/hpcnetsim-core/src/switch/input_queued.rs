@@ -377,7 +377,7 @@ pub(crate) trait InputQueued: Fabric {
             }
             End::Terminal(t) => {
                 if t != self.packet(p).dst {
-                    self.misdelivered(p, t);
+                    self.misdelivered(p, t, now);
                 }
                 self.push_event(now + k.eject_delay + size as u64 - 1, Event::Deliver { packet: p });
             }

@@ -282,7 +282,7 @@ fn send<F: Fabric + ?Sized>(f: &mut F, s: usize, out: usize, now: u64) {
             }
             End::Terminal(t) => {
                 if t != f.packet(packet).dst {
-                    f.misdelivered(packet, t);
+                    f.misdelivered(packet, t, now);
                 }
                 f.push_event(now + k.eject_delay + size as u64 - 1, Event::Deliver { packet });
             }

@@ -365,7 +365,7 @@ pub(crate) trait WormSwitch: InputQueued {
             }
             Peer::Terminal(t) => {
                 if head && t != self.packet(p).dst {
-                    self.misdelivered(p, t);
+                    self.misdelivered(p, t, now);
                 }
                 if tail {
                     // The NIC consumes a flit per cycle: its VC is free once the tail is sent.
