@@ -745,8 +745,7 @@ impl<'a> Fabric for Part<'a> {
         &mut self.data.counters
     }
     fn misdelivered(&mut self, p: u32, t: u32, now: u64) {
-        let Packet { src, dst, .. } = self.packets[p as usize];
-        let m = Misdelivery { cycle: now, terminal: t, src, dst };
+        let m = Misdelivery::of(&self.packets[p as usize], t, now);
         self.data.out.misdelivered = Misdelivery::first(self.data.out.misdelivered, m);
     }
     #[inline]

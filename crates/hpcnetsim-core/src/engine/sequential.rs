@@ -136,8 +136,7 @@ impl<'a> Fabric for Engine<'a> {
         &mut self.stats.counters
     }
     fn misdelivered(&mut self, p: u32, t: u32, now: u64) {
-        let Packet { src, dst, .. } = self.packets[p as usize];
-        let m = Misdelivery { cycle: now, terminal: t, src, dst };
+        let m = Misdelivery::of(&self.packets[p as usize], t, now);
         self.sw.misdelivered = Misdelivery::first(self.sw.misdelivered, m);
     }
     #[inline]

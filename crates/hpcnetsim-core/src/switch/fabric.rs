@@ -138,6 +138,11 @@ pub struct Misdelivery {
 }
 
 impl Misdelivery {
+    /// `packet` sent to terminal `terminal` in cycle `cycle`.
+    pub fn of(packet: &Packet, terminal: u32, cycle: u64) -> Misdelivery {
+        Misdelivery { cycle, terminal, src: packet.src, dst: packet.dst }
+    }
+
     /// The earlier (by cycle, then terminal) of `seen` and `m`.
     pub fn first(seen: Option<Misdelivery>, m: Misdelivery) -> Option<Misdelivery> {
         Some(seen.map_or(m, |f| f.min(m)))

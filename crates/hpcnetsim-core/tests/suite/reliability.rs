@@ -51,8 +51,8 @@ fn a_packet_delivered_to_the_wrong_terminal_is_an_invariant_violation() {
 }
 
 /// The misdelivery reported is the same whatever the thread count and whatever the order in
-/// which a cycle's events are handled: the least (packet, terminal) of the earliest cycle with
-/// one, not the first one a thread happened to see.
+/// which a cycle's events are handled: the earliest cycle's lowest terminal, named by the
+/// packet's source and destination, not the first offender a thread happened to see.
 #[test]
 fn the_misdelivery_reported_does_not_depend_on_threads_or_event_order() {
     // Every task sends at once at the start (2M), so several packets meet the wrong
