@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 
 import hpcnetsim
+from hpcnetsim import confidence
 
 ROOT = Path(__file__).resolve().parents[1]
 STUDY = tomllib.loads((ROOT / "studies/twin-torus.toml").read_text())
@@ -326,12 +327,6 @@ def test_zipf_rows_are_set_by_the_rank_order_and_the_exponent():
     assert flat[0] < 23, flat
 
 
-def _interval(values: list[float]) -> float:
-    """Half the 95 % confidence interval of the mean of ``values`` (Student t)."""
-    t = {4: 2.776, 19: 2.093}[len(values) - 1]
-    return t * statistics.stdev(values) / math.sqrt(len(values))
-
-
 def test_uniform_gain_does_not_fall_from_256_to_512_pes_with_any_traffic_classes():
     """§4.1's "20% and 12%" for 256 and 512 PEs: whichever of the card's TCs the two networks
     use (3D torus 1, 2 or 4 TCs, twin torus 1 or 2 per source card), the 512-PE gain is between
@@ -352,7 +347,7 @@ def test_uniform_gain_does_not_fall_from_256_to_512_pes_with_any_traffic_classes
             before = gains[tori, twin, 256]
             assert len(g) == len(before) == 5
             fall = statistics.mean(g) - statistics.mean(before)
-            error = math.sqrt(_interval(g) ** 2 + _interval(before) ** 2)
+            error = math.hypot(confidence.interval(g)["ci"], confidence.interval(before)["ci"])
             assert fall - error > -8 and fall > -5, (tori, twin, fall, error)
     study = ("3D DOR, 1 TC", "5DT TS-DOR, 1 TC per card")
     assert statistics.mean(gains[(*study, 512)]) > statistics.mean(gains[(*study, 256)]), gains
@@ -372,8 +367,8 @@ def test_uniform_gain_at_256_pes_moves_with_the_schedule_by_more_than_its_tolera
     full = _gains(uniform, "3D DOR, 1 TC", "5DT TS-DOR, 1 TC per card")
     short = _gains([r for r in rows if r["sweep"] == "saturation-256-short"], "3D DOR", "5DT TS-DOR")
     assert len(full) == 5 and len(short) == 20
-    intervals = [(statistics.mean(g) - _interval(g), statistics.mean(g) + _interval(g)) for g in (full, short)]
-    assert min(lo for lo, _ in intervals) < 20 < max(hi for _, hi in intervals), intervals
+    intervals = [confidence.interval(g) for g in (full, short)]
+    assert min(i["lo"] for i in intervals) < 20 < max(i["hi"] for i in intervals), intervals
     assert abs(statistics.mean(short) - statistics.mean(full)) > 2 * 0.05 * 20, intervals
 
 
@@ -386,9 +381,10 @@ def test_short_schedule_gain_is_20_percent_within_its_noise():
     rows = [r for r in _variants() if r["sweep"] == "saturation-256-short"]
     gains = _gains(rows, "3D DOR", "5DT TS-DOR")
     assert len(gains) == 20
-    mean, half = statistics.mean(gains), _interval(gains)
-    assert mean - half < 20 < mean + half, (mean, half)
-    assert 2.776 * statistics.stdev(gains) / math.sqrt(5) > 2, gains  # five seeds' interval: twice the tolerance band
+    ours = confidence.interval(gains)
+    assert ours["lo"] < 20 < ours["hi"], ours
+    five = confidence.t_quantile(4) * statistics.stdev(gains) / math.sqrt(5)
+    assert five > 2, gains  # five seeds' interval: twice the tolerance band
 
 
 def test_the_stored_variants_are_what_hpcnetsim_computes():
