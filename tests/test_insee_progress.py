@@ -104,16 +104,10 @@ def test_the_busiest_cut_idles_alike_in_both_simulators(run_512):
     assert worst < IDLE_AGREEMENT, worst
 
 
-#: how far outside hpcnetsim's seeds INSEE's idle may lie, as a fraction of the cycle (measured on
-#: 11:1,3 at 512 tasks against seeds 1-10: outside at 5 of 24 snapshots, by at most 0.47 %; before the
-#: canonical order of a cycle's events redrew hpcnetsim's runs, at 3, by at most 0.30 %)
-SEEDS_SLACK = 0.005
-
-
 def test_insee_runs_as_one_more_of_hpcnetsims_seeds(run_512):
     """Ten seeds of hpcnetsim on the program of INSEE's BU on 11:1,3 (512 tasks): INSEE's end lies
     among theirs (1 343 657 to 1 360 065 cycles, INSEE 1 348 233), and its busiest cut's idle
-    within their least and most idle at the same cycle, or SEEDS_SLACK of the cycle from them, at
+    within their least and most idle at the same cycle, or progress.SEEDS_SLACK of the cycle from them, at
     every snapshot: INSEE's run behaves as hpcnetsim's with other random draws. The comparison the
     11:1,4 row of Table 5(c) rests on while INSEE's BU there has not ended."""
     compared = progress.seeds_against(run_512, progress.hpcnetsim_seeds(run_512, range(1, 11)))
@@ -121,7 +115,7 @@ def test_insee_runs_as_one_more_of_hpcnetsims_seeds(run_512):
     assert len(set(ends)) > 1  # the seeds draw differently
     assert min(ends) <= _insee_end("11:1,3", "bu", 512, 1) <= max(ends), ends
     gaps = progress.outside_seeds(compared)
-    assert len(gaps) == len(run_512["snapshots"]) and max(gaps) < SEEDS_SLACK, gaps
+    assert len(gaps) == len(run_512["snapshots"]) and max(gaps) < progress.SEEDS_SLACK, gaps
 
 
 def test_outside_seeds_measures_the_distance_to_the_range():
