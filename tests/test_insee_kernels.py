@@ -290,8 +290,8 @@ def test_4096_complete_tree_bu_spreads_alike_in_both_simulators(runs_4096):
     numbers, so one seed's runs do not correspond (seed 2: INSEE 91 299, ours 96 228): the two
     spreads compare, and their means differ by 1.2 %, 0.68 standard errors. About three times the contention-free 30 720
     in both (item C of docs/validation.md). INSEE's tie-break among equally empty up-ports,
-    replayed (`routing.tie_break = "first-twice"`), gave ours 96 659-103 749 over seeds 1-5,
-    mean 99 593, before the canonical order of a cycle's events."""
+    replayed (`routing.tie_break = "first-twice"`), gives ours 97 041-103 315 over seeds 1-5,
+    mean 100 137 (uniform 97 616)."""
     insee, ours = runs_4096
     seeds = _complete_tree_bu_seeds(insee)
     assert len(seeds) >= 10
@@ -416,8 +416,8 @@ def test_4096_table_4c_lies_at_the_tolerance_edge_in_both_simulators(runs_4096, 
     (test_4096_complete_tree_bu_spreads_alike_in_both_simulators), taken at its mean over the
     seeds INSEE ran: INSEE's φ is inside the printed one's 5 % tolerance (8:3,4 +4.2 %, 8:4,4
     +4.4 %), ours within 1.5 % of INSEE's (+4.9 %, +5.1 %), at the tolerance's edge.
-    `validate`'s five seeds of ours (+5.0 %, +5.3 %) hold a reference BU of 99 354 cycles on
-    average, ours over 20 seeds 97 870. No difference of the two simulators' models shows in the
+    `validate`'s five seeds of ours (+5.7 %, +5.6 %) hold a reference BU of 98 593 cycles on
+    average, ours over seeds 1-20 97 676. No difference of the two simulators' models shows in the
     runs they share."""
     insee, ours = runs_4096
     seeds = _complete_tree_bu_seeds(insee)
