@@ -315,21 +315,42 @@ def test_bench_refuses_bad_scale_flags(cli, args, needle):
     assert_one_line_error(cli("bench", *args), needle)
 
 
-def test_bench_scale_repeat_keeps_the_fastest_run(monkeypatch):
+def test_bench_scale_repeat_keeps_the_fastest_run():
     from hpcnetsim import bench
 
     row = bench.scale_rows(max_terminals=64)[0]
-    times = iter([3.0, 1.0, 2.0])
     figures = {"status": "converged", "cycles": 5000, "phit_hops": 1000, "total_seconds": 4.0}
     figures["max_rss_mib"] = 30.0
-    monkeypatch.setattr(bench, "_scale_child_run", lambda row, threads: {**figures, "wall_seconds": next(times)})
-    r = bench._scale_run(row, 1, {}, float("nan"), repeat=3)
+    runs = [{**figures, "wall_seconds": t} for t in (3.0, 1.0, 2.0)]
+    r = bench._scale_result(row, 1, runs, {}, float("nan"))
     assert r["engine_seconds"] == 1.0 and r["ns_per_phit_hop"] == pytest.approx(1e6)
     # Runs that disagree on what they simulated are an error, not a timing.
-    runs = iter([{**figures, "wall_seconds": 1.0}, {**figures, "wall_seconds": 2.0, "phit_hops": 999}])
-    monkeypatch.setattr(bench, "_scale_child_run", lambda row, threads: next(runs))
+    runs = [{**figures, "wall_seconds": 1.0}, {**figures, "wall_seconds": 2.0, "phit_hops": 999}]
     with pytest.raises(RuntimeError, match="repeated runs disagree"):
-        bench._scale_run(row, 1, {}, float("nan"), repeat=2)
+        bench._scale_result(row, 1, runs, {}, float("nan"))
+
+
+def test_bench_scale_repeats_alternate_between_thread_counts(monkeypatch):
+    """A row's repeats run 1, 2, 1, 2, ...: a slow spell of the host falls on both counts, and
+    each count keeps its own fastest run."""
+    from hpcnetsim import bench
+
+    calls = []
+    wall = {1: iter([4.0, 2.0, 3.0]), 2: iter([1.5, 2.5, 1.0])}
+
+    def child(row, threads):
+        calls.append((row["spec"], threads))
+        return {"status": "converged", "cycles": 5000, "phit_hops": 1000, "total_seconds": 5.0,
+                "max_rss_mib": 30.0, "wall_seconds": next(wall[threads])}  # fmt: skip
+
+    rows = bench.scale_rows(max_terminals=64)[:1]
+    monkeypatch.setattr(bench, "scale_rows", lambda *a: rows)
+    monkeypatch.setattr(bench, "_scale_child_run", child)
+    out = bench.run_scale(max_terminals=64, threads=(1, 2), repeat=3)
+    spec = out[0]["spec"]
+    assert calls == [(spec, 1), (spec, 2)] * 3
+    assert [r["engine_seconds"] for r in out] == [2.0, 1.0]
+    assert out[1]["speedup_vs_1_thread"] == pytest.approx(2.0)
 
 
 def test_bench_startup_measures_the_run_against_the_bare_interpreter():

@@ -184,13 +184,19 @@ def run_scale(
     automatic run); ``speedup_vs_1_thread`` compares with the row's 1-thread run.
     With ``repeat`` > 1 each row runs that many times and the fastest run is kept (on a shared
     machine the least disturbed run is the best estimate of the engine's own cost); the runs
-    must agree on every simulated figure."""
+    must agree on every simulated figure. The repeats alternate between the thread counts
+    (1, 2, 1, 2, ...): a slow spell of a shared host then falls on each count alike, where runs
+    of one count after the other would put it on one side of the speed-up."""
     out = []
     smallest: dict[tuple[str, float, int], float] = {}
     for row in scale_rows(million, max_terminals, target):
+        runs: list[list[dict[str, Any]]] = [[] for _ in threads]
+        for _ in range(repeat):
+            for i, t in enumerate(threads):
+                runs[i].append(_scale_child_run(row, t))
         one_thread = float("nan")
-        for t in threads:
-            result = _scale_run(row, t, smallest, one_thread, repeat)
+        for t, kept in zip(threads, runs):
+            result = _scale_result(row, t, kept, smallest, one_thread)
             if t == 1:
                 one_thread = result["ns_per_phit_hop"]
             out.append(result)
@@ -199,12 +205,11 @@ def run_scale(
     return out
 
 
-def _scale_run(
-    row: dict[str, Any], threads: int, smallest: dict, one_thread: float, repeat: int = 1
+def _scale_result(
+    row: dict[str, Any], threads: int, runs: list[dict[str, Any]], smallest: dict, one_thread: float
 ) -> dict[str, Any]:
-    """One scale row on ``threads`` threads, in a process of its own (the fastest of
-    ``repeat`` runs)."""
-    runs = [_scale_child_run(row, threads) for _ in range(repeat)]
+    """The figures of one scale row on ``threads`` threads from its repeated ``runs`` (the
+    fastest kept)."""
     r = min(runs, key=lambda x: x["wall_seconds"])
     simulated = ("status", "cycles", "phit_hops")
     for other in runs:

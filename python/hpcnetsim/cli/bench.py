@@ -22,7 +22,8 @@ def add_parser(sub) -> None:
                    help="with --scale: run every row on each of these thread counts, 0 for the automatic "
                         "choice of hpcnetsim run (default 1)")
     b.add_argument("--repeat", type=int, default=1, metavar="N",
-                   help="with --scale: run every row N times and keep the fastest (default 1)")
+                   help="with --scale: run every row N times, alternating between the thread counts, and keep "
+                        "the fastest run of each (default 1)")
     b.add_argument("--neighbour", action="store_true",
                    help="with --scale: run a cache-polluting process beside the benchmark (a busy shared "
                         "machine's other tenant), so the cost per hop under contention is measured")
