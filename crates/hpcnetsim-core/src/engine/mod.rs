@@ -11,6 +11,7 @@ pub mod control;
 pub mod execute;
 mod invariants;
 pub mod measure;
+mod nic_view;
 mod parallel;
 mod programs;
 mod queue;
@@ -30,7 +31,8 @@ use crate::rng::{stream, Owner};
 use crate::routing::{self, Routing};
 use crate::switch::buffers::{Fifos, Queues};
 use crate::switch::channel_state;
-use crate::switch::fabric::{self, Fabric, Knobs, Switches};
+use crate::switch::fabric::{Fabric, Switches};
+use crate::switch::reach::{Knobs, Scratch};
 
 use crate::switch::queue_state;
 use crate::switch::switch_lists::SwitchLists;
@@ -89,7 +91,7 @@ pub struct Engine<'a> {
     /// What the run counts and records.
     pub stats: Observers,
     /// Working buffers of routing and arbitration (the sequential engine's).
-    tmp: fabric::Scratch,
+    tmp: Scratch,
     /// The partitions and threads of the parallel engine, if it is in use.
     parallel: Option<Box<parallel::Parallel>>,
     /// Draws the order of each round of events and each cycle's wake-ups, if set (see
@@ -475,7 +477,11 @@ impl<'a> Engine<'a> {
             |e, i| {
                 let target = wakes[i] as usize;
                 if target >= e.topo.num_switches() {
-                    e.try_inject(target - e.topo.num_switches(), now);
+                    let nic = target - e.topo.num_switches();
+                    match e.tech.flits() {
+                        true => e.inject_flits(nic, now),
+                        false => e.try_inject(nic, now),
+                    }
                 } else {
                     let tech = e.tech;
                     tech.arbitrate(e, target, now);
@@ -558,44 +564,15 @@ impl<'a> Engine<'a> {
 
     fn deliver(&mut self, packet: u32, now: u64) {
         let p = self.packets[packet as usize];
-        self.stats.counters.delivered += 1;
-        self.stats.counters.delivered_phits += p.size as u64;
-        self.stats.in_flight -= 1;
-        self.stats.last_delivery = now;
-        if p.message != NO_MESSAGE {
-            self.message_packet_arrived(p.message, p.size, p.dst as usize, now);
-        }
-        if self.k.recording {
-            self.stats.network_latency.record(now - p.injected);
-            self.stats.end_to_end_latency.record(now - p.generated);
-            if self.stats.collecting() {
-                self.observe_delivery(&p, now);
-            }
-        }
-        self.free_packets.push(packet);
-    }
-
-    /// Tells the collectors about the delivery of `p` at `now`.
-    fn observe_delivery(&mut self, p: &Packet, now: u64) {
-        let class = match self.model.traffic_classes {
-            1 => 0,
-            n => crate::switch::classes::packet_class(p.salt, n),
-        };
         let job = match &self.tasks {
             Some(t) if p.message != NO_MESSAGE => self.stats.job_of(t.messages[p.message as usize].src as usize),
             _ => 0,
         };
-        let d = crate::observe::Delivery {
-            src: p.src,
-            dst: p.dst,
-            size: p.size,
-            generated: p.generated,
-            injected: p.injected,
-            delivered: now,
-            class,
-            job,
-        };
-        self.stats.delivered(&d);
+        count_delivery(&mut self.stats, &self.model, self.k.recording, &p, job, now);
+        if p.message != NO_MESSAGE {
+            self.message_packet_arrived(p.message, p.size, p.dst as usize, now);
+        }
+        self.free_packets.push(packet);
     }
 
     /// The tables of the `[stats]` collectors, at the end of the run.
@@ -629,6 +606,36 @@ impl<'a> Engine<'a> {
     /// Whether no event is pending (nothing can happen any more).
     pub fn is_quiet(&self) -> bool {
         self.events.is_empty() && self.wake.list.is_empty() && self.partitions_quiet()
+    }
+}
+
+/// Counts the delivery of packet `p` (of job `job`) at `now`, records its latencies if the
+/// run is `recording`, and tells the collectors.
+fn count_delivery(stats: &mut Observers, model: &Model, recording: bool, p: &Packet, job: u32, now: u64) {
+    stats.counters.delivered += 1;
+    stats.counters.delivered_phits += p.size as u64;
+    stats.in_flight -= 1;
+    stats.last_delivery = now;
+    if recording {
+        stats.network_latency.record(now - p.injected);
+        stats.end_to_end_latency.record(now - p.generated);
+        if stats.collecting() {
+            let class = match model.traffic_classes {
+                1 => 0,
+                n => crate::switch::classes::packet_class(p.salt, n),
+            };
+            let d = crate::observe::Delivery {
+                src: p.src,
+                dst: p.dst,
+                size: p.size,
+                generated: p.generated,
+                injected: p.injected,
+                delivered: now,
+                class,
+                job,
+            };
+            stats.delivered(&d);
+        }
     }
 }
 

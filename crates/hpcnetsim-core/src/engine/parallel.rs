@@ -8,11 +8,12 @@
 //!
 //! 1. each round of the cycle's events: every partition handles, all at once, the events of
 //!    its switches (a head arriving, a tail leaving, credits returning, a wake-up) from its
-//!    own event wheel and those the engine's thread handed it; then the other events
-//!    (sources, NICs, deliveries, tasks) are handled on one thread in their fixed order
-//!    (`Event::serial_key`);
-//! 2. each partition arbitrates the switches it woke in the cycle, all at once; then the NICs
-//!    try to inject on one thread.
+//!    own event wheel and those the engine's thread handed it; beside them, the other
+//!    events (sources, NICs, deliveries) run as one more job in their fixed order
+//!    (`Event::serial_key`, `nic_view.rs`), or after the step on the engine's thread where
+//!    a causal workload's tasks take part;
+//! 2. each partition arbitrates the switches it woke in the cycle, all at once, and the NICs
+//!    woken try to inject beside them (after them with tasks).
 //!
 //! What a partition creates for its own switches goes straight into its wheel (and its
 //! wake-up list); what it creates for another partition's switches or for the engine's
@@ -23,12 +24,13 @@
 //! threads is safe because items of different switches, and switch items against NIC items,
 //! touch disjoint state: a switch reads of other switches only the occupancy of the queues it
 //! sends into, which a transmission starting in the same cycle does not change
-//! (`queue_state.rs`); NICs read of switches only that occupancy too; packets are allocated
-//! and freed only by the single-threaded part; and every random stream belongs to one switch
-//! or NIC.
+//! (`queue_state.rs`); NICs read of switches only that occupancy too; packet records are
+//! read-only during a step (those created, marked or freed in it are written after it); and
+//! every random stream belongs to one switch or NIC.
 
+use super::nic_view::{NicView, NicWork, PacketWrites};
 use super::queue::EventQueue;
-use super::Engine;
+use super::{Engine, Wakes};
 use crate::event::{Event, Packet};
 use crate::nic::Nic;
 use crate::observe::Counters;
@@ -38,8 +40,9 @@ use crate::routing::{Candidate, Routing};
 use crate::slices::cut;
 use crate::switch::buffers::QueuesMut;
 use crate::switch::channel_state::{Link, OutVc, Returned};
-use crate::switch::fabric::{Fabric, Interner, Knobs, Misdelivery, Scratch, Switches};
+use crate::switch::fabric::{Fabric, Interner, Misdelivery, Switches};
 use crate::switch::queue_state::QueueState;
+use crate::switch::reach::{Knobs, Reach, Scratch};
 use crate::switch::switch_lists::SwitchLists;
 use crate::switch::Model;
 use crate::switch::Tech;
@@ -71,6 +74,8 @@ struct Partitions {
     /// The same boundaries in input queues.
     queues: Vec<usize>,
     parts: Vec<PartData>,
+    /// The packet records the NICs' share of a step created or marked (`nic_view.rs`).
+    writes: PacketWrites,
 }
 
 /// What a partition keeps from one step to the next.
@@ -155,14 +160,19 @@ struct Part<'a> {
     data: &'a mut PartData,
 }
 
-/// Runs `step` on every partition of `views`: the first on this thread, the others on
-/// the pool's (rayon's `join`, which waits by working or stealing).
-fn run_all(views: &mut [Part], step: Step) {
-    match views {
-        [] => {}
-        [one] => one.run(step),
-        [first, rest @ ..] => {
-            rayon::join(|| first.run(step), || run_all(rest, step));
+/// Runs `step` on every partition of `views`, and the NICs' `work` on `nics`: the first
+/// partition on this thread, the rest on the pool's (rayon's `join`, which waits by working
+/// or stealing). The NICs' work is the last job handed out, so the thread that finishes
+/// its partition first takes it.
+fn run_all(views: &mut [Part], step: Step, nics: &mut NicView, work: NicWork) {
+    match (views, work) {
+        ([], _) => nics.run(work),
+        ([one], NicWork::Idle) => one.run(step),
+        ([one], _) => {
+            rayon::join(|| one.run(step), || nics.run(work));
+        }
+        ([first, rest @ ..], _) => {
+            rayon::join(|| first.run(step), || run_all(rest, step, nics, work));
         }
     }
 }
@@ -252,6 +262,7 @@ impl Engine<'_> {
                 switches,
                 channels,
                 parts: (0..parts).map(|_| PartData::new(self.events.sibling())).collect(),
+                writes: PacketWrites::default(),
             },
         }));
         parts
@@ -413,7 +424,22 @@ impl Engine<'_> {
                 }
                 batch.clear();
                 if par.parts.iter().any(|d| !d.inbox.is_empty() || d.wheel.has_at(now)) {
-                    self.step(par, now, Step::Events);
+                    // The round's NIC and delivery events run beside the partitions' where
+                    // the NICs need nothing else (`nic_view.rs`); otherwise after them.
+                    let mut serial = std::mem::take(&mut self.serial);
+                    let beside = self.tasks.is_none() && !serial.is_empty();
+                    let work = match beside {
+                        true => {
+                            serial.sort_unstable_by_key(|x| x.0);
+                            NicWork::Events(&serial)
+                        }
+                        false => NicWork::Idle,
+                    };
+                    self.step(par, now, Step::Events, work);
+                    if beside {
+                        serial.clear();
+                    }
+                    self.serial = serial;
                     self.collect(par);
                 }
                 self.handle_serial(now);
@@ -423,12 +449,28 @@ impl Engine<'_> {
                     break;
                 }
             }
-            // Phase 2: the partitions arbitrate their woken switches; then the NICs woken
-            // inject, and switches woken by the engine's thread arbitrate, on this thread.
+            // Phase 2: the partitions arbitrate their woken switches and, beside them, the
+            // NICs woken try to inject where they need nothing else (`nic_view.rs`); then
+            // the wake-ups left (all of them otherwise) on this thread.
+            let mut nics = std::mem::replace(&mut self.wake.list, std::mem::take(&mut self.wake.spare));
+            let beside = self.tasks.is_none()
+                && !nics.is_empty()
+                && nics.iter().all(|&t| t as usize >= switches)
+                && par.parts.iter().any(|d| !d.wakes.is_empty());
+            if !beside {
+                std::mem::swap(&mut self.wake.list, &mut nics);
+            }
+            let mut work = match beside {
+                true => NicWork::Inject(&nics),
+                false => NicWork::Idle,
+            };
             while par.parts.iter().any(|d| !d.wakes.is_empty()) {
-                self.step(par, now, Step::Wakes);
+                self.step(par, now, Step::Wakes, work);
+                work = NicWork::Idle;
                 self.collect(par);
             }
+            nics.clear();
+            self.wake.spare = nics;
             let mut i = 0;
             while i < self.wake.list.len() {
                 let target = self.wake.list[i] as usize;
@@ -483,6 +525,7 @@ impl Engine<'_> {
 
     /// Applies the deferred effects of a step.
     fn finish_step(&mut self, par: &mut Partitions) {
+        par.writes.apply(&mut self.packets);
         for d in &mut par.parts {
             for &(p, at) in &d.out.arrivals {
                 self.packets[p as usize].arrived = at;
@@ -494,8 +537,8 @@ impl Engine<'_> {
         }
     }
 
-    /// Runs `step` on every partition, one thread each.
-    fn step(&mut self, par: &mut Partitions, now: u64, step: Step) {
+    /// Runs `step` on every partition, one thread each, and the NICs' `work` beside them.
+    fn step(&mut self, par: &mut Partitions, now: u64, step: Step, work: NicWork) {
         let mut k = self.knobs();
         // Whatever the network's size: a partition reads lines that the other threads wrote,
         // which miss in its core's caches (on a 4-ary 6-tree, two threads without the
@@ -503,7 +546,7 @@ impl Engine<'_> {
         k.prefetching = true;
         let parts = par.parts.len();
         let tech = self.tech;
-        let Engine { topo, routing, model, packets, sw, wake, .. } = self;
+        let Engine { topo, routing, model, packets, sw, wake, nics, events, tmp, stats, free_packets, .. } = self;
         let Switches {
             queue_state,
             links,
@@ -519,7 +562,7 @@ impl Engine<'_> {
             interners,
             ..
         } = sw;
-        let woken = &mut wake.woken;
+        let Wakes { woken, list, .. } = wake;
         let (sw, ch) = (&par.switches, &par.channels);
         let mut fifo = fifo.split(&par.queues).into_iter();
         let (mut links, mut out_vcs, mut lists) = (&mut links[..], &mut out_vcs[..], &mut lists[..]);
@@ -559,7 +602,26 @@ impl Engine<'_> {
                 data,
             });
         }
-        run_all(&mut views, step);
+        // What the partitions leave of the wake-up stamps is the NICs'.
+        debug_assert_eq!(woken.len(), topo.num_terminals(), "the partitions hold every switch's stamp");
+        let mut nics = NicView {
+            topo,
+            routing: &**routing,
+            model,
+            k,
+            now,
+            packets,
+            queue_state,
+            nics,
+            events,
+            wakes: list,
+            woken,
+            tmp,
+            stats,
+            free_packets,
+            writes: &mut par.writes,
+        };
+        run_all(&mut views, step, &mut nics, work);
     }
 }
 
@@ -586,7 +648,7 @@ impl Part<'_> {
                     |p, j| p.prefetch_event(&batch[j]),
                     |p, j| p.prefetch_event_switch(&batch[j]),
                     |p, n| match batch[n] {
-                        Event::Wake { target } => Fabric::wake(p, target as usize, now),
+                        Event::Wake { target } => Reach::wake(p, target as usize, now),
                         ev => p.tech.event(p, ev, now),
                     },
                 );
@@ -623,30 +685,6 @@ impl Part<'_> {
 }
 
 impl<'a> Fabric for Part<'a> {
-    #[inline]
-    fn topo(&self) -> &Topology {
-        self.topo
-    }
-    #[inline]
-    fn routing(&self) -> &dyn Routing {
-        self.routing
-    }
-    #[inline]
-    fn model(&self) -> &Model {
-        self.model
-    }
-    #[inline]
-    fn knobs(&self) -> Knobs {
-        self.k
-    }
-    #[inline]
-    fn packets(&self) -> &[Packet] {
-        self.packets
-    }
-    #[inline]
-    fn queue_states(&self) -> &[QueueState] {
-        self.queue_state
-    }
     #[inline]
     fn link(&self, c: usize) -> &Link {
         &self.links[c - self.ch0]
@@ -736,14 +774,6 @@ impl<'a> Fabric for Part<'a> {
     fn intern(&mut self, list: &[Candidate]) -> u32 {
         self.interner.intern(list, self.part)
     }
-    #[inline]
-    fn tmp(&mut self) -> &mut Scratch {
-        &mut self.data.tmp
-    }
-    #[inline]
-    fn counters(&mut self) -> &mut Counters {
-        &mut self.data.counters
-    }
     fn misdelivered(&mut self, p: u32, t: u32, now: u64) {
         let m = Misdelivery::of(&self.packets[p as usize], t, now);
         self.data.out.misdelivered = Misdelivery::first(self.data.out.misdelivered, m);
@@ -751,26 +781,6 @@ impl<'a> Fabric for Part<'a> {
     #[inline]
     fn set_arrived(&mut self, p: u32, now: u64) {
         self.data.out.arrivals.push((p, now));
-    }
-    #[inline]
-    fn push_event(&mut self, cycle: u64, ev: Event) {
-        // Most events stay within the partition: into its own queue, handled by this
-        // thread; the others go to the engine's thread after the step.
-        match self.owns(&ev) {
-            true => self.data.wheel.push(cycle, ev),
-            false => self.data.out.events.push((cycle, ev)),
-        }
-    }
-    #[inline]
-    fn wake(&mut self, target: usize, cycle: u64) {
-        debug_assert!((self.sw0..self.sw1).contains(&target), "a partition wakes only its own switches");
-        if cycle == self.now {
-            if super::first_wake(&mut self.woken[target - self.sw0], cycle) {
-                self.data.wakes.push(target as u32);
-            }
-        } else {
-            self.push_event(cycle, Event::Wake { target: target as u32 });
-        }
     }
     #[inline]
     fn prefetch_queue(&self, q: usize) {
@@ -798,6 +808,61 @@ impl<'a> Fabric for Part<'a> {
     #[inline]
     fn prefetch_switch_rng(&self, s: usize) {
         crate::perf::prefetch::prefetch(self.switch_rng, s.wrapping_sub(self.sw0));
+    }
+}
+
+impl Reach for Part<'_> {
+    #[inline]
+    fn topo(&self) -> &Topology {
+        self.topo
+    }
+    #[inline]
+    fn routing(&self) -> &dyn Routing {
+        self.routing
+    }
+    #[inline]
+    fn model(&self) -> &Model {
+        self.model
+    }
+    #[inline]
+    fn knobs(&self) -> Knobs {
+        self.k
+    }
+    #[inline]
+    fn packets(&self) -> &[Packet] {
+        self.packets
+    }
+    #[inline]
+    fn queue_states(&self) -> &[QueueState] {
+        self.queue_state
+    }
+    #[inline]
+    fn tmp(&mut self) -> &mut Scratch {
+        &mut self.data.tmp
+    }
+    #[inline]
+    fn counters(&mut self) -> &mut Counters {
+        &mut self.data.counters
+    }
+    #[inline]
+    fn push_event(&mut self, cycle: u64, ev: Event) {
+        // Most events stay within the partition: into its own queue, handled by this
+        // thread; the others go to the engine's thread after the step.
+        match self.owns(&ev) {
+            true => self.data.wheel.push(cycle, ev),
+            false => self.data.out.events.push((cycle, ev)),
+        }
+    }
+    #[inline]
+    fn wake(&mut self, target: usize, cycle: u64) {
+        debug_assert!((self.sw0..self.sw1).contains(&target), "a partition wakes only its own switches");
+        if cycle == self.now {
+            if super::first_wake(&mut self.woken[target - self.sw0], cycle) {
+                self.data.wakes.push(target as u32);
+            }
+        } else {
+            self.push_event(cycle, Event::Wake { target: target as u32 });
+        }
     }
 }
 

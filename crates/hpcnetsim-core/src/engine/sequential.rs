@@ -8,8 +8,9 @@ use crate::rng::Stream;
 use crate::routing::{Candidate, Routing};
 use crate::switch::buffers::Queues;
 use crate::switch::channel_state::{Link, OutVc, Returned};
-use crate::switch::fabric::{Fabric, Interner, Knobs, Misdelivery, Scratch};
+use crate::switch::fabric::{Fabric, Interner, Misdelivery};
 use crate::switch::queue_state::QueueState;
+use crate::switch::reach::{Knobs, Reach, Scratch};
 use crate::switch::switch_lists::SwitchLists;
 use crate::switch::Model;
 use crate::topology::Topology;
@@ -17,30 +18,6 @@ use crate::workload::exec::{Execute, TaskSide, Tasks};
 use std::collections::VecDeque;
 
 impl<'a> Fabric for Engine<'a> {
-    #[inline]
-    fn topo(&self) -> &Topology {
-        self.topo
-    }
-    #[inline]
-    fn routing(&self) -> &dyn Routing {
-        &*self.routing
-    }
-    #[inline]
-    fn model(&self) -> &Model {
-        &self.model
-    }
-    #[inline]
-    fn knobs(&self) -> Knobs {
-        self.k
-    }
-    #[inline]
-    fn packets(&self) -> &[Packet] {
-        &self.packets
-    }
-    #[inline]
-    fn queue_states(&self) -> &[QueueState] {
-        &self.sw.queue_state
-    }
     #[inline]
     fn link(&self, c: usize) -> &Link {
         &self.sw.links[c]
@@ -127,14 +104,6 @@ impl<'a> Fabric for Engine<'a> {
         // Only the sequential engine interns here: in partition 0's table.
         self.sw.interners[0].intern(list, 0)
     }
-    #[inline]
-    fn tmp(&mut self) -> &mut Scratch {
-        &mut self.tmp
-    }
-    #[inline]
-    fn counters(&mut self) -> &mut Counters {
-        &mut self.stats.counters
-    }
     fn misdelivered(&mut self, p: u32, t: u32, now: u64) {
         let m = Misdelivery::of(&self.packets[p as usize], t, now);
         self.sw.misdelivered = Misdelivery::first(self.sw.misdelivered, m);
@@ -146,14 +115,6 @@ impl<'a> Fabric for Engine<'a> {
     fn observe_hop(&mut self, out: usize, vc: usize, phits: u32, now: u64) {
         let h = crate::observe::Hop { channel: out as u32, vc: vc as u32, phits, cycle: now };
         self.stats.hop(&h);
-    }
-    #[inline]
-    fn push_event(&mut self, cycle: u64, ev: Event) {
-        self.events.push(cycle, ev);
-    }
-    #[inline]
-    fn wake(&mut self, target: usize, cycle: u64) {
-        Engine::wake(self, target, cycle)
     }
     #[inline]
     fn prefetch_queue(&self, q: usize) {
@@ -181,6 +142,49 @@ impl<'a> Fabric for Engine<'a> {
     }
 }
 
+impl Reach for Engine<'_> {
+    #[inline]
+    fn topo(&self) -> &Topology {
+        self.topo
+    }
+    #[inline]
+    fn routing(&self) -> &dyn Routing {
+        &*self.routing
+    }
+    #[inline]
+    fn model(&self) -> &Model {
+        &self.model
+    }
+    #[inline]
+    fn knobs(&self) -> Knobs {
+        self.k
+    }
+    #[inline]
+    fn packets(&self) -> &[Packet] {
+        &self.packets
+    }
+    #[inline]
+    fn queue_states(&self) -> &[QueueState] {
+        &self.sw.queue_state
+    }
+    #[inline]
+    fn tmp(&mut self) -> &mut Scratch {
+        &mut self.tmp
+    }
+    #[inline]
+    fn counters(&mut self) -> &mut Counters {
+        &mut self.stats.counters
+    }
+    #[inline]
+    fn push_event(&mut self, cycle: u64, ev: Event) {
+        self.events.push(cycle, ev);
+    }
+    #[inline]
+    fn wake(&mut self, target: usize, cycle: u64) {
+        Engine::wake(self, target, cycle)
+    }
+}
+
 impl<'a> NicSide for Engine<'a> {
     #[inline]
     fn nics(&mut self) -> &mut Nics {
@@ -205,10 +209,6 @@ impl<'a> NicSide for Engine<'a> {
     #[inline]
     fn refill(&mut self, nic: usize, now: u64) {
         self.feed_nic(nic, now)
-    }
-    #[inline]
-    fn flits(&self) -> bool {
-        self.tech.flits()
     }
 }
 

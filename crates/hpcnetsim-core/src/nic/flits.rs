@@ -5,10 +5,11 @@
 use super::NicSide;
 use crate::event::{Event, NONE};
 use crate::routing::{Candidate, Offer};
+use crate::switch::fabric::Fabric;
 use crate::switch::wormhole::{worms, worms_mut};
 
-/// The NICs' flit-level steps.
-pub(crate) trait NicFlits: NicSide {
+/// The NICs' flit-level steps (they read the wormhole switches' state of their links).
+pub(crate) trait NicFlits: NicSide + Fabric {
     /// A flit credit returns to NIC `nic` for `vc`; the tail's also frees the VC.
     fn nic_flit_credit(&mut self, nic: usize, vc: usize, tail: bool, now: u64) {
         let i = nic * self.knobs().vcs + vc;
@@ -99,4 +100,4 @@ pub(crate) trait NicFlits: NicSide {
     }
 }
 
-impl<F: NicSide + ?Sized> NicFlits for F {}
+impl<F: NicSide + Fabric + ?Sized> NicFlits for F {}

@@ -14,8 +14,7 @@ use crate::event::{Event, Packet, NO_MESSAGE};
 use crate::rng::Stream;
 use crate::routing::plane_selection::PlaneChoice;
 use crate::routing::{Candidate, Offer};
-use crate::switch::fabric::Fabric;
-use crate::switch::input_queued::InputQueued;
+use crate::switch::reach::Reach;
 use crate::workload::{Pattern, Source};
 use std::collections::VecDeque;
 
@@ -49,8 +48,9 @@ pub(crate) struct Nics {
     pub(crate) stopped: bool,
 }
 
-/// What a NIC needs of the network beyond the switches' state (`Fabric`).
-pub(crate) trait NicSide: Fabric {
+/// What a NIC needs besides what every component reaches (`Reach`): the NICs' state, packet
+/// records to create and mark, and the causal workload's messages.
+pub(crate) trait NicSide: Reach {
     fn nics(&mut self) -> &mut Nics;
     fn nics_ref(&self) -> &Nics;
     /// Stores a new packet record (its LID offset chosen by the routing); its id.
@@ -62,8 +62,6 @@ pub(crate) trait NicSide: Fabric {
     /// Moves packets of the task programs' waiting messages into NIC `nic`'s injection
     /// queue while it has room.
     fn refill(&mut self, nic: usize, now: u64);
-    /// Whether the switches take flits (wormhole): the NICs then send flit by flit.
-    fn flits(&self) -> bool;
     /// The wake-up target of NIC `nic` (switches come first).
     #[inline]
     fn nic_target(&self, nic: usize) -> usize {
@@ -127,11 +125,9 @@ pub(crate) trait Nic: NicSide {
         self.nics().queue[src].push_back(p);
     }
 
-    /// The NIC sends its front packet if the link is free and a VC has room for it.
+    /// The NIC sends its front packet if the link is free and a VC has room for it (with
+    /// switches that take packets whole; `NicFlits::inject_flits` with wormhole switching).
     fn try_inject(&mut self, nic: usize, now: u64) {
-        if self.flits() {
-            return self.inject_flits(nic, now);
-        }
         if self.nics_ref().sending[nic] {
             return;
         }
@@ -163,7 +159,7 @@ pub(crate) trait Nic: NicSide {
             let room = self.nics_ref().credits[nic * k.vcs + vc];
             let occupancy = match compare {
                 false => 0,
-                true if k.voq_ports == 1 => self.occupancy(channel * k.vcs + vc, now),
+                true if k.voq_ports == 1 => self.queue_state(channel * k.vcs + vc).occupancy(now),
                 // A multi-queue buffer: what the NIC's credits say is taken.
                 true => k.queue_phits - room,
             };

@@ -4,7 +4,8 @@
 //! each output to one of them (round-robin, random or oldest first), and a crossbar input per
 //! queue.
 
-use super::fabric::{Fabric, Group};
+use super::fabric::Fabric;
+use super::reach::Group;
 use super::input_queued::InputQueued;
 use super::switch_lists::Waiter;
 use super::technology::Technology;

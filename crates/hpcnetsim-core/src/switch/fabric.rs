@@ -7,43 +7,14 @@
 use super::channel_state::{Link, OutVc, Returned};
 use super::queue_state::QueueState;
 use super::switch_lists::{SwitchLists, Waiter};
-use crate::config::{Arbitration, OutputAllocation, Selection, TieBreak};
+use crate::config::Selection;
 use crate::event::{Event, Packet, NONE};
-use crate::observe::Counters;
 use crate::rng::Stream;
-use crate::routing::{Candidate, Offer, Routing};
+use crate::routing::Candidate;
 use crate::switch::buffers::{QueueIter, Queues};
-use crate::switch::Model;
-use crate::topology::Topology;
+use crate::switch::reach::{Reach, Scratch};
 use rustc_hash::FxHashMap;
 use std::collections::VecDeque;
-
-/// The engine's fixed settings that switch code reads, copied once per parallel phase.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Knobs {
-    pub(crate) vcs: usize,
-    pub(crate) voq_ports: usize,
-    pub(crate) queue_phits: u32,
-    pub(crate) max_packet_phits: u32,
-    pub(crate) hop_delay: u64,
-    /// NIC to first switch (`Model::inject_delay`).
-    pub(crate) inject_delay: u64,
-    /// Last switch to NIC (`Model::eject_delay`).
-    pub(crate) eject_delay: u64,
-    /// Fewest cycles a crossbar input spends on one packet (`Model::input_packet_cycles`).
-    pub(crate) input_packet_cycles: u64,
-    pub(crate) credit_delay: u64,
-    pub(crate) arbitration: Arbitration,
-    pub(crate) output_allocation: OutputAllocation,
-    pub(crate) selection: Selection,
-    pub(crate) tie_break: TieBreak,
-    pub(crate) prefetching: bool,
-    pub(crate) recording: bool,
-    /// Whether a `[stats]` collector is told about every hop (`Fabric::observe_hop`).
-    pub(crate) observing: bool,
-    /// Whether credits returned in the current cycle are kept (`Switches::returned`).
-    pub(crate) start_view: bool,
-}
 
 /// Distinct candidate lists and their ids (port numbers are local to a switch, so one list
 /// serves every switch). With several partitions each has its own: list `i` of partition
@@ -88,43 +59,6 @@ impl Interner {
     }
 }
 
-/// Packets waiting at one switch with the same candidates and size: their options are
-/// evaluated once per arbitration.
-#[derive(Clone, Debug, Default)]
-pub(crate) struct Group {
-    pub(crate) class: u32,
-    pub(crate) size: u32,
-    pub(crate) choice: crate::routing::Choice,
-}
-
-/// Working buffers of routing and arbitration, reused from one decision to the next.
-#[derive(Default)]
-pub(crate) struct Scratch {
-    /// The legal candidates of one decision as the selection sees them.
-    pub(crate) offers: Vec<Offer>,
-    /// Requests of one arbitration: (output key, input queue, candidate, group).
-    pub(crate) requests: Vec<(u32, u32, Candidate, u32)>,
-    pub(crate) groups: Vec<Group>,
-    pub(crate) granted_outputs: Vec<u32>,
-    /// Input queues granted in one arbitration.
-    pub(crate) winners: Vec<u32>,
-    /// Every waiting packet of one arbitration and its group: (input queue, group).
-    pub(crate) choices: Vec<(u32, u32)>,
-    /// The routing's candidates for one packet.
-    pub(crate) candidates: Vec<Candidate>,
-    /// The packets that joined a switch's waiting list in the current cycle (`settle`).
-    pub(crate) fresh: Vec<Waiter>,
-    pub(crate) islip: crate::switch::islip::Scratch,
-    /// iSLIP requests of one matching (input port, output port) and their queue and candidate.
-    pub(crate) islip_requests: Vec<(u32, u32)>,
-    pub(crate) islip_payload: Vec<(u32, Candidate)>,
-    pub(crate) islip_matched: Vec<usize>,
-    /// iSLIP: the chosen candidate of every (candidate list, size) seen in one matching.
-    pub(crate) islip_seen: Vec<(u32, u32, Option<Candidate>)>,
-    /// iSLIP: which (input, output) pairs of the switch being matched already request.
-    pub(crate) islip_pairs: Vec<bool>,
-}
-
 /// A packet sent to a terminal other than its destination. Named by what a run's order of
 /// events cannot change (a packet's id can: ids are handed out as NICs inject), and ordered
 /// by cycle then terminal, which are unique together (a terminal's link carries one packet at
@@ -149,25 +83,9 @@ impl Misdelivery {
     }
 }
 
-/// What switch code needs from the network state: read-only settings and shared state, and
-/// the switches' own state by global index.
-pub(crate) trait Fabric {
-    fn topo(&self) -> &Topology;
-    fn routing(&self) -> &dyn Routing;
-    fn model(&self) -> &Model;
-    fn knobs(&self) -> Knobs;
-    /// Every packet record (read-only while partitions run).
-    fn packets(&self) -> &[Packet];
-    /// Every input queue's state (shared by all partitions; see `queue_state.rs`).
-    fn queue_states(&self) -> &[QueueState];
-    #[inline]
-    fn packet(&self, p: u32) -> &Packet {
-        &self.packets()[p as usize]
-    }
-    #[inline]
-    fn queue_state(&self, q: usize) -> &QueueState {
-        &self.queue_states()[q]
-    }
+/// What switch code needs beyond what every component reaches (`Reach`): the switches' own
+/// state by global index.
+pub(crate) trait Fabric: Reach {
     fn link(&self, c: usize) -> &Link;
     fn link_mut(&mut self, c: usize) -> &mut Link;
     fn out_vc(&self, i: usize) -> &OutVc;
@@ -237,26 +155,13 @@ pub(crate) trait Fabric {
     fn class_span(&self, id: u32) -> (u16, u16);
     /// The id of candidate list `list`.
     fn intern(&mut self, list: &[Candidate]) -> u32;
-    fn tmp(&mut self) -> &mut Scratch;
-    fn counters(&mut self) -> &mut Counters;
     /// Packet `p` was sent to terminal `t`, which is not its destination, in cycle `now`.
     fn misdelivered(&mut self, p: u32, t: u32, now: u64);
     /// Packet `p`'s head entered an input queue at `now`.
     fn set_arrived(&mut self, p: u32, now: u64);
-    fn push_event(&mut self, cycle: u64, ev: Event);
     /// A packet (or flit) of `phits` starts crossing channel `out` on `vc` at `now`, and a
     /// collector wants to know (`Knobs::observing`).
     fn observe_hop(&mut self, out: usize, vc: usize, phits: u32, now: u64);
-    /// Schedules an arbitration (or injection attempt) of `target` at `cycle`, once.
-    fn wake(&mut self, target: usize, cycle: u64);
-    #[inline]
-    fn prefetch_queue_state(&self, q: usize) {
-        crate::perf::prefetch::prefetch(self.queue_states(), q);
-    }
-    #[inline]
-    fn prefetch_packet(&self, p: u32) {
-        crate::perf::prefetch::prefetch(self.packets(), p as usize);
-    }
     /// Asks the cache for input queue `q`'s FIFO block and state.
     fn prefetch_queue(&self, q: usize);
     /// Asks the cache for the link records of channels `c..c + n`.

@@ -13,6 +13,7 @@ pub(crate) mod input_queued;
 pub mod islip;
 pub mod parameters;
 pub(crate) mod queue_state;
+pub(crate) mod reach;
 pub(crate) mod switch_lists;
 #[macro_use]
 pub(crate) mod technology;

@@ -13,7 +13,8 @@
 //! of `size` flits crossing `h` links is delivered `h·L + size − 1` cycles after its head
 //! left the NIC, as long as every buffer covers the credit loop (`L + 1 + c` flits).
 
-use super::fabric::{Fabric, Group};
+use super::fabric::Fabric;
+use super::reach::Group;
 use super::input_queued::InputQueued;
 use super::switch_lists::Waiter;
 use super::technology::Technology;

@@ -60,6 +60,23 @@ fn every_family_gives_the_same_results_on_any_number_of_threads() {
     }
 }
 
+/// The NICs' share of a step runs beside the partitions' (`engine/nic_view.rs`): sources that
+/// choose a plane by the queues of every port of their endpoint, packets created and freed
+/// in the same round, and collectors that record delivered packets one by one, in order,
+/// still give one thread's results.
+#[test]
+fn nics_beside_the_partitions_give_the_same_results() {
+    let cases = [
+        "topology = \"tree:k=4,kp=4,n=3|planes:2\"\n[routing]\nplane_selection = \"shortest-queue\"\n[traffic]\nload = 0.7\n\
+         [stats]\npacket_sample = 0.25\nlatency_percentiles = true\n",
+        "topology = \"torus:8x8\"\n[switch]\nvcs = 4\ntraffic_classes = 2\n[traffic]\nload = 0.9\n[stats]\npacket_sample = 1.0\n",
+    ];
+    for case in cases {
+        let r = same_on_all_threads(&format!("{case}{SHORT}"));
+        assert!(r.contains("\"packets\""), "no packet table in {r}");
+    }
+}
+
 #[test]
 fn switch_technologies_and_allocation_rules_give_the_same_results() {
     let cases = [
