@@ -140,31 +140,30 @@ fn push<T: Copy, const N: usize>(
     x: T,
 ) {
     match *n {
+        SPILLED => list(spill.as_mut().expect("a spilled list has its block")).push(x),
         len if (len as usize) < N => {
             inline[len as usize] = x;
             *n += 1;
         }
-        _ => push_spilled(inline, n, spill, list, x),
+        _ => spill_and_push(inline, n, spill, list, x),
     }
 }
 
-/// `push` where the record is full: rare, kept out of the callers so that they stay small
-/// enough to be inlined.
+/// `push` when the record is full: the list moves to the spill block. Rare, and kept out of
+/// the callers so that they stay small enough to be inlined.
 #[cold]
 #[inline(never)]
-fn push_spilled<T: Copy, const N: usize>(
+fn spill_and_push<T: Copy, const N: usize>(
     inline: &mut [T; N],
     n: &mut u8,
     spill: &mut Option<Box<Spill>>,
     list: impl Fn(&mut Spill) -> &mut Vec<T>,
     x: T,
 ) {
-    if *n != SPILLED {
-        let v = list(spill.get_or_insert_with(Default::default));
-        v.extend_from_slice(inline);
-        *n = SPILLED;
-    }
-    list(spill.as_mut().expect("a spilled list has its block")).push(x);
+    let v = list(spill.get_or_insert_with(Default::default));
+    v.extend_from_slice(inline);
+    v.push(x);
+    *n = SPILLED;
 }
 
 /// Removes position `k` of the list (see `push`), the last element taking its place, and
