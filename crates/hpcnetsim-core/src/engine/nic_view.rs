@@ -25,7 +25,7 @@ use crate::nic::{Nic, NicSide, Nics};
 use crate::observe::{Counters, Observers};
 use crate::routing::Routing;
 use crate::switch::queue_state::QueueState;
-use crate::switch::reach::{Knobs, Reach, Scratch};
+use crate::switch::reach::{borrowed_reach, Knobs, Reach, Scratch};
 use crate::switch::Model;
 use crate::topology::Topology;
 
@@ -128,34 +128,11 @@ impl NicView<'_> {
 }
 
 impl Reach for NicView<'_> {
-    #[inline]
-    fn topo(&self) -> &crate::topology::Topology {
-        self.topo
-    }
-    #[inline]
-    fn routing(&self) -> &dyn Routing {
-        self.routing
-    }
-    #[inline]
-    fn model(&self) -> &Model {
-        self.model
-    }
-    #[inline]
-    fn knobs(&self) -> Knobs {
-        self.k
-    }
-    #[inline]
-    fn packets(&self) -> &[Packet] {
-        self.packets
-    }
+    borrowed_reach!();
     #[inline]
     fn packet(&self, p: u32) -> &Packet {
         debug_assert!(!self.writes.created.iter().any(|&(id, _)| id == p), "packet {p} is written after the step");
         &self.packets[p as usize]
-    }
-    #[inline]
-    fn queue_states(&self) -> &[QueueState] {
-        self.queue_state
     }
     #[inline]
     fn tmp(&mut self) -> &mut Scratch {

@@ -42,7 +42,7 @@ use crate::switch::buffers::QueuesMut;
 use crate::switch::channel_state::{Link, OutVc, Returned};
 use crate::switch::fabric::{Fabric, Interner, Misdelivery, Switches};
 use crate::switch::queue_state::QueueState;
-use crate::switch::reach::{Knobs, Reach, Scratch};
+use crate::switch::reach::{borrowed_reach, Knobs, Reach, Scratch};
 use crate::switch::switch_lists::SwitchLists;
 use crate::switch::Model;
 use crate::switch::Tech;
@@ -812,30 +812,7 @@ impl<'a> Fabric for Part<'a> {
 }
 
 impl Reach for Part<'_> {
-    #[inline]
-    fn topo(&self) -> &Topology {
-        self.topo
-    }
-    #[inline]
-    fn routing(&self) -> &dyn Routing {
-        self.routing
-    }
-    #[inline]
-    fn model(&self) -> &Model {
-        self.model
-    }
-    #[inline]
-    fn knobs(&self) -> Knobs {
-        self.k
-    }
-    #[inline]
-    fn packets(&self) -> &[Packet] {
-        self.packets
-    }
-    #[inline]
-    fn queue_states(&self) -> &[QueueState] {
-        self.queue_state
-    }
+    borrowed_reach!();
     #[inline]
     fn tmp(&mut self) -> &mut Scratch {
         &mut self.data.tmp

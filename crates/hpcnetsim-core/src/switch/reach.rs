@@ -48,6 +48,39 @@ pub(crate) trait Reach {
     }
 }
 
+/// `Reach`'s accessors of the settings and the shared state, for a view that borrows them as
+/// fields named `topo`, `routing`, `model`, `k`, `packets` and `queue_state` (a partition,
+/// `engine/parallel.rs`, and the NICs, `engine/nic_view.rs`).
+macro_rules! borrowed_reach {
+    () => {
+        #[inline]
+        fn topo(&self) -> &$crate::topology::Topology {
+            self.topo
+        }
+        #[inline]
+        fn routing(&self) -> &dyn $crate::routing::Routing {
+            self.routing
+        }
+        #[inline]
+        fn model(&self) -> &$crate::switch::Model {
+            self.model
+        }
+        #[inline]
+        fn knobs(&self) -> $crate::switch::reach::Knobs {
+            self.k
+        }
+        #[inline]
+        fn packets(&self) -> &[$crate::event::Packet] {
+            self.packets
+        }
+        #[inline]
+        fn queue_states(&self) -> &[$crate::switch::queue_state::QueueState] {
+            self.queue_state
+        }
+    };
+}
+pub(crate) use borrowed_reach;
+
 /// The engine's fixed settings that switch code reads, copied once per parallel phase.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Knobs {
