@@ -2,7 +2,7 @@
 //! wake-ups, the free packet records and the observers, borrowed for one step, so that the
 //! NIC and delivery events of a round (or the NICs' injection attempts of a cycle) run on
 //! one thread while the partitions handle their switches' on the others, instead of after
-//! them with the other threads idle (docs/performance.md, "Where two threads stand").
+//! them with the other threads idle (docs/performance.md, "The NICs beside the partitions").
 //!
 //! Sound because the two sides touch disjoint state: switches never touch a NIC's queue,
 //! credits or random stream (they send them events), NICs read of the switches only the
