@@ -493,9 +493,7 @@ impl<'a> Engine<'a> {
     /// Handles the round's NIC, delivery and task events (`serial`) in their canonical order.
     fn handle_serial(&mut self, now: u64) {
         let mut serial = std::mem::take(&mut self.serial);
-        if serial.len() > 1 {
-            serial.sort_unstable_by_key(|x| x.0);
-        }
+        canonical_order(&mut serial);
         for &(_, ev) in &serial {
             self.handle(ev, now);
         }
@@ -564,11 +562,11 @@ impl<'a> Engine<'a> {
 
     fn deliver(&mut self, packet: u32, now: u64) {
         let p = self.packets[packet as usize];
-        let job = match &self.tasks {
-            Some(t) if p.message != NO_MESSAGE => self.stats.job_of(t.messages[p.message as usize].src as usize),
-            _ => 0,
+        let task = match &self.tasks {
+            Some(t) if p.message != NO_MESSAGE => Some(t.messages[p.message as usize].src as usize),
+            _ => None,
         };
-        count_delivery(&mut self.stats, &self.model, self.k.recording, &p, job, now);
+        count_delivery(&mut self.stats, &self.model, self.k.recording, &p, task, now);
         if p.message != NO_MESSAGE {
             self.message_packet_arrived(p.message, p.size, p.dst as usize, now);
         }
@@ -609,9 +607,19 @@ impl<'a> Engine<'a> {
     }
 }
 
-/// Counts the delivery of packet `p` (of job `job`) at `now`, records its latencies if the
-/// run is `recording`, and tells the collectors.
-fn count_delivery(stats: &mut Observers, model: &Model, recording: bool, p: &Packet, job: u32, now: u64) {
+/// Puts a round's NIC, delivery and task events in their canonical order (`Event::serial_key`),
+/// the order both engines handle them in.
+#[inline]
+fn canonical_order(serial: &mut [(u128, Event)]) {
+    if serial.len() > 1 {
+        serial.sort_unstable_by_key(|x| x.0);
+    }
+}
+
+/// Counts the delivery of packet `p` at `now`, records its latencies if the run is
+/// `recording`, and tells the collectors (with the job of `task`, the task that sent it, if
+/// any).
+fn count_delivery(stats: &mut Observers, model: &Model, recording: bool, p: &Packet, task: Option<usize>, now: u64) {
     stats.counters.delivered += 1;
     stats.counters.delivered_phits += p.size as u64;
     stats.in_flight -= 1;
@@ -632,7 +640,7 @@ fn count_delivery(stats: &mut Observers, model: &Model, recording: bool, p: &Pac
                 injected: p.injected,
                 delivered: now,
                 class,
-                job,
+                job: task.map_or(0, |t| stats.job_of(t)),
             };
             stats.delivered(&d);
         }

@@ -122,7 +122,7 @@ impl NicView<'_> {
     fn deliver(&mut self, packet: u32) {
         let p = self.packets[packet as usize];
         debug_assert_eq!(p.message, NO_MESSAGE, "a message's packet on a run without tasks");
-        count_delivery(self.stats, self.model, self.k.recording, &p, 0, self.now);
+        count_delivery(self.stats, self.model, self.k.recording, &p, None, self.now);
         self.free_packets.push(packet);
     }
 }

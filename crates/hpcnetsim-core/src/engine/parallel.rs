@@ -430,7 +430,7 @@ impl Engine<'_> {
                     let beside = self.tasks.is_none() && !serial.is_empty();
                     let work = match beside {
                         true => {
-                            serial.sort_unstable_by_key(|x| x.0);
+                            super::canonical_order(&mut serial);
                             NicWork::Events(&serial)
                         }
                         false => NicWork::Idle,
