@@ -15,6 +15,7 @@ mod nic_view;
 mod parallel;
 mod programs;
 mod queue;
+mod self_schedule;
 mod sequential;
 mod watchdog;
 mod worm_buffers;

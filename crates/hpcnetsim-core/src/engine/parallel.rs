@@ -2,9 +2,11 @@
 //! the sequential engine's whatever the number of threads.
 //!
 //! The switches are cut into consecutive ranges (partitions) of about equal work (see
-//! `partition`), so each partition's links, output VCs, input queues, waiting packets and
-//! random streams are consecutive ranges of the engine's arrays; a thread borrows one
-//! partition's ranges for a step. A cycle runs as in the sequential engine:
+//! `partition`), several per thread, so each partition's links, output VCs, input queues,
+//! waiting packets and random streams are consecutive ranges of the engine's arrays; a
+//! thread borrows one partition's ranges at a time during a step, and takes the next
+//! partition not yet taken when done (`self_schedule.rs`). A cycle runs as in the
+//! sequential engine:
 //!
 //! 1. each round of the cycle's events: every partition handles, all at once, the events of
 //!    its switches (a head arriving, a tail leaving, credits returning, a wake-up) from its
@@ -16,9 +18,10 @@
 //!    woken try to inject beside them (after them with tasks).
 //!
 //! What a partition creates for its own switches goes straight into its wheel (and its
-//! wake-up list); what it creates for another partition's switches or for the engine's
-//! thread goes to its outbox, which the engine's thread empties after the step into the
-//! receiving wheels. No global order is restored: none is needed, since no result depends
+//! wake-up list); what it creates for another partition's switches goes to that
+//! partition's mail, which the receiver moves into its wheel as its next step starts
+//! (`Mail`); what it creates for the engine's thread goes to its outbox, which the engine's
+//! thread empties after the step. No global order is restored: none is needed, since no result depends
 //! on the order of a cycle's events (`InputQueued::settle`, `Event::serial_key`, and the
 //! starting credits of `channel_state::Returned`). Handling a step's items on different
 //! threads is safe because items of different switches, and switch items against NIC items,
@@ -30,6 +33,7 @@
 
 use super::nic_view::{NicView, NicWork, PacketWrites};
 use super::queue::EventQueue;
+use super::self_schedule::run_each;
 use super::{Engine, Wakes};
 use crate::event::{Event, Packet};
 use crate::nic::Nic;
@@ -48,6 +52,7 @@ use crate::switch::Model;
 use crate::switch::Tech;
 use crate::topology::Topology;
 use std::collections::VecDeque;
+use std::sync::Mutex;
 
 /// Channels (switch ports) from which the parallel engine is used when the thread count is
 /// automatic: below, a cycle holds too little work to pay for handing it to other threads
@@ -56,12 +61,23 @@ use std::collections::VecDeque;
 /// 1.4–1.6×).
 pub const AUTO_MIN_CHANNELS: usize = 40_000;
 
-/// Most threads of one simulation (the event owners of a step are kept in a byte).
+/// Most threads of one simulation.
 pub const MAX_THREADS: usize = 255;
+
+/// Partitions per thread: a step's partitions are handed to the threads as they come free
+/// (`self_schedule.rs`), so with several each, a thread whose partitions were lighter in a
+/// step takes more of them and the threads finish together (docs/performance.md, "More
+/// partitions than threads"). More cost more events between partitions.
+const PARTS_PER_THREAD: usize = 4;
+
+/// Most partitions (a partition's number is kept in the low byte of its candidate lists'
+/// ids, `Interner::part_of`).
+const MAX_PARTS: usize = 255;
 
 /// The partitions of the switches and the threads that run them.
 pub(super) struct Parallel {
     pool: rayon::ThreadPool,
+    threads: usize,
     work: Partitions,
 }
 
@@ -76,6 +92,50 @@ struct Partitions {
     parts: Vec<PartData>,
     /// The packet records the NICs' share of a step created or marked (`nic_view.rs`).
     writes: PacketWrites,
+    /// Events the partitions created for one another's switches.
+    mail: Mail,
+}
+
+/// Events with the cycles they happen at.
+type Timed = Vec<(u64, Event)>;
+
+/// Events a partition created for another partition's switches, moved into the receiver's
+/// queue by the receiver itself as its next step starts, so that this merge runs on all
+/// threads instead of on the engine's between the steps (docs/performance.md, "More
+/// partitions than threads"). A sender gathers its events by receiver during a step and
+/// hands each receiver's at the end, under that receiver's lock (taken once per sender and
+/// step, so hardly ever contended).
+struct Mail {
+    /// Per receiver, two boxes: the events of even steps and of odd steps, so that those of
+    /// one step are posted while those of the step before are taken.
+    boxes: Vec<[Mutex<Timed>; 2]>,
+    /// Which box the current step posts into.
+    parity: usize,
+    /// The earliest cycle among the events posted in the last step (`u64::MAX` if none).
+    first: u64,
+}
+
+impl Mail {
+    fn new(parts: usize) -> Self {
+        Mail { boxes: (0..parts).map(|_| Default::default()).collect(), parity: 0, first: u64::MAX }
+    }
+
+    /// The earliest cycle among the events not yet taken, if before `limit`.
+    fn first_pending(&self, limit: u64) -> Option<u64> {
+        (self.first < limit).then_some(self.first)
+    }
+
+    /// Every event not yet taken.
+    fn drain(&mut self) -> impl Iterator<Item = (u64, Event)> + '_ {
+        self.first = u64::MAX;
+        self.boxes.iter_mut().flatten().flat_map(|b| unpoisoned(b.get_mut()).drain(..))
+    }
+}
+
+/// A lock's content whether or not a thread panicked holding it (a panic in a step ends the
+/// run anyway; it is not to become a second panic here).
+fn unpoisoned<T>(r: Result<T, std::sync::PoisonError<T>>) -> T {
+    r.unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 /// What a partition keeps from one step to the next.
@@ -89,18 +149,21 @@ struct PartData {
     wakes: Vec<u32>,
     /// The events of one round (a spare buffer between rounds).
     batch: Vec<Event>,
+    /// Events for other partitions' switches created in the current step, by receiver.
+    posted: Vec<Timed>,
     tmp: Scratch,
     counters: Counters,
     out: Outbox,
 }
 
 impl PartData {
-    fn new(wheel: EventQueue<Event>) -> Self {
+    fn new(wheel: EventQueue<Event>, parts: usize) -> Self {
         PartData {
             wheel,
             inbox: Vec::new(),
             wakes: Vec::new(),
             batch: Vec::new(),
+            posted: vec![Vec::new(); parts],
             tmp: Scratch::default(),
             counters: Counters::default(),
             out: Outbox::default(),
@@ -108,15 +171,22 @@ impl PartData {
     }
 }
 
-/// What a partition created during one step for others: events of other partitions'
-/// switches and of the engine's thread (NICs, deliveries).
-#[derive(Default)]
+/// What a partition created during one step for the engine's thread: events of NICs and
+/// deliveries, and the effects written after the step.
 struct Outbox {
     events: Vec<(u64, Event)>,
+    /// The earliest cycle of the events it posted to other partitions (`Mail`).
+    first_posted: u64,
     /// Packets whose heads entered a queue (`Packet::arrived`, written after the step).
     arrivals: Vec<(u32, u64)>,
     /// The first misdelivery of the step in the partition.
     misdelivered: Option<Misdelivery>,
+}
+
+impl Default for Outbox {
+    fn default() -> Self {
+        Outbox { events: Vec::new(), first_posted: u64::MAX, arrivals: Vec::new(), misdelivered: None }
+    }
 }
 
 /// What the threads do in a step.
@@ -158,23 +228,50 @@ struct Part<'a> {
     accept_ptr: &'a mut [u32],
     interner: &'a mut Interner,
     data: &'a mut PartData,
+    /// The partitions' first switches and first channels (for the owner of an event).
+    switch_cuts: &'a [usize],
+    channel_cuts: &'a [usize],
+    mail: &'a Mail,
 }
 
-/// Runs `step` on every partition of `views`, and the NICs' `work` on `nics`: the first
-/// partition on this thread, the rest on the pool's (rayon's `join`, which waits by working
-/// or stealing). The NICs' work is the last job handed out, so the thread that finishes
-/// its partition first takes it.
+/// One job of a step: a partition's share, or the NICs'.
+enum Job<'v, 'p, 'n, 'w> {
+    Nics(&'v mut NicView<'n>, NicWork<'w>),
+    Part(&'v mut Part<'p>),
+}
+
+/// Runs `step` on every partition of `views`, and the NICs' `work` on `nics`, on the pool's
+/// threads (`self_schedule.rs`). The NICs' work, as large as two or three partitions', is
+/// handed out first, so that the partitions fill in around it.
 fn run_all(views: &mut [Part], step: Step, nics: &mut NicView, work: NicWork) {
-    match (views, work) {
-        ([], _) => nics.run(work),
-        ([one], NicWork::Idle) => one.run(step),
-        ([one], _) => {
-            rayon::join(|| one.run(step), || nics.run(work));
-        }
-        ([first, rest @ ..], _) => {
-            rayon::join(|| first.run(step), || run_all(rest, step, nics, work));
-        }
+    let mut jobs = Vec::with_capacity(views.len() + 1);
+    if !matches!(work, NicWork::Idle) {
+        jobs.push(Job::Nics(nics, work));
     }
+    jobs.extend(views.iter_mut().map(Job::Part));
+    run_each(jobs, |job| match job {
+        Job::Nics(nics, work) => nics.run(work),
+        Job::Part(part) => part.run(step),
+    });
+}
+
+/// The partition of the switch event `ev` belongs to, if it is a switch event, among the
+/// partitions starting at `switch_cuts` and `channel_cuts`, in a network of `switches`
+/// switches; `channel` is the event's channel (`Fabric::event_channel`).
+#[inline]
+fn owner(
+    switch_cuts: &[usize],
+    channel_cuts: &[usize],
+    switches: usize,
+    ev: &Event,
+    channel: Option<usize>,
+) -> Option<usize> {
+    if let Event::Wake { target } = *ev {
+        let target = target as usize;
+        return (target < switches).then(|| switch_cuts.partition_point(|&s| s <= target) - 1);
+    }
+    let channel = channel?;
+    Some(channel_cuts.partition_point(|&c| c <= channel) - 1)
 }
 
 /// Weight of a terminal against a switch port when the partitions are balanced: a port
@@ -236,36 +333,39 @@ impl Engine<'_> {
             0 => self.auto_threads(None),
             n => n,
         };
-        // Each partition needs at least one switch; wormhole switching is sequential, and so
-        // is a routing that reads other switches' ports (a partition holds only its own).
-        let parts = wanted.min(self.topo.num_switches()).min(MAX_THREADS);
-        if parts <= 1 || !self.tech.parallel() || self.stats.wants_hops() || self.routing.global_view() {
+        // Each thread needs at least one switch; wormhole switching is sequential, and so is
+        // a routing that reads other switches' ports (a partition holds only its own).
+        let threads = wanted.min(self.topo.num_switches()).min(MAX_THREADS);
+        if threads <= 1 || !self.tech.parallel() || self.stats.wants_hops() || self.routing.global_view() {
             if self.leave_parallel() {
                 self.reintern(&[0, self.topo.num_switches()]);
             }
             return 1;
         }
-        if self.threads() == parts {
-            return parts;
+        if self.threads() == threads {
+            return threads;
         }
-        let Ok(pool) = rayon::ThreadPoolBuilder::new().num_threads(parts).build() else {
+        let Ok(pool) = rayon::ThreadPoolBuilder::new().num_threads(threads).build() else {
             return self.set_threads(1);
         };
+        let parts = (threads * PARTS_PER_THREAD).min(MAX_PARTS);
         let (switches, channels) = partition(self.topo, parts);
         let parts = switches.len() - 1;
         self.leave_parallel();
         self.reintern(&switches);
         self.parallel = Some(Box::new(Parallel {
             pool,
+            threads,
             work: Partitions {
                 queues: channels.iter().map(|&c| c * self.k.vcs * self.k.voq_ports).collect(),
                 switches,
                 channels,
-                parts: (0..parts).map(|_| PartData::new(self.events.sibling())).collect(),
+                parts: (0..parts).map(|_| PartData::new(self.events.sibling(), parts)).collect(),
                 writes: PacketWrites::default(),
+                mail: Mail::new(parts),
             },
         }));
-        parts
+        threads
     }
 
     /// Ends the parallel engine, if in use: the events of the partitions' queues return to
@@ -277,12 +377,17 @@ impl Engine<'_> {
         for d in &mut par.work.parts {
             d.wheel.drain_into(&mut self.events);
         }
+        for (cycle, ev) in par.work.mail.drain() {
+            self.events.push(cycle, ev);
+        }
         true
     }
 
-    /// Whether no event waits in a partition's queue.
+    /// Whether no event waits in a partition's queue or mail.
     pub(super) fn partitions_quiet(&self) -> bool {
-        self.parallel.as_ref().is_none_or(|p| p.work.parts.iter().all(|d| d.wheel.is_empty()))
+        self.parallel
+            .as_ref()
+            .is_none_or(|p| p.work.mail.first == u64::MAX && p.work.parts.iter().all(|d| d.wheel.is_empty()))
     }
 
     /// Gives each partition of the switch cuts `cuts` a fresh table of candidate lists and
@@ -360,26 +465,21 @@ impl Engine<'_> {
 
     /// Threads this simulation runs on.
     pub fn threads(&self) -> usize {
-        self.parallel.as_ref().map_or(1, |p| p.work.parts.len())
+        self.parallel.as_ref().map_or(1, |p| p.threads)
     }
 
     /// The partition of the switch an event belongs to, if it is a switch event.
     #[inline]
     fn owner(&self, par: &Partitions, ev: &Event) -> Option<usize> {
-        if let Event::Wake { target } = *ev {
-            let target = target as usize;
-            return (target < self.topo.num_switches()).then(|| par.switches.partition_point(|&s| s <= target) - 1);
-        }
-        let channel = self.event_channel(ev)?;
-        Some(par.channels.partition_point(|&c| c <= channel) - 1)
+        owner(&par.switches, &par.channels, self.topo.num_switches(), ev, self.event_channel(ev))
     }
 
     /// `run_until` on several threads (see the module's documentation).
     pub(super) fn run_until_parallel(&mut self, limit: u64) {
         let mut par = self.parallel.take().expect("the parallel engine");
-        // The whole loop runs on one of the pool's threads: handing a step to the others is
-        // then a push on its own work queue, and waiting for them is stealing, not sleeping.
-        let Parallel { pool, work } = &mut *par;
+        // The whole loop runs on one of the pool's threads, which takes its share of each
+        // step's jobs beside the others (`self_schedule.rs`).
+        let Parallel { pool, work, .. } = &mut *par;
         pool.install(|| self.cycles(work, limit));
         self.parallel = Some(par);
     }
@@ -389,12 +489,15 @@ impl Engine<'_> {
         let mut batch = std::mem::take(&mut self.batch);
         let switches = self.topo.num_switches();
         loop {
-            // The next cycle with an event in the engine's queue or a partition's.
+            // The next cycle with an event in the engine's queue, a partition's, or the mail.
             let mut next = self.events.first_pending(limit);
             for d in &par.parts {
                 if let Some(c) = d.wheel.first_pending(next.unwrap_or(limit)) {
                     next = Some(c);
                 }
+            }
+            if let Some(c) = par.mail.first_pending(next.unwrap_or(limit)) {
+                next = Some(c);
             }
             let Some(now) = next else {
                 // Nothing before the limit: every queue moves there.
@@ -423,7 +526,7 @@ impl Engine<'_> {
                     }
                 }
                 batch.clear();
-                if par.parts.iter().any(|d| !d.inbox.is_empty() || d.wheel.has_at(now)) {
+                if par.mail.first == now || par.parts.iter().any(|d| !d.inbox.is_empty() || d.wheel.has_at(now)) {
                     // The round's NIC and delivery events run beside the partitions' where
                     // the NICs need nothing else (`nic_view.rs`); otherwise after them.
                     let mut serial = std::mem::take(&mut self.serial);
@@ -445,7 +548,7 @@ impl Engine<'_> {
                 self.handle_serial(now);
                 self.finish_step(par);
                 self.events.take_current(&mut batch);
-                if batch.is_empty() && !par.parts.iter().any(|d| d.wheel.has_at(now)) {
+                if batch.is_empty() && par.mail.first != now && !par.parts.iter().any(|d| d.wheel.has_at(now)) {
                     break;
                 }
             }
@@ -487,7 +590,7 @@ impl Engine<'_> {
             self.events.take_current(&mut batch);
             debug_assert!(batch.is_empty(), "arbitration may not create events for its own cycle");
             debug_assert!(
-                !par.parts.iter().any(|d| d.wheel.has_at(now)),
+                par.mail.first != now && !par.parts.iter().any(|d| d.wheel.has_at(now)),
                 "arbitration may not create events for its own cycle"
             );
             self.events.advance();
@@ -507,19 +610,13 @@ impl Engine<'_> {
         self.batch = batch;
     }
 
-    /// Moves what the partitions created for others out of their outboxes: events of
-    /// another partition's switches into its queue, the rest into the engine's.
+    /// Moves the events the partitions created for the engine's thread (NICs, deliveries)
+    /// into its queue.
     fn collect(&mut self, par: &mut Partitions) {
-        for i in 0..par.parts.len() {
-            let mut events = std::mem::take(&mut par.parts[i].out.events);
-            for &(cycle, ev) in &events {
-                match self.owner(par, &ev) {
-                    Some(p) => par.parts[p].wheel.push(cycle, ev),
-                    None => self.events.push(cycle, ev),
-                }
+        for d in &mut par.parts {
+            for (cycle, ev) in d.out.events.drain(..) {
+                self.events.push(cycle, ev);
             }
-            events.clear();
-            par.parts[i].out.events = events;
         }
     }
 
@@ -600,6 +697,9 @@ impl Engine<'_> {
                 accept_ptr: cut(&mut accept_ptr, channels),
                 interner,
                 data,
+                switch_cuts: sw,
+                channel_cuts: ch,
+                mail: &par.mail,
             });
         }
         // What the partitions leave of the wake-up stamps is the NICs'.
@@ -622,6 +722,18 @@ impl Engine<'_> {
             writes: &mut par.writes,
         };
         run_all(&mut views, step, &mut nics, work);
+        // Every partition took the mail of the step before; what they posted now waits.
+        debug_assert!(
+            par.mail.boxes.iter_mut().all(|b| unpoisoned(b[1 - par.mail.parity].get_mut()).is_empty()),
+            "every partition takes its mail"
+        );
+        par.mail.parity = 1 - par.mail.parity;
+        par.mail.first = par
+            .parts
+            .iter_mut()
+            .map(|d| std::mem::replace(&mut d.out.first_posted, u64::MAX))
+            .min()
+            .unwrap_or(u64::MAX);
     }
 }
 
@@ -632,6 +744,7 @@ impl Part<'_> {
         // does, so their cache misses overlap.
         let on = self.k.prefetching;
         let now = self.now;
+        self.take_mail();
         match step {
             Step::Events => {
                 let mut batch = std::mem::take(&mut self.data.batch);
@@ -671,6 +784,23 @@ impl Part<'_> {
                 wakes.append(&mut self.data.wakes);
                 self.data.wakes = wakes;
             }
+        }
+        self.post_mail();
+    }
+
+    /// Moves into the partition's queue the events other partitions created for its
+    /// switches in the step before.
+    fn take_mail(&mut self) {
+        let mut mail = unpoisoned(self.mail.boxes[self.part as usize][1 - self.mail.parity].lock());
+        for (cycle, ev) in mail.drain(..) {
+            self.data.wheel.push(cycle, ev);
+        }
+    }
+
+    /// Hands each partition the events this step created for its switches.
+    fn post_mail(&mut self) {
+        for (to, events) in self.data.posted.iter_mut().enumerate().filter(|(_, e)| !e.is_empty()) {
+            unpoisoned(self.mail.boxes[to][self.mail.parity].lock()).append(events);
         }
     }
 
@@ -824,10 +954,17 @@ impl Reach for Part<'_> {
     #[inline]
     fn push_event(&mut self, cycle: u64, ev: Event) {
         // Most events stay within the partition: into its own queue, handled by this
-        // thread; the others go to the engine's thread after the step.
-        match self.owns(&ev) {
-            true => self.data.wheel.push(cycle, ev),
-            false => self.data.out.events.push((cycle, ev)),
+        // thread; those of other partitions' switches go to their mail, the rest to the
+        // engine's thread after the step.
+        if self.owns(&ev) {
+            return self.data.wheel.push(cycle, ev);
+        }
+        match owner(self.switch_cuts, self.channel_cuts, self.topo.num_switches(), &ev, self.event_channel(&ev)) {
+            Some(p) => {
+                self.data.posted[p].push((cycle, ev));
+                self.data.out.first_posted = self.data.out.first_posted.min(cycle);
+            }
+            None => self.data.out.events.push((cycle, ev)),
         }
     }
     #[inline]
