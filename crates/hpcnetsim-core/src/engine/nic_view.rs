@@ -23,7 +23,7 @@ use super::{count_delivery, first_wake};
 use crate::event::{Event, Packet, NO_MESSAGE};
 use crate::nic::{Nic, NicSide, Nics};
 use crate::observe::{Counters, Observers};
-use crate::perf::prefetch::prefetch;
+use crate::perf::prefetch::{pipelined, prefetch};
 use crate::routing::Routing;
 use crate::switch::queue_state::QueueState;
 use crate::switch::reach::{borrowed_reach, Knobs, Reach, Scratch};
@@ -40,9 +40,6 @@ pub(super) enum NicWork<'w> {
     /// Let the NICs among these wake-up targets try to inject (every target a NIC).
     Inject(&'w [u32]),
 }
-
-/// Writes between a record's prefetch and its write in `PacketWrites::apply`.
-const WRITES_AHEAD: usize = 8;
 
 /// Packet records created or marked during a step, written after it.
 #[derive(Default)]
@@ -62,24 +59,35 @@ impl PacketWrites {
         // one thread between two steps: ask for the records a few writes ahead, so that
         // their misses overlap (on the 256x256 torus at 40 %, two threads, these writes
         // took 4 % of the run without; docs/performance.md, "More partitions than threads").
-        for (i, &(id, p)) in self.created.iter().enumerate() {
-            if let Some(&(ahead, _)) = self.created.get(i + WRITES_AHEAD) {
-                prefetch(packets, ahead as usize);
-            }
-            match packets.get_mut(id as usize) {
-                Some(slot) => *slot = p,
-                None => {
-                    debug_assert_eq!(id as usize, packets.len(), "new packet ids are consecutive");
-                    packets.push(p);
+        let (created, injected) = (&self.created, &self.injected);
+        let none = |_: &Vec<Packet>, _: usize| {};
+        pipelined(
+            packets,
+            created.len(),
+            true,
+            none,
+            none,
+            |packets, j| prefetch(packets, created[j].0 as usize),
+            |packets, i| {
+                let (id, p) = created[i];
+                match packets.get_mut(id as usize) {
+                    Some(slot) => *slot = p,
+                    None => {
+                        debug_assert_eq!(id as usize, packets.len(), "new packet ids are consecutive");
+                        packets.push(p);
+                    }
                 }
-            }
-        }
-        for (i, &(id, at)) in self.injected.iter().enumerate() {
-            if let Some(&(ahead, _)) = self.injected.get(i + WRITES_AHEAD) {
-                prefetch(packets, ahead as usize);
-            }
-            packets[id as usize].injected = at;
-        }
+            },
+        );
+        pipelined(
+            packets,
+            injected.len(),
+            true,
+            none,
+            none,
+            |packets, j| prefetch(packets, injected[j].0 as usize),
+            |packets, i| packets[injected[i].0 as usize].injected = injected[i].1,
+        );
         self.created.clear();
         self.injected.clear();
         self.fresh = 0;

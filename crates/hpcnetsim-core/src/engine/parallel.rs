@@ -138,6 +138,13 @@ fn unpoisoned<T>(r: Result<T, std::sync::PoisonError<T>>) -> T {
     r.unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
+impl Partitions {
+    /// Whether an event of a switch waits for cycle `now` in a partition's queue or mail.
+    fn has_at(&self, now: u64) -> bool {
+        self.mail.first == now || self.parts.iter().any(|d| d.wheel.has_at(now))
+    }
+}
+
 /// What a partition keeps from one step to the next.
 struct PartData {
     /// The events of the partition's switches, by cycle (it advances with the engine's).
@@ -149,8 +156,10 @@ struct PartData {
     wakes: Vec<u32>,
     /// The events of one round (a spare buffer between rounds).
     batch: Vec<Event>,
-    /// Events for other partitions' switches created in the current step, by receiver.
+    /// Events for other partitions' switches created in the current step, by receiver, and
+    /// the earliest cycle among them (`u64::MAX` if none).
     posted: Vec<Timed>,
+    first_posted: u64,
     tmp: Scratch,
     counters: Counters,
     out: Outbox,
@@ -164,6 +173,7 @@ impl PartData {
             wakes: Vec::new(),
             batch: Vec::new(),
             posted: vec![Vec::new(); parts],
+            first_posted: u64::MAX,
             tmp: Scratch::default(),
             counters: Counters::default(),
             out: Outbox::default(),
@@ -173,20 +183,13 @@ impl PartData {
 
 /// What a partition created during one step for the engine's thread: events of NICs and
 /// deliveries, and the effects written after the step.
+#[derive(Default)]
 struct Outbox {
     events: Vec<(u64, Event)>,
-    /// The earliest cycle of the events it posted to other partitions (`Mail`).
-    first_posted: u64,
     /// Packets whose heads entered a queue (`Packet::arrived`, written after the step).
     arrivals: Vec<(u32, u64)>,
     /// The first misdelivery of the step in the partition.
     misdelivered: Option<Misdelivery>,
-}
-
-impl Default for Outbox {
-    fn default() -> Self {
-        Outbox { events: Vec::new(), first_posted: u64::MAX, arrivals: Vec::new(), misdelivered: None }
-    }
 }
 
 /// What the threads do in a step.
@@ -526,7 +529,7 @@ impl Engine<'_> {
                     }
                 }
                 batch.clear();
-                if par.mail.first == now || par.parts.iter().any(|d| !d.inbox.is_empty() || d.wheel.has_at(now)) {
+                if par.parts.iter().any(|d| !d.inbox.is_empty()) || par.has_at(now) {
                     // The round's NIC and delivery events run beside the partitions' where
                     // the NICs need nothing else (`nic_view.rs`); otherwise after them.
                     let mut serial = std::mem::take(&mut self.serial);
@@ -548,7 +551,7 @@ impl Engine<'_> {
                 self.handle_serial(now);
                 self.finish_step(par);
                 self.events.take_current(&mut batch);
-                if batch.is_empty() && par.mail.first != now && !par.parts.iter().any(|d| d.wheel.has_at(now)) {
+                if batch.is_empty() && !par.has_at(now) {
                     break;
                 }
             }
@@ -589,10 +592,7 @@ impl Engine<'_> {
             self.finish_step(par);
             self.events.take_current(&mut batch);
             debug_assert!(batch.is_empty(), "arbitration may not create events for its own cycle");
-            debug_assert!(
-                par.mail.first != now && !par.parts.iter().any(|d| d.wheel.has_at(now)),
-                "arbitration may not create events for its own cycle"
-            );
+            debug_assert!(!par.has_at(now), "arbitration may not create events for its own cycle");
             self.events.advance();
             for d in &mut par.parts {
                 d.wheel.advance();
@@ -728,12 +728,8 @@ impl Engine<'_> {
             "every partition takes its mail"
         );
         par.mail.parity = 1 - par.mail.parity;
-        par.mail.first = par
-            .parts
-            .iter_mut()
-            .map(|d| std::mem::replace(&mut d.out.first_posted, u64::MAX))
-            .min()
-            .unwrap_or(u64::MAX);
+        par.mail.first =
+            par.parts.iter_mut().map(|d| std::mem::replace(&mut d.first_posted, u64::MAX)).min().unwrap_or(u64::MAX);
     }
 }
 
@@ -804,12 +800,13 @@ impl Part<'_> {
         }
     }
 
-    /// Whether `ev` is an event of one of the partition's switches.
+    /// Whether `ev`, of channel `channel` (`Fabric::event_channel`), is an event of one of
+    /// the partition's switches.
     #[inline]
-    fn owns(&self, ev: &Event) -> bool {
+    fn owns(&self, ev: &Event, channel: Option<usize>) -> bool {
         match *ev {
             Event::Wake { target } => (self.sw0..self.sw1).contains(&(target as usize)),
-            _ => self.event_channel(ev).is_some_and(|c| (self.ch0..self.ch1).contains(&c)),
+            _ => channel.is_some_and(|c| (self.ch0..self.ch1).contains(&c)),
         }
     }
 }
@@ -956,13 +953,14 @@ impl Reach for Part<'_> {
         // Most events stay within the partition: into its own queue, handled by this
         // thread; those of other partitions' switches go to their mail, the rest to the
         // engine's thread after the step.
-        if self.owns(&ev) {
+        let channel = self.event_channel(&ev);
+        if self.owns(&ev, channel) {
             return self.data.wheel.push(cycle, ev);
         }
-        match owner(self.switch_cuts, self.channel_cuts, self.topo.num_switches(), &ev, self.event_channel(&ev)) {
+        match owner(self.switch_cuts, self.channel_cuts, self.topo.num_switches(), &ev, channel) {
             Some(p) => {
                 self.data.posted[p].push((cycle, ev));
-                self.data.out.first_posted = self.data.out.first_posted.min(cycle);
+                self.data.first_posted = self.data.first_posted.min(cycle);
             }
             None => self.data.out.events.push((cycle, ev)),
         }
