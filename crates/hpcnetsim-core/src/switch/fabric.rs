@@ -207,9 +207,10 @@ pub(crate) trait Fabric: Reach {
             _ => {}
         }
         if let Some(c) = self.event_channel(ev) {
-            // A leaving tail reads the link for its upstream end; the others only to find
-            // their switch, which `switch_of` may compute.
-            if matches!(ev, Event::Tail { .. }) || self.topo().switch_of(c).is_none() {
+            // Read only to find the event's switch, which `switch_of` may compute. (The
+            // upstream end of a queue's channel is read when its packet is granted, for the
+            // credit: the arbitration's stages fetch it.)
+            if self.topo().switch_of(c).is_none() {
                 self.prefetch_links(c, 1);
             }
         }
@@ -239,8 +240,9 @@ pub(crate) trait Fabric: Reach {
 
     /// Second prefetch stage of an arbitration at switch `s` (after its records), if a
     /// packet waits there or a link has reserved VCs: its random stream, the links and
-    /// output VCs its waiting packets may take (one range over all their candidates' ports) and
-    /// their queues' state, which a grant writes, and its pending links.
+    /// output VCs its waiting packets may take (one range over all their candidates' ports),
+    /// their queues' state, which a grant writes, and the link of each queue's own channel,
+    /// whose upstream end a grant reads to return the credit; and its pending links.
     #[inline]
     fn prefetch_switch_ports(&self, s: usize) {
         if !self.busy(s) {
@@ -253,6 +255,7 @@ pub(crate) trait Fabric: Reach {
         let (mut lo, mut hi) = (u16::MAX, 0);
         for w in self.waiting(s).iter() {
             self.prefetch_queue_state(w.queue as usize);
+            self.prefetch_links(w.queue as usize / k.voq_ports / k.vcs, 1);
             let (l, h) = self.class_span(w.class);
             (lo, hi) = (lo.min(l), hi.max(h));
         }
@@ -276,12 +279,14 @@ pub(crate) trait Fabric: Reach {
             return;
         }
         let k = self.knobs();
-        // The queues whose reserved packets the switch's free links may start.
+        // The queues whose reserved packets the switch's free links may start, and the links
+        // of their channels (the credit's way back).
         for &out in self.pending(s).iter() {
             for vc in 0..k.vcs {
                 let q = self.out_vc(out as usize * k.vcs + vc).reserved;
                 if q != NONE {
                     self.prefetch_queue_state(q as usize);
+                    self.prefetch_links(q as usize / k.voq_ports / k.vcs, 1);
                 }
             }
         }
