@@ -284,7 +284,15 @@ def test_bench_scale_plans_every_size_below_capacity():
 def test_bench_scale_runs_and_compares_with_the_smallest(cli):
     r = cli("bench", "--scale", "--max-terminals", "64", "--target-phit-hops", "1e5", "--threads", "1,2,0")
     assert r.returncode == 0, r.stderr
-    lines = r.stdout.strip().splitlines()
+    out = r.stdout.strip().splitlines()
+    # The memory's cost of a line, before and after the table of rows.
+    memory = [line for line in out if line.startswith("memory ")]
+    assert [m.split(",")[0] for m in memory] == ["memory before the rows", "memory after the rows"]
+    assert out[0] == memory[0] and out[-1] == memory[1]
+    for m in memory:
+        latency, overlapped = (float(x.split(" ns")[0].split()[-1]) for x in m.split(":")[1].split(","))
+        assert 0 < overlapped < latency, m
+    lines = [line for line in out if line.startswith("|")]
     header = [c.strip() for c in lines[0].strip("|").split("|")]
     assert header[:3] == ["family", "spec", "terminals"]
     rows = [dict(zip(header, (c.strip() for c in line.strip("|").split("|")))) for line in lines[2:]]

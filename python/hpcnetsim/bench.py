@@ -272,6 +272,47 @@ def scale_child() -> None:
     print(json.dumps(figures))
 
 
+# --- what the memory allows: the cost of a line from beyond the caches ------------------
+
+#: Bytes the memory probe walks per terminal of the largest scale row (a 4-ary tree's run
+#: holds about 4.5 KiB per terminal at 65 536 terminals), within these bounds.
+PROBE_BYTES_PER_TERMINAL = 4096
+PROBE_BYTES_BOUNDS = (16 << 20, 1 << 30)
+
+
+def probe_bytes(rows: list[dict[str, Any]]) -> int:
+    """Bytes of the memory probe for the scale ``rows``: about the state of the largest."""
+    largest = max((r["terminals"] for r in rows), default=64)
+    low, high = PROBE_BYTES_BOUNDS
+    return min(max(largest * PROBE_BYTES_PER_TERMINAL, low), high)
+
+
+def memory_cost(nbytes: int) -> dict[str, float]:
+    """What a cache line from a buffer of ``nbytes`` costs this machine now: nanoseconds per
+    load that waits for the one before (``latency_ns``) and per line with many independent
+    loads in flight (``overlapped_ns``, the best prefetching can do). A large network's hop
+    touches about 20 lines beyond a core's own cache, so on a busy host (whose shared cache
+    holds little of a run) these figures bound its cost per hop. Measured in a child process:
+    the buffer would otherwise raise this process's peak memory, which the scale rows' own
+    processes inherit in their peak RSS."""
+    import json
+    import subprocess
+
+    code = "import json, sys; from hpcnetsim import _core; print(json.dumps(_core.memory_cost(int(sys.argv[1]))))"
+    child = subprocess.run([sys.executable, "-c", code, str(nbytes)], capture_output=True, text=True, check=False)
+    if child.returncode != 0:
+        lines = (child.stderr.strip() or "no output").splitlines()
+        raise RuntimeError(f"memory probe failed: {lines[-1]}")
+    walked, latency, overlapped = json.loads(child.stdout)
+    return {"bytes": walked, "latency_ns": latency, "overlapped_ns": overlapped}
+
+
+def format_memory(m: dict[str, float], when: str) -> str:
+    """One line of the memory probe's figures, measured ``when``."""
+    return (f"memory {when}, {m['bytes'] / 2**20:.0f} MiB of random lines: {m['latency_ns']:.1f} ns per "
+            f"dependent load, {m['overlapped_ns']:.1f} ns per line with many in flight")  # fmt: skip
+
+
 # --- bench --startup: what a small run costs before and around the engine ---------------
 
 #: The tiny run of ``--startup``: a 4x4 torus for 300 cycles (the engine part is well under

@@ -284,6 +284,16 @@ fn run_one(cfg: &Config, ctl: &mut hpcnetsim_core::engine::control::Control) -> 
     }
 }
 
+/// What a cache line costs this machine now from a buffer of `bytes`: (bytes walked,
+/// nanoseconds per dependent load, nanoseconds per line with many walks at once); see
+/// `hpcnetsim_core::perf::memory_probe`.
+#[pyfunction]
+#[pyo3(signature = (bytes, loads=1_000_000, seed=1))]
+fn memory_cost(py: Python<'_>, bytes: usize, loads: usize, seed: u64) -> (usize, f64, f64) {
+    let m = py.detach(|| hpcnetsim_core::perf::memory_probe::measure(bytes, loads, seed));
+    (m.bytes, m.latency_ns, m.overlapped_ns)
+}
+
 /// Effective bisection bandwidth (Netgauge eBB) of the config's `[flow]` settings; JSON result.
 #[pyfunction]
 fn flow_ebb(py: Python<'_>, config_json: &str) -> PyResult<String> {
@@ -514,6 +524,7 @@ fn check_deadlock(py: Python<'_>, config_json: &str, vcs: Option<usize>) -> PyRe
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyTopology>()?;
     m.add_function(wrap_pyfunction!(simulate, m)?)?;
+    m.add_function(wrap_pyfunction!(memory_cost, m)?)?;
     m.add_function(wrap_pyfunction!(load_curve, m)?)?;
     m.add_function(wrap_pyfunction!(execute, m)?)?;
     m.add_function(wrap_pyfunction!(execute_program, m)?)?;

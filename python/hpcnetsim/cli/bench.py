@@ -11,7 +11,8 @@ def add_parser(sub) -> None:
     b = sub.add_parser("bench", help="simulator speed on fixed configs")
     b.add_argument("--quick", action="store_true", help="short schedules: warm-up 1000, one batch of 1000 cycles")
     b.add_argument("--scale", action="store_true",
-                   help="cost per phit-hop from 64 to 65 536 terminals (tori and trees, two loads)")
+                   help="cost per phit-hop from 64 to 65 536 terminals (tori and trees, two loads), and "
+                        "what a cache line from beyond the caches cost before and after the rows")
     b.add_argument("--startup", action="store_true",
                    help="wall time of a tiny `hpcnetsim run` against the bare interpreter (best of 20)")
     b.add_argument("--million", action="store_true", help="with --scale: add the 1 048 576-terminal torus and tree")
@@ -31,7 +32,10 @@ def add_parser(sub) -> None:
 
 
 def _bench(args) -> None:
-    from ..bench import SCALE_COLUMNS, format_row, run_benchmarks, run_scale, table_header
+    from ..bench import (
+        SCALE_COLUMNS, format_memory, format_row, memory_cost, probe_bytes, run_benchmarks, run_scale, scale_rows,
+        table_header,
+    )  # fmt: skip
 
     if args.million and not args.scale:
         raise ConfigError("--million is invalid without --scale: it adds rows to the scale benchmark")
@@ -58,13 +62,18 @@ def _bench(args) -> None:
 
         from ..neighbour import Neighbour
 
-        print(table_header(SCALE_COLUMNS), flush=True)
+        # The memory's cost of a line, before and after the rows (with the neighbour, beside
+        # it): what the host gave the large rows while they ran.
+        nbytes = probe_bytes(scale_rows(args.million, args.max_terminals, args.target_phit_hops))
         with Neighbour() if args.neighbour else contextlib.nullcontext():
+            print(format_memory(memory_cost(nbytes), "before the rows"), end="\n\n", flush=True)
+            print(table_header(SCALE_COLUMNS), flush=True)
             run_scale(
                 args.million, args.max_terminals, args.target_phit_hops,
                 on_row=lambda row: print(format_row(row, SCALE_COLUMNS), flush=True), threads=args.threads,
                 repeat=args.repeat,
             )  # fmt: skip
+            print("\n" + format_memory(memory_cost(nbytes), "after the rows"), flush=True)
         return
     print(table_header(), flush=True)
     run_benchmarks(args.quick, on_row=lambda row: print(format_row(row), flush=True))

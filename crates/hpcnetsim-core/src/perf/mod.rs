@@ -4,6 +4,7 @@
 //! engine modules so that none of those imports upwards to reach them.
 
 pub mod huge_pages;
+pub mod memory_probe;
 pub(crate) mod prefetch;
 
 pub use huge_pages::HugePages;
