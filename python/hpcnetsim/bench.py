@@ -237,19 +237,29 @@ def _scale_result(
 
 def _scale_child_run(row: dict[str, Any], threads: int) -> dict[str, Any]:
     """Runs one scale row in a child process; its figures (see `scale_child`)."""
+    code = "from hpcnetsim.bench import scale_child; scale_child()"
+    job = {"config": row["config"], "threads": threads}
+    return _child_json(code, f"scale row {row['spec']}", stdin=job)
+
+
+def _child_json(code: str, what: str, stdin: Any = None, args: tuple[str, ...] = ()) -> Any:
+    """Runs Python ``code`` in a child process (``stdin`` as JSON on its input, ``args`` on its
+    command line) and returns what it printed, as JSON; if it fails, a RuntimeError naming
+    ``what`` with the last line it wrote to stderr. A child's memory is its own: its peak is
+    neither this process's nor inherited by the next child."""
     import json
     import subprocess
 
     child = subprocess.run(
-        [sys.executable, "-c", "from hpcnetsim.bench import scale_child; scale_child()"],
-        input=json.dumps({"config": row["config"], "threads": threads}),
+        [sys.executable, "-c", code, *args],
+        input=None if stdin is None else json.dumps(stdin),
         capture_output=True,
         text=True,
         check=False,
     )
     if child.returncode != 0:
         lines = (child.stderr.strip() or "no output").splitlines()
-        raise RuntimeError(f"scale row {row['spec']} failed: {lines[-1]}")
+        raise RuntimeError(f"{what} failed: {lines[-1]}")
     return json.loads(child.stdout)
 
 
@@ -295,15 +305,8 @@ def memory_cost(nbytes: int) -> dict[str, float]:
     holds little of a run) these figures bound its cost per hop. Measured in a child process:
     the buffer would otherwise raise this process's peak memory, which the scale rows' own
     processes inherit in their peak RSS."""
-    import json
-    import subprocess
-
     code = "import json, sys; from hpcnetsim import _core; print(json.dumps(_core.memory_cost(int(sys.argv[1]))))"
-    child = subprocess.run([sys.executable, "-c", code, str(nbytes)], capture_output=True, text=True, check=False)
-    if child.returncode != 0:
-        lines = (child.stderr.strip() or "no output").splitlines()
-        raise RuntimeError(f"memory probe failed: {lines[-1]}")
-    walked, latency, overlapped = json.loads(child.stdout)
+    walked, latency, overlapped = _child_json(code, "memory probe", args=(str(nbytes),))
     return {"bytes": walked, "latency_ns": latency, "overlapped_ns": overlapped}
 
 
