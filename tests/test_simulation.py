@@ -329,13 +329,15 @@ def test_bench_scale_repeat_keeps_the_fastest_run():
     row = bench.scale_rows(max_terminals=64)[0]
     figures = {"status": "converged", "cycles": 5000, "phit_hops": 1000, "total_seconds": 4.0}
     figures["max_rss_mib"] = 30.0
-    runs = [{**figures, "wall_seconds": t} for t in (3.0, 1.0, 2.0)]
-    r = bench._scale_result(row, 1, runs, {}, float("nan"))
+    runs = [({**figures, "wall_seconds": t}, None) for t in (3.0, 1.0, 2.0)]
+    r = bench._scale_result(row, 1, runs, float("nan"))
     assert r["engine_seconds"] == 1.0 and r["ns_per_phit_hop"] == pytest.approx(1e6)
+    # The smallest row is its own reference.
+    assert r["smallest_ns_per_phit_hop"] == r["ns_per_phit_hop"] and r["cost_vs_smallest"] == 1.0
     # Runs that disagree on what they simulated are an error, not a timing.
-    runs = [{**figures, "wall_seconds": 1.0}, {**figures, "wall_seconds": 2.0, "phit_hops": 999}]
+    runs = [({**figures, "wall_seconds": 1.0}, None), ({**figures, "wall_seconds": 2.0, "phit_hops": 999}, None)]
     with pytest.raises(RuntimeError, match="repeated runs disagree"):
-        bench._scale_result(row, 1, runs, {}, float("nan"))
+        bench._scale_result(row, 1, runs, float("nan"))
 
 
 def test_bench_scale_repeats_alternate_between_thread_counts(monkeypatch):
@@ -359,6 +361,40 @@ def test_bench_scale_repeats_alternate_between_thread_counts(monkeypatch):
     assert calls == [(spec, 1), (spec, 2)] * 3
     assert [r["engine_seconds"] for r in out] == [2.0, 1.0]
     assert out[1]["speedup_vs_1_thread"] == pytest.approx(2.0)
+
+
+def test_bench_scale_compares_a_row_with_the_smallest_run_beside_it(monkeypatch):
+    """A larger row runs between two runs of its family's smallest row at the same load, and is
+    compared with the faster of those two: a slow spell of the host then slows both sides of
+    the ratio, not only one."""
+    from hpcnetsim import bench
+
+    rows = bench.scale_rows(max_terminals=256)
+    small, large = rows[0], rows[2]
+    assert (small["family"], small["load_fraction"]) == (large["family"], large["load_fraction"])
+    assert small["terminals"] < large["terminals"]
+    calls = []
+    # Seconds per run, in call order: the smallest row's own two runs, then per repeat the
+    # smallest before, the large row, the smallest after. The host slows down for the second
+    # repeat; its large run is still the faster one, and is compared with its own neighbours.
+    wall = iter([1.0, 1.5, 1.2, 8.0, 1.1, 2.0, 7.0, 2.2])
+    phit_hops = {small["spec"]: 1000, large["spec"]: 2000}
+
+    def child(row, threads):
+        calls.append(row["spec"])
+        return {"status": "converged", "cycles": 5000, "phit_hops": phit_hops[row["spec"]],
+                "total_seconds": 9.0, "max_rss_mib": 30.0, "wall_seconds": next(wall)}  # fmt: skip
+
+    monkeypatch.setattr(bench, "scale_rows", lambda *a: [small, large])
+    monkeypatch.setattr(bench, "_scale_child_run", child)
+    out = bench.run_scale(max_terminals=256, repeat=2)
+    assert calls == [small["spec"]] * 2 + [small["spec"], large["spec"], small["spec"]] * 2
+    assert out[0]["cost_vs_smallest"] == 1.0
+    # The large row's fastest run (7.0 s for 2000 phit-hops) against the faster smallest run
+    # beside it (2.0 s for 1000), not against the smallest row's first run (1.0 s).
+    assert out[1]["ns_per_phit_hop"] == pytest.approx(3.5e6)
+    assert out[1]["smallest_ns_per_phit_hop"] == pytest.approx(2e6)
+    assert out[1]["cost_vs_smallest"] == pytest.approx(1.75)
 
 
 def test_bench_startup_measures_the_run_against_the_bare_interpreter():

@@ -109,7 +109,8 @@ SCALE_TARGET_PHIT_HOPS = 3e7
 #: Columns of the scale table.
 SCALE_COLUMNS = (
     "family", "spec", "terminals", "load_fraction", "offered_load", "threads", "status", "cycles", "phit_hops",
-    "engine_seconds", "total_seconds", "phit_hops_per_s", "ns_per_phit_hop", "cost_vs_smallest",
+    "engine_seconds", "total_seconds", "phit_hops_per_s", "ns_per_phit_hop", "smallest_ns_per_phit_hop",
+    "cost_vs_smallest",
     "speedup_vs_1_thread", "max_rss_mib", "rss_kib_per_terminal",
 )  # fmt: skip
 
@@ -180,23 +181,34 @@ def run_scale(
 ) -> list[dict[str, Any]]:
     """Run every scale row in its own process (so its peak memory is its own), once for each
     thread count in ``threads`` (0: the engine's automatic choice, what ``hpcnetsim run`` does;
-    its rows say ``auto`` and its ``cost_vs_smallest`` compares with the smallest network's
-    automatic run); ``speedup_vs_1_thread`` compares with the row's 1-thread run.
+    its rows say ``auto``); ``speedup_vs_1_thread`` compares with the row's 1-thread run.
+    ``cost_vs_smallest`` compares a row with the smallest network of its family and load on as
+    many threads, run right before and right after it (the faster of the two kept): a shared
+    host's slow spells last longer than a row, so they then fall on both sides of the ratio,
+    where a smallest row timed minutes earlier would put them on one side.
     With ``repeat`` > 1 each row runs that many times and the fastest run is kept (on a shared
-    machine the least disturbed run is the best estimate of the engine's own cost); the runs
-    must agree on every simulated figure. The repeats alternate between the thread counts
-    (1, 2, 1, 2, ...): a slow spell of a shared host then falls on each count alike, where runs
-    of one count after the other would put it on one side of the speed-up."""
+    machine the least disturbed run is the best estimate of the engine's own cost), with the
+    smallest row's runs beside it; the runs must agree on every simulated figure. The repeats
+    alternate between the thread counts (1, 2, 1, 2, ...): a slow spell then falls on each count
+    alike, where runs of one count after the other would put it on one side of the speed-up."""
     out = []
-    smallest: dict[tuple[str, float, int], float] = {}
+    smallest: dict[tuple[str, float], dict[str, Any]] = {}
     for row in scale_rows(million, max_terminals, target):
-        runs: list[list[dict[str, Any]]] = [[] for _ in threads]
+        reference = smallest.setdefault((row["family"], row["load_fraction"]), row)
+        runs: list[list[tuple[dict[str, Any], dict[str, Any] | None]]] = [[] for _ in threads]
         for _ in range(repeat):
             for i, t in enumerate(threads):
-                runs[i].append(_scale_child_run(row, t))
+                if reference is row:
+                    runs[i].append((_scale_child_run(row, t), None))
+                    continue
+                before = _scale_child_run(reference, t)
+                run = _scale_child_run(row, t)
+                after = _scale_child_run(reference, t)
+                _agree(reference, [before, after])
+                runs[i].append((run, min(before, after, key=lambda x: x["wall_seconds"])))
         one_thread = float("nan")
         for t, kept in zip(threads, runs):
-            result = _scale_result(row, t, kept, smallest, one_thread)
+            result = _scale_result(row, t, kept, one_thread)
             if t == 1:
                 one_thread = result["ns_per_phit_hop"]
             out.append(result)
@@ -205,19 +217,28 @@ def run_scale(
     return out
 
 
-def _scale_result(
-    row: dict[str, Any], threads: int, runs: list[dict[str, Any]], smallest: dict, one_thread: float
-) -> dict[str, Any]:
-    """The figures of one scale row on ``threads`` threads from its repeated ``runs`` (the
-    fastest kept)."""
-    r = min(runs, key=lambda x: x["wall_seconds"])
+def _ns_per_phit_hop(run: dict[str, Any]) -> float:
+    return 1e9 * run["wall_seconds"] / run["phit_hops"] if run["phit_hops"] else float("nan")
+
+
+def _agree(row: dict[str, Any], runs: list[dict[str, Any]]) -> None:
+    """Raises unless the runs of ``row`` simulated the same (only their times may differ)."""
     simulated = ("status", "cycles", "phit_hops")
-    for other in runs:
-        if any(other[k] != r[k] for k in simulated):
-            raise RuntimeError(f"scale row {row['spec']}: repeated runs disagree ({other} against {r})")
-    ns = 1e9 * r["wall_seconds"] / r["phit_hops"] if r["phit_hops"] else float("nan")
-    key = (row["family"], row["load_fraction"], threads)
-    smallest.setdefault(key, ns)
+    for other in runs[1:]:
+        if any(other[k] != runs[0][k] for k in simulated):
+            raise RuntimeError(f"scale row {row['spec']}: repeated runs disagree ({other} against {runs[0]})")
+
+
+def _scale_result(
+    row: dict[str, Any], threads: int, runs: list[tuple[dict[str, Any], dict[str, Any] | None]], one_thread: float
+) -> dict[str, Any]:
+    """The figures of one scale row on ``threads`` threads from its repeated ``runs``, each with
+    the smallest row's faster run beside it (``None`` for the smallest row itself): the fastest
+    run kept, compared with its own reference."""
+    r, reference = min(runs, key=lambda x: x[0]["wall_seconds"])
+    _agree(row, [run for run, _ in runs])
+    ns = _ns_per_phit_hop(r)
+    smallest_ns = ns if reference is None else _ns_per_phit_hop(reference)
     return {
         **{k: row[k] for k in ("family", "spec", "terminals", "load_fraction", "offered_load")},
         "threads": threads or "auto",
@@ -228,7 +249,8 @@ def _scale_result(
         "total_seconds": r["total_seconds"],
         "phit_hops_per_s": rate(r["phit_hops"], r["wall_seconds"]),
         "ns_per_phit_hop": ns,
-        "cost_vs_smallest": ns / smallest[key],
+        "smallest_ns_per_phit_hop": smallest_ns,
+        "cost_vs_smallest": ns / smallest_ns,
         "speedup_vs_1_thread": one_thread / ns if threads != 1 else 1.0,
         "max_rss_mib": r["max_rss_mib"],
         "rss_kib_per_terminal": r["max_rss_mib"] * 1024 / row["terminals"],
