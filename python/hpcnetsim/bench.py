@@ -184,8 +184,8 @@ def run_scale(
     its rows say ``auto``); ``speedup_vs_1_thread`` compares with the row's 1-thread run.
     ``cost_vs_smallest`` compares a row with the smallest network of its family and load on as
     many threads, run right before and right after it (the faster of the two kept): a shared
-    host's slow spells last longer than a row, so they then fall on both sides of the ratio,
-    where a smallest row timed minutes earlier would put them on one side.
+    host's slow spells that outlast a row then fall on both sides of the ratio, where a
+    smallest row timed minutes earlier would put them on one side.
     With ``repeat`` > 1 each row runs that many times and the fastest run is kept (on a shared
     machine the least disturbed run is the best estimate of the engine's own cost), with the
     smallest row's runs beside it; the runs must agree on every simulated figure. The repeats
