@@ -63,9 +63,17 @@ impl<E> EventQueue<E> {
         self.pending += 1;
         if cycle - self.now <= self.mask {
             let bucket = &mut self.wheel[(cycle & self.mask) as usize];
-            if bucket.capacity() == 0 && cycle - self.now < NEAR {
-                if let Some(spare) = self.spares.pop() {
-                    *bucket = spare;
+            if bucket.len() == bucket.capacity() && cycle - self.now < NEAR {
+                // A near bucket about to grow takes a spare instead. Most have none yet; some
+                // took their first events while far (injections), in a small buffer, which
+                // would otherwise double its way up to a cycle's events, copying them each time.
+                if let Some(mut spare) = self.spares.pop() {
+                    if spare.capacity() > bucket.len() {
+                        spare.append(bucket);
+                        *bucket = spare;
+                    } else {
+                        self.spares.push(spare);
+                    }
                 }
             }
             bucket.push(event);
@@ -217,5 +225,48 @@ impl<E> EventQueue<E> {
         self.far_events.clear();
         self.far_free.clear();
         self.pending = 0;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Events of one cycle come out in creation order, whether the far heap, a small buffer
+    /// taken while the cycle was far, or a spare taken as it grew near held them.
+    #[test]
+    fn a_cycle_hands_out_its_events_in_creation_order() {
+        let mut q = EventQueue::<u32>::new(16);
+        let mut out = Vec::new();
+        // Spares: a few handled cycles with many events each.
+        for c in 0..4 {
+            for e in 0..100 {
+                q.push(c, e);
+            }
+        }
+        for c in 0..4 {
+            assert_eq!(q.next_cycle(u64::MAX, &mut out), Some(c));
+            assert_eq!(out, (0..100).collect::<Vec<_>>());
+        }
+        // Cycle 200: two events while it is far (beyond NEAR, within the wheel), then many
+        // once it is near, which outgrow the small buffer and take a spare.
+        q.push(200, 0);
+        q.push(200, 1);
+        // Cycle 3000: beyond the wheel (the heap).
+        q.push(3000, 7);
+        for c in 4..150 {
+            q.push(c, 1000 + c as u32);
+            assert_eq!(q.next_cycle(u64::MAX, &mut out), Some(c));
+            assert_eq!(out, vec![1000 + c as u32]);
+        }
+        assert!(200 - q.now() < NEAR);
+        for e in 2..500 {
+            q.push(200, e);
+        }
+        assert_eq!(q.next_cycle(u64::MAX, &mut out), Some(200));
+        assert_eq!(out, (0..500).collect::<Vec<_>>());
+        assert_eq!(q.next_cycle(u64::MAX, &mut out), Some(3000));
+        assert_eq!(out, vec![7]);
+        assert!(q.is_empty());
     }
 }

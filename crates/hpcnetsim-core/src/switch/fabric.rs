@@ -228,11 +228,15 @@ pub(crate) trait Fabric: Reach {
                 self.routing().prefetch(s);
             }
             if let Event::Tail { queue } = *ev {
-                // The output VC the leaving packet held is freed.
+                // The output VC the leaving packet held is freed, and with several VCs its
+                // link's round-robin pointer moves on.
                 let oq = self.queue_state(queue as usize).holding();
                 if oq != NONE {
                     self.prefetch_out_vcs(oq as usize, 1);
-                    self.prefetch_links(oq as usize / self.knobs().vcs, 1);
+                    let vcs = self.knobs().vcs;
+                    if vcs > 1 {
+                        self.prefetch_links(oq as usize / vcs, 1);
+                    }
                 }
             }
         }

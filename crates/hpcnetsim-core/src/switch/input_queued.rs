@@ -425,8 +425,12 @@ pub(crate) trait InputQueued: Fabric {
         if oq != NONE {
             self.out_vc_mut(oq as usize).reserved = NONE;
             self.queue_state(q).set_holding(NONE);
-            let out = oq as usize / k.vcs;
-            self.link_mut(out).next_vc = ((oq as usize % k.vcs + 1) % k.vcs) as u8;
+            // With one VC the pointer stays 0: not writing it spares a large network a line
+            // per hop (the link record, evicted since the head left, and its prefetch).
+            if k.vcs > 1 {
+                let out = oq as usize / k.vcs;
+                self.link_mut(out).next_vc = ((oq as usize % k.vcs + 1) % k.vcs) as u8;
+            }
         }
         if self.fifo_len(q) == 0 {
             let s = self.switch_of(b / k.vcs);
