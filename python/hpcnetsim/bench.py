@@ -218,6 +218,7 @@ def run_scale(
 
 
 def _ns_per_phit_hop(run: dict[str, Any]) -> float:
+    """Wall nanoseconds per phit-hop of one child run (NaN if it moved no phit)."""
     return 1e9 * run["wall_seconds"] / run["phit_hops"] if run["phit_hops"] else float("nan")
 
 

@@ -180,7 +180,7 @@ pub(crate) trait Fabric: Reach {
         let k = self.knobs();
         match *ev {
             Event::Arrive { queue, .. } => Some(queue as usize / k.vcs),
-            Event::Tail { queue } => Some(queue as usize / k.voq_ports / k.vcs),
+            Event::Tail { queue } => Some(k.queue_channel(queue as usize)),
             Event::Credit { queue, .. } => Some(queue as usize / k.vcs),
             _ => None,
         }
@@ -259,7 +259,7 @@ pub(crate) trait Fabric: Reach {
         let (mut lo, mut hi) = (u16::MAX, 0);
         for w in self.waiting(s).iter() {
             self.prefetch_queue_state(w.queue as usize);
-            self.prefetch_links(w.queue as usize / k.voq_ports / k.vcs, 1);
+            self.prefetch_links(k.queue_channel(w.queue as usize), 1);
             let (l, h) = self.class_span(w.class);
             (lo, hi) = (lo.min(l), hi.max(h));
         }
@@ -290,7 +290,7 @@ pub(crate) trait Fabric: Reach {
                 let q = self.out_vc(out as usize * k.vcs + vc).reserved;
                 if q != NONE {
                     self.prefetch_queue_state(q as usize);
-                    self.prefetch_links(q as usize / k.voq_ports / k.vcs, 1);
+                    self.prefetch_links(k.queue_channel(q as usize), 1);
                 }
             }
         }

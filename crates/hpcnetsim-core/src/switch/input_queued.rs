@@ -266,7 +266,7 @@ pub(crate) trait InputQueued: Fabric {
             return 0;
         }
         let k = self.knobs();
-        let s = self.switch_of(reqs[0].1 as usize / k.voq_ports / k.vcs);
+        let s = self.switch_of(k.queue_channel(reqs[0].1 as usize));
         match k.arbitration {
             Arbitration::Random => self.switch_rng(s).random_range(0..reqs.len()),
             Arbitration::RoundRobin | Arbitration::Islip => {
@@ -356,7 +356,7 @@ pub(crate) trait InputQueued: Fabric {
         if self.model().matches_ports() {
             // One packet at a time through the crossbar input of this port, for at least
             // `input_packet_cycles`; past its tail nothing else wakes the switch then.
-            let input = q / k.voq_ports / k.vcs;
+            let input = k.queue_channel(q);
             let busy = (size as u64).max(k.input_packet_cycles);
             self.set_input_free(input, now + busy);
             if busy > size as u64 {

@@ -108,6 +108,15 @@ pub(crate) struct Knobs {
     pub(crate) start_view: bool,
 }
 
+impl Knobs {
+    /// The channel whose input buffer holds input queue `q` (a queue per VC, and per output
+    /// port with virtual output queues).
+    #[inline]
+    pub(crate) fn queue_channel(&self, q: usize) -> usize {
+        q / self.voq_ports / self.vcs
+    }
+}
+
 /// Packets waiting at one switch with the same candidates and size: their options are
 /// evaluated once per arbitration.
 #[derive(Clone, Debug, Default)]

@@ -59,7 +59,7 @@ pub(crate) trait Islip: InputQueued {
         seen.clear();
         for i in 0..waiting {
             let Waiter { queue: q, class, size, .. } = self.waiting(s)[i];
-            let input = q as usize / k.voq_ports / k.vcs;
+            let input = k.queue_channel(q as usize);
             if self.input_free(input) > now {
                 continue; // the input's current tail wakes the switch when it is free
             }
