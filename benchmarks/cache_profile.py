@@ -119,22 +119,23 @@ def source_name(path: str) -> str:
     return "other" if p == "???" else p
 
 
-def by_file(lines: dict[tuple[str, str, int], dict[str, float]]) -> list[tuple[str, dict[str, float]]]:
-    """Per-hop figures summed by source file, most L2 misses first."""
+def summed(lines, name) -> list[tuple[str, dict[str, float]]]:
+    """Per-hop figures summed by `name(file, function)`, most L2 misses first."""
     total: dict[str, dict[str, float]] = collections.defaultdict(lambda: dict.fromkeys(FIGURES, 0.0))
-    for (fl, _fn, _line), f in lines.items():
+    for (fl, fn, _line), f in lines.items():
         for k, v in f.items():
-            total[source_name(fl)][k] += v
+            total[name(fl, fn)][k] += v
     return sorted(total.items(), key=lambda kv: (-kv[1]["l2_misses"], -kv[1]["instructions"], kv[0]))
 
 
-def by_function(lines: dict[tuple[str, str, int], dict[str, float]]) -> list[tuple[str, dict[str, float]]]:
-    """Per-hop figures summed by function (inlined code counts in the function it is inlined into)."""
-    total: dict[str, dict[str, float]] = collections.defaultdict(lambda: dict.fromkeys(FIGURES, 0.0))
-    for (_fl, fn, _line), f in lines.items():
-        for k, v in f.items():
-            total[function_name(fn)][k] += v
-    return sorted(total.items(), key=lambda kv: (-kv[1]["l2_misses"], -kv[1]["instructions"], kv[0]))
+def by_file(lines) -> list[tuple[str, dict[str, float]]]:
+    """Per-hop figures by source file."""
+    return summed(lines, lambda fl, _fn: source_name(fl))
+
+
+def by_function(lines) -> list[tuple[str, dict[str, float]]]:
+    """Per-hop figures by function (inlined code counts in the function it is inlined into)."""
+    return summed(lines, lambda _fl, fn: function_name(fn))
 
 
 def top_lines(lines, n: int) -> list[tuple[tuple[str, str, int], dict[str, float]]]:
