@@ -68,17 +68,35 @@ pub fn run_with(cfg: &Config, ctl: &mut Control) -> Result<RunResult> {
         let mut t = e.now();
         while t < end {
             let step = (end - t).min(m.deadlock_cycles);
+            let hops = e.stats.counters.packet_hops;
             if !ctl.run_until(e, t + step, phase)? {
                 *status = Status::Partial;
                 *message = ctl.stopped.clone().unwrap_or_default();
                 return Ok(false);
             }
             t += step;
-            if e.stats.in_flight > 0 && e.now().saturating_sub(e.stats.last_delivery) > m.deadlock_cycles {
+            if e.stats.in_flight == 0 {
+                continue;
+            }
+            let stalled = e.now().saturating_sub(e.stats.last_delivery);
+            if stalled > m.deadlock_cycles {
                 *status = Status::Deadlock;
                 *message = format!(
                     "deadlock: no packet delivered for {} cycles with {} packets in the network (cycle {})",
                     m.deadlock_cycles,
+                    e.stats.in_flight,
+                    e.now()
+                );
+                return Ok(false);
+            }
+            // A schedule shorter than `deadlock_cycles` would otherwise end with its deadlock
+            // unseen, reported as a converged run that accepted nothing. A whole step in which
+            // no packet moved, with a cycle of queues each waiting for room in the next, is one
+            // already: nothing can free that room.
+            if stalled >= step && e.stats.counters.packet_hops == hops && e.deadlock_evidence(0).cycle {
+                *status = Status::Deadlock;
+                *message = format!(
+                    "deadlock: no packet moved for {step} cycles with {} packets in the network (cycle {})",
                     e.stats.in_flight,
                     e.now()
                 );

@@ -125,6 +125,32 @@ fn a_safe_routing_under_the_same_load_has_no_cycle() {
     assert!(!e.deadlock_evidence(10).cycle);
 }
 
+/// Min-hop tables on a torus with one VC deadlock under heavy load; DOR on two VCs does not.
+fn short_schedule(routing: &str, vcs: u32) -> Config {
+    let text = format!(
+        "topology = \"torus:4x4\"\nseed = 7\n[switch]\nvcs = {vcs}\n[routing]\n{routing}\n[traffic]\nload = 0.9\n\
+         [measurement]\nwarmup_cycles = 2000\nbatches = 3\nbatch_cycles = 1000"
+    );
+    Config::from_toml(&text).unwrap()
+}
+
+#[test]
+fn a_deadlock_in_a_schedule_shorter_than_deadlock_cycles_is_reported() {
+    // The whole schedule (about 9 000 cycles) is shorter than the default 20 000 cycles
+    // without a delivery that declare a deadlock; it used to end "converged", accepting 0.
+    let c = short_schedule("algorithm = \"table\"\nengine = \"minhop\"", 1);
+    assert!(c.measurement.deadlock_cycles > 10_000);
+    let r = measure::run(&c).unwrap();
+    assert_eq!(r.status, Status::Deadlock, "{}", r.message);
+    assert!(r.message.starts_with("deadlock: no packet moved for "), "{}", r.message);
+    assert!(r.blocked_cycle && r.blocked_channels.len() >= 2, "{:?}", r.blocked_channels);
+    assert_eq!(r.accepted_load, None);
+    // The same load and schedule with a deadlock-free routing converges.
+    let r = measure::run(&short_schedule("algorithm = \"dor\"", 2)).unwrap();
+    assert_eq!(r.status, Status::Converged, "{}", r.message);
+    assert!(r.accepted_load.unwrap() > 0.3);
+}
+
 /// Cancels after a given number of reports.
 struct CancelAfter {
     reports: usize,
