@@ -197,6 +197,18 @@ pub fn read(body: &str) -> Result<Fabric> {
     let routers = inter_records.iter().map(|r| r.a.max(r.b) + 1).max().unwrap_or(a).max(a);
     let groups = routers.div_ceil(a);
     let routers = groups * a;
+    // Empty files name one router: a network of p terminals and nothing between them.
+    if intra_records.is_empty() && inter_records.is_empty() {
+        return Err(Error::invalid(
+            &context,
+            "files",
+            "no connection records",
+            "at least one intra- or inter-group record",
+        ));
+    }
+    if routers * p < 2 {
+        return Err(Error::invalid(&context, "terminals", routers * p, "a network needs at least 2 terminals"));
+    }
     // Every record is a port: bounded like any network before the groups are expanded.
     let records = (intra_records.len() as u128) * groups as u128 + inter_records.len() as u128;
     check_size(&context, routers as u128, records)?;

@@ -10,7 +10,7 @@
 use super::balanced_cut::balancing_moves;
 use super::radix::{digits, from_digits};
 use super::symmetry::Symmetry;
-use super::wiring::{check_size, Builder, Wiring};
+use super::wiring::{check_size, wide_product, Builder, Wiring};
 use crate::error::Result;
 
 /// A HyperX with sizes S_i, T terminals per switch and K links per switch pair.
@@ -27,9 +27,9 @@ pub struct HyperX {
 impl HyperX {
     /// Validates the size and returns the family.
     pub fn new(spec: &str, dims: Vec<usize>, t: usize, k: usize) -> Result<Self> {
-        let switches: u128 = dims.iter().map(|&d| d as u128).product();
+        let switches = wide_product(dims.iter().copied());
         let ports: u128 = dims.iter().map(|&d| (d as u128 - 1) * k as u128).sum::<u128>() + t as u128;
-        check_size(spec, switches, switches * ports)?;
+        check_size(spec, switches, switches.saturating_mul(ports))?;
         Ok(HyperX { dims, terminals_per_switch: t, link_multiplicity: k })
     }
 

@@ -8,7 +8,7 @@
 use super::balanced_cut::balancing_moves;
 use super::radix::{digits, from_digits};
 use super::symmetry::{Symmetry, SymmetryKind};
-use super::wiring::{check_size, Builder, Wiring};
+use super::wiring::{check_size, wide_product, Builder, Wiring};
 use crate::error::Result;
 
 /// A mesh (`wrap = false`) or torus (`wrap = true`).
@@ -25,8 +25,8 @@ pub struct Torus {
 impl Torus {
     /// Validates the size and returns the family.
     pub fn new(spec: &str, dims: Vec<usize>, wrap: bool, t: usize) -> Result<Self> {
-        let switches: u128 = dims.iter().map(|&d| d as u128).product();
-        check_size(spec, switches, switches * (2 * dims.len() + t) as u128)?;
+        let switches = wide_product(dims.iter().copied());
+        check_size(spec, switches, switches.saturating_mul((2 * dims.len() + t) as u128))?;
         if switches * (t as u128) < 2 {
             return Err(crate::Error::invalid(
                 spec,

@@ -10,7 +10,7 @@
 //! each top switch.
 
 use super::radix::{digits, from_digits};
-use super::wiring::{check_size, Builder, Wiring};
+use super::wiring::{check_size, wide_product, Builder, Wiring};
 use crate::error::{Error, Result};
 
 /// A generalized fat-tree XGFT(h; m_1..m_h; w_1..w_h).
@@ -40,9 +40,10 @@ impl Xgft {
         let x = Xgft { m, w, top_up_ports, thin_tree: None };
         let (mut switches, mut ports) = (0u128, 0u128);
         for l in 1..=x.height() {
+            // Saturating: a spec such as k=65536, n=16 would wrap around to a small size.
             let size = x.level_size_wide(l);
-            switches += size;
-            ports += size * x.ports_at_level(l) as u128;
+            switches = switches.saturating_add(size);
+            ports = ports.saturating_add(size.saturating_mul(x.ports_at_level(l) as u128));
         }
         check_size(spec, switches, ports)?;
         if x.terminals() < 2 {
@@ -76,10 +77,9 @@ impl Xgft {
         self.w[..l].iter().product()
     }
 
+    /// Switches at level `l`, saturating at `u128::MAX` (sizes are checked before building).
     fn level_size_wide(&self, l: usize) -> u128 {
-        let above: u128 = self.m[l..].iter().map(|&v| v as u128).product();
-        let below: u128 = self.w[1..l].iter().map(|&v| v as u128).product();
-        above * below
+        wide_product(self.m[l..].iter().chain(&self.w[1..l]).copied())
     }
 
     /// Switches at level `l` (1 = leaf level).

@@ -10,7 +10,7 @@
 use super::balanced_cut::balancing_moves;
 use super::radix::{digits, from_digits};
 use super::symmetry::Symmetry;
-use super::wiring::{check_size, Builder, Wiring};
+use super::wiring::{check_size, wide_product, Builder, Wiring};
 use crate::error::Result;
 
 /// An nD twin torus with the given number of nodes per dimension.
@@ -24,8 +24,8 @@ impl TwinTorus {
     /// Validates the size and returns the family (the dimension count is checked by the
     /// spec parser).
     pub fn new(spec: &str, dims: Vec<usize>) -> Result<Self> {
-        let nodes: u128 = dims.iter().map(|&d| d as u128).product();
-        check_size(spec, 2 * nodes, 2 * nodes * (dims.len() + 2) as u128)?;
+        let nodes = wide_product(dims.iter().copied());
+        check_size(spec, nodes.saturating_mul(2), nodes.saturating_mul(2 * (dims.len() + 2) as u128))?;
         Ok(TwinTorus { dims })
     }
 

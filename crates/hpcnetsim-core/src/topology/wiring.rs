@@ -94,13 +94,29 @@ impl Builder {
 /// graph alone would need gigabytes.
 pub const MAX_PORTS: u64 = 200_000_000;
 
+/// The product of a spec's sizes, saturating at `u128::MAX` instead of wrapping around
+/// (65 536 in each of nine dimensions would otherwise multiply to 0 and pass the check).
+pub(crate) fn wide_product(values: impl IntoIterator<Item = usize>) -> u128 {
+    values.into_iter().fold(1u128, |n, v| n.saturating_mul(v as u128))
+}
+
+/// A size for a message: sizes are computed saturating, so the largest stands for any
+/// larger one.
+fn count(n: u128) -> String {
+    if n == u128::MAX {
+        "more than 10^38".to_string()
+    } else {
+        n.to_string()
+    }
+}
+
 /// Rejects sizes that would exhaust memory before anything is allocated.
 pub(crate) fn check_size(spec: &str, switches: u128, ports: u128) -> Result<()> {
     if ports > MAX_PORTS as u128 || switches > u32::MAX as u128 {
         return Err(Error::invalid(
             spec,
             "size",
-            format!("{switches} switches with {ports} ports"),
+            format!("{} switches with {} ports", count(switches), count(ports)),
             format!("a network may have at most {MAX_PORTS} switch ports in total"),
         ));
     }

@@ -175,10 +175,14 @@ fn bad_files_are_refused_with_file_and_line() {
         assert!(e.contains(at) && e.contains(field) && !e.contains('\n'), "{bytes:?}: {e}");
     }
     let inter = write_tmp("ok-inter.csv", b"0,2\n2,0\n");
+    let empty = write_tmp("empty.csv", b"");
     for (body, field) in [
         (format!("{intra},{inter}"), "spec"),
         (format!("{intra},{inter},p=0"), "p"),
         (format!("{intra},/nonexistent,p=1"), "file"),
+        // Two empty files used to give one router with p terminals and no links.
+        (format!("{empty},{empty},p=1"), "files = no connection records"),
+        (format!("{empty},{empty},p=4"), "files = no connection records"),
     ] {
         let e = Topology::from_spec(&format!("codes-dragonfly:{body}")).expect_err("refused").to_string();
         assert!(e.contains(field) && !e.contains('\n'), "{body}: {e}");

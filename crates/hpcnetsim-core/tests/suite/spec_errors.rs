@@ -58,6 +58,20 @@ fn bad_specs() {
 }
 
 #[test]
+fn sizes_beyond_128_bits_are_too_large_not_empty() {
+    // Products of the parameters above 2^128 used to wrap around: to 0 terminals (k=65536,
+    // n=16: 2^256), or to 0 switches that passed the size check and panicked later.
+    let big = |family: &str, dims: usize| format!("{family}:{}", vec!["65536"; dims].join("x"));
+    expect("tree:k=65536,n=16", &["size = more than 10^38 switches", "at most 200000000 switch ports"]);
+    expect(&big("torus", 9), &["size = more than 10^38 switches"]);
+    expect(&big("mesh", 9), &["size = more than 10^38 switches"]);
+    expect(&big("hyperx", 9), &["size = more than 10^38 switches"]);
+    expect(&big("twin-torus", 9), &["size = more than 10^38 switches"]);
+    // Below the saturation the size is given exactly.
+    expect("tree:k=256,n=16", &["size = 21267647932558653966460912964485513216 switches"]);
+}
+
+#[test]
 fn good_specs_tolerate_spacing_and_order() {
     for spec in [" tree:n=3,k=4 ", "tree:k=4, n=3", "torus:8x8, t=2", "xgft:m=4,4;w=1,2", "hyperx:3x3,k=2,t=1"] {
         Topology::from_spec(spec).unwrap();
