@@ -96,6 +96,35 @@ fn same_seed_same_result_different_seed_different_samples() {
     assert_ne!(a.latency, d.latency);
 }
 
+/// At a low load with short batches the sources themselves generate a few per cent more or
+/// less than the nominal load; a network that delivers what they generate is not saturated.
+#[test]
+fn a_low_load_short_of_its_nominal_value_is_not_saturation() {
+    let (mut short_of_nominal, mut converged) = (0, 0);
+    for seed in 1..=10 {
+        let mut c = quick(config("torus:4x4", 2, 0.05));
+        c.seed = seed;
+        c.measurement.batches = 3;
+        c.measurement.batch_cycles = 1_000;
+        let r = measure::run(&c).unwrap();
+        // So few packets per window may not settle within the tolerance: such runs report
+        // no throughput, and no saturation either.
+        if r.status != Status::Converged {
+            assert!(!r.saturated && r.accepted_load.is_none(), "seed {seed}: {}", r.message);
+            continue;
+        }
+        converged += 1;
+        if r.accepted_load.unwrap() < 0.95 * r.offered_load {
+            short_of_nominal += 1;
+        }
+        assert!(!r.saturated, "seed {seed}: {}", r.message);
+        assert!(r.packets_delivered as f64 >= 0.95 * r.packets_generated as f64);
+    }
+    // The old criterion (accepted below 95 % of the nominal load) called these saturated.
+    assert!(converged >= 5, "only {converged} of 10 seeds converged");
+    assert!(short_of_nominal >= 2, "only {short_of_nominal} of {converged} runs fell short of the nominal load");
+}
+
 /// Paper 000 §5.1: with a few VCs thin-trees reach their ideal throughput, the complete
 /// tree does not reach 1. (CI-sized 64-node trees; the 4096-node ones run as a study.)
 #[test]
