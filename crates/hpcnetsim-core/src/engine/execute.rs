@@ -206,7 +206,9 @@ pub fn run_controlled(
             .link_utilisation(e.execution_time().unwrap_or(e.now()), cfg.measurement.per_link_utilisation),
         packet_hops: e.stats.counters.packet_hops,
         phit_hops: e.stats.counters.phit_hops,
-        cycles: e.now(),
+        // A completed run stops at the end of the chunk it completed in; what was simulated is
+        // its execution (the events after it are credits returning to idle links).
+        cycles: e.execution_time().unwrap_or(e.now()),
         wall_seconds: start.elapsed().as_secs_f64(),
         consumed_load_bin_cycles: bin,
         consumed_load: consumed,

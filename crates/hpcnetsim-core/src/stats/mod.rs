@@ -58,7 +58,7 @@ pub struct ExecutionResult {
     pub packet_hops: u64,
     /// Phit hops simulated.
     pub phit_hops: u64,
-    /// Cycles simulated.
+    /// Cycles simulated: a completed run's execution time, else the cycle it stopped at.
     pub cycles: u64,
     /// Wall-clock seconds.
     pub wall_seconds: f64,

@@ -171,6 +171,8 @@ fn unmatched_and_cyclic_programs() {
     ok.message(Some(1), Some(0), 10);
     let r = run_to_completion(&c, Engine::with_programs(&c, &t, ok, vec![0, 1]).unwrap(), "custom", 10_000);
     assert_eq!((r.status, r.execution_time_cycles), (Status::Completed, Some(5 + 17)));
+    // What was simulated is the execution, not the chunk of cycles it completed in.
+    assert_eq!(r.cycles, 5 + 17);
     // Each task waits for the other before sending: the workload deadlocks, and the report
     // says who waits for what.
     let mut cycle = Programs::new(2);
