@@ -60,6 +60,9 @@ def files(tmp_path_factory):
     (d / "bogus.toml").write_text(SWEEP.format(name="bogus") + "[report]\nbogus = 1\n")
     (d / "dup.toml").write_text(SWEEP.format(name="dup") + '[[sweep]]\nname = "a"\naxes.traffic.load = [0.2]\n')
     (d / "expr.toml").write_text(SWEEP.format(name="expr") + 'axes.switch.vcs = ["=terminals"]\n')
+    for name, text in (("published-bad", "foo = 1\n"), ("published-empty", 'paper = "004"\n')):
+        (d / name).mkdir()
+        (d / name / "004.toml").write_text(text)
     return d
 
 
@@ -99,7 +102,22 @@ CASES = [
     ("report bogus key", "sweep {d}/bogus.toml", "bogus"),
     ("two groups one name", "sweep {d}/dup.toml", "sweep name"),
     ("scheduler garbage", "sweep {d}/dup.toml --scheduler garbage", "--scheduler"),
-]
+    ("bench-net hops, one terminal per switch", "bench-net hops --quick --topology torus:4x4",
+     "no other terminal on terminal 0's switch"),
+    ("bench-net hops, one switch", "bench-net hops --quick --topology crossbar:4", "all its terminals on one switch"),
+    ("bench-net config and --topology", "bench-net ping {d}/base.toml --topology crossbar:4 --quick",
+     "--topology: 'crossbar:4' is not used with a config file"),
+    ("bench-net config and --technology", "bench-net ping {d}/base.toml --technology elite --quick",
+     "--technology: 'elite' is not used with a config file"),
+    ("flow spec and --set topology", "flow ebb torus:4x4 --set topology=tree:k=4,n=2",
+     "topology is already given by the spec argument"),
+    ("flow --seed and --set seed", "flow ebb torus:4x4 --seed 3 --set seed=4", "seed is already given by --seed"),
+    ("flow --samples and --set", "flow ebb torus:4x4 --samples 5 --set flow.samples=9",
+     "flow.samples is already given by --samples"),
+    ("flow --nodes twice", "flow ebb torus:4x4 --nodes 4,8,4", "node count 4 is listed twice"),
+    ("validate --data unknown key", "validate --quick --data {d}/published-bad", "004.toml: foo = 1 is invalid"),
+    ("validate --data no quantities", "validate --quick --data {d}/published-empty", "no [[quantity]] or [[group]]"),
+]  # fmt: skip
 
 
 def run_cli(args, timeout=60):

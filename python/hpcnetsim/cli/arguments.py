@@ -136,6 +136,10 @@ def jobs_arg(text: str) -> int:
 
 def node_counts_arg(text: str) -> list[int]:
     try:
-        return [int(x) for x in text.split(",")]
+        counts = [int(x) for x in text.split(",")]
     except ValueError:
         raise argparse.ArgumentTypeError(f"'{text}' is not a comma-separated list of node counts") from None
+    for i, n in enumerate(counts):
+        if n in counts[:i]:
+            raise argparse.ArgumentTypeError(f"node count {n} is listed twice: each count at most once")
+    return counts

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from .arguments import path_arg
+from .arguments import UsageError, path_arg
+
+#: The network of ``bench-net`` without a config file.
+DEFAULTS = {"topology": "tree:k=4,n=2", "technology": "qsnet"}
 
 
 def add_parser(sub) -> None:
@@ -10,8 +13,8 @@ def add_parser(sub) -> None:
     bn = sub.add_parser("bench-net", help="network microbenchmarks of paper 004 §4 (ping, hot spot, total exchange...)")
     bn.add_argument("name", choices=("ping", "bidirectional", "hotspot", "exchange", "barrier", "contention", "hops", "all"))
     bn.add_argument("config", type=path_arg, nargs="?", help="TOML config (default: the 4-ary 2-tree with --technology)")
-    bn.add_argument("--topology", default="tree:k=4,n=2", help="topology without a config (default tree:k=4,n=2)")
-    bn.add_argument("--technology", default="qsnet", help="technology preset without a config (default qsnet)")
+    bn.add_argument("--topology", help=f"topology without a config (default {DEFAULTS['topology']})")
+    bn.add_argument("--technology", help=f"technology preset without a config (default {DEFAULTS['technology']})")
     bn.add_argument("--set", dest="overrides", action="append", default=[], nargs="+", metavar="PATH=VALUE",
                     help="override a config value, e.g. --set nic.source_buffer=nic")  # fmt: skip
     bn.add_argument("--quick", action="store_true", help="fewer message sizes and messages")
@@ -26,12 +29,19 @@ def _bench_net(args) -> None:
     from ..studies.netbench_run import format_tables, run, write
 
     if args.config is not None:
+        # A config names its own network: a flag beside it would be silently ignored.
+        for flag in ("topology", "technology"):
+            if getattr(args, flag) is not None:
+                raise UsageError(
+                    f"--{flag}: {getattr(args, flag)!r} is not used with a config file "
+                    f"(set it in {args.config} or with --set {flag}=...)"
+                )
         load_config(args.config)  # one-line errors for a bad file
         from .._files import read_text_file
 
         base = tomllib.loads(read_text_file(args.config))
     else:
-        base = {"topology": args.topology, "technology": args.technology}
+        base = {k: getattr(args, k) or v for k, v in DEFAULTS.items()}
     config = apply_overrides(base, [o for group in args.overrides for o in group])
     frames = run(args.name, config, args.quick)
     print(format_tables(frames))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import sys
 
-from .arguments import Parser, node_counts_arg, path_arg
+from .arguments import Parser, UsageError, node_counts_arg, path_arg
 
 
 def add_parser(sub) -> None:
@@ -62,7 +62,26 @@ def _flow_args_config(args) -> dict:
         }.items()
         if v is not None
     }
-    return apply_overrides(flow_config(args.spec, **fields), [o for group in args.overrides for o in group])
+    config = flow_config(args.spec, **fields)
+    overrides = [o for group in args.overrides for o in group]
+    # A value given both positionally or by its own flag and by --set would be decided by the
+    # order they are applied in; refuse it instead of silently ignoring one of them.
+    given = {"topology": "the spec argument", "seed": "--seed", "routing.algorithm": "--routing"}
+    given.update({f"flow.{k}": "--" + k.replace("_", "-") for k in config.get("flow", {})})
+    for item in overrides:
+        path = ".".join(p.strip() for p in item.partition("=")[0].split("."))
+        if path in given and (path == "topology" or _has(config, path)):
+            raise UsageError(f"--set {item}: {path} is already given by {given[path]}")
+    return apply_overrides(config, overrides)
+
+
+def _has(config: dict, path: str) -> bool:
+    """Whether ``config`` holds a value at the dotted ``path``."""
+    for part in path.split("."):
+        if not isinstance(config, dict) or part not in config:
+            return False
+        config = config[part]
+    return True
 
 
 def _flow_ebb(args) -> None:

@@ -227,8 +227,16 @@ def hops(config, src: int = 0):
 
     cfg, clock, n = _setup(config)
     t = Topology.from_spec(cfg["topology"])
-    near = next(d for d in range(n) if d != src and t.distance(src, d) == 2)
+    near = next((d for d in range(n) if d != src and t.distance(src, d) == 2), None)
     far = far_terminal(cfg["topology"], src)
+    # The delay per hop is the difference of the two pings over their extra switches: it needs
+    # a second terminal on terminal 0's switch and one behind more switches.
+    if near is None or t.distance(src, far) <= 2:
+        what = "no other terminal on terminal 0's switch" if near is None else "all its terminals on one switch"
+        raise ConfigError(
+            f"bench-net hops: topology = {cfg['topology']} has {what}: the benchmark needs two "
+            "terminals on one switch and one behind more switches (a tree, or a torus with t=2)"
+        )
     rows = []
     for name, dst in (("near", near), ("far", far)):
         p = Program(2)

@@ -267,6 +267,10 @@ def _expand(paper: str, item: dict[str, Any], study, where_file: str) -> list[Qu
     return out
 
 
+#: The top-level keys of a published-value file.
+FILE_KEYS = {"paper", "title", "quantity", "group"}
+
+
 def load(papers: list[str] | None = None, folder: Path | None = None) -> list[Quantity]:
     """Every quantity of the published-value files of ``papers`` (all by default)."""
     folder = Path(folder) if folder else data_dir()
@@ -281,6 +285,13 @@ def load(papers: list[str] | None = None, folder: Path | None = None) -> list[Qu
             doc = tomllib.loads(path.read_text())
         except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
             raise ConfigError(f"{path}: invalid published-value file: {e}") from None
+        unknown = sorted(set(doc) - FILE_KEYS)
+        if unknown:
+            allowed = ", ".join(sorted(FILE_KEYS))
+            raise ConfigError(f"{path}: {unknown[0]} = {doc[unknown[0]]!r} is invalid: a published-value "
+                              f"file holds only {allowed}")  # fmt: skip
+        if not doc.get("quantity") and not doc.get("group"):
+            raise ConfigError(f"{path}: no [[quantity]] or [[group]]: a published-value file lists at least one")
         paper = str(doc.get("paper", path.stem))
         if papers and paper not in papers:
             continue
