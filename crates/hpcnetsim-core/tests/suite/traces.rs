@@ -181,6 +181,14 @@ fn bad_traces_name_file_record_and_rank() {
 }
 
 #[test]
+fn an_unknown_call_is_named_whatever_its_arguments() {
+    for line in ["0 foo 1 10", "0 foo", "0 foo x=1", "0 foo comm=7"] {
+        let e = error_of(&format!("ranks 2\n{line}\n"));
+        assert!(e.starts_with("bad.trace: line 2 (rank 0): unknown call 'foo'; allowed: compute,"), "{line}: {e}");
+    }
+}
+
+#[test]
 fn an_unmatched_receive_is_reported_not_run_forever() {
     let cfg = config("crossbar:4", |w| w.stall_cycles = 1000);
     let r = replay_text(&cfg, "ranks 2\n0 send 1 64 tag=1\n1 recv 0 64 tag=1\n1 recv 0 64 tag=7\n");

@@ -131,6 +131,12 @@ pub(crate) fn call(
     builder_algorithm: crate::config::CollectiveAlgorithm,
 ) -> Result<()> {
     let call = words.get(1).copied().unwrap_or("");
+    // The name first: the arguments of an unknown call mean nothing (`foo 1 10` is not an
+    // extra argument of anything).
+    const CALLS: [&str; 8] = ["compute", "send", "isend", "recv", "irecv", "wait", "waitall", "waitany"];
+    if !CALLS.contains(&call) && collective(call).is_none() {
+        return Err(unknown_call(at, call));
+    }
     let mut positional = Vec::new();
     let (mut tag, mut comm, mut req, mut root) = (None, WORLD, None, 0u32);
     let mut algorithm = builder_algorithm;
@@ -207,14 +213,16 @@ pub(crate) fn call(
                 let bytes = if kernel == Kernel::MpiBarrier { 0 } else { num(at, "bytes", arg(0, "bytes")?)? };
                 builder.collective_with(at, rank, kernel, bytes, root, comm, algorithm)?;
             }
-            None => {
-                return Err(at.error(format!(
-                    "unknown call '{call}'; allowed: compute, send, isend, recv, irecv, wait, waitall, waitany, barrier, bcast, reduce, allreduce, allgather, alltoall, gather, scatter"
-                )))
-            }
+            None => return Err(unknown_call(at, call)),
         },
     }
     Ok(())
+}
+
+fn unknown_call(at: &Location, call: &str) -> crate::error::Error {
+    at.error(format!(
+        "unknown call '{call}'; allowed: compute, send, isend, recv, irecv, wait, waitall, waitany, barrier, bcast, reduce, allreduce, allgather, alltoall, gather, scatter"
+    ))
 }
 
 /// The rank of a line, without parsing the rest (`None` for the header, communicator
