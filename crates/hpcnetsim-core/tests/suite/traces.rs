@@ -189,6 +189,12 @@ fn an_unknown_call_is_named_whatever_its_arguments() {
 }
 
 #[test]
+fn a_communicator_listing_a_rank_twice_is_refused() {
+    let e = error_of("ranks 3\ncomm 1 2 0 2\n0 barrier comm=1\n");
+    assert!(e.starts_with("bad.trace: line 2: communicator 1 lists rank 2 twice"), "{e}");
+}
+
+#[test]
 fn an_unmatched_receive_is_reported_not_run_forever() {
     let cfg = config("crossbar:4", |w| w.stall_cycles = 1000);
     let r = replay_text(&cfg, "ranks 2\n0 send 1 64 tag=1\n1 recv 0 64 tag=1\n1 recv 0 64 tag=7\n");

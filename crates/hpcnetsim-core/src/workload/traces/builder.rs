@@ -224,6 +224,13 @@ impl Builder {
         if let Some(&bad) = members.iter().find(|&&r| r as usize >= self.ranks()) {
             return Err(at.error(format!("communicator {id} names rank {bad}; the trace has {} ranks", self.ranks())));
         }
+        // A rank listed twice would be two ranks of the communicator, its collectives two
+        // participants in one program.
+        let mut sorted = members.clone();
+        sorted.sort_unstable();
+        if let Some(w) = sorted.windows(2).find(|w| w[0] == w[1]) {
+            return Err(at.error(format!("communicator {id} lists rank {} twice; each rank is a member once", w[0])));
+        }
         self.comms.insert(id, members);
         Ok(())
     }
