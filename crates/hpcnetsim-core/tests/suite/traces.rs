@@ -195,6 +195,20 @@ fn a_communicator_listing_a_rank_twice_is_refused() {
 }
 
 #[test]
+fn a_wait_on_a_request_never_started_is_refused() {
+    let e = error_of("ranks 2\n0 wait 5\n0 compute 5\n");
+    assert!(e.starts_with("bad.trace: line 2 (rank 0): wait: request 5 is not pending"), "{e}");
+    // A request already completed by a wait, and one of a waitall.
+    let e = error_of("ranks 2\n0 isend 1 8 req=1\n1 recv 0 8\n0 wait 1\n0 wait 1\n");
+    assert!(e.starts_with("bad.trace: line 5 (rank 0): wait: request 1 is not pending"), "{e}");
+    let e = error_of("ranks 2\n0 isend 1 8 req=1\n1 recv 0 8\n0 waitall 1 2\n");
+    assert!(e.starts_with("bad.trace: line 4 (rank 0): waitall: request 2 is not pending"), "{e}");
+    // Another rank's request of the same id does not count.
+    let e = error_of("ranks 2\n0 isend 1 8 req=1\n1 recv 0 8\n0 wait 1\n1 wait 1\n");
+    assert!(e.starts_with("bad.trace: line 5 (rank 1): wait: request 1 is not pending"), "{e}");
+}
+
+#[test]
 fn an_unmatched_receive_is_reported_not_run_forever() {
     let cfg = config("crossbar:4", |w| w.stall_cycles = 1000);
     let r = replay_text(&cfg, "ranks 2\n0 send 1 64 tag=1\n1 recv 0 64 tag=1\n1 recv 0 64 tag=7\n");

@@ -383,6 +383,11 @@ impl Builder {
         Ok(())
     }
 
+    /// Whether trace handle `handle` of `rank` is a request posted and not yet waited for.
+    pub fn has_request(&self, rank: usize, handle: u64) -> bool {
+        self.handles[rank].contains_key(&handle)
+    }
+
     /// A wait on trace handle `handle` (an unknown handle is a null request: no wait).
     pub fn wait(&mut self, rank: usize, handle: u64) {
         if let Some(id) = self.handles[rank].remove(&handle) {

@@ -203,6 +203,13 @@ pub(crate) fn call(
             if hs.is_empty() {
                 return Err(at.error(format!("{call}: missing request ids")));
             }
+            // The writer chose the ids: one that names no posted request is a mistake in the
+            // trace, not MPI's null request (which the binary formats record as such).
+            if let Some(h) = hs.iter().find(|&&h| !builder.has_request(rank, h)) {
+                return Err(at.error(format!(
+                    "{call}: request {h} is not pending; a wait names requests that an isend or irecv of rank {rank} started with req=ID and no earlier wait completed"
+                )));
+            }
             match call {
                 "waitany" => builder.wait_any(rank, &hs, None),
                 _ => builder.wait_all(rank, &hs),
