@@ -213,7 +213,19 @@ impl Programs {
             }
         }
         if sends != recvs {
-            return Err(Error::Unsupported("workload: sends and receives do not match pair by pair".into()));
+            // The first pair (in task order) whose sends and receives differ.
+            let mut pairs: Vec<(usize, usize)> = sends.keys().chain(recvs.keys()).copied().collect();
+            pairs.sort_unstable();
+            let none = Vec::new();
+            if let Some(&(f, t)) = pairs.iter().find(|p| sends.get(p) != recvs.get(p)) {
+                let (s, r) = (sends.get(&(f, t)).unwrap_or(&none), recvs.get(&(f, t)).unwrap_or(&none));
+                let differ = if s.len() == r.len() { " of other lengths" } else { "" };
+                return Err(Error::Unsupported(format!(
+                    "workload: task {f} sends {} messages to task {t}, which receives {}{differ}; sends and receives match pair by pair, in order and length",
+                    s.len(),
+                    r.len()
+                )));
+            }
         }
         Ok(())
     }

@@ -245,9 +245,9 @@ fn bad_traces_fail_before_the_replay_in_one_line() {
     assert!(e.contains(&format!("bad.trace: line {line} (rank 2): unknown call 'frobnicate'")), "{e}");
     let e = error_of("ranks 4\n0 send 1 64\n1 recv 0 64\n1 send 2 64 tag=77\n", "unmatched");
     assert!(e.contains("line 4 (rank 1): message from rank 1 to rank 2 tag 77 is never received"), "{e}");
-    // A collective one member does not call: its messages cannot pair up.
+    // A collective one member does not call: named with its line.
     let e = error_of("ranks 3\n0 bcast 64\n1 bcast 64\n", "collective");
-    assert!(e.contains("do not match pair by pair"), "{e}");
+    assert!(e.contains("line 2 (rank 0): rank 2 never calls this bcast, collective #1 of communicator 0"), "{e}");
     // A communicator keeps its members (the stream knows them from the first pass).
     let e = error_of("ranks 4\ncomm 1 0 1\n0 barrier comm=1\n1 barrier comm=1\ncomm 1 2 3\n", "comm");
     assert!(e.contains("line 5: communicator 1 is defined again with other members"), "{e}");

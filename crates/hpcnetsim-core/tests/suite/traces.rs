@@ -209,6 +209,39 @@ fn a_wait_on_a_request_never_started_is_refused() {
 }
 
 #[test]
+fn a_collective_some_member_never_calls_is_named_with_its_line() {
+    let e = error_of("ranks 2\n0 bcast 10\n");
+    assert_eq!(e, "bad.trace: line 2 (rank 0): rank 1 never calls this bcast, collective #1 of communicator 0");
+    // The first call not made by every member, on its communicator, with the ranks missing it.
+    let e = error_of(
+        "ranks 4\ncomm 1 3 1 2\n0 barrier\n1 barrier\n2 barrier\n3 barrier\n\
+         3 allreduce 8 comm=1\n3 allreduce 8 comm=1\n1 allreduce 8 comm=1\n2 allreduce 8 comm=1\n",
+    );
+    assert_eq!(e, "bad.trace: line 8 (rank 3): ranks 1, 2 never call this allreduce, collective #2 of communicator 1");
+    // Another operation, or another root, in the same place.
+    let e = error_of("ranks 2\n0 bcast 10 root=1\n0 reduce 10\n1 bcast 10 root=1\n1 allreduce 10\n");
+    assert_eq!(
+        e,
+        "bad.trace: line 5 (rank 1): allreduce is collective #2 of communicator 0, where rank 0 calls reduce root=0 at line 3; every member makes the same collectives in the same order"
+    );
+    let e = error_of("ranks 2\n0 bcast 10 root=1\n1 bcast 10\n");
+    assert!(e.starts_with("bad.trace: line 3 (rank 1): bcast root=0 is collective #1 of communicator 0, where rank 0 calls bcast root=1 at line 2;"), "{e}");
+    // A rank far ahead (a file written rank after rank): its first 256 calls past the others'
+    // are kept, later ones counted, and the counts still tell.
+    let ahead = |behind: usize| format!("ranks 2\n{}{}", "0 barrier\n".repeat(300), "1 barrier\n".repeat(behind));
+    let e = error_of(&ahead(1));
+    assert!(e.starts_with("bad.trace: line 3 (rank 0): rank 1 never calls this barrier, collective #2 "), "{e}");
+    let e = error_of(&ahead(290));
+    assert!(
+        e.starts_with("bad.trace: line 301 (rank 0): rank 1 makes 290 collective calls on communicator 0, this rank 300 (its last here)"),
+        "{e}"
+    );
+    // Point-to-point: a send no receive matches names its rank and line.
+    let e = error_of("ranks 2\n0 compute 5\n0 send 1 10\n");
+    assert!(e.starts_with("bad.trace: line 3 (rank 0): message from rank 0 to rank 1 tag 0 is never received"), "{e}");
+}
+
+#[test]
 fn an_unmatched_receive_is_reported_not_run_forever() {
     let cfg = config("crossbar:4", |w| w.stall_cycles = 1000);
     let r = replay_text(&cfg, "ranks 2\n0 send 1 64 tag=1\n1 recv 0 64 tag=1\n1 recv 0 64 tag=7\n");

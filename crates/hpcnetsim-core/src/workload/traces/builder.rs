@@ -35,6 +35,37 @@ const CACHED_EXPANSIONS: usize = 64;
 /// Key of a cached collective expansion: operation, algorithm, bytes, root, size.
 type CollKey = (Kernel, CollectiveAlgorithm, u64, usize, usize);
 
+/// Collective calls of one communicator kept so that a call some member never makes, or
+/// makes as another operation, is named with its line: at most this many calls past the
+/// last one every member has made.
+const PENDING_COLLECTIVES: usize = 256;
+
+/// One collective call as the first member to make it gave it.
+struct Called {
+    kernel: Kernel,
+    root: u32,
+    rank: usize,
+    at: Location,
+}
+
+/// The collective calls of one communicator (not kept in `Stream` mode: the trace was
+/// checked by its `Count` pass).
+#[derive(Default)]
+struct CommCalls {
+    /// Per communicator rank: collectives called so far.
+    count: Vec<u64>,
+    /// Calls every member has made (the least of `count`) and how many members made no more.
+    done: u64,
+    at_done: usize,
+    /// Calls number `done`, `done` + 1, … as first made (bounded: a rank far ahead of the
+    /// others, as in a file written rank after rank, has its later calls counted only).
+    pending: std::collections::VecDeque<Called>,
+    /// The most calls any member has made, and the last of them, for when `pending` lost
+    /// the first call some member never makes.
+    most: u64,
+    last: Option<Location>,
+}
+
 /// What a builder does with the operations it makes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Mode {
@@ -89,6 +120,8 @@ pub struct Builder {
     wild: FxHashMap<(u32, u32), u64>,
     /// Per rank: compute cycles so far (bounded, see `limits`).
     compute: Vec<u64>,
+    /// Collective calls per communicator.
+    collectives: FxHashMap<u32, CommCalls>,
 }
 
 impl Builder {
@@ -121,6 +154,7 @@ impl Builder {
             recvs: Default::default(),
             wild: Default::default(),
             compute: vec![0; ranks],
+            collectives: Default::default(),
         }
     }
 
@@ -475,6 +509,9 @@ impl Builder {
         if n < 2 {
             return Ok(());
         }
+        if self.mode != Mode::Stream {
+            self.called(at, rank, me, n, kernel, root, comm)?;
+        }
         // Expansions are cached: every rank of a collective takes its part of the same one.
         let key = (kernel, algorithm, bytes, root as usize, n);
         if !self.cache.contains_key(&key) {
@@ -508,6 +545,106 @@ impl Builder {
             self.push(rank, op);
         }
         Ok(())
+    }
+
+    /// Records that `rank` (rank `me` of the `n` of `comm`) calls collective `kernel`; an
+    /// error if another member made this call of the communicator as another operation.
+    #[allow(clippy::too_many_arguments)]
+    fn called(
+        &mut self,
+        at: &Location,
+        rank: usize,
+        me: usize,
+        n: usize,
+        kernel: Kernel,
+        root: u32,
+        comm: u32,
+    ) -> Result<()> {
+        let c = self.collectives.entry(comm).or_insert_with(|| CommCalls { at_done: n, ..Default::default() });
+        if c.count.len() != n {
+            *c = CommCalls { count: vec![0; n], at_done: n, ..Default::default() };
+        }
+        let k = c.count[me];
+        match c.pending.get((k - c.done) as usize) {
+            // The root matters only to rooted collectives (others are given root 0 or any).
+            Some(first) if first.kernel != kernel || (rooted(kernel) && first.root != root) => {
+                let place = if first.at.file == at.file {
+                    first.at.record.clone()
+                } else {
+                    format!("{}: {}", first.at.file, first.at.record)
+                };
+                return Err(at.error(format!(
+                    "{} is collective #{} of communicator {comm}, where rank {} calls {} at {place}; every member makes the same collectives in the same order",
+                    call_name(kernel, Some(root)),
+                    k + 1,
+                    first.rank,
+                    call_name(first.kernel, Some(first.root)),
+                )));
+            }
+            Some(_) => {}
+            None if k - c.done == c.pending.len() as u64 && c.pending.len() < PENDING_COLLECTIVES => {
+                c.pending.push_back(Called { kernel, root, rank, at: at.clone() })
+            }
+            None => {}
+        }
+        c.count[me] = k + 1;
+        if k + 1 >= c.most {
+            c.most = k + 1;
+            // In place: a trace has millions of collectives.
+            match &mut c.last {
+                Some(last) => {
+                    last.file.clone_from(&at.file);
+                    last.record.clone_from(&at.record);
+                    last.rank = at.rank;
+                }
+                None => c.last = Some(at.clone()),
+            }
+        }
+        if k == c.done {
+            c.at_done -= 1;
+            if c.at_done == 0 {
+                // Every member has made call `done`: the next round starts.
+                c.done += 1;
+                c.pending.pop_front();
+                c.at_done = c.count.iter().filter(|&&x| x == c.done).count();
+            }
+        }
+        Ok(())
+    }
+
+    /// The first collective call that some member of a communicator never makes.
+    fn check_collectives(&self) -> Result<()> {
+        let mut comms: Vec<_> = self.collectives.iter().filter(|(_, c)| c.at_done < c.count.len()).collect();
+        comms.sort_unstable_by_key(|(id, _)| **id);
+        let Some((&comm, c)) = comms.first() else { return Ok(()) };
+        let missing: Vec<u32> = (0..c.count.len())
+            .filter(|&r| c.count[r] == c.done)
+            .map(|r| self.comms.get(&comm).map_or(r as u32, |m| m[r]))
+            .collect();
+        let shown: Vec<String> = missing.iter().take(8).map(|r| r.to_string()).collect();
+        let who = match missing.len() {
+            1 => format!("rank {}", shown[0]),
+            m if m <= 8 => format!("ranks {}", shown.join(", ")),
+            m => format!("ranks {} and {} more", shown.join(", "), m - 8),
+        };
+        let number = c.done + 1;
+        match c.pending.front() {
+            Some(first) => Err(first.at.error(format!(
+                "{who} never call{} this {}, collective #{number} of communicator {comm}",
+                if missing.len() == 1 { "s" } else { "" },
+                call_name(first.kernel, None),
+            ))),
+            // Not kept (a rank ran far ahead): the counts say which ranks fall short.
+            None => {
+                let what = format!(
+                    "{who} make{} {} collective calls on communicator {comm}, this rank {} (its last here); every member makes the same collectives",
+                    if missing.len() == 1 { "s" } else { "" },
+                    c.done,
+                    c.most,
+                );
+                Err(c.last.as_ref().map_or_else(|| Error::Unsupported(what.clone()), |l| l.error(&what)))
+            }
+        }
     }
 
     /// Checks that every point-to-point message can be received (a send with no possible
@@ -544,9 +681,36 @@ impl Builder {
         if self.ops.iter().all(|&n| n == 0) {
             return Err(Error::Unsupported("trace: no MPI call to replay".into()));
         }
-        if self.pairs.values().any(|[s, r]| s != r) {
-            return Err(Error::Unsupported("workload: sends and receives do not match pair by pair".into()));
+        self.check_collectives()?;
+        // Every member made the same collectives: messages can still differ in length (the
+        // ranks gave one collective different sizes).
+        let mut bad: Vec<_> = self.pairs.iter().filter(|(_, [s, r])| s != r).collect();
+        bad.sort_unstable_by_key(|(pair, _)| **pair);
+        if let Some(((src, dst), [s, r])) = bad.first() {
+            return Err(Error::Unsupported(format!(
+                "trace: the collectives' messages from rank {src} to rank {dst} do not match: {} sent, {} received{}; the ranks give their common collectives different sizes",
+                s.0,
+                r.0,
+                if s.0 == r.0 { " with other lengths" } else { "" },
+            )));
         }
         Ok(())
+    }
+}
+
+/// Whether collective `kernel` has a root.
+fn rooted(kernel: Kernel) -> bool {
+    matches!(kernel, Kernel::Bcast | Kernel::Reduce | Kernel::Gather | Kernel::Scatter)
+}
+
+/// A collective as a text trace writes it, with its `root` if given and it has one: `bcast root=1`.
+fn call_name(kernel: Kernel, root: Option<u32>) -> String {
+    let name = match kernel {
+        Kernel::MpiBarrier => "barrier".to_string(),
+        k => crate::config::config_name(&k),
+    };
+    match root {
+        Some(r) if rooted(kernel) => format!("{name} root={r}"),
+        _ => name,
     }
 }
