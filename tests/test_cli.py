@@ -161,3 +161,52 @@ def test_written_files_get_normal_permissions(cli, tmp_path):
     umask = os.umask(0)
     os.umask(umask)
     assert mode == 0o666 & ~umask
+
+
+def test_output_into_a_fifo_or_device_writes_into_it(cli, tmp_path):
+    """Renaming onto a special file would replace it (as root, /dev/null by a regular file)."""
+    import stat
+    import threading
+
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    got = []
+    reader = threading.Thread(target=lambda: got.append(fifo.read_text()), daemon=True)
+    reader.start()
+    r = cli("topo", "export", "torus:4x4", "--format", "json", "-o", str(fifo))
+    reader.join(timeout=30)
+    assert r.returncode == 0, r.stderr
+    assert stat.S_ISFIFO(fifo.lstat().st_mode) and json.loads(got[0])["family"] == "torus"
+    r = cli("topo", "export", "torus:4x4", "--format", "dot", "-o", "/dev/null")
+    assert r.returncode == 0, r.stderr
+    assert stat.S_ISCHR(os.stat("/dev/null").st_mode)
+
+
+def test_output_through_a_symlink_replaces_its_target_and_keeps_the_link(cli, tmp_path):
+    (tmp_path / "real.json").write_text("old")
+    link = tmp_path / "link.json"
+    link.symlink_to("real.json")
+    r = cli("topo", "export", "torus:4x4", "--format", "json", "-o", str(link))
+    assert r.returncode == 0, r.stderr
+    assert link.is_symlink() and json.loads((tmp_path / "real.json").read_text())["family"] == "torus"
+
+
+@pytest.mark.parametrize("where", ["folder", "proc", "missing parent"])
+def test_output_errors_name_the_path_given(cli, tmp_path, where):
+    path = {"folder": tmp_path, "proc": Path("/proc/x"), "missing parent": tmp_path / "new" / "t.dot"}[where]
+    r = cli("topo", "export", "torus:4x4", "--format", "dot", "-o", str(path))
+    assert r.returncode == 2, r.stderr
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"error: {path}: "), r.stderr
+    assert ".t" not in lines[0].removeprefix(f"error: {path}"), lines[0]  # no temporary name
+    assert sorted(tmp_path.iterdir()) == [], "a folder or temporary file was left"
+
+
+def test_a_single_output_file_does_not_create_its_folder(cli, tmp_path):
+    from hpcnetsim.program import Program
+
+    r = cli("route", "torus:4x4", "--dump", str(tmp_path / "new" / "lft.txt"))
+    assert r.returncode == 2 and "no folder" in r.stderr, r.stderr
+    with pytest.raises(FileNotFoundError, match="no folder"):
+        Program(2).send(0, 1, 8).recv(1, 0, 8).save(tmp_path / "new" / "p.trace")
+    assert not (tmp_path / "new").exists()

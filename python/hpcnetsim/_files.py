@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import os
 from pathlib import Path
 
@@ -11,13 +12,45 @@ if TYPE_CHECKING:
     from typing import Callable
 
 
-def atomic_write(path: Path, write: Callable[[Path], None]) -> None:
-    """Call ``write(tmp)`` and move ``tmp`` onto ``path`` only if it succeeded."""
+def atomic_write(path: Path, write: Callable[[Path], None], parents: bool = True) -> None:
+    """Call ``write(tmp)`` and move ``tmp`` onto ``path`` only if it succeeded.
+
+    A symbolic link is followed: its target is replaced and the link kept. A FIFO, device or
+    socket at ``path`` is written directly: renaming onto it would replace the special file
+    (``-o /dev/stdout`` would destroy the device node when run as root). ``parents``: create
+    missing folders (for files inside an output folder); without it a missing folder is an
+    error, as for a single file the user named. Errors name ``path``, never the temporary file.
+    """
+    import stat
     import tempfile  # imports shutil and the compression modules: only when writing
 
+    from ._core import ConfigError
+
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=path.suffix)
+    try:
+        mode = os.stat(path).st_mode  # of the link's target
+    except FileNotFoundError:
+        mode = None
+    except OSError as e:  # a symlink loop, a folder we may not search
+        raise OSError(e.errno, e.strerror, os.fspath(path)) from None
+    if mode is not None and stat.S_ISDIR(mode):
+        raise ConfigError(f"{os.fspath(path)}: is a folder: give the name of a file to write")
+    if mode is not None and not stat.S_ISREG(mode):
+        try:
+            write(path)
+        except OSError as e:
+            raise OSError(e.errno, e.strerror, os.fspath(path)) from None
+        return
+    # Not resolved before: /dev/stdout leads to a pipe that has no path, but can be opened.
+    target = Path(os.path.realpath(path))
+    if parents:
+        target.parent.mkdir(parents=True, exist_ok=True)
+    elif not target.parent.is_dir():
+        raise FileNotFoundError(errno.ENOENT, f"no folder {target.parent}: create it first", os.fspath(path))
+    try:
+        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=target.suffix)
+    except OSError as e:  # names the temporary file: the user gave `path`
+        raise OSError(e.errno, e.strerror, os.fspath(path)) from None
     os.close(fd)
     try:
         write(Path(tmp))
@@ -25,15 +58,18 @@ def atomic_write(path: Path, write: Callable[[Path], None]) -> None:
         umask = os.umask(0)
         os.umask(umask)
         os.chmod(tmp, 0o666 & ~umask)
-        os.replace(tmp, path)
-    except BaseException:
+        os.replace(tmp, target)
+    except BaseException as e:
         Path(tmp).unlink(missing_ok=True)
+        if isinstance(e, OSError) and e.filename in (tmp, os.fspath(target), None) and e.strerror:
+            # The user gave `path`: the temporary name means nothing to them.
+            raise OSError(e.errno, e.strerror, os.fspath(path)) from None
         raise
 
 
-def atomic_write_text(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` atomically."""
-    atomic_write(path, lambda tmp: tmp.write_text(text))
+def atomic_write_text(path: Path, text: str, parents: bool = True) -> None:
+    """Write ``text`` to ``path`` atomically (``parents``: as :func:`atomic_write`)."""
+    atomic_write(path, lambda tmp: tmp.write_text(text), parents)
 
 
 #: Largest config or experiment file read: such files are a few kilobytes; anything larger

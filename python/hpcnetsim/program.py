@@ -204,7 +204,7 @@ class Program:
         """Writes :meth:`text` to ``path``; returns the path."""
         from ._files import atomic_write_text
 
-        atomic_write_text(Path(path), self.text(cycle_ns))
+        atomic_write_text(Path(path), self.text(cycle_ns), parents=False)
         return Path(path)
 
     def run(self, config, algorithm: str | None = None) -> SimulationResult:

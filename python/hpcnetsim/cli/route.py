@@ -48,7 +48,7 @@ def _route(args) -> int | None:
         return _print_deadlock_check(rep, args.json)
     text = rep.pop("dump", None)
     if args.dump is not None:
-        atomic_write_text(args.dump, text)
+        atomic_write_text(args.dump, text, parents=False)
     if args.json:
         print(json.dumps(rep))
         return EXIT_DEADLOCK if rep.get("deadlock", "acyclic") != "acyclic" else None

@@ -87,7 +87,7 @@ def _export(args) -> None:
     if args.output is None:
         sys.stdout.write(text)
     else:
-        atomic_write_text(args.output, text)
+        atomic_write_text(args.output, text, parents=False)
         print(f"wrote {args.output}")
 
 
@@ -99,7 +99,7 @@ def _fabric(args) -> None:
     if args.output is None:
         sys.stdout.write(text)
     else:
-        atomic_write_text(args.output, text)
+        atomic_write_text(args.output, text, parents=False)
         print(f"wrote {args.output}")
 
 
