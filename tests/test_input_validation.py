@@ -63,6 +63,7 @@ def files(tmp_path_factory):
     for name, text in (("published-bad", "foo = 1\n"), ("published-empty", 'paper = "004"\n')):
         (d / name).mkdir()
         (d / name / "004.toml").write_text(text)
+    (d / "one.toml").write_text(SWEEP.format(name="one"))
     return d
 
 
@@ -353,3 +354,15 @@ def test_the_python_api_names_the_file_in_checks_made_while_running(tmp_path):
     with pytest.raises(hpcnetsim.ConfigError) as err:
         hpcnetsim.execute(hpcnetsim.load_config(cfg))
     assert str(err.value).startswith("config: workload.mesh = [8, 9] is invalid")
+
+
+@pytest.mark.parametrize("command", ["run {d}/base.toml", "run {d}/base.toml --loads 0.1,0.2",
+                                     "flow ebb torus:4x4 --samples 10", "sweep {d}/one.toml --no-progress"])  # fmt: skip
+@pytest.mark.parametrize("out", ["file", "file/sub"])
+def test_an_unusable_out_folder_is_refused_before_running(command, out, files, tmp_path):
+    (tmp_path / "file").write_text("x")
+    args = shlex.split(command.format(d=files)) + ["--out", str(tmp_path / out)]
+    r = run_cli(args)
+    assert_refused(r, f"--out = {tmp_path / out} is invalid")
+    assert "accepted" not in r.stdout and "eBB" not in r.stdout, "ran before refusing --out"
+    assert (tmp_path / "file").read_text() == "x"

@@ -72,6 +72,28 @@ def atomic_write_text(path: Path, text: str, parents: bool = True) -> None:
     atomic_write(path, lambda tmp: tmp.write_text(text), parents)
 
 
+def output_folder(path: str | os.PathLike, flag: str = "--out") -> Path:
+    """Create the output folder ``path`` (and its parents) before the work whose results go
+    there: a file in its place, or a folder that cannot be created or written, is a one-line
+    ``ConfigError`` naming ``flag`` now, not an error after the simulation has run."""
+    from ._core import ConfigError
+
+    path = Path(path)
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except FileExistsError:
+        reason = "a file, not a folder"
+    except NotADirectoryError:
+        reason = "a file is in its path"
+    except OSError as e:
+        reason = (e.strerror or str(e)).lower()
+    else:
+        if os.access(path, os.W_OK | os.X_OK):
+            return path
+        reason = "not writable"
+    raise ConfigError(f"{flag} = {os.fspath(path)} is invalid: {reason}: a folder to write into (created if missing)")
+
+
 #: Largest config or experiment file read: such files are a few kilobytes; anything larger
 #: (or endless, as /dev/zero) is not one.
 MAX_TEXT_BYTES = 16 << 20

@@ -72,7 +72,12 @@ def _flow_args_config(args) -> dict:
         path = ".".join(p.strip() for p in item.partition("=")[0].split("."))
         if path in given and (path == "topology" or _has(config, path)):
             raise UsageError(f"--set {item}: {path} is already given by {given[path]}")
-    return apply_overrides(config, overrides)
+    config = apply_overrides(config, overrides)
+    if args.out is not None:
+        from .._files import output_folder
+
+        output_folder(args.out)  # before computing: an unusable --out would lose the results
+    return config
 
 
 def _has(config: dict, path: str) -> bool:
