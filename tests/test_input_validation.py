@@ -3,6 +3,7 @@ refused with exit status 2 and one line on stderr naming the field or flag, neve
 a hang or a silent default (docs/reliability.md, "Refused inputs")."""
 
 import json
+import random
 import shlex
 import signal
 import subprocess
@@ -366,3 +367,22 @@ def test_an_unusable_out_folder_is_refused_before_running(command, out, files, t
     assert_refused(r, f"--out = {tmp_path / out} is invalid")
     assert "accepted" not in r.stdout and "eBB" not in r.stdout, "ran before refusing --out"
     assert (tmp_path / "file").read_text() == "x"
+
+
+@pytest.mark.parametrize("text, needle", [("{bad", "not JSON"), ("{}", "name, title, points missing"),
+                                          ("[]", "a JSON list, not an object"),
+                                          ('{"name": "a", "title": "A", "points": [7]}', "points[0]")])  # fmt: skip
+def test_a_damaged_experiment_record_is_one_line(text, needle, tmp_path):
+    (tmp_path / "experiment.json").write_text(text)
+    assert_refused(run_cli(["report", str(tmp_path)]), f"{tmp_path / 'experiment.json'}: {needle}")
+
+
+@pytest.mark.parametrize("command", ["report", "sweep"])
+def test_a_damaged_store_file_is_one_line(command, files, tmp_path):
+    (tmp_path / "experiment.json").write_text('{"name": "one", "title": "One", "points": []}')
+    (tmp_path / "store").mkdir()
+    part = tmp_path / "store" / "part-00000000.parquet"
+    part.write_bytes(bytes(random.Random(1).randrange(256) for _ in range(500)))
+    args = ["report", str(tmp_path)] if command == "report" else \
+        ["sweep", str(files / "one.toml"), "--out", str(tmp_path), "--no-progress"]  # fmt: skip
+    assert_refused(run_cli(args), f"{part}: not a readable Parquet file")

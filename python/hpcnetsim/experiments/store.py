@@ -129,6 +129,7 @@ def _lists_as_json(table: pa.Table) -> pa.Table:
 
 
 def _read(paths: list[Path], columns: list[str] | None = None) -> pa.Table:
+    import pyarrow as pa
     import pyarrow.parquet as pq
 
     tables = []
@@ -139,6 +140,11 @@ def _read(paths: list[Path], columns: list[str] | None = None) -> pa.Table:
             tables.append(pq.read_table(f, columns=cols))
         except FileNotFoundError:  # compacted away while we listed: its rows are in a part now
             continue
+        except pa.ArrowInvalid as e:  # damaged (a disk error, a copy cut short): say which file
+            why = str(e).split(". ")[0]
+            raise ConfigError(
+                f"{f}: not a readable Parquet file ({why}): remove it, and a sweep into this folder runs its points again"
+            ) from None
     return _concat(tables)
 
 

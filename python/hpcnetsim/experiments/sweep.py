@@ -60,6 +60,41 @@ def write_experiment(exp: Experiment, out: Path) -> Path:
     return path
 
 
+#: Keys of an experiment record that ``hpcnetsim report`` needs, and those of each point.
+RECORD_KEYS = ("name", "title", "points")
+POINT_KEYS = ("key", "group", "config", "values")
+
+
+def read_experiment(out: Path) -> dict:
+    """The experiment record of an output folder, as :func:`write_experiment` wrote it: a file
+    that is not JSON or lacks what a report needs is a one-line ``ConfigError`` naming it."""
+    from .._core import ConfigError
+    from .._files import read_text_file
+
+    path = Path(out) / EXPERIMENT_FILE
+    what = "the experiment record written by hpcnetsim sweep"
+    redo = "run the sweep again to rewrite it"
+    try:
+        doc = json.loads(read_text_file(path, what, limit=None))  # large sweeps: tens of MB
+    except json.JSONDecodeError as e:
+        raise ConfigError(f"{path}: not JSON ({e.msg}, line {e.lineno}): {what}; {redo}") from None
+    problem = None
+    if not isinstance(doc, dict):
+        problem = f"a JSON {type(doc).__name__}, not an object"
+    elif any(k not in doc for k in RECORD_KEYS):
+        problem = ", ".join(k for k in RECORD_KEYS if k not in doc) + " missing"
+    elif not isinstance(doc["points"], list):
+        problem = "points is not a list"
+    else:
+        for i, p in enumerate(doc["points"]):
+            if not isinstance(p, dict) or any(k not in p for k in POINT_KEYS):
+                problem = f"points[{i}] is not a point with {', '.join(POINT_KEYS)}"
+                break
+    if problem is not None:
+        raise ConfigError(f"{path}: {problem}: {what}; {redo}")
+    return doc
+
+
 def run_sweep(
     exp: Experiment,
     out: str | Path,

@@ -17,7 +17,7 @@ from .._core import ConfigError, __version__
 from .._files import atomic_write_text
 from ..experiments.experiment import PLOT_FIGURE_KINDS as FIGURE_KINDS  # one list, checked when a file is read
 from ..expressions import topology_properties
-from ..experiments.sweep import EXPERIMENT_FILE
+from ..experiments.sweep import EXPERIMENT_FILE, read_experiment
 
 NOT_CURVE = {"traffic.load", "seed"}
 
@@ -30,7 +30,7 @@ def load(out: str | Path):
     path = out / EXPERIMENT_FILE
     if not path.is_file():
         raise ConfigError(f"{out}: no {EXPERIMENT_FILE}: the output folder of hpcnetsim sweep or study run")
-    doc = json.loads(path.read_text())
+    doc = read_experiment(out)
     rows = {r["key"]: r for r in store.read_rows(out)} if (out / store.STORE_DIR).is_dir() else {}
     frame = []
     for p in doc["points"]:
