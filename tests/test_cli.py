@@ -210,3 +210,11 @@ def test_a_single_output_file_does_not_create_its_folder(cli, tmp_path):
     with pytest.raises(FileNotFoundError, match="no folder"):
         Program(2).send(0, 1, 8).recv(1, 0, 8).save(tmp_path / "new" / "p.trace")
     assert not (tmp_path / "new").exists()
+
+
+@pytest.mark.parametrize("data, needle", [(bytes(range(256)) * 8, "binary data"), (b'a = "\xff"\n', "not UTF-8")])
+def test_a_binary_cost_table_is_one_line(cli, tmp_path, data, needle):
+    (tmp_path / "junk.bin").write_bytes(data)
+    r = cli("topo", "describe", "torus:4x4", "--cost-table", str(tmp_path / "junk.bin"))
+    assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr
+    assert r.stderr.startswith(f"error: {tmp_path / 'junk.bin'}: {needle}") and r.stderr.count("\n") == 1, r.stderr

@@ -107,9 +107,11 @@ def load_table(overrides: dict | str | Path | None = None) -> dict[str, dict[str
     ``overrides`` is a dict of sections, or the path of a TOML file whose sections sit at
     the top level or under ``[cost]``. Raises :class:`hpcnetsim.ConfigError` naming the field."""
     if isinstance(overrides, (str, Path)):
+        from ._files import read_text_file
+
         path = Path(overrides)
         try:
-            overrides = tomllib.loads(path.read_text())
+            overrides = tomllib.loads(read_text_file(path, "a TOML cost table (docs/cost.md)"))
         except tomllib.TOMLDecodeError as e:
             raise _err(f"{path}: {e}") from None
     user = dict(overrides or {})
