@@ -133,6 +133,8 @@ BAD = [
     ),
     ('name = "x"\nbase = 3\n', "base = 3 is invalid"),
     ('name = "x"\n[[sweep]\n', "invalid TOML"),
+    ("", "name = missing"),
+    ('base.topology = "torus:4x4"\n[[sweep]]\naxes.seed = [1]\n', "name = missing"),
 ]
 
 

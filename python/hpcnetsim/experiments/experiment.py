@@ -293,6 +293,8 @@ def parse(
     ``repetitions`` (the command line's ``--repetitions``) replaces the file's."""
     _unknown(doc, TOP_KEYS, where)
     name = doc.get("name")
+    if name is None:  # also an empty file: "name = None" would read as a value the user wrote
+        raise ConfigError(f"{where}: name = missing: the experiment's name, lowercase letters, digits, '-' and '_'")
     if not isinstance(name, str) or not NAME_RE.match(name):
         raise ConfigError(f"{where}: name = {name!r} is invalid: lowercase letters, digits, '-' and '_'")
     base = doc.get("base", {})
