@@ -129,6 +129,7 @@ BAD = [
     (["topo", "compare", "--k", "0"], "--k = 0"),
     (["topo", "compare", "--n", "x"], "--n"),
     (["topo", "frobnicate"], "frobnicate"),
+    (["study", "tables", "/nonexistent"], "/nonexistent: not the output folder of a study"),
     (["nothing"], "nothing"),
     ([], "command"),
 ]

@@ -34,6 +34,10 @@ def test_quick_hyperx_study_runs_end_to_end(cli, tmp_path):
     ), "every collective completed"
     report = (tmp_path / "report.md").read_text()
     assert "| HyperX (minimal) |" in report and "0.84" in report and (tmp_path / "mpigraph.png").exists()
+    # study tables takes the study's output folder, as for every other study: its report's tables.
+    t = cli("study", "tables", str(tmp_path))
+    assert t.returncode == 0, t.stderr
+    assert t.stdout.startswith("#### Lanes per routing engine") and "| HyperX (minimal) |" in t.stdout
 
 
 def test_study_file_errors_are_one_line(tmp_path):

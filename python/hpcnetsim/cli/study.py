@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .arguments import Parser, path_arg
+from .arguments import Parser, UsageError, path_arg
 from .sweep import run_experiment, sweep_options
 
 
@@ -19,8 +19,8 @@ def add_parser(sub) -> None:
     sr.set_defaults(func=_study_run)
 
     stt = ssub.add_parser("tables", help="a study's validation tables as Markdown (docs/validation.md)")
-    stt.add_argument("dir", type=path_arg, help="output folder of the study")
-    stt.add_argument("--before", type=path_arg, help="output folder of an earlier run, shown beside ours")
+    stt.add_argument("dir", type=path_arg, help="output folder of the study (the --out of study run)")
+    stt.add_argument("--before", type=path_arg, help="output folder of an earlier run, shown beside ours (sweep studies)")
     stt.set_defaults(func=_study_tables)
 
 
@@ -73,12 +73,23 @@ def _study_run_one(args) -> int:
 
 
 def _study_tables(args) -> None:
+    from .._core import ConfigError
+    from ..reports import procurement_report
+    from ..studies.study_all import summary_of
     from ..studies.validation import tables
 
-    from ..reports import procurement_report
-
-    summary = args.dir / "summary.md"
-    if summary.exists() and (not (args.dir / "experiment.json").exists() or procurement_report.is_output(args.dir)):
-        print(summary.read_text(), end="")  # a benchmark study (quadrics) or the procurement tables
+    if (args.dir / "experiment.json").exists() and not procurement_report.is_output(args.dir):
+        print(tables(args.dir, args.before), end="")  # a sweep study
         return
-    print(tables(args.dir, args.before), end="")
+    # The other kinds of study keep their tables in their own files: summary.md (a benchmark
+    # study of paper 004, the procurement study), report.md (the static-routing benchmarks).
+    text = summary_of(args.dir)
+    if not text:
+        raise ConfigError(
+            f"{args.dir}: not the output folder of a study: no experiment.json (sweep study), summary.md "
+            "(quadrics, procurement) or report.md (hyperx); give the --out folder of hpcnetsim study run"
+        )
+    if args.before is not None:
+        raise UsageError("hpcnetsim study tables: --before is invalid here: only a sweep study's tables "
+                         "are shown beside an earlier run")  # fmt: skip
+    print(text, end="")
