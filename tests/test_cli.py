@@ -219,3 +219,10 @@ def test_a_binary_cost_table_is_one_line(cli, tmp_path, data, needle):
     r = cli("topo", "describe", "torus:4x4", "--cost-table", str(tmp_path / "junk.bin"))
     assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr
     assert r.stderr.startswith(f"error: {tmp_path / 'junk.bin'}: {needle}") and r.stderr.count("\n") == 1, r.stderr
+
+
+def test_config_md_shows_overrides_with_the_set_flag():
+    """Overrides are `--set PATH=VALUE`; `-o` is the output file of topo export and fabric."""
+    text = (Path(__file__).parent.parent / "docs" / "config.md").read_text()
+    assert not re.findall(r"-o [a-z_]+\.[a-z_]+=", text)
+    assert "--set switch.preset=NAME" in text
