@@ -72,25 +72,32 @@ def atomic_write_text(path: Path, text: str, parents: bool = True) -> None:
     atomic_write(path, lambda tmp: tmp.write_text(text), parents)
 
 
-def output_folder(path: str | os.PathLike, flag: str = "--out") -> Path:
-    """Create the output folder ``path`` (and its parents) before the work whose results go
-    there: a file in its place, or a folder that cannot be created or written, is a one-line
-    ``ConfigError`` naming ``flag`` now, not an error after the simulation has run."""
+def check_output_folder(path: str | os.PathLike, flag: str = "--out") -> None:
+    """Check the output folder ``path`` before the work whose results go there: a file in its
+    place or in its path, or a folder that cannot be created or written, is a one-line
+    ``ConfigError`` naming ``flag`` now, not an error after the simulation has run. Nothing is
+    created: a run refused later, or interrupted, leaves no folder."""
     from ._core import ConfigError
 
     path = Path(path)
-    try:
-        path.mkdir(parents=True, exist_ok=True)
-    except FileExistsError:
-        reason = "a file, not a folder"
-    except NotADirectoryError:
-        reason = "a file is in its path"
-    except OSError as e:
-        reason = (e.strerror or str(e)).lower()
+    existing, missing = path, None
+    while not existing.exists():
+        existing, missing = existing.parent, existing
+    if not existing.is_dir():
+        reason = "a file, not a folder" if missing is None else f"{existing} is a file"
+    elif not os.access(existing, os.W_OK | os.X_OK):
+        reason = "not writable" if missing is None else f"{existing} is not writable"
+    elif missing is None:
+        return
     else:
-        if os.access(path, os.W_OK | os.X_OK):
-            return path
-        reason = "not writable"
+        # Created and removed at once: /proc and read-only file systems refuse it, though
+        # access() allows root.
+        try:
+            os.mkdir(missing)
+            os.rmdir(missing)
+            return
+        except OSError as e:
+            reason = f"{missing}: {(e.strerror or str(e)).lower()}"
     raise ConfigError(f"{flag} = {os.fspath(path)} is invalid: {reason}: a folder to write into (created if missing)")
 
 

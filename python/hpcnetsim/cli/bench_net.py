@@ -44,9 +44,9 @@ def _bench_net(args) -> None:
         base = {k: getattr(args, k) or v for k, v in DEFAULTS.items()}
     config = apply_overrides(base, [o for group in args.overrides for o in group])
     if args.out is not None:
-        from .._files import output_folder
+        from .._files import check_output_folder
 
-        output_folder(args.out)  # before the benchmarks: an unusable --out would lose the results
+        check_output_folder(args.out)  # before the benchmarks: an unusable --out would lose the results
     frames = run(args.name, config, args.quick)
     print(format_tables(frames))
     if args.out is not None:

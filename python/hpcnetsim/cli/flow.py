@@ -74,9 +74,9 @@ def _flow_args_config(args) -> dict:
             raise UsageError(f"--set {item}: {path} is already given by {given[path]}")
     config = apply_overrides(config, overrides)
     if args.out is not None:
-        from .._files import output_folder
+        from .._files import check_output_folder
 
-        output_folder(args.out)  # before computing: an unusable --out would lose the results
+        check_output_folder(args.out)  # before computing: an unusable --out would lose the results
     return config
 
 

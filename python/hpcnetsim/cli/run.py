@@ -66,9 +66,9 @@ def _run_config(args) -> int | None:
     if causal and args.loads is not None:
         raise UsageError("hpcnetsim run: --loads is invalid with a [workload]: a causal workload has no offered load")
     if args.out is not None:
-        from .._files import output_folder
+        from .._files import check_output_folder
 
-        output_folder(args.out)  # before simulating: an unusable --out would lose the results
+        check_output_folder(args.out)  # before simulating: an unusable --out would lose the results
     if args.repetitions is not None:
         return _run_repeated(args, config, causal)
     if args.loads is None:

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .._core import BUILD_ID, ConfigError, __version__
-from .._files import atomic_write, output_folder
+from .._files import atomic_write, check_output_folder
 from ..provenance import package_build_id
 from ..simulation import flatten
 
@@ -217,7 +217,8 @@ class SweepLock:
     def __enter__(self) -> SweepLock:
         import fcntl
 
-        output_folder(self.path.parent)
+        check_output_folder(self.path.parent)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
         fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
