@@ -55,6 +55,8 @@ pub fn run_with(cfg: &Config, ctl: &mut Control) -> Result<RunResult> {
     let sources = e.active_sources();
     let mut status = Status::Converged;
     let mut message = String::new();
+    let hop = (cfg.switch.switch_delay_cycles + cfg.switch.link_delay_cycles) as u64;
+    let quiet_floor = 2 * (hop + cfg.traffic.max_packet_phits() as u64);
 
     // Runs `cycles` more cycles; false (with the status set) on a deadlock or a budget.
     let advance = |e: &mut Engine,
@@ -92,8 +94,11 @@ pub fn run_with(cfg: &Config, ctl: &mut Control) -> Result<RunResult> {
             // A schedule shorter than `deadlock_cycles` would otherwise end with its deadlock
             // unseen, reported as a converged run that accepted nothing. A whole step in which
             // no packet moved, with a cycle of queues each waiting for room in the next, is one
-            // already: nothing can free that room.
-            if stalled >= step && e.stats.counters.packet_hops == hops && e.deadlock_evidence(0).cycle {
+            // already: nothing can free that room. The step must outlast a credit's way back
+            // and a packet's transmission, so that a cycle of full queues seen at one instant
+            // cannot be room still on its way.
+            let quiet = step >= quiet_floor && stalled >= step && e.stats.counters.packet_hops == hops;
+            if quiet && e.deadlock_evidence(0).cycle {
                 *status = Status::Deadlock;
                 *message = format!(
                     "deadlock: no packet moved for {step} cycles with {} packets in the network (cycle {})",
