@@ -40,6 +40,7 @@ def _study_run(args) -> int:
 
 
 def _study_run_one(args) -> int:
+    from .._files import check_output_folder
     from ..studies.benchmark_study import is_benchmark_study
     from ..studies.quadrics import is_quadrics_study, run_study
     from ..studies.catalog import find
@@ -51,11 +52,14 @@ def _study_run_one(args) -> int:
         from ..studies.procurement_study import run as run_procurement
 
         out = args.out or path_arg("results") / (args.name + ("-quick" if args.quick else ""))
+        check_output_folder(out)  # before the runs: an unusable --out would lose the results
         if args.repetitions:
             print(f"{args.name}: --repetitions does not apply (one seed per point, set in the study file)")
         return run_procurement(path, out, quick=args.quick, jobs=args.jobs, scheduler=args.scheduler,
                                progress=not args.no_progress)  # fmt: skip
     if is_quadrics_study(path):
+        if args.out is not None:
+            check_output_folder(args.out)
         out, table = run_study(path, args.out, args.quick)
         print(table, end="")
         print(f"wrote {out / 'report.html'}")
@@ -64,6 +68,7 @@ def _study_run_one(args) -> int:
         from ..studies.benchmark_study import run
 
         out = args.out or path_arg("results") / (args.name + ("-quick" if args.quick else ""))
+        check_output_folder(out)
         note = " (one process: --jobs and --scheduler do not apply)" if args.jobs or args.scheduler else ""
         print(f"{args.name}: benchmarks of static routing, output {out}{note}", flush=True)
         run(path, out, quick=args.quick)

@@ -41,6 +41,9 @@ def run_experiment(args, path: Path, report: bool) -> int:
         check_address(args.scheduler)
     exp = experiment.load(path, quick=args.quick, repetitions=args.repetitions)
     out = args.out or path_arg("results") / (exp.name + ("-quick" if args.quick else ""))
+    from .._files import check_output_folder
+
+    check_output_folder(out)  # before the header line: a refused folder prints nothing else
     where = args.scheduler or f"{args.jobs or 'all'} local processes"
     reps = f" ({exp.repetitions} repetitions each)" if exp.repetitions > 1 else ""
     print(f"{exp.name}: {len(exp.points)} points{reps}, output {out}, on {where}", flush=True)

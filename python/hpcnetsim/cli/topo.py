@@ -122,6 +122,10 @@ def _compare(args) -> None:
                 raise UsageError(f"hpcnetsim topo compare: {name} = {v} is invalid: a positive integer")
         specs = thin_tree_family(args.k, args.n)
         title = f"{args.k}:k',{args.n} thin-trees: cost and uniform-traffic throughput"
+    if args.out is not None:
+        from .._files import check_output_folder
+
+        check_output_folder(args.out)  # before the runs: an unusable --out would lose the results
     rows = compare(specs, cost_table=args.cost_table)
     print(format_table(rows), end="")
     if args.out is not None:

@@ -29,6 +29,10 @@ def command(args) -> int:
             raise ConfigError(f"--paper = {p!r} is invalid: one of {', '.join(v.PAPERS)}")
     seeds = _positive(args.seeds, "--seeds", 1000)
     jobs = _positive(args.jobs, "--jobs", 256)
+    if args.out:
+        from .._files import check_output_folder
+
+        check_output_folder(args.out)  # before the runs: an unusable --out would lose the results
     start = time.monotonic()
     quantities = v.load(args.paper or None, Path(args.data) if args.data else None)
     if args.quick and args.large:
