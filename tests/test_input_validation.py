@@ -65,6 +65,7 @@ def files(tmp_path_factory):
         (d / name).mkdir()
         (d / name / "004.toml").write_text(text)
     (d / "one.toml").write_text(SWEEP.format(name="one"))
+    (d / "kernel3.toml").write_text(CAUSAL.replace('kernel = "bt"', "kernel = 3"))
     return d
 
 
@@ -118,6 +119,12 @@ CASES = [
      "flow.samples is already given by --samples"),
     ("flow --nodes twice", "flow ebb torus:4x4 --nodes 4,8,4", "node count 4 is listed twice"),
     ("validate --data unknown key", "validate --quick --data {d}/published-bad", "004.toml: foo = 1 is invalid"),
+    ("message_bytes=-1", "run {d}/causal.toml --set workload.message_bytes=-1",
+     "workload.message_bytes: -1 is invalid: a number of bytes (0 or more)"),
+    ("message_bytes=64.5", "run {d}/causal.toml --set workload.message_bytes=64.5",
+     "workload.message_bytes: 64.5 is invalid: a whole number of bytes"),
+    ("kernel=3", "run {d}/causal.toml --set workload.kernel=3", "workload.kernel: expected a name in quotes"),
+    ("kernel = 3 in a file", "run {d}/kernel3.toml", "line 5 (in [workload]): expected a name in quotes"),
     ("validate --data no quantities", "validate --quick --data {d}/published-empty", "no [[quantity]] or [[group]]"),
 ]  # fmt: skip
 

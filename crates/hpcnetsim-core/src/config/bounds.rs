@@ -60,6 +60,9 @@ pub(crate) fn check(cfg: &Config) -> Result<()> {
     Ok(())
 }
 
+/// What a name (an enum) given as a number or a list is told.
+pub(crate) const NAME_EXPECTED: &str = "expected a name in quotes (docs/config.md lists the allowed names)";
+
 /// A serde message in config terms: `expected u32` → `expected a non-negative integer`,
 /// `struct SwitchConfig` → `a table`.
 pub(crate) fn plain(msg: &str) -> String {
@@ -78,6 +81,8 @@ pub(crate) fn plain(msg: &str) -> String {
         ("a boolean", "true or false"),
         ("a sequence", "a list"),
         ("a map", "a table"),
+        // TOML's message for a name (an enum) given as a number or a list.
+        ("wanted string or table", NAME_EXPECTED),
     ] {
         out = replace_word(&out, rust, words);
     }

@@ -468,6 +468,9 @@ impl Config {
             let path = e.path().to_string();
             let inner = e.into_inner().to_string();
             let inner = bounds::plain(inner.split(" at line").next().unwrap_or(&inner));
+            // serde_json's whole message for a name (an enum) given as a number or a list: the
+            // JSON itself comes from our own encoder, so it is never a syntax error.
+            let inner = if inner == "expected value" { bounds::NAME_EXPECTED.to_string() } else { inner };
             Error::Unsupported(format!("config: {path}: {inner}"))
         })?;
         let cfg = match cfg.technology.is_empty() {

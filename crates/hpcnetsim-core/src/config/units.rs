@@ -60,7 +60,7 @@ pub fn parse_rate(field: &str, text: &str) -> Result<f64> {
 }
 
 /// A size given as a number of bytes or a string with a unit (`4096` or `"4 KiB"`).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(untagged)]
 pub enum Bytes {
     /// A plain number of bytes.
@@ -76,6 +76,36 @@ impl Bytes {
             Bytes::Count(n) => Ok(*n),
             Bytes::Text(t) => Ok(parse_bytes(field, t)?.round() as u64),
         }
+    }
+}
+
+/// Read by hand rather than as an untagged enum, whose only message for a value neither variant
+/// takes is "data did not match any variant": a negative count, a float or a list is named.
+impl<'de> Deserialize<'de> for Bytes {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        struct Visit;
+        impl serde::de::Visitor<'_> for Visit {
+            type Value = Bytes;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                write!(f, "a number of bytes or {SIZE_UNITS}")
+            }
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> std::result::Result<Bytes, E> {
+                Ok(Bytes::Count(v))
+            }
+            fn visit_i64<E: serde::de::Error>(self, v: i64) -> std::result::Result<Bytes, E> {
+                u64::try_from(v)
+                    .map(Bytes::Count)
+                    .map_err(|_| E::custom(format!("{v} is invalid: a number of bytes (0 or more) or {SIZE_UNITS}")))
+            }
+            fn visit_f64<E: serde::de::Error>(self, v: f64) -> std::result::Result<Bytes, E> {
+                // As every count of the config: an integer, or a size with its unit.
+                Err(E::custom(format!("{v} is invalid: a whole number of bytes (0 or more) or {SIZE_UNITS}")))
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> std::result::Result<Bytes, E> {
+                Ok(Bytes::Text(v.to_string()))
+            }
+        }
+        d.deserialize_any(Visit)
     }
 }
 
