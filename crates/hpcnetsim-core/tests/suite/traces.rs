@@ -314,3 +314,16 @@ fn bad_vef_traces_name_file_line_and_rank() {
     let e = err("op.vef", "VEF 2 0 1 1 2 FALSE\nC0 0 1\nG0 0 9 1 0 0 0 0 -1\n");
     assert!(e.contains("op.vef: line 3 (rank 1): collective op 9"), "{e}");
 }
+
+#[test]
+fn vef_world_listing_a_task_twice_is_refused() {
+    // C0 of the right size that names task 0 twice leaves task 1 out of the world.
+    let p = vef_file("twice.vef", "VEF 2 1 1 0 0 0\nC0 0 0\n1 0 0 100 0 0 0\n");
+    let e = traces::read(&p, hpcnetsim_core::config::TraceFormat::Vef, traces::scale(&WorkloadConfig::default()))
+        .expect_err("an error")
+        .to_string();
+    assert!(e.contains("twice.vef: line 2") && e.contains("lists rank 0 twice"), "{e}");
+    let cfg = config("crossbar:4", |w| w.trace = Some(p.display().to_string()));
+    let e = execute(&cfg).expect_err("refused before the run").to_string();
+    assert!(e.contains("twice.vef: line 2") && e.contains("lists rank 0 twice"), "{e}");
+}

@@ -255,17 +255,24 @@ impl Builder {
 
     /// Defines communicator `id` with its members in communicator-rank order.
     pub fn define_comm(&mut self, at: &Location, id: u32, members: Vec<u32>) -> Result<()> {
+        self.check_members(at, id, &members)?;
+        self.comms.insert(id, members);
+        Ok(())
+    }
+
+    /// Refuses members of communicator `id` that are not ranks of the trace or are listed
+    /// twice (also for a world that a format lists explicitly, as VEF's `C0`).
+    pub fn check_members(&self, at: &Location, id: u32, members: &[u32]) -> Result<()> {
         if let Some(&bad) = members.iter().find(|&&r| r as usize >= self.ranks()) {
             return Err(at.error(format!("communicator {id} names rank {bad}; the trace has {} ranks", self.ranks())));
         }
         // A rank listed twice would be two ranks of the communicator, its collectives two
         // participants in one program.
-        let mut sorted = members.clone();
+        let mut sorted = members.to_vec();
         sorted.sort_unstable();
         if let Some(w) = sorted.windows(2).find(|w| w[0] == w[1]) {
             return Err(at.error(format!("communicator {id} lists rank {} twice; each rank is a member once", w[0])));
         }
-        self.comms.insert(id, members);
         Ok(())
     }
 

@@ -142,6 +142,10 @@ pub fn scan(path: &Path, scale: Scale, mode: Mode) -> Result<(Builder, VefLines)
             }
             if id != 0 {
                 b.define_comm(at, id, members.clone())?;
+            } else {
+                // The world is not a communicator of the builder (its ranks are the tasks in
+                // order), but a C0 naming a task twice leaves another out of every collective.
+                b.check_members(at, id, &members)?;
             }
             v.comms.insert(id, members);
             return Ok(());
