@@ -316,6 +316,32 @@ fn bad_vef_traces_name_file_line_and_rank() {
 }
 
 #[test]
+fn vef_dependencies_on_later_lines_are_refused() {
+    // Message 1 waits for the reception of message 2, defined on the next line: it used to be
+    // dropped (17 cycles, as without it); with line 4 depending back on message 1, a cycle.
+    let forward = "VEF 2 2 1 0 0 0\nC0 0 1\n1 0 1 100 2 0 2\n2 1 0 100 0 0 0\n";
+    let cycle = forward.replace("2 1 0 100 0 0 0", "2 1 0 100 2 0 1");
+    for (name, text) in [("forward.vef", forward.to_string()), ("cycle.vef", cycle)] {
+        let p = vef_file(name, &text);
+        let e = traces::read(&p, hpcnetsim_core::config::TraceFormat::Vef, traces::scale(&WorkloadConfig::default()))
+            .expect_err("an error")
+            .to_string();
+        assert!(e.contains(&format!("{name}: line 3 (rank 0): dependency 2 on message 2 refers to line 4")), "{e}");
+        assert_eq!(e.lines().count(), 1, "{e}");
+        let cfg = config("crossbar:4", |w| w.trace = Some(p.display().to_string()));
+        let e = execute(&cfg).expect_err("refused before the run").to_string();
+        assert!(e.contains(&format!("{name}: line 3 (rank 0)")) && e.contains("message 2"), "{e}");
+    }
+    // Depending on the earlier line instead replays, one message after the other.
+    let p = vef_file("backward.vef", "VEF 2 2 1 0 0 0\nC0 0 1\n2 1 0 100 0 0 0\n1 0 1 100 2 0 2\n");
+    let r = execute(&config("crossbar:4", |w| w.trace = Some(p.display().to_string()))).unwrap();
+    assert_eq!(r.status, Status::Completed, "{}", r.message);
+    let p = vef_file("alone.vef", "VEF 2 2 1 0 0 0\nC0 0 1\n2 1 0 100 0 0 0\n1 0 1 100 0 0 0\n");
+    let alone = execute(&config("crossbar:4", |w| w.trace = Some(p.display().to_string()))).unwrap();
+    assert_eq!(r.execution_time_cycles.map(|t| t / 2), alone.execution_time_cycles);
+}
+
+#[test]
 fn vef_world_listing_a_task_twice_is_refused() {
     // C0 of the right size that names task 0 twice leaves task 1 out of the world.
     let p = vef_file("twice.vef", "VEF 2 1 1 0 0 0\nC0 0 0\n1 0 0 100 0 0 0\n");

@@ -3,7 +3,8 @@
 //! `Ci task…`, point-to-point lines `ID src dst bytes dep time IDdep` and collective lines
 //! `Gi comm op task send_bytes recv_bytes dep time IDdep`. A message or collective starts
 //! `time` ns after its dependency: none (then `time` is absolute), the sending (1) or the
-//! reception (2) of message IDdep, or the end of collective G IDdep (3).
+//! reception (2) of message IDdep, or the end of collective G IDdep (3), always of an
+//! earlier line (messages are listed in id order).
 //!
 //! As task programs: every message is a tagged send (tag = its ID) and a receive posted at
 //! its destination when the line is read; a reception dependency waits for that receive; the
@@ -57,11 +58,13 @@ pub struct VefLines {
     known: Option<Known>,
 }
 
-/// The messages and collectives of a file (see [`VefLines::known`]).
+/// The messages and collectives of a file (see [`VefLines::known`]), each with the line
+/// that first defines it, and the line being read.
 #[derive(Clone, Default)]
 struct Known {
-    messages: FxHashMap<u64, (u32, u32)>,
-    collectives: rustc_hash::FxHashSet<u64>,
+    messages: FxHashMap<u64, (u32, u32, usize)>,
+    collectives: FxHashMap<u64, usize>,
+    line: usize,
 }
 
 /// [`read_with`], also giving what a streamed replay of the trace needs ([`stream`]).
@@ -70,18 +73,18 @@ pub fn scan(path: &Path, scale: Scale, mode: Mode) -> Result<(Builder, VefLines)
     // Pass 1: the root of every rooted collective (the task whose sizes say so).
     let mut roots: FxHashMap<u64, u32> = FxHashMap::default();
     let mut known = Known::default();
-    for_each_line(path, |at, w, _| {
-        // Every message and collective, for the dependency check of pass 2 (a line may
-        // depend on one further down: each task's lines run in file order, not the file's).
+    for_each_line(path, |at, w, n| {
+        // Every message and collective with its line, for the dependency check of pass 2
+        // (which refuses a dependency on a later line, so that one is named as such).
         if w[0].starts_with(|c: char| c.is_ascii_digit()) {
             let ids = (w[0].parse::<u64>(), w.get(1).map(|x| x.parse::<u32>()), w.get(2).map(|x| x.parse::<u32>()));
             if let (Ok(id), Some(Ok(src)), Some(Ok(dst))) = ids {
-                known.messages.insert(id, (src, dst));
+                known.messages.entry(id).or_insert((src, dst, n));
             }
         }
         if let Some(id) = w[0].strip_prefix('G') {
             if let Ok(id) = id.parse::<u64>() {
-                known.collectives.insert(id);
+                known.collectives.entry(id).or_insert(n);
             }
             let id: u64 = num(at, "collective id", Some(&id))?;
             let (op, task): (u32, u32) = (num(at, "op", w.get(2))?, num(at, "task", w.get(3))?);
@@ -109,7 +112,10 @@ pub fn scan(path: &Path, scale: Scale, mode: Mode) -> Result<(Builder, VefLines)
         algorithm: scale.algorithm,
         known: Some(known),
     };
-    for_each_line(path, |at, w, _| {
+    for_each_line(path, |at, w, n| {
+        if let Some(k) = v.known.as_mut() {
+            k.line = n;
+        }
         if header.is_none() {
             if w[0] != "VEF" || w.len() < 6 {
                 return Err(at.error("the first line must be 'VEF tasks messages comms global local flag'"));
@@ -272,7 +278,11 @@ impl VefLines {
 }
 
 /// Refuses a dependency (type `dep` on `dep_id`, at task `rank`) on a message or collective
-/// that no line of the file defines: it would be ignored and change the replay's times.
+/// that no earlier line of the file defines: it would be ignored and change the replay's
+/// times. VEF lists messages in id order, each after those it depends on (the VEF-TraceLIB
+/// tools number them so), and each task runs its lines in file order: a dependency on a
+/// later line would wait for a receive not yet posted (or for the task's own later send or
+/// collective) and could close a cycle.
 fn check_dependency(known: &Known, at: &Location, rank: u32, dep: u32, dep_id: &str) -> Result<()> {
     if !(1..=3).contains(&dep) {
         return Ok(());
@@ -280,18 +290,22 @@ fn check_dependency(known: &Known, at: &Location, rank: u32, dep: u32, dep_id: &
     // A collective dependency may name its collective `G3` or `3`.
     let bare = if dep == 3 { dep_id.strip_prefix('G').unwrap_or(dep_id) } else { dep_id };
     let id: u64 = num(at, "dependency id", Some(&bare))?;
-    let (ok, what) = match dep {
-        1 => (known.messages.get(&id).is_some_and(|&(s, _)| s == rank), "a message this task sent"),
-        2 => (known.messages.get(&id).is_some_and(|&(_, d)| d == rank), "a message this task received"),
-        _ => (known.collectives.contains(&id), "a collective"),
+    let (line, what) = match dep {
+        1 => (known.messages.get(&id).filter(|&&(s, _, _)| s == rank).map(|m| m.2), "a message this task sent"),
+        2 => (known.messages.get(&id).filter(|&&(_, d, _)| d == rank).map(|m| m.2), "a message this task received"),
+        _ => (known.collectives.get(&id).copied(), "a collective"),
     };
-    if ok {
-        return Ok(());
+    let name = format!("{}{id}", if dep == 3 { "G" } else { "message " });
+    match line {
+        Some(line) if line < known.line => Ok(()),
+        Some(line) => Err(at.error(format!(
+            "dependency {dep} on {name} refers to line {line}, not before this one; a VEF line may \
+             depend only on earlier lines (messages in id order)"
+        ))),
+        None => {
+            Err(at.error(format!("dependency {dep} on {name} is invalid: the id of {what} (no such line in the file)")))
+        }
     }
-    Err(at.error(format!(
-        "dependency {dep} on {}{id} is invalid: the id of {what} (no such line in the file)",
-        if dep == 3 { "G" } else { "message " }
-    )))
 }
 
 /// A VEF trace read as the replay needs it: `first` and `lines` from its [`scan`].
