@@ -74,6 +74,18 @@ def test_run_trace_writes_ranks_and_traffic(cli, tmp_path):
     assert (tmp_path / "out" / "traffic.png").stat().st_size > 0
 
 
+def test_a_config_trace_is_relative_to_the_config_file_from_python_and_cli(cli, tmp_path, monkeypatch):
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "rep.toml").write_text('topology = "crossbar:4"\n[workload]\ntrace = "ok.vef"\n')
+    (tmp_path / "sub" / "ok.vef").write_text("VEF 2 1 1 0 0 0\nC0 0 1\n1 0 1 100 0 0 0\n")
+    monkeypatch.chdir(tmp_path)
+    assert h.execute("sub/rep.toml").status == "completed"
+    assert h.load_config("sub/rep.toml")["workload"]["trace"] == str(Path("sub") / "ok.vef")
+    r = cli("run", "sub/rep.toml", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert "completed" in r.stdout
+
+
 def test_trace_info_without_simulating(cli, tmp_path):
     trace = DATA / "simgrid_taz_p2p" / "concurrent" / "trace.index"
     r = cli("trace", "info", str(trace), "--json")

@@ -59,10 +59,6 @@ def _run_config(args) -> int | None:
     # Overrides go on the file as written; the core resolves the presets and defaults.
     config = resolve(apply_overrides(load_layer(args.config), overrides))
     causal = config.get("workload") is not None
-    trace = (config.get("workload") or {}).get("trace")
-    if trace and not path_arg(trace).is_absolute():
-        # A trace path in a config file is relative to that file.
-        config["workload"]["trace"] = str(path_arg(args.config).parent / trace)
     if causal and args.loads is not None:
         raise UsageError("hpcnetsim run: --loads is invalid with a [workload]: a causal workload has no offered load")
     if args.out is not None:
