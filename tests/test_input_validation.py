@@ -203,6 +203,16 @@ def test_the_api_refuses_the_same_load_lists():
             hpcnetsim.load_curve({"topology": "torus:4x4"}, loads)
 
 
+def test_the_api_refuses_negative_run_options_as_config_errors():
+    # The core takes these as unsigned integers: a negative one was a bare OverflowError.
+    cfg = {"topology": "crossbar:2"}
+    for run in (hpcnetsim.simulate, hpcnetsim.execute):
+        for options, field in (({"threads": -1}, "threads = -1"), ({"max_cycles": -1}, "max_cycles = -1"),
+                               ({"max_cycles": 2**64}, "max_cycles"), ({"max_seconds": -1}, "max_seconds = -1")):
+            with pytest.raises(ConfigError, match=field):
+                run(cfg, **options)
+
+
 def test_route_refuses_options_its_engine_ignores():
     with pytest.raises(ConfigError, match="roots"):
         hpcnetsim.route("torus:4x4", "minhop", roots=[0])

@@ -124,6 +124,16 @@ def rate(count: float, seconds: float) -> float:
     return count / seconds if seconds and seconds > 0 else math.nan
 
 
+def check_run_options(max_cycles: int | None, threads: int) -> None:
+    """Raises :class:`ConfigError` for a ``max_cycles`` or ``threads`` out of range, as the core
+    does for ``max_seconds``: the core takes them as unsigned integers, and would refuse a
+    negative one with a bare OverflowError. Other types stay the core's TypeError."""
+    if isinstance(max_cycles, int) and not 1 <= max_cycles < 2**64:
+        raise ConfigError(f"run: max_cycles = {max_cycles} is invalid: a positive number of cycles below 2^64")
+    if isinstance(threads, int) and not 0 <= threads < 2**64:
+        raise ConfigError(f"run: threads = {threads} is invalid: a whole number of threads >= 0 (0: automatic)")
+
+
 def simulate(
     config: ConfigSource,
     *,
@@ -145,6 +155,7 @@ def simulate(
     """
     from .units import with_physical
 
+    check_run_options(max_cycles, threads)
     cfg = to_json(load_config(config))
     with naming_file(config):
         text = _core.simulate(cfg, progress, max_seconds, max_cycles, check, threads)
@@ -176,6 +187,7 @@ def execute(
     bin and, for a deadlocked workload, ``blocked`` (what the waiting tasks wait for) and
     ``blocked_channels`` when packets are stuck. Arguments as for :func:`simulate`.
     """
+    check_run_options(max_cycles, threads)
     cfg = load_config(config)
     w = cfg.get("workload") or {}
     from .inputs.otf2_trace import is_otf2
