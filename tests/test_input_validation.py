@@ -99,6 +99,16 @@ CASES = [
     ("route --root -1", "route torus:4x4 --routing updn --root -1", "--root"),
     ("route --root 999 dfsssp", "route torus:4x4 --root 999", "roots"),
     ("route --root 999 updn", "route torus:4x4 --routing updn --root 999", "root"),
+    ("route --vcs dfsssp", "route torus:4x4 --routing dfsssp --vcs 2", "vcs = 2"),
+    ("route --layering minhop", "route torus:4x4 --routing minhop --layering opensm", "layering = 'opensm'"),
+    ("route --vls minhop", "route torus:4x4 --routing minhop --vls 4", "vls = 4"),
+    ("route --lmc parx", "route hyperx:4x4,t=2 --routing parx --lmc 1", "lmc = 1"),
+    ("route dor --dump", "route torus:4x4 --routing dor --check-deadlock --dump {d}/never.lft", "dump"),
+    ("route dor --layering", "route torus:4x4 --routing dor --check-deadlock --layering opensm", "layering"),
+    ("route dor --vls", "route torus:4x4 --routing dor --check-deadlock --vls 4", "vls = 4"),
+    ("route dor --lmc", "route torus:4x4 --routing dor --check-deadlock --lmc 1", "lmc = 1"),
+    ("route dor --root", "route torus:4x4 --routing dor --check-deadlock --root 0", "roots"),
+    ("route --load", "route torus:4x4 --load {d}/never.lft --layering opensm", "layering"),
     ("route --load /dev/zero", "route torus:4x4 --load /dev/zero", "/dev/zero: binary data"),
     ("route --demands /dev/urandom", "route torus:4x4 --routing parx --demands /dev/urandom", "/dev/urandom: binary"),
     ("figure kind pie", "sweep {d}/pie.toml", "report.figures[0].kind"),
@@ -220,7 +230,22 @@ def test_route_refuses_options_its_engine_ignores():
         hpcnetsim.route("torus:4x4", "updn", roots=[-1])
     with pytest.raises(ConfigError, match="demands"):
         hpcnetsim.route("torus:4x4", "dfsssp", demands=[(0, 1, 10.0)])
+    # Lanes and addresses: read only by the engines that lay out lanes, parx always on LMC 2,
+    # virtual channels only by an algorithmic routing's check, which has no tables at all.
+    for engine, options, field in (
+        ("dfsssp", {"vcs": 2}, "vcs"), ("minhop", {"layering": "opensm"}, "layering"),
+        ("updn", {"vls": 4}, "vls"), ("parx", {"lmc": 0}, "lmc"),
+        ("dor", {"check_deadlock": True, "dump": True}, "dump"),
+        ("dor", {"check_deadlock": True, "layering": "placement"}, "layering"),
+        ("bubble", {"check_deadlock": True, "vls": 8}, "vls"), ("dor", {"check_deadlock": True, "lmc": 0}, "lmc"),
+        ("dor", {"check_deadlock": True, "roots": [0]}, "roots"),
+        ("dor", {"check_deadlock": True, "demands": [(0, 1, 1.0)]}, "demands"),
+    ):  # fmt: skip
+        with pytest.raises(ConfigError, match=f"route: {field}.* is invalid with (engine|routing) '{engine}'"):
+            hpcnetsim.route("torus:4x4", engine, **options)
     assert hpcnetsim.route("torus:4x4", "updn", roots=[5])["unreachable_pairs"] == 0
+    assert hpcnetsim.route("torus:4x4", "dfsssp", vls=8, layering="opensm")["vls_used"] >= 1
+    assert hpcnetsim.route("torus:4x4", "dor", check_deadlock=True, vcs=2)["deadlock_free"]
 
 
 def test_expression_errors_name_the_users_file_and_line(files):

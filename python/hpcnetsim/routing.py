@@ -15,6 +15,10 @@ ENGINES = ("minhop", "sssp", "dfsssp", "updn", "ftree", "parx", "ksp")
 #: The LMC of an engine when none is given: ``ksp`` takes Singla et al.'s 8 paths per pair.
 DEFAULT_LMC = {"ksp": 3}
 
+#: The engines that give paths their lanes (virtual layers): only they read ``vls`` and
+#: ``layering``.
+LAYERED = ("dfsssp", "parx", "ksp")
+
 #: Algorithmic routings (config ``routing.algorithm``) that ``check_deadlock`` judges; ``bubble``
 #: and ``tree`` are short for ``bubble-adaptive`` and ``tree-adaptive``.
 ALGORITHMS = (
@@ -58,29 +62,40 @@ def route(
     engine: str = "dfsssp",
     *,
     lmc: int | None = None,
-    vls: int = 8,
+    vls: int | None = None,
     roots: list[int] | None = None,
     check_deadlock: bool = False,
     dump: bool = False,
     tables: str | Path | None = None,
     demands: str | Path | list | None = None,
-    layering: str = "placement",
+    layering: str | None = None,
     vcs: int | None = None,
 ) -> dict:
     """Routes `spec` with `engine` (or loads the table dump file `tables`) and returns the
     report as a dict; with `dump=True` the tables' text is under ``"dump"``. `demands`
     (PARX): a file of ``SOURCE DESTINATION BYTES`` lines or a list of such triples.
-    `layering` (DFSSSP, PARX, KSP): ``placement`` (hpcnetsim's) or ``opensm`` (OpenSM's procedure).
-    `lmc` defaults to 3 for ``ksp`` (8 paths per pair), 0 otherwise.
+    `layering` (DFSSSP, PARX, KSP): ``placement`` (hpcnetsim's, the default) or ``opensm``
+    (OpenSM's procedure); `vls` (the same engines): lanes the layering may use, 8 by default.
+    `lmc` defaults to 3 for ``ksp`` (8 paths per pair), 0 otherwise (``parx`` always uses 2).
     An algorithmic `engine` (``dor``, ``bubble``, ``duato``...) has no tables: with
-    ``check_deadlock=True`` the result is :func:`check_deadlock`'s with `vcs`."""
+    ``check_deadlock=True`` the result is :func:`check_deadlock`'s with `vcs`. An option the
+    engine (or a loaded dump) does not read is refused rather than ignored."""
     if tables is None and _ALIASES.get(engine, engine) in ALGORITHMS:
         if not check_deadlock:
             raise ConfigError(
                 f"route: routing = {engine!r} is algorithmic (no forwarding tables): use --check-deadlock, "
                 f"or a table engine: {', '.join(ENGINES)}"
             )
+        table_options = {"lmc": lmc, "vls": vls, "layering": layering, "roots": roots or None, "demands": demands,
+                         "dump": dump or None}  # fmt: skip
+        for field, value in table_options.items():
+            if value is not None:
+                shown = "" if field == "dump" else f" = {value!r}"
+                raise ConfigError(f"route: {field}{shown} is invalid with routing {engine!r}: an algorithmic routing "
+                                  f"has no forwarding tables (only vcs applies to its deadlock check)")  # fmt: skip
         return _check_algorithmic(spec, engine, vcs=vcs)
+    _check_engine_options(engine, roots, demands, tables)
+    _check_table_options(engine, tables, lmc, vls, layering, vcs)
     text, name, ini, hcas = None, "tables", None, None
     if tables is not None:
         text, name = _read(tables, "the table dump"), str(tables)
@@ -93,10 +108,11 @@ def route(
             hcas = _read(hcas_path, "the host list")
     if lmc is None:
         lmc = DEFAULT_LMC.get(engine, 0)
+    vls = 8 if vls is None else vls
+    layering = "placement" if layering is None else layering
     for field, value, low, high in (("lmc", lmc, 0, 7), ("vls", vls, 1, 8)):
         if not isinstance(value, int) or not low <= value <= high:
             raise ConfigError(f"route: {field} = {value!r} is invalid: an integer between {low} and {high}")
-    _check_engine_options(engine, roots, demands, tables)
     triples = _demands(demands)
     return json.loads(
         _core.route(
@@ -119,6 +135,26 @@ def _check_engine_options(engine: str, roots, demands, tables) -> None:
                 raise ConfigError(f"route: root = {r!r} is invalid: a switch index (a whole number >= 0)")
     if demands is not None and (tables is not None or engine != "parx"):
         raise ConfigError(f"route: demands are invalid with {computed}: they are read only by engine 'parx'")
+
+
+def _check_table_options(engine: str, tables, lmc, vls, layering, vcs) -> None:
+    """As :func:`_check_engine_options` for the lane and address options (``None``: not given):
+    ``vls`` and ``layering`` are read only by the engines that lay out lanes, ``vcs`` only by the
+    deadlock check of an algorithmic routing; ``parx`` always uses LMC 2, and a loaded dump
+    carries its own LMC and lanes."""
+    computed = "the tables loaded from --load" if tables is not None else f"engine {engine!r}"
+    if vcs is not None:
+        raise ConfigError(f"route: vcs = {vcs!r} is invalid with {computed}: virtual channels are read only by the "
+                          f"deadlock check of an algorithmic routing (the lanes of table engines: vls)")  # fmt: skip
+    for field, value in (("vls", vls), ("layering", layering)):
+        if value is not None and (tables is not None or engine not in LAYERED):
+            raise ConfigError(f"route: {field} = {value!r} is invalid with {computed}: it is read only by the engines "
+                              f"that lay out lanes: {', '.join(LAYERED)}")  # fmt: skip
+    if lmc is not None and tables is not None:
+        raise ConfigError(f"route: lmc = {lmc!r} is invalid with {computed}: a dump carries its own LMC")
+    if lmc is not None and engine == "parx" and lmc != 2:
+        raise ConfigError(f"route: lmc = {lmc!r} is invalid with engine 'parx': it always uses 2 (4 addresses per "
+                          f"terminal)")  # fmt: skip
 
 
 def _read(path, what: str) -> str:

@@ -22,8 +22,9 @@ def add_parser(sub) -> None:
                          "1 merges a routing's VCs into one)")  # fmt: skip
     ro.add_argument("--lmc", type=int,
                     help="LID mask control: 2^LMC addresses per terminal (default 0; parx: 2; ksp: 3, 8 paths)")  # fmt: skip
-    ro.add_argument("--vls", type=int, default=8, help="virtual lanes the layering may use (1-8, default 8)")
-    ro.add_argument("--layering", default="placement", help="dfsssp/parx/ksp lanes: placement (default) or opensm")
+    ro.add_argument("--vls", type=int,
+                    help="dfsssp/parx/ksp: virtual lanes the layering may use (1-8, default 8)")  # fmt: skip
+    ro.add_argument("--layering", help="dfsssp/parx/ksp lanes: placement (default) or opensm")
     ro.add_argument("--root", type=index_arg, action="append", default=[],
                     help="Up*/Down* root switch (repeatable; --routing updn only)")  # fmt: skip
     ro.add_argument("--demands", type=path_arg, help="PARX communication demands: SOURCE DESTINATION BYTES lines")
