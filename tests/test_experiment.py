@@ -1,7 +1,9 @@
 """Experiment files: expansion into points, canonical keys, and one-line errors for bad files."""
 
 import copy
+import json
 import os
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -150,6 +152,93 @@ def test_bad_experiment_file_is_one_line_exit_2_and_writes_nothing(cli, tmp_path
     assert needle in lines[0], lines[0]
     assert str(f) in lines[0]
     assert not out.exists()
+
+
+FIGURE_SWEEP = """\
+name = "f"
+base.topology = "torus:4x4"
+[[sweep]]
+name = "grid"
+axes.traffic.load = [0.1, 0.3]
+axes.switch.vcs = [2, 3]
+[[sweep]]
+name = "listed"
+points = [{ topology = "torus:4x4", label = "small" }]
+axes.variant = [{ label = "dor", routing.algorithm = "dor" }, { label = "duato", routing.algorithm = "duato" }]
+[[report.figures]]
+"""
+
+
+@pytest.mark.parametrize("figure,needle", [
+    ('kind = "throughput"\npanels = "nocolumn"', "report.figures[0].panels = 'nocolumn' is invalid: one of"),
+    ('kind = "latency"\ncurves = "switch.vc"', "curves = 'switch.vc' is invalid: one of the points' columns "
+                                               "(did you mean switch.vcs?)"),
+    ('kind = "throughput"\nsweep = "grid"\ncurves = "point"', "curves = 'point' is invalid"),
+    ('kind = "heatmap"\nx = "traffic.load"', "x = 'traffic.load' is invalid: one of the points' config columns"),
+    ('kind = "heatmap"\ny = "variant"', "y = 'variant' is invalid"),
+    ('kind = "heatmap"\nvalue = "nope"', "value = 'nope' is invalid: one of max_over_ideal"),
+    ('kind = "cost"\ncurves = "nocolumn"', "curves = 'nocolumn' is invalid"),
+    ('kind = "normalized-time"\nreference = "torus:4x4"\npanels = "nocolumn"', "panels = 'nocolumn' is invalid"),
+])  # fmt: skip
+def test_figures_name_columns_the_points_have(figure, needle):
+    # Refused when the file is read: the report would fail only after the sweep ran.
+    doc = tomllib.loads(FIGURE_SWEEP + figure)
+    with pytest.raises(ConfigError) as e:
+        experiment.parse(doc, "f.toml")
+    assert needle in str(e.value) and str(e.value).startswith("f.toml: "), e.value
+
+
+def test_figures_may_name_config_columns_and_labels():
+    for figure in ('kind = "throughput"\npanels = "variant"\ncurves = "point"\nsweep = "listed"',
+                   'kind = "latency"\npanels = "group"\ncurves = "routing.algorithm"\nmetric = "anything"',
+                   'kind = "heatmap"\nx = "switch.vcs"\ny = "topology"\nvalue = "max_accepted"',
+                   'kind = "cost"\ncurves = "switch.vcs"'):  # fmt: skip
+        experiment.parse(tomllib.loads(FIGURE_SWEEP + figure), "f.toml")
+    # A group the quick variant leaves out draws nothing: its figure is not judged by the others.
+    quick = '\n[quick]\nsweeps = ["grid"]\n'
+    figure = 'kind = "throughput"\nsweep = "listed"\ncurves = "point"'
+    experiment.parse(tomllib.loads(FIGURE_SWEEP + figure + quick), "f.toml", quick=True)
+
+
+#: One point at 90 % whose load cannot settle in 400 cycles: stored, but not converged.
+NOT_CONVERGED = """\
+name = "nc"
+[base]
+topology = "torus:4x4"
+switch.vcs = 2
+routing.algorithm = "dor"
+measurement = { warmup_cycles = 200, window_cycles = 100, convergence_tolerance = 0.0001, max_convergence_cycles = 400, batches = 2, batch_cycles = 200 }
+[[sweep]]
+axes.traffic.load = [0.9]
+[[report.figures]]
+kind = "latency"
+metric = "latency_network_p9"
+"""  # noqa: E501
+
+
+def test_report_checks_its_figures_without_a_converged_point(cli, tmp_path):
+    # No point converged, so no figure is drawn: the figures are checked all the same.
+    (tmp_path / "nc.toml").write_text(NOT_CONVERGED)
+    out = tmp_path / "out"
+    r = cli("sweep", str(tmp_path / "nc.toml"), "--out", str(out), "--jobs", "1", "--no-progress")
+    assert r.returncode == 0 and "not-converged" in r.stdout, r.stderr
+    r = cli("report", str(out))
+    assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr
+    assert r.stderr.splitlines() == [f"error: {out / 'experiment.json'}: report.figures[0].metric = "
+                                     "'latency_network_p9' is invalid: a numeric field of the results (did you mean "
+                                     "latency_network_p99?) such as accepted_load, latency_network_mean, "
+                                     "latency_end_to_end_mean, latency_network_p99"]  # fmt: skip
+    # A record written before the columns were checked when the file is read.
+    record = json.loads((out / "experiment.json").read_text())
+    record["report"]["figures"] = [{"kind": "throughput", "panels": "nocolumn"}]
+    (out / "experiment.json").write_text(json.dumps(record))
+    r = cli("report", str(out))
+    assert r.returncode == 2 and "report.figures[0].panels = 'nocolumn' is invalid" in r.stderr, r.stderr
+    # A heatmap over a column no point varies (one VC count) draws one column of cells.
+    record["report"]["figures"] = [{"kind": "heatmap", "value": "points"}]
+    (out / "experiment.json").write_text(json.dumps(record))
+    r = cli("report", str(out))
+    assert r.returncode == 0, r.stderr
 
 
 def test_api_errors_are_config_errors(tmp_path):

@@ -343,6 +343,8 @@ def parse(
     _check_topologies(points, where)
     report = doc.get("report", {})
     _check_report(report, where, all_names)
+    check_figure_columns(report.get("figures", []), point_columns((p.group, p.config, p.values) for p in points),
+                         where)  # fmt: skip
     return Experiment(name, str(doc.get("title", name)), str(doc.get("description", "")), quick, base, points,
                       report, doc, repetitions=repetitions)  # fmt: skip
 
@@ -392,6 +394,79 @@ def _check_report(report: Any, where: str, groups: list[str]) -> None:
                 if entry["kind"] == "normalized-time" and "reference" not in entry:
                     raise ConfigError(f"{where}: report.figures[{i}].reference = missing: a topology spec, "
                                       f"required by kind 'normalized-time'")  # fmt: skip
+
+
+#: Values of the saturation table a ``heatmap`` figure may show (``value``); the table's other
+#: columns are the curve's group, topology and varying config columns, and a note.
+SATURATION_VALUES = ("max_over_ideal", "max_accepted", "max_accepted_pct_host", "ideal", "theta", "points",
+                     "unconverged_points")  # fmt: skip
+
+
+def point_columns(points) -> dict[str, set[str]]:
+    """The columns of the report's frame that come from the points (``(group, config, values)``
+    each), not from their results, per sweep group: the group, the config fields (``topology``,
+    ``switch.vcs``...) and the labels of listed points and table-valued axes (``point``, ``variant``)."""
+    from .store import flatten_config
+
+    out: dict[str, set[str]] = {}
+    for group, config, values in points:
+        cols = out.setdefault(group, {"group"})
+        cols.update(flatten_config(config))
+        cols.update(k for k in values if "." not in k)
+    return out
+
+
+def figure_columns(spec: dict[str, Any]) -> list[tuple[str, str | None, bool]]:
+    """(field, column it names, whether the column must be a config column or the group) of a
+    figure: the columns a report draws it by. Heatmaps and cost figures read the saturation
+    table, whose rows are curves told apart by their config columns only."""
+    kind = spec.get("kind")
+    if kind in ("throughput", "latency"):
+        return [("panels", spec.get("panels", "topology"), False), ("curves", spec.get("curves"), False)]
+    if kind == "heatmap":
+        return [("x", spec.get("x", "switch.vcs"), True), ("y", spec.get("y", "topology"), True)]
+    if kind == "cost":
+        return [("curves", spec.get("curves"), True)]
+    if kind == "normalized-time":
+        return [("panels", spec.get("panels"), False)]
+    return []
+
+
+def check_figure_columns(figures: list[dict[str, Any]], columns: dict[str, set[str]], where: str) -> None:
+    """Every column a figure names exists in the points it draws (``columns``: per sweep group,
+    as :func:`point_columns`), and a heatmap's ``value`` is one of the saturation table's: a
+    report would otherwise fail with the sweep done. A figure whose groups have no point (a
+    group the quick variant leaves out) draws nothing and is not checked."""
+    for i, spec in enumerate(figures):
+        sweep = spec.get("sweep")
+        groups = (sweep if isinstance(sweep, list) else [sweep]) if sweep else list(columns)
+        have = set().union(*(columns.get(g, set()) for g in groups))
+        if not have:
+            continue
+        for name, column, config_only in figure_columns(spec):
+            # The saturation table tells curves apart by config columns, except load and seed.
+            allowed = {c for c in have if not config_only or ("." in c or c in ("topology", "group"))
+                       and c not in ("traffic.load", "seed")}  # fmt: skip
+            if column is not None and column not in allowed:
+                raise ConfigError(f"{where}: report.figures[{i}].{name} = {column!r} is invalid: "
+                                  f"{describe_columns(column, allowed, config_only)}")  # fmt: skip
+        value = spec.get("value", "max_over_ideal") if spec.get("kind") == "heatmap" else None
+        if value is not None and value not in SATURATION_VALUES:
+            raise ConfigError(f"{where}: report.figures[{i}].value = {value!r} is invalid: one of "
+                              f"{', '.join(SATURATION_VALUES)} (columns of the saturation table)")  # fmt: skip
+
+
+def describe_columns(column: Any, allowed: set[str], config_only: bool) -> str:
+    """What a figure's column may be: the plain columns (group, topology, the labels), the
+    nearest name, and the rule for the dotted ones (config paths, docs/config.md)."""
+    plain = sorted(c for c in allowed if "." not in c)
+    # Load and seed are columns, only not ones that tell curves apart: no near name for them.
+    near = [] if column in ("traffic.load", "seed") else difflib.get_close_matches(str(column), allowed, n=1)
+    hint = f" (did you mean {near[0]}?)" if near else ""
+    if config_only:
+        return (f"one of the points' config columns{hint}: {', '.join(plain)} or a config path such as "
+                f"switch.vcs other than traffic.load (docs/config.md)")  # fmt: skip
+    return f"one of the points' columns{hint}: {', '.join(plain)} or a config path such as switch.vcs (docs/config.md)"
 
 
 def _quick(q: Any, base: dict, groups: list, names: list, where: str):

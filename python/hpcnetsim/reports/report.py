@@ -16,6 +16,7 @@ from ..experiments import store
 from .._core import ConfigError, __version__
 from .._files import atomic_write_text
 from ..experiments.experiment import PLOT_FIGURE_KINDS as FIGURE_KINDS  # one list, checked when a file is read
+from ..experiments.experiment import check_figure_columns, point_columns
 from ..expressions import topology_properties
 from ..experiments.sweep import EXPERIMENT_FILE, read_experiment
 
@@ -163,12 +164,46 @@ def figure(spec: dict[str, Any], df, sat) -> str:
         return _figure(lambda p: plots.plot_panels(df, panels, curves, metric, p, title, bounds), alt)
     if kind == "heatmap":
         value = spec.get("value", "max_over_ideal")
+        if value not in sat:  # max_accepted_pct_host: only with a host bandwidth
+            raise ConfigError(f"report.figures.value = {value!r} is invalid: a column of this study's saturation "
+                              f"table: {', '.join(c for c in sat if sat[c].dtype.kind in 'fiu')}")  # fmt: skip
+        sat = constant_columns(sat, df, [spec.get("y", "topology"), spec.get("x", "switch.vcs")])
         table = sat.pivot_table(index=spec.get("y", "topology"), columns=spec.get("x", "switch.vcs"),
                                 values=value, aggfunc="max", sort=False)  # fmt: skip
         return _figure(lambda p: plots.plot_heatmap(table, p, title, value), alt)
+    sat = constant_columns(sat, df, [curves] if curves else [])
     pts = [(f"{r['topology']}" + (f" {plots.curve_label(curves, r[curves])}" if curves else ""),
             topology_properties(r["topology"])["cost_linear"], r["max_accepted"]) for _, r in sat.iterrows()]  # fmt: skip
     return _figure(lambda p: plots.plot_cost_scatter(pts, p, title), alt)
+
+
+def constant_columns(sat, df, columns: list[str]):
+    """``sat`` with the config ``columns`` it lacks because no point varies them (a heatmap over
+    ``switch.vcs`` with one VC count): the saturation table keeps only the varying ones."""
+    for c in columns:
+        if c not in sat and c in df and df[c].astype(str).nunique() <= 1:
+            sat = sat.assign(**{c: df[c].iloc[0] if len(df) else None})
+    return sat
+
+
+def check_figures(doc: dict[str, Any], df, where: str) -> None:
+    """The columns the figures name, checked against the stored points before anything is drawn
+    (whether or not any converged), as when the experiment was read; and a ``metric`` against
+    the stored results, which only running makes."""
+    figures = doc.get("report", {}).get("figures", [])
+    check_figure_columns(figures, point_columns((p["group"], p["config"], p["values"]) for p in doc["points"]),
+                         where)  # fmt: skip
+    done = df[df["state"] == "done"]
+    for i, spec in enumerate(figures):
+        metric = spec.get("metric") if spec.get("kind") in ("throughput", "latency") else None
+        if metric is None or metric in df or done.empty:
+            continue
+        import difflib
+
+        near = difflib.get_close_matches(str(metric), [c for c in done if done[c].dtype.kind in "fiu"], n=1)
+        hint = f" (did you mean {near[0]}?)" if near else ""
+        raise ConfigError(f"{where}: report.figures[{i}].metric = {metric!r} is invalid: a numeric field of the "
+                          f"results{hint} such as {', '.join(c for c in confidence.METRICS if c in df)}")  # fmt: skip
 
 
 def _figure_html(spec: dict[str, Any], df, sat) -> str:
@@ -374,6 +409,7 @@ def write_report(out: str | Path) -> Path:
     from .._files import atomic_write
 
     doc, df = load(out)
+    check_figures(doc, df, str(Path(out) / EXPERIMENT_FILE))
     path = Path(out) / "report.html"
     _FIGURES.clear()
     page = render(doc, df)
