@@ -396,6 +396,10 @@ def _check_report(report: Any, where: str, groups: list[str]) -> None:
                                       f"required by kind 'normalized-time'")  # fmt: skip
 
 
+#: Config columns that vary within a curve rather than tell curves apart (the report's curves
+#: and saturation table are keyed by the others).
+NOT_CURVE = frozenset({"traffic.load", "seed"})
+
 #: Values of the saturation table a ``heatmap`` figure may show (``value``); the table's other
 #: columns are the curve's group, topology and varying config columns, and a note.
 SATURATION_VALUES = ("max_over_ideal", "max_accepted", "max_accepted_pct_host", "ideal", "theta", "points",
@@ -446,7 +450,7 @@ def check_figure_columns(figures: list[dict[str, Any]], columns: dict[str, set[s
         for name, column, config_only in figure_columns(spec):
             # The saturation table tells curves apart by config columns, except load and seed.
             allowed = {c for c in have if not config_only or ("." in c or c in ("topology", "group"))
-                       and c not in ("traffic.load", "seed")}  # fmt: skip
+                       and c not in NOT_CURVE}  # fmt: skip
             if column is not None and column not in allowed:
                 raise ConfigError(f"{where}: report.figures[{i}].{name} = {column!r} is invalid: "
                                   f"{describe_columns(column, allowed, config_only)}")  # fmt: skip
@@ -461,7 +465,7 @@ def describe_columns(column: Any, allowed: set[str], config_only: bool) -> str:
     nearest name, and the rule for the dotted ones (config paths, docs/config.md)."""
     plain = sorted(c for c in allowed if "." not in c)
     # Load and seed are columns, only not ones that tell curves apart: no near name for them.
-    near = [] if column in ("traffic.load", "seed") else difflib.get_close_matches(str(column), allowed, n=1)
+    near = [] if column in NOT_CURVE else difflib.get_close_matches(str(column), allowed, n=1)
     hint = f" (did you mean {near[0]}?)" if near else ""
     if config_only:
         return (f"one of the points' config columns{hint}: {', '.join(plain)} or a config path such as "

@@ -16,11 +16,9 @@ from ..experiments import store
 from .._core import ConfigError, __version__
 from .._files import atomic_write_text
 from ..experiments.experiment import PLOT_FIGURE_KINDS as FIGURE_KINDS  # one list, checked when a file is read
-from ..experiments.experiment import check_figure_columns, point_columns
+from ..experiments.experiment import NOT_CURVE, check_figure_columns, point_columns
 from ..expressions import topology_properties
 from ..experiments.sweep import EXPERIMENT_FILE, read_experiment
-
-NOT_CURVE = {"traffic.load", "seed"}
 
 
 def load(out: str | Path):
