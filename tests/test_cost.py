@@ -77,6 +77,16 @@ def test_price_and_power_follow_the_table():
     assert c["cost_per_endpoint_usd"] == pytest.approx(c["cost_usd"] / 16)
 
 
+
+def test_no_switch_or_cable_is_priced_below_zero():
+    """The default router fit (350.4 $ per port - 892.3 $) is negative below three ports: such a
+    switch costs nothing, the others what the fit says; cables likewise with a negative intercept."""
+    c = cost(Topology.from_spec("crossbar:2"))
+    assert c["cost_switches_usd"] == 0.0 and c["cost_usd"] >= 0.0
+    assert cost(Topology.from_spec("crossbar:3"))["cost_switches_usd"] == pytest.approx(3 * 350.4 - 892.3)
+    cheap = load_table({"electrical": {"fixed_usd": -1000.0}, "optical": {"fixed_usd": -1000.0}})
+    assert cost(Topology.from_spec("tree:k=4,n=2"), cheap)["cost_cables_usd"] == 0.0
+
 def test_user_file_overrides_defaults(tmp_path):
     f = tmp_path / "prices.toml"
     f.write_text("[cost.optical]\nfixed_usd = 1000.0\n")

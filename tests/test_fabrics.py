@@ -2,6 +2,7 @@
 `topo describe` load, its counts checked against the text itself."""
 
 import re
+from pathlib import Path
 from collections import Counter
 
 import pytest
@@ -81,3 +82,37 @@ def test_director_tree_spec_is_the_generated_fabric(tmp_path, capsys):
     assert main(["topo", "describe", "director-tree:nodes=672,edges=48,directors=5"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "directors = 5" in err[0]
+
+
+def test_a_configs_fabric_files_and_tables_are_relative_to_the_config_file(cli, tmp_path, monkeypatch):
+    """A config names its fabric files and table dump relative to its own folder, like its
+    trace, so the same file runs from any working directory, from Python and the CLI."""
+    sub = tmp_path / "sub"
+    sub.mkdir()
+    assert main(["topo", "export", "tree:k=2,n=2", "--format", "ibnet", "-o", str(sub / "fab.ibnet")]) == 0
+    assert main(["topo", "export", "tree:k=2,n=2", "--format", "anynet", "-o", str(sub / "fab.anynet")]) == 0
+    assert main(["route", "tree:k=2,n=2", "--routing", "minhop", "--dump", str(sub / "lft.txt")]) == 0
+    body = '[routing]\nalgorithm = "table"\ntables = "lft.txt"\n[traffic]\nload = 0.2\n'
+    body += "[measurement]\nwarmup_cycles = 100\nbatch_cycles = 100\nbatches = 1\n"
+    (sub / "ib.toml").write_text('topology = "ibnet: fab.ibnet"\n' + body)
+    (sub / "any.toml").write_text('topology = "anynet:fab.anynet"\n' + body.replace('tables = "lft.txt"\n', ""))
+    (tmp_path / "elsewhere").mkdir()
+    monkeypatch.chdir(tmp_path / "elsewhere")
+    cfg = hpcnetsim.load_config("../sub/ib.toml")
+    assert cfg["topology"] == "ibnet:" + str(Path("..", "sub", "fab.ibnet"))
+    assert cfg["routing"]["tables"] == str(Path("..", "sub", "lft.txt"))
+    assert hpcnetsim.load_config("../sub/any.toml")["topology"] == "anynet:" + str(Path("..", "sub", "fab.anynet"))
+    for name in ("ib.toml", "any.toml"):
+        r = cli("run", f"../sub/{name}", "--out", str(tmp_path / name), cwd=tmp_path / "elsewhere")
+        assert r.returncode == 0, r.stderr
+    assert hpcnetsim.simulate("../sub/ib.toml").packets_delivered > 0
+    # An absolute path is left as written; CODES' two files are both relative to the config.
+    (sub / "abs.toml").write_text(f'topology = "edges:{sub / "none.txt"},t=2"\n')
+    with pytest.raises(hpcnetsim.ConfigError, match=f"file = '{sub / 'none.txt'}' is invalid"):
+        hpcnetsim.load_config("../sub/abs.toml")
+    (sub / "codes.toml").write_text('topology = "codes-dragonfly:a.csv, b.csv,p=2"\n')
+    with pytest.raises(hpcnetsim.ConfigError, match=f"file = '{Path('..', 'sub', 'a.csv')}' is invalid"):
+        hpcnetsim.load_config("../sub/codes.toml")
+    (sub / "a.csv").write_text("0,1,0\n1,0,0\n")
+    with pytest.raises(hpcnetsim.ConfigError, match=f"file = '{Path('..', 'sub', 'b.csv')}' is invalid"):
+        hpcnetsim.load_config("../sub/codes.toml")

@@ -21,8 +21,10 @@ if TYPE_CHECKING:
 
 
 def load_config(source: str | os.PathLike | dict) -> dict[str, Any]:
-    """A config as a plain dict: a TOML file is parsed and normalised (a relative
-    ``workload.trace`` is relative to the file), a dict is deep-copied."""
+    """A config as a plain dict: a TOML file is parsed and normalised (the files it names, a
+    fabric topology's, ``routing.tables`` and ``workload.trace``, are relative to the file's
+    folder, so that a config and its inputs move together and the same file runs alike from
+    Python and the command line, whatever the working directory), a dict is deep-copied."""
     if isinstance(source, dict):
         return copy.deepcopy(source)
     if not isinstance(source, (str, os.PathLike)):
@@ -32,21 +34,22 @@ def load_config(source: str | os.PathLike | dict) -> dict[str, Any]:
     path = os.fspath(source)
     text = read_text_file(path, "a TOML config (docs/config.md)")
     try:
-        config = json.loads(_core.config_from_toml(text))
+        return json.loads(_core.config_from_toml(text, os.path.dirname(path)))
     except ConfigError as e:
         raise ConfigError(f"{path}: {e}") from None
-    return relative_to_file(config, path)
 
 
-def relative_to_file(config: dict[str, Any], path: str) -> dict[str, Any]:
-    """``config`` (read from the file ``path``) with its relative ``workload.trace`` made
-    relative to that file's folder, so that a config and its trace move together and the same
-    file runs alike from Python and the command line, whatever the working directory."""
-    workload = config.get("workload")
-    trace = workload.get("trace") if isinstance(workload, dict) else None
-    if isinstance(trace, str) and trace and not os.path.isabs(trace):
-        workload["trace"] = os.path.join(os.path.dirname(path), trace)
-    return config
+def _files_from(layer: dict[str, Any], resolved: dict[str, Any]) -> dict[str, Any]:
+    """``layer`` (a config file as written) with the file names it writes (a fabric topology's
+    files, ``routing.tables``, ``workload.trace``) as the core read them, relative to the file's
+    folder (``resolved``: the core's reading of the same file)."""
+    if isinstance(layer.get("topology"), str):
+        layer["topology"] = resolved["topology"]
+    for table, key in (("workload", "trace"), ("routing", "tables")):
+        section = layer.get(table)
+        if isinstance(section, dict) and key in section:
+            section[key] = resolved[table][key]
+    return layer
 
 
 @contextmanager
@@ -66,8 +69,8 @@ def load_layer(path: str | os.PathLike) -> dict[str, Any]:
     checked by the core so that a bad file fails here with one line naming it. Overrides go
     on this layer, and the core resolves the layers (defaults, switch preset, technology,
     config) when it reads the result: a ``technology`` or ``switch.preset`` override then
-    fills in the fields the file leaves out, like a value written in the file. A relative
-    ``workload.trace`` is made relative to the file, as in :func:`load_config`."""
+    fills in the fields the file leaves out, like a value written in the file. The files it
+    names are relative to the file, as in :func:`load_config`."""
     import tomllib
 
     from ._files import read_text_file
@@ -75,10 +78,10 @@ def load_layer(path: str | os.PathLike) -> dict[str, Any]:
     path = os.fspath(path)
     text = read_text_file(path, "a TOML config (docs/config.md)")
     try:
-        _core.config_from_toml(text)
+        resolved = json.loads(_core.config_from_toml(text, os.path.dirname(path)))
     except ConfigError as e:
         raise ConfigError(f"{path}: {e}") from None
-    return relative_to_file(tomllib.loads(text), path)
+    return _files_from(tomllib.loads(text), resolved)
 
 
 def resolve(config: dict[str, Any]) -> dict[str, Any]:

@@ -402,9 +402,12 @@ fn load_curve(py: Python<'_>, config_json: &str, loads: Vec<f64>) -> PyResult<St
 }
 
 /// Parses and validates TOML config text; returns the full config (defaults filled) as JSON.
+/// With `folder` (that of the file the text was read from), the files the config names are
+/// relative to it.
 #[pyfunction]
-fn config_from_toml(text: &str) -> PyResult<String> {
-    Config::from_toml(text).map(|c| to_json(&c)).map_err(to_py)
+#[pyo3(signature = (text, folder=None))]
+fn config_from_toml(text: &str, folder: Option<&str>) -> PyResult<String> {
+    Config::from_toml_in(text, folder.map(std::path::Path::new)).map(|c| to_json(&c)).map_err(to_py)
 }
 
 /// Parses and validates a config given as JSON (as written: its presets and defaults are

@@ -3,6 +3,7 @@
 //! reference in `docs/config.md` follows these comments.
 
 pub mod bounds;
+mod files;
 mod flow;
 mod link;
 pub mod nic;
@@ -415,7 +416,7 @@ impl Config {
     /// Reads a config from TOML text and checks everything but the switch technologies' own
     /// fields; errors name the offending key. `Config::from_toml` (`switch/parameters.rs`)
     /// checks those too.
-    pub(crate) fn read_toml(text: &str) -> Result<Config> {
+    pub(crate) fn read_toml(text: &str, dir: Option<&std::path::Path>) -> Result<Config> {
         let cfg: Config = toml::from_str(text).map_err(|e| {
             let msg = bounds::plain(&e.message().replace('\n', " "));
             let at = e.span().map(|span| {
@@ -441,7 +442,10 @@ impl Config {
                 Config::with_technology(serde_json::to_value(table).expect("TOML values are JSON values"))?
             }
         };
-        cfg.resolved()
+        match dir {
+            Some(dir) => cfg.files_relative_to(dir).resolved(),
+            None => cfg.resolved(),
+        }
     }
 
     /// The config of `value` with its technology preset filled in (see `technology::apply`).

@@ -12,7 +12,13 @@ use crate::error::{Error, Result};
 impl Config {
     /// Reads a config from TOML text and checks every value; errors name the offending key.
     pub fn from_toml(text: &str) -> Result<Config> {
-        let mut cfg = Config::read_toml(text)?;
+        Config::from_toml_in(text, None)
+    }
+
+    /// [`Config::from_toml`] for text read from a file in `dir`: the files the config names
+    /// (a fabric topology's, `routing.tables`, `workload.trace`) are relative to `dir`.
+    pub fn from_toml_in(text: &str, dir: Option<&std::path::Path>) -> Result<Config> {
+        let mut cfg = Config::read_toml(text, dir)?;
         check(&mut cfg, Some(text))?;
         Ok(cfg)
     }
