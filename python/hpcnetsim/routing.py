@@ -47,9 +47,12 @@ def check_deadlock(
         )
     if vcs is not None and (not isinstance(vcs, int) or isinstance(vcs, bool) or not 1 <= vcs <= 8):
         raise ConfigError(f"route: vcs = {vcs!r} is invalid: an integer between 1 and 8")
-    cfg: dict = {"topology": spec, "routing": {"algorithm": name}}
+    # Read with 8 VCs, the most any routing needs, so that reading the config judges the routing
+    # against the family and the buffers but not the VCs: the check tries the VC counts itself,
+    # from 1 up when `vcs` is None.
+    cfg: dict = {"topology": spec, "routing": {"algorithm": name}, "switch": {"vcs": 8}}
     if queue_packets is not None:
-        cfg["switch"] = {"queue_packets": queue_packets}
+        cfg["switch"]["queue_packets"] = queue_packets
     return json.loads(_core.check_deadlock(json.dumps(cfg), vcs))
 
 

@@ -73,7 +73,8 @@ const MAX_WALKS: u128 = 1 << 22;
 const MAX_ESCAPE_WALKS: u128 = 1 << 18;
 
 /// Checks `cfg`'s routing (`routing.algorithm`, not `table`) on `cfg`'s topology with
-/// `vcs` virtual channels (`None`: the fewest the routing accepts, from `switch.vcs` up).
+/// `vcs` virtual channels (`None`: the fewest the routing accepts, from 1 up; `cfg`'s own count is
+/// not read, so a config read with more VCs than the routing needs is checked alike).
 pub fn check(cfg: &Config, vcs: Option<usize>) -> Result<Check> {
     crate::topology::footprint::check_describe(&cfg.topology)?;
     let mut topo = Topology::from_spec(&cfg.topology)?;
@@ -185,9 +186,8 @@ fn build(cfg: &Config, topo: &Topology, vcs: Option<usize>) -> Result<(Box<dyn R
             Err(e) => Err(e),
         },
         None => {
-            let first = (cfg.switch.vcs.max(1) as usize).min(8);
             let mut last = None;
-            for v in first..=8 {
+            for v in 1..=8 {
                 match with(v) {
                     Ok(r) => return Ok((r, v, false)),
                     Err(e) => last = Some(e),

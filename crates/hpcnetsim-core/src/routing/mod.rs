@@ -164,7 +164,6 @@ pub fn build(cfg: &Config, topo: &Topology) -> Result<Box<dyn Routing>> {
     if topo.planes() > 1 {
         return Ok(Box::new(planes::PlaneRouting::new(cfg, topo)?));
     }
-    let vcs = cfg.switch.vcs as usize;
     let requested = match &cfg.routing.method {
         Method::Table(table) => return Ok(Box::new(table_lookup::TableRouting::new(table, cfg, topo)?)),
         Method::Algorithm(a) => *a,
@@ -177,7 +176,75 @@ pub fn build(cfg: &Config, topo: &Topology) -> Result<Box<dyn Routing>> {
             "table routing (algorithmic routings assume every link works; see docs/routing.md)",
         ));
     }
-    let algorithm = match (requested, topo.family()) {
+    let vcs = cfg.switch.vcs as usize;
+    let algorithm = resolve(requested, topo.family(), vcs)?;
+    let dragonfly_mode = || match algorithm {
+        Algorithm::DragonflyMinimal => dragonfly::Mode::Minimal,
+        Algorithm::DragonflyValiant => dragonfly::Mode::Valiant,
+        Algorithm::DragonflyUgalG => dragonfly::Mode::UgalG,
+        Algorithm::DragonflyPar => dragonfly::Mode::Par,
+        _ => dragonfly::Mode::Ugal,
+    };
+    Ok(match (algorithm, topo.family()) {
+        (Algorithm::TreeAdaptive | Algorithm::TreeDeterministic, Family::Tree(x)) => {
+            Box::new(tree::TreeRouting::new(x, vcs, algorithm == Algorithm::TreeAdaptive))
+        }
+        (Algorithm::Dor, Family::Torus(t)) => Box::new(torus::DimensionOrder::new(t, vcs)),
+        (Algorithm::BubbleAdaptive, Family::Torus(t)) => Box::new(torus::BubbleAdaptive::new(t, vcs)),
+        (Algorithm::DorUpperLower, Family::Torus(t)) => Box::new(torus::DimensionOrder::upper_lower(t, vcs)),
+        (Algorithm::Duato, Family::Torus(t)) => Box::new(duato::Duato::new(t, vcs)),
+        (Algorithm::HyperxDor, Family::HyperX(h)) => Box::new(hyperx::HyperxRouting::new(h, vcs, false)),
+        (Algorithm::HyperxAdaptive, Family::HyperX(h)) => Box::new(hyperx::HyperxRouting::new(h, vcs, true)),
+        (Algorithm::HyperxValiant | Algorithm::HyperxUgal | Algorithm::HyperxDal, Family::HyperX(h)) => {
+            let mode = match algorithm {
+                Algorithm::HyperxValiant => hyperx_adaptive::Mode::Valiant,
+                Algorithm::HyperxUgal => hyperx_adaptive::Mode::Ugal,
+                _ => hyperx_adaptive::Mode::Dal,
+            };
+            Box::new(hyperx_adaptive::HyperxNonMinimal::new(h, vcs, mode, cfg.traffic.max_packet_phits()))
+        }
+        (Algorithm::Direct, Family::Crossbar(_)) => Box::new(Direct {
+            vcs,
+            topo_ports: (0..topo.num_terminals())
+                .map(|t| topo.terminal_attachment(t))
+                .map(|(s, p)| (s as u32, p as u32))
+                .collect(),
+        }),
+        (Algorithm::Dort | Algorithm::TsDor, Family::TwinTorus(t)) => {
+            let which =
+                if algorithm == Algorithm::Dort { twin::TwinAlgorithm::Dort } else { twin::TwinAlgorithm::TsDor };
+            Box::new(twin::TwinRouting::new(t, which))
+        }
+        (dragonfly_routings!(), Family::Dragonfly(d)) => {
+            Box::new(dragonfly::DragonflyRouting::new(d, topo, vcs, dragonfly_mode(), cfg.traffic.max_packet_phits()))
+        }
+        (dragonfly_routings!(), Family::Cascade(c)) => {
+            Box::new(dragonfly::DragonflyRouting::new(c, topo, vcs, dragonfly_mode(), cfg.traffic.max_packet_phits()))
+        }
+        (dragonfly_routings!(), Family::Megafly(m)) => {
+            Box::new(dragonfly::DragonflyRouting::new(m, topo, vcs, dragonfly_mode(), cfg.traffic.max_packet_phits()))
+        }
+        (
+            Algorithm::GraphMinimal | Algorithm::GraphValiant | Algorithm::GraphUgal,
+            Family::SlimFly(_) | Family::Jellyfish(_),
+        ) => {
+            let mode = match algorithm {
+                Algorithm::GraphMinimal => hop_class::Mode::Minimal,
+                Algorithm::GraphValiant => hop_class::Mode::Valiant,
+                _ => hop_class::Mode::Ugal,
+            };
+            Box::new(hop_class::HopClassRouting::new(topo, vcs, mode, cfg.traffic.max_packet_phits())?)
+        }
+        (a, f) => unreachable!("resolve accepted {} on {}", algorithm_name(a), f.name()),
+    })
+}
+
+/// The algorithm `requested` on a network of `family` with `vcs` VCs (per traffic class):
+/// `auto` made the family's own routing, then refused in one line if the family cannot use
+/// it or the VCs are too few for it. It needs only the parsed spec, so a config is checked
+/// before any network is built (`Config::validate`: a sweep refuses such a point up front).
+pub fn resolve(requested: Algorithm, family: &Family, vcs: usize) -> Result<Algorithm> {
+    let algorithm = match (requested, family) {
         (Algorithm::Auto, Family::Tree(_)) => Algorithm::TreeAdaptive,
         // With one VC a torus has no room for a dateline: bubble flow control keeps DOR
         // deadlock-free on a single (escape) channel.
@@ -193,120 +260,68 @@ pub fn build(cfg: &Config, topo: &Topology) -> Result<Box<dyn Routing>> {
         (a, _) => a,
     };
     let unsuited = |allowed: &str| {
-        Error::invalid(
+        Err(Error::invalid(
             "config",
             "routing.algorithm",
             format!("'{}'", algorithm_name(algorithm)),
-            format!("for {} topologies one of: {allowed}", topo.family().name()),
-        )
+            format!("for {} topologies one of: {allowed}", family.name()),
+        ))
     };
-    let need_vcs = |min: usize, why: &str| -> Result<()> {
-        if vcs < min {
-            return Err(Error::invalid("config", "switch.vcs", vcs, format!("at least {min} for {why}")));
+    let need_vcs = |min: usize, why: &str| -> Result<Algorithm> {
+        match vcs < min {
+            true => Err(Error::invalid("config", "switch.vcs", vcs, format!("at least {min} for {why}"))),
+            false => Ok(algorithm),
         }
-        Ok(())
     };
-    // The dragonfly routings' mode, once the VCs are checked (every dragonfly family).
-    let dragonfly_mode = || -> Result<dragonfly::Mode> {
-        let mode = match algorithm {
-            Algorithm::DragonflyMinimal => {
-                need_vcs(2, "dragonfly-minimal (a VC class before and one after the global hop)")?;
-                return Ok(dragonfly::Mode::Minimal);
-            }
-            Algorithm::DragonflyValiant => dragonfly::Mode::Valiant,
-            Algorithm::DragonflyUgalG => dragonfly::Mode::UgalG,
-            Algorithm::DragonflyPar => {
-                need_vcs(4, "dragonfly-par (a class for the re-decision hop besides UGAL's three)")?;
-                dragonfly::Mode::Par
-            }
-            _ => dragonfly::Mode::Ugal,
-        };
-        need_vcs(3, "non-minimal dragonfly routing (source, intermediate and destination group classes)")?;
-        Ok(mode)
-    };
-    Ok(match (algorithm, topo.family()) {
-        (Algorithm::TreeAdaptive | Algorithm::TreeDeterministic, Family::Tree(x)) => {
-            Box::new(tree::TreeRouting::new(x, vcs, algorithm == Algorithm::TreeAdaptive))
-        }
-        (_, Family::Tree(_)) => return Err(unsuited("auto, tree-adaptive, tree-deterministic")),
-        (Algorithm::Dor, Family::Torus(t)) => {
-            if t.wrap {
-                need_vcs(2, "dor on a torus (two VC classes with a dateline)")?;
-            }
-            Box::new(torus::DimensionOrder::new(t, vcs))
-        }
-        (Algorithm::BubbleAdaptive, Family::Torus(t)) => Box::new(torus::BubbleAdaptive::new(t, vcs)),
+    match (algorithm, family) {
+        (Algorithm::TreeAdaptive | Algorithm::TreeDeterministic, Family::Tree(_)) => Ok(algorithm),
+        (_, Family::Tree(_)) => unsuited("auto, tree-adaptive, tree-deterministic"),
+        (Algorithm::Dor, Family::Torus(t)) if t.wrap => need_vcs(2, "dor on a torus (two VC classes with a dateline)"),
+        (Algorithm::Dor | Algorithm::BubbleAdaptive, Family::Torus(_)) => Ok(algorithm),
         (Algorithm::DorUpperLower, Family::Torus(t)) if t.wrap => {
-            need_vcs(2, "dor-upper-lower (an upper and a lower VC class)")?;
-            Box::new(torus::DimensionOrder::upper_lower(t, vcs))
+            need_vcs(2, "dor-upper-lower (an upper and a lower VC class)")
         }
-        (Algorithm::Duato, Family::Torus(t)) => {
-            need_vcs(3, "duato (two escape VCs and at least one adaptive VC per traffic class)")?;
-            Box::new(duato::Duato::new(t, vcs))
+        (Algorithm::Duato, Family::Torus(_)) => {
+            need_vcs(3, "duato (two escape VCs and at least one adaptive VC per traffic class)")
         }
-        (_, Family::Torus(_)) => return Err(unsuited("auto, dor, bubble-adaptive, dor-upper-lower (tori), duato")),
-        (Algorithm::HyperxDor, Family::HyperX(h)) => Box::new(hyperx::HyperxRouting::new(h, vcs, false)),
-        (Algorithm::HyperxAdaptive, Family::HyperX(h)) => {
-            need_vcs(2, "hyperx-adaptive (an escape VC and adaptive VCs)")?;
-            Box::new(hyperx::HyperxRouting::new(h, vcs, true))
+        (_, Family::Torus(_)) => unsuited("auto, dor, bubble-adaptive, dor-upper-lower (tori), duato"),
+        (Algorithm::HyperxDor, Family::HyperX(_)) => Ok(algorithm),
+        (Algorithm::HyperxAdaptive, Family::HyperX(_)) => {
+            need_vcs(2, "hyperx-adaptive (an escape VC and adaptive VCs)")
         }
-        (Algorithm::HyperxValiant | Algorithm::HyperxUgal | Algorithm::HyperxDal, Family::HyperX(h)) => {
-            let mode = match algorithm {
-                Algorithm::HyperxValiant => hyperx_adaptive::Mode::Valiant,
-                Algorithm::HyperxUgal => hyperx_adaptive::Mode::Ugal,
-                _ => hyperx_adaptive::Mode::Dal,
-            };
-            need_vcs(2, "non-minimal HyperX routing (two VC classes, or an escape VC and adaptive VCs)")?;
-            Box::new(hyperx_adaptive::HyperxNonMinimal::new(h, vcs, mode, cfg.traffic.max_packet_phits()))
+        (Algorithm::HyperxValiant | Algorithm::HyperxUgal | Algorithm::HyperxDal, Family::HyperX(_)) => {
+            need_vcs(2, "non-minimal HyperX routing (two VC classes, or an escape VC and adaptive VCs)")
         }
         (_, Family::HyperX(_)) => {
-            return Err(unsuited("auto, hyperx-dor, hyperx-adaptive, hyperx-valiant, hyperx-ugal, hyperx-dal"))
+            unsuited("auto, hyperx-dor, hyperx-adaptive, hyperx-valiant, hyperx-ugal, hyperx-dal")
         }
-        (Algorithm::Direct, Family::Crossbar(_)) => Box::new(Direct {
-            vcs,
-            topo_ports: (0..topo.num_terminals())
-                .map(|t| topo.terminal_attachment(t))
-                .map(|(s, p)| (s as u32, p as u32))
-                .collect(),
-        }),
-        (_, Family::Crossbar(_)) => return Err(unsuited("auto, direct")),
-        (Algorithm::Dort | Algorithm::TsDor, Family::TwinTorus(t)) => {
-            need_vcs(4, "twin-torus routing (two VC pairs on the internal link)")?;
-            let which =
-                if algorithm == Algorithm::Dort { twin::TwinAlgorithm::Dort } else { twin::TwinAlgorithm::TsDor };
-            Box::new(twin::TwinRouting::new(t, which))
+        (Algorithm::Direct, Family::Crossbar(_)) => Ok(algorithm),
+        (_, Family::Crossbar(_)) => unsuited("auto, direct"),
+        (Algorithm::Dort | Algorithm::TsDor, Family::TwinTorus(_)) => {
+            need_vcs(4, "twin-torus routing (two VC pairs on the internal link)")
         }
-        (_, Family::TwinTorus(_)) => return Err(unsuited("auto, dort, ts-dor")),
-        (_, Family::Fabric(_)) => return Err(unsuited("table (imported fabrics have no coordinates)")),
-        (dragonfly_routings!(), Family::Dragonfly(d)) => {
-            Box::new(dragonfly::DragonflyRouting::new(d, topo, vcs, dragonfly_mode()?, cfg.traffic.max_packet_phits()))
-        }
-        (dragonfly_routings!(), Family::Cascade(c)) => {
-            Box::new(dragonfly::DragonflyRouting::new(c, topo, vcs, dragonfly_mode()?, cfg.traffic.max_packet_phits()))
-        }
-        (dragonfly_routings!(), Family::Megafly(m)) => {
-            Box::new(dragonfly::DragonflyRouting::new(m, topo, vcs, dragonfly_mode()?, cfg.traffic.max_packet_phits()))
-        }
-        (_, Family::Dragonfly(_) | Family::Cascade(_) | Family::Megafly(_)) => {
-            return Err(unsuited(
-                "auto, dragonfly-minimal, dragonfly-valiant, dragonfly-ugal, dragonfly-ugal-g, dragonfly-par, table",
-            ))
-        }
+        (_, Family::TwinTorus(_)) => unsuited("auto, dort, ts-dor"),
+        (_, Family::Fabric(_)) => unsuited("table (imported fabrics have no coordinates)"),
+        (dragonfly_routings!(), Family::Dragonfly(_) | Family::Cascade(_) | Family::Megafly(_)) => match algorithm {
+            Algorithm::DragonflyMinimal => {
+                need_vcs(2, "dragonfly-minimal (a VC class before and one after the global hop)")
+            }
+            Algorithm::DragonflyPar => {
+                need_vcs(4, "dragonfly-par (a class for the re-decision hop besides UGAL's three)")
+            }
+            _ => need_vcs(3, "non-minimal dragonfly routing (source, intermediate and destination group classes)"),
+        },
+        (_, Family::Dragonfly(_) | Family::Cascade(_) | Family::Megafly(_)) => unsuited(
+            "auto, dragonfly-minimal, dragonfly-valiant, dragonfly-ugal, dragonfly-ugal-g, dragonfly-par, table",
+        ),
         (
             Algorithm::GraphMinimal | Algorithm::GraphValiant | Algorithm::GraphUgal,
             Family::SlimFly(_) | Family::Jellyfish(_),
-        ) => {
-            let mode = match algorithm {
-                Algorithm::GraphMinimal => hop_class::Mode::Minimal,
-                Algorithm::GraphValiant => hop_class::Mode::Valiant,
-                _ => hop_class::Mode::Ugal,
-            };
-            Box::new(hop_class::HopClassRouting::new(topo, vcs, mode, cfg.traffic.max_packet_phits())?)
-        }
+        ) => Ok(algorithm),
         (_, Family::SlimFly(_) | Family::Jellyfish(_)) => {
-            return Err(unsuited("auto, graph-minimal, graph-valiant, graph-ugal, table"))
+            unsuited("auto, graph-minimal, graph-valiant, graph-ugal, table")
         }
-    })
+    }
 }
 
 /// Config name of an algorithm.

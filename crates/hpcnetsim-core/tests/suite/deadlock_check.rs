@@ -9,8 +9,9 @@ use hpcnetsim_core::routing::deadlock_check::{check, Basis, Check};
 use hpcnetsim_core::Topology;
 
 fn run(spec: &str, routing: &str, vcs: Option<usize>, queue: u32) -> Check {
-    let text =
-        format!("topology = \"{spec}\"\n[switch]\nqueue_packets = {queue}\n[routing]\nalgorithm = \"{routing}\"\n");
+    let text = format!(
+        "topology = \"{spec}\"\n[switch]\nvcs = 8\nqueue_packets = {queue}\n[routing]\nalgorithm = \"{routing}\"\n"
+    );
     let cfg = Config::from_toml(&text).unwrap_or_else(|e| panic!("{e}"));
     check(&cfg, vcs).unwrap_or_else(|e| panic!("{spec} {routing}: {e}"))
 }
@@ -90,18 +91,22 @@ fn table_routing_and_bad_vc_counts_are_refused_in_one_line() {
     let cfg = Config::from_toml("topology = \"torus:4x4\"\n[routing]\nalgorithm = \"table\"\n").unwrap();
     let e = check(&cfg, None).unwrap_err().to_string();
     assert!(e.contains("'table'") && !e.contains('\n'), "{e}");
-    let cfg = Config::from_toml("topology = \"torus:4x4\"\n[routing]\nalgorithm = \"dor\"\n").unwrap();
+    let cfg =
+        Config::from_toml("topology = \"torus:4x4\"\n[switch]\nvcs = 2\n[routing]\nalgorithm = \"dor\"\n").unwrap();
     let e = check(&cfg, Some(9)).unwrap_err().to_string();
     assert!(e.contains("vcs = 9"), "{e}");
-    let cfg = Config::from_toml("topology = \"torus:4x4\"\n[routing]\nalgorithm = \"duato\"\n").unwrap();
+    let cfg =
+        Config::from_toml("topology = \"torus:4x4\"\n[switch]\nvcs = 3\n[routing]\nalgorithm = \"duato\"\n").unwrap();
     let e = check(&cfg, Some(2)).unwrap_err().to_string();
     assert!(e.contains("switch.vcs = 2") && e.contains("at least 3"), "{e}");
     // A network whose every route would take hours to walk is refused at once.
     let start = std::time::Instant::now();
-    let cfg = Config::from_toml("topology = \"torus:64x64\"\n[routing]\nalgorithm = \"dor\"\n").unwrap();
+    let cfg =
+        Config::from_toml("topology = \"torus:64x64\"\n[switch]\nvcs = 2\n[routing]\nalgorithm = \"dor\"\n").unwrap();
     let e = check(&cfg, None).unwrap_err().to_string();
     assert!(e.contains("torus:64x64: size = 4096 terminals") && e.contains("smaller network"), "{e}");
-    let cfg = Config::from_toml("topology = \"torus:32x32\"\n[routing]\nalgorithm = \"duato\"\n").unwrap();
+    let cfg =
+        Config::from_toml("topology = \"torus:32x32\"\n[switch]\nvcs = 3\n[routing]\nalgorithm = \"duato\"\n").unwrap();
     assert!(check(&cfg, None).is_err());
     assert!(start.elapsed().as_secs_f64() < 2.0);
 }

@@ -45,7 +45,7 @@ fn every_vc_scheme_is_deadlock_free_and_too_few_vcs_are_not() {
         }
     }
     // `route --check-deadlock` reaches the same verdicts.
-    let mut c = Config::from_toml("topology = \"dragonfly:a=4,p=2,h=2\"").unwrap();
+    let mut c = Config::from_toml("topology = \"dragonfly:a=4,p=2,h=2\"\n[switch]\nvcs = 8\n").unwrap();
     c.routing.method = Algorithm::DragonflyUgal.into();
     let check = deadlock_check::check(&c, None).unwrap();
     assert!(check.deadlock_free && check.vcs == 3, "{check:?}");

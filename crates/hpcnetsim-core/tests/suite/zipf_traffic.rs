@@ -11,7 +11,7 @@ use hpcnetsim_core::rng::{stream, Owner};
 use hpcnetsim_core::workload::Pattern;
 
 fn zipf(spec: &str, exponent: f64) -> Pattern {
-    let mut c = Config::from_toml(&format!("topology = \"{spec}\"")).unwrap();
+    let mut c = Config::from_toml(&format!("topology = \"{spec}\"\n[switch]\nvcs = 4\n")).unwrap();
     c.traffic.pattern = PatternKind::Zipf;
     c.traffic.zipf_exponent = exponent;
     Pattern::new(&c.traffic, &topo(spec), c.seed).unwrap()

@@ -18,7 +18,9 @@ pub fn topo(spec: &str) -> Topology {
 
 /// A simulation config with the defaults but for the given network, VCs, routing and load.
 pub fn sim_config(spec: &str, vcs: u32, algorithm: Algorithm, load: f64) -> Config {
-    let mut c = Config::from_toml(&format!("topology = \"{spec}\"")).unwrap();
+    // Read with 8 VCs, which every routing accepts, then given the VCs of the test (too few,
+    // for the tests of the refusal at build).
+    let mut c = Config::from_toml(&format!("topology = \"{spec}\"\n[switch]\nvcs = 8\n")).unwrap();
     c.switch.vcs = vcs;
     c.routing.method = algorithm.into();
     c.traffic.load = load;
