@@ -259,3 +259,23 @@ def test_fields_added_later_keep_the_canonical_form_of_existing_configs():
     assert config_key({**base, "traffic": {**base["traffic"], "zipf_ranks": "index"}}) == key
     assert config_key({**base, "traffic": {**base["traffic"], "zipf_ranks": "shuffled"}}) != key
     assert experiment.valid_paths()["traffic.zipf_ranks"] == "index"
+
+
+def test_quick_variant_values_are_checked_when_not_used(tmp_path):
+    # The quick variant's base is completed and validated with the file, with or without
+    # --quick, and the message points to the [quick] table's line.
+    text = ('name = "x"\n[base]\ntopology = "torus:4x4"\nswitch.vcs = 2\n[[sweep]]\naxes.traffic.load = [0.1]\n'
+            '[quick]\nbase.switch.vcs = 0\n')  # fmt: skip
+    for quick in (False, True):
+        with pytest.raises(ConfigError) as e:
+            experiment.parse(tomllib.loads(text), "f.toml", quick=quick, text=text)
+        assert str(e.value).startswith("f.toml:8: sweep '0'"), e.value
+        assert "switch.vcs = 0 is invalid" in str(e.value), e.value
+    bad_topology = 'name = "x"\nbase.topology = "torus:4x4"\n[[sweep]]\naxes.seed = [1]\n[quick.base]\ntopology = "torus:4x0"\n'
+    with pytest.raises(ConfigError, match="quick variant.*dimension 1 = 0"):
+        experiment.parse(tomllib.loads(bad_topology), "f.toml")
+    # A valid quick variant changes nothing of the full one.
+    good = text.replace("base.switch.vcs = 0", "base.switch.vcs = 3")
+    full = experiment.parse(tomllib.loads(good), "f.toml", text=good)
+    assert [p.config["switch"]["vcs"] for p in full.points] == [2]
+    assert [p.config["switch"]["vcs"] for p in experiment.parse(tomllib.loads(good), "f.toml", quick=True).points] == [3]

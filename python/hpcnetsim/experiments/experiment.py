@@ -235,10 +235,10 @@ def _core_message(message: str, config: dict[str, Any]) -> tuple[str, str]:
     return message, m.group(1) if m else ""
 
 
-def _line_finder(text: str, path: str) -> Callable[[str | None, str], str]:
+def _line_finder(text: str, path: str, quick_fields: frozenset[str] = frozenset()) -> Callable[[int | None, str], str]:
     """``at(group, field)``: ``FILE:LINE`` of ``field``'s setting in sweep group number
-    ``group`` (or in ``[base]`` when the group does not set it); ``FILE`` alone when the text
-    does not show it."""
+    ``group`` (or, when the group does not set it, in ``[quick]`` for the ``quick_fields`` the
+    quick variant's base sets, else in ``[base]``); ``FILE`` alone when the text does not show it."""
     lines = text.splitlines()
     heads = [i for i, line in enumerate(lines) if line.strip().startswith("[")]
 
@@ -251,6 +251,7 @@ def _line_finder(text: str, path: str) -> Callable[[str | None, str], str]:
 
     sweeps = [i for i in heads if lines[i].strip().replace(" ", "") == "[[sweep]]"]
     bases = [i for i in heads if lines[i].strip().replace(" ", "").startswith("[base")]
+    quicks = [i for i in heads if lines[i].strip().replace(" ", "").startswith(("[quick]", "[quick."))]
 
     def find(rows, field: str) -> int | None:
         leaf = field.rsplit(".", 1)[-1]
@@ -264,7 +265,7 @@ def _line_finder(text: str, path: str) -> Callable[[str | None, str], str]:
             row = find(rows, field) if field else None
             row = rows.start if row is None else row
         if field and (row is None or (group is not None and group < len(sweeps) and row == sweeps[group])):
-            for b in bases:
+            for b in quicks + bases if field in quick_fields else bases:
                 found = find(block(b), field)
                 if found is not None:
                     row = found
@@ -322,16 +323,40 @@ def parse(
         repetitions = quick_reps
     if repetitions_override is not None:
         repetitions = check_repetitions(repetitions_override, "--repetitions")
+    quick_doc = doc.get("quick") or {}
+    # Fields the quick variant's base sets: their errors point to the [quick] table's lines.
+    quick_fields = frozenset(_flatten(quick_doc.get("base", {})))
+    at = _line_finder(text, where, quick_fields if quick else frozenset())
+    points = _expand(base, groups, names, all_names, at, repetitions, "")
+    _check_topologies(points, where)
+    if not quick and "quick" in doc:
+        # The quick variant's points are completed and checked too, so that a value only it
+        # sets (quick.base.switch.vcs = 0) is refused now, not when --quick is first used.
+        quick_base, quick_groups, quick_names = variant
+        quick_points = _expand(quick_base, quick_groups, quick_names, all_names,
+                               _line_finder(text, where, quick_fields), 1, " (quick variant)")  # fmt: skip
+        _check_topologies(quick_points, where)
+    report = doc.get("report", {})
+    _check_report(report, where, all_names)
+    check_figure_columns(report.get("figures", []), point_columns((p.group, p.config, p.values) for p in points),
+                         where)  # fmt: skip
+    return Experiment(name, str(doc.get("title", name)), str(doc.get("description", "")), quick, base, points,
+                      report, doc, repetitions=repetitions)  # fmt: skip
+
+
+def _expand(base: dict[str, Any], groups: list, names: list[str], all_names: list[str],
+            at: Callable[[int | None, str], str], repetitions: int, variant: str) -> list[Point]:
+    """The points of the sweep groups ``groups`` (named ``names``) over ``base``, each with
+    its repetitions; ``variant`` follows the group's name in error messages."""
     points: list[Point] = []
     seen: set[str] = set()
-    at = _line_finder(text, where)
     for gname, group in zip(names, groups):
         number = all_names.index(gname)
-        w = f"{at(number, '')}: sweep '{gname}'"
+        w = f"{at(number, '')}: sweep '{gname}'{variant}"
         if not isinstance(group, dict):
             raise ConfigError(f"{w} = {group!r} is invalid: a table")
         for settings, values in _group_points(group, w):
-            config = _resolve(settings, base, lambda f, n=number, g=gname: f"{at(n, f)}: sweep '{g}'")
+            config = _resolve(settings, base, lambda f, n=number, g=gname: f"{at(n, f)}: sweep '{g}'{variant}")
             family = config_key(config)
             for i, seed in enumerate(repetition_seeds(config["seed"], repetitions)):
                 run = config if i == 0 else {**config, "seed": seed}
@@ -340,13 +365,7 @@ def parse(
                     seen.add(key)
                     vals = values if repetitions == 1 else {**values, "repetition": i}
                     points.append(Point(len(points), gname, vals, run, key, family, i))
-    _check_topologies(points, where)
-    report = doc.get("report", {})
-    _check_report(report, where, all_names)
-    check_figure_columns(report.get("figures", []), point_columns((p.group, p.config, p.values) for p in points),
-                         where)  # fmt: skip
-    return Experiment(name, str(doc.get("title", name)), str(doc.get("description", "")), quick, base, points,
-                      report, doc, repetitions=repetitions)  # fmt: skip
+    return points
 
 
 #: Figure kinds of ``[[report.figures]]``: drawn by ``report.py`` from the saturation table and
