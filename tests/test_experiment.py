@@ -10,6 +10,7 @@ import pytest
 from hpcnetsim import ConfigError
 from hpcnetsim.experiments import experiment
 from hpcnetsim.canonical import config_key, default_config
+from hpcnetsim.topology import Topology
 
 DATA = Path(__file__).parent / "data"
 SMALL = DATA / "small_sweep.toml"
@@ -279,3 +280,22 @@ def test_quick_variant_values_are_checked_when_not_used(tmp_path):
     full = experiment.parse(tomllib.loads(good), "f.toml", text=good)
     assert [p.config["switch"]["vcs"] for p in full.points] == [2]
     assert [p.config["switch"]["vcs"] for p in experiment.parse(tomllib.loads(good), "f.toml", quick=True).points] == [3]
+
+
+def test_expressions_in_base_are_computed_for_each_point():
+    # "=0.5 * ideal" in [base] (and in [quick]'s base) is evaluated for every point's topology,
+    # as an axis value is; the core used to receive the string.
+    text = ('name = "x"\n[base]\ntopology = "torus:4x4"\ntraffic.load = "=0.5 * ideal"\n[[sweep]]\n'
+            'axes.topology = ["torus:8x8", "mesh:8x8"]\naxes.routing.algorithm = ["dor"]\n'
+            '[quick]\nbase.traffic.load = "=0.25 * ideal"\n')  # fmt: skip
+    ideal = {s: Topology.from_spec(s).describe()["ideal_throughput"] for s in ("torus:8x8", "mesh:8x8")}
+    for quick, factor in ((False, 0.5), (True, 0.25)):
+        exp = experiment.parse(tomllib.loads(text), "f.toml", quick=quick, text=text)
+        loads = {p.config["topology"]: p.config["traffic"]["load"] for p in exp.points}
+        assert loads == pytest.approx({s: factor * v for s, v in ideal.items()}), loads
+    # An axis value replaces the base's expression; a bad one names the [base] line.
+    over = text.replace('axes.routing.algorithm = ["dor"]', 'axes.routing.algorithm = ["dor"]\naxes.traffic.load = [0.1]')
+    assert {p.config["traffic"]["load"] for p in experiment.parse(tomllib.loads(over), "f.toml").points} == {0.1}
+    bad = text.replace("0.5 * ideal", "0.5 * idel")
+    with pytest.raises(ConfigError, match=r"^f.toml:4: sweep '0'.traffic.load = '=0.5 \* idel' is invalid"):
+        experiment.parse(tomllib.loads(bad), "f.toml", text=bad)

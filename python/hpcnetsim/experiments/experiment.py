@@ -198,17 +198,21 @@ def _group_points(group: dict[str, Any], where: str) -> list[tuple[dict[str, Any
 
 
 def _resolve(settings: dict[str, Any], base: dict[str, Any], where: Callable[[str], str]) -> dict[str, Any]:
-    """The point's full config: base, then its settings, then its expressions evaluated.
-    ``where(path)`` names the file, the line of ``path``'s setting and the sweep group."""
+    """The point's full config: base, then its settings, then its expressions (the base's
+    that its settings leave, and its own) evaluated. ``where(path)`` names the file, the line
+    of ``path``'s setting and the sweep group."""
     config = _merge(base, {k: v for k, v in settings.items() if not is_expression(v)})
     if "topology" not in config:
         raise ConfigError(f"{where('topology')}: topology = missing: set it in [base] or as an axis")
-    for path, v in settings.items():
-        if is_expression(v):
-            value = evaluate(v, config["topology"], f"{where(path)}.{path}")
-            if isinstance(valid_paths()[path], int) and value != int(value):
-                raise ConfigError(f"{where(path)}.{path} = {v!r} gives {value}: an integer is required")
-            _set(config, path, int(value) if isinstance(valid_paths()[path], int) else float(value))
+    paths = valid_paths()
+    numeric = {k for k, d in paths.items() if isinstance(d, (int, float)) and not isinstance(d, bool)}
+    expressions = {k: v for k, v in _flatten(base).items() if k not in settings and k in numeric and is_expression(v)}
+    expressions.update((k, v) for k, v in settings.items() if is_expression(v))
+    for path, v in expressions.items():
+        value = evaluate(v, config["topology"], f"{where(path)}.{path}")
+        if isinstance(paths[path], int) and value != int(value):
+            raise ConfigError(f"{where(path)}.{path} = {v!r} gives {value}: an integer is required")
+        _set(config, path, int(value) if isinstance(paths[path], int) else float(value))
     try:
         return canonical_config(config)
     except ConfigError as e:
