@@ -207,3 +207,19 @@ def test_thin_tree_study_format_on_a_small_tree(tmp_path):
         page.count("<svg ") == 4
     )  # the paper-002 figure has no points in the quick variant
     assert "Published values" in page and "does not reach its ideal" in page
+
+
+def test_results_refuses_a_folder_that_is_no_store(tmp_path):
+    # results("results") for a sweep written to results/mine is an error, not an empty frame.
+    out = tmp_path / "results" / "mine"
+    exp = experiment.load(SMALL)
+    run_sweep(exp, out, jobs=1, progress=False)
+    assert len(hpcnetsim.results(out)) == len(exp.points) == len(hpcnetsim.results(out / "store"))
+    for folder in (tmp_path / "results", tmp_path):
+        with pytest.raises(hpcnetsim.ConfigError, match="no result store"):
+            hpcnetsim.results(folder)
+    # An output folder whose sweep has stored nothing yet is an empty store.
+    started = tmp_path / "started"
+    started.mkdir()
+    (started / "experiment.json").write_text("{}")
+    assert hpcnetsim.results(started).empty

@@ -243,8 +243,14 @@ class SweepLock:
 def results(path: str | Path) -> pd.DataFrame:
     """All stored points as a DataFrame: one row per point, config and result columns.
 
-    The ``build_id`` column says which build computed each row.
+    The ``build_id`` column says which build computed each row. A folder that is neither a
+    sweep's output folder nor a store (``results("results")`` for ``results/mine``) is refused
+    rather than read as an empty store.
     """
+    d = Path(path)
+    if d.is_dir() and not (d / STORE_DIR).is_dir() and d.name != STORE_DIR and not (d / "experiment.json").exists() \
+            and not files(d):  # fmt: skip
+        raise ConfigError(f"{path}: no result store: the output folder of a sweep, or its store/ folder")
     t = read_table(path)
     if t.num_rows == 0:
         import pandas
