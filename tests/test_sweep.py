@@ -1,9 +1,11 @@
 """Sweeps on the local executor: the store, resuming, recorded failures, studies and reports."""
 
+import json
 import os
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import hpcnetsim
@@ -223,3 +225,83 @@ def test_results_refuses_a_folder_that_is_no_store(tmp_path):
     started.mkdir()
     (started / "experiment.json").write_text("{}")
     assert hpcnetsim.results(started).empty
+
+
+def _workers() -> list[int]:
+    """Process ids of this process's local sweep workers."""
+    pids = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            ppid = int(stat.read_text().rsplit(")", 1)[1].split()[1])
+            cmdline = (stat.parent / "cmdline").read_bytes()
+        except (OSError, ValueError, IndexError):
+            continue
+        if ppid == os.getpid() and b"spawn_main" in cmdline:
+            pids.append(int(stat.parent.name))
+    return pids
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads worker processes from /proc")
+def test_a_dead_worker_fails_only_its_own_point(slow_reference):
+    # A worker process killed from outside (as the system does when memory runs out) broke the
+    # whole pool: every point not yet finished was recorded as failed (BrokenProcessPool). Its
+    # points now run again, and the results are those of an undisturbed sweep.
+    from hpcnetsim.experiments.executors import run_local
+    from hpcnetsim.config import to_json
+
+    file, reference = slow_reference
+    exp = experiment.load(file)
+    tasks = [(p.key, to_json(p.config)) for p in exp.points]
+    got = {}
+    killed = None
+    for key, result, error in run_local(tasks, jobs=2):
+        assert error is None, error
+        got[key] = json.loads(result)
+        got[key].pop("wall_seconds")
+        if killed is None:
+            killed = _workers()[0]
+            os.kill(killed, signal.SIGKILL)
+    assert killed is not None and got == reference
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads worker processes from /proc")
+def test_a_point_that_kills_its_worker_is_the_only_failure(slow_reference, tmp_path, monkeypatch):
+    # Whenever one chosen point runs, its worker is killed: the point runs again alone, is
+    # recorded as failed with how its process ended, and every other point completes.
+    import tempfile
+    import threading
+
+    from hpcnetsim.config import to_json
+    from hpcnetsim.experiments.executors import run_local
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    file, reference = slow_reference
+    tasks = [(p.key, to_json(p.config)) for p in experiment.load(file).points]
+    target = tasks[3][0]
+    done = threading.Event()
+
+    def killer():
+        while not done.is_set():
+            for note in tmp_path.glob("hpcnetsim-sweep-*/*"):
+                try:
+                    if note.read_text() == target:
+                        os.kill(int(note.name), signal.SIGKILL)
+                except (OSError, ValueError):
+                    pass
+            time.sleep(0.005)
+
+    thread = threading.Thread(target=killer)
+    thread.start()
+    try:
+        outcomes_ = {key: (result, error) for key, result, error in run_local(tasks, jobs=2)}
+    finally:
+        done.set()
+        thread.join()
+    assert set(outcomes_) == set(reference)
+    assert outcomes_[target][0] is None and "WorkerDied" in outcomes_[target][1] and "signal 9" in outcomes_[target][1]
+    for key, (result, error) in outcomes_.items():
+        if key != target:
+            assert error is None, error
+            got = json.loads(result)
+            got.pop("wall_seconds")
+            assert got == reference[key]

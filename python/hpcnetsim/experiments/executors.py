@@ -9,7 +9,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 from collections.abc import Iterator
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures import ProcessPoolExecutor, as_completed, wait
 
 from .worker import run_point, share_cores
 
@@ -41,10 +41,30 @@ def exit_with_parent(parent: int) -> None:
     threading.Thread(target=watch, name="exit-with-parent", daemon=True).start()
 
 
-def start_worker(parent: int, cores) -> None:
-    """A local sweep's worker: ends with its parent, reads the cores each point may use."""
+def start_worker(parent: int, cores, track: str) -> None:
+    """A local sweep's worker: ends with its parent, reads the cores each point may use, and
+    notes in the folder ``track`` which point it runs."""
+    global _track
     exit_with_parent(parent)
     share_cores(cores)
+    _track = track
+
+
+#: In a local sweep's worker, the folder where it notes the key of the point it runs (a file
+#: named by its process id), so that the sweep knows which points a dead worker was running.
+_track: str | None = None
+
+
+def run_tracked(key: str, config: str) -> tuple[str | None, str | None]:
+    """:func:`run_point`, with the point's key noted in the worker's file while it runs."""
+    note = os.path.join(_track, str(os.getpid())) if _track else None
+    if note:
+        with open(note, "w") as f:
+            f.write(key)
+    result = run_point(config)
+    if note:
+        os.remove(note)
+    return result
 
 
 def cores_per_point(jobs: int, unfinished: int) -> int:
@@ -56,36 +76,90 @@ def cores_per_point(jobs: int, unfinished: int) -> int:
 def run_local(tasks: list[Task], jobs: int | None = None) -> Iterator[Outcome]:
     """Run the tasks in ``jobs`` worker processes (default: all cores). Each point starts on one
     thread; when fewer points remain than ``jobs``, the running ones are handed the idle cores
-    and may move to the parallel engine (their results do not depend on it)."""
+    and may move to the parallel engine (their results do not depend on it).
+
+    A worker process that dies (killed by the system for lack of memory, a crash) breaks the
+    pool: the points it did not reach run again in a new pool, and each point that was running
+    then runs again alone, so only a point that kills its own process is recorded as failed."""
     if not tasks:
         return
+    import tempfile
+
     jobs = jobs or default_jobs()
+    with tempfile.TemporaryDirectory(prefix="hpcnetsim-sweep-") as track:
+        queue = list(tasks)
+        while queue:
+            broken = yield from _run_pool(queue, jobs, track)
+            if broken is None:
+                return
+            unfinished, running, _ = broken
+            for task in (t for t in unfinished if t[0] in running):
+                again = yield from _run_pool([task], 1, track)
+                if again is not None:
+                    yield task[0], None, (f"WorkerDied: the worker process running this point died ({again[2]}); "
+                                          f"on Linux a process killed for lack of memory ends with signal 9")  # fmt: skip
+            queue = [t for t in unfinished if t[0] not in running]
+
+
+def _run_pool(tasks: list[Task], jobs: int, track: str):
+    """Run ``tasks`` in one pool of ``jobs`` processes, yielding their outcomes. Returns None,
+    or, when a worker process died, (the tasks without an outcome, the keys of those that were
+    running, how the dead process ended)."""
+    from concurrent.futures.process import BrokenProcessPool
+
     # spawn, not fork: the parent may already run the core's thread pool, which fork would not copy.
     ctx = multiprocessing.get_context("spawn")
     cores = ctx.Value("i", cores_per_point(jobs, len(tasks)), lock=False)
     pool = ProcessPoolExecutor(max_workers=min(jobs, len(tasks)), mp_context=ctx,
-                               initializer=start_worker, initargs=(os.getpid(), cores))  # fmt: skip
+                               initializer=start_worker, initargs=(os.getpid(), cores, track))  # fmt: skip
     futures: dict = {}
+    workers: list = []
     try:
-        futures = {pool.submit(run_point, config): key for key, config in tasks}
+        futures = {pool.submit(run_tracked, key, config): (key, config) for key, config in tasks}
+        workers = list((getattr(pool, "_processes", None) or {}).values())
         unfinished = len(futures)
+        seen = set()
         for f in as_completed(futures):
             unfinished -= 1
+            seen.add(f)
             # An int of the machine's word is written and read whole: no lock needed.
             cores.value = cores_per_point(jobs, unfinished)
             try:
                 result, error = f.result()
-            except Exception as e:  # noqa: BLE001 - e.g. a worker process killed from outside
+            except BrokenProcessPool:
+                wait(futures)  # the pool fails every point it had not finished
+                left = []
+                for g, task in futures.items():
+                    if isinstance(g.exception(), BrokenProcessPool):
+                        left.append(task)
+                    elif g not in seen:  # finished before the pool broke, not yet handed on
+                        try:
+                            yield (task[0], *g.result())
+                        except Exception as e:  # noqa: BLE001 - as below
+                            yield task[0], None, f"{type(e).__name__}: {e}"
+                running = set()
+                for w in workers:
+                    note = os.path.join(track, str(w.pid))
+                    if os.path.exists(note):
+                        with open(note) as n:
+                            running.add(n.read())
+                        os.remove(note)
+                dead = [w.exitcode for w in workers if w.exitcode not in (None, 0, -15)]
+                how = f"exit code {dead[0]}" if dead else "it ended abruptly"
+                if dead and dead[0] < 0:
+                    how = f"ended by signal {-dead[0]}"
+                return left, running, how
+            except Exception as e:  # noqa: BLE001 - e.g. a result that cannot be unpickled
                 result, error = None, f"{type(e).__name__}: {e}"
-            yield futures[f], result, error
+            yield futures[f][0], result, error
+        return None
     finally:
         # Stopped early (Ctrl-C, an error while storing): the queue is cancelled and running
         # points are killed, since nobody will store them; without this, the interpreter
         # would wait at exit for every running point to finish.
-        unfinished = any(not f.done() for f in futures)
-        workers = list((getattr(pool, "_processes", None) or {}).values())
+        stopped = any(not f.done() for f in futures)
         pool.shutdown(wait=False, cancel_futures=True)
-        if unfinished:
+        if stopped:
             _stop(workers)
 
 
