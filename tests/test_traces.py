@@ -211,3 +211,19 @@ def test_otf2_archives_replay_the_same_from_their_streamed_text(tmp_path):
         assert streamed.execution_time_cycles == whole.execution_time_cycles, name
         assert streamed.messages == whole.messages and streamed.replay == whole.replay, name
         assert h.inputs.trace.info(path)["traffic"] == h.inputs.trace.info(archive)["traffic"], name
+
+
+@pytest.mark.parametrize("value", [0, "4 ns"])
+def test_a_bad_cycle_ns_is_named_before_seconds_are_converted(value):
+    # Seconds of a program's compute and of an OTF2 archive's events are turned into cycles
+    # with workload.cycle_ns: a bad value is a config error naming it, not a failed division.
+    p = h.Program(2)
+    p.compute(0, seconds=1e-6)
+    cfg = {"topology": "crossbar:2", "workload": {"cycle_ns": value}}
+    with pytest.raises(h.ConfigError, match="workload.cycle_ns"):
+        p.run(cfg)
+    pytest.importorskip("otf2")
+    archive = str(DATA / "otf2_bcast4" / "traces.otf2")
+    with pytest.raises(h.ConfigError, match="workload.cycle_ns") as e:
+        h.execute({"topology": "crossbar:4", "workload": {"trace": archive, "cycle_ns": value}})
+    assert "OTF2" not in str(e.value)

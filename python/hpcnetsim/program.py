@@ -220,6 +220,8 @@ class Program:
         from .units import with_physical
 
         cfg_json = to_json(cfg)
+        # Every value is checked before seconds are converted with workload.cycle_ns.
+        _core.config_from_json(cfg_json)
         # Seconds of compute become cycles of the network's clock, as traced time does.
         result = _core.execute_program(cfg_json, "program", self.text(workload_cycle_ns(cfg_json, w)))
         return SimulationResult(json.loads(with_physical(result, cfg_json)))

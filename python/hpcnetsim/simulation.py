@@ -199,6 +199,10 @@ def execute(
 
         rest = {**cfg, "workload": {k: v for k, v in w.items() if k not in ("trace", "format")}}
         rest_json = to_json(rest)
+        # Every value is checked before the archive is read (its times are converted with
+        # workload.cycle_ns), so a bad value is named as such.
+        with naming_file(config):
+            _core.config_from_json(rest_json)
         # Traced seconds become cycles of the network's clock ([link]) as for the other formats.
         text, _ = to_text(w["trace"], workload_cycle_ns(rest_json, w))
         name = f"trace {os.path.basename(str(w['trace']))}"
