@@ -89,6 +89,43 @@ fn rank_0_matches_its_ascii_dump() {
     assert_eq!(t.summary.p2p_sent.bytes[0], row);
 }
 
+/// Nanoseconds since the epoch of an ASCII dump's `walltime 1296777956.737669000`.
+fn dump_ns(stamp: &str) -> u64 {
+    let (sec, frac) = stamp.split_once('.').unwrap();
+    sec.parse::<u64>().unwrap() * 1_000_000_000 + format!("{frac:0<9}")[..9].parse::<u64>().unwrap()
+}
+
+#[test]
+fn rank_0_compute_intervals_are_the_gaps_of_its_ascii_dump() {
+    // The time from one call's return to the next call's entry, to the nanosecond (a cycle
+    // is 1 ns by default): the time stamps are seconds since the epoch, which a double
+    // holds only to about 240 ns.
+    let dump = std::fs::read_to_string(data("dumpi_testtrace4/testtrace-0000.txt")).unwrap();
+    let mut gaps = Vec::new();
+    let mut last_return = None;
+    for line in dump.lines() {
+        let Some((head, rest)) = line.split_once(" at walltime ") else { continue };
+        let t = dump_ns(rest.split(',').next().unwrap());
+        if head.ends_with(" entering") {
+            if let Some(prev) = last_return {
+                gaps.push(t - prev);
+            }
+        } else {
+            last_return = Some(t);
+        }
+    }
+    assert_eq!(gaps.len(), 8, "calls after the first");
+    let t = read(&data("dumpi_testtrace4/testtrace.meta")).unwrap();
+    let compute: Vec<u64> = t.programs.tasks[0]
+        .iter()
+        .filter_map(|op| match op {
+            hpcnetsim_core::workload::Op::Compute { cycles } => Some(*cycles),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(compute, gaps.into_iter().filter(|&g| g > 0).collect::<Vec<_>>());
+}
+
 #[test]
 fn dumpi_traces_replay_on_a_fat_tree_and_a_torus() {
     for meta in ["dumpi_testtrace4/testtrace.meta", "dumpi_testbgp7/testbgp.meta"] {

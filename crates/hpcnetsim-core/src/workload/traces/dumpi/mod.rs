@@ -301,7 +301,7 @@ struct RankState {
     at: Location,
     derived: FxHashMap<i64, u64>,
     persistent: FxHashMap<i64, Persistent>,
-    last_stop: Option<f64>,
+    last_stop: Option<u64>,
     temp: u64,
 }
 
@@ -328,7 +328,8 @@ impl RankState {
         at.record = format!("record {}", r.index);
         if let Some((start, stop)) = r.wall {
             if let Some(prev) = *last_stop {
-                b.compute_seconds(at, rank, start - prev)?;
+                // Whole nanoseconds, so the gap is exact (a clock that went back is no gap).
+                b.compute_seconds(at, rank, start.saturating_sub(prev) as f64 * 1e-9)?;
             }
             *last_stop = Some(stop);
         }

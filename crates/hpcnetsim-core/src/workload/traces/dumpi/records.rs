@@ -222,14 +222,16 @@ pub fn name(id: u16) -> &'static str {
     }
 }
 
-/// One record: function id, wall-clock start and stop (seconds), scalar arguments in
+/// One record: function id, wall-clock start and stop (nanoseconds), scalar arguments in
 /// order and array arguments in order.
 #[derive(Clone, Debug, Default)]
 pub struct Record {
     /// Function id.
     pub id: u16,
-    /// Wall-clock start and stop in seconds, if recorded.
-    pub wall: Option<(f64, f64)>,
+    /// Wall-clock start and stop in nanoseconds since the epoch, if recorded: whole numbers,
+    /// as the file keeps them (seconds since the epoch in an `f64` would round them to about
+    /// 240 ns, as much as a short compute interval between two calls).
+    pub wall: Option<(u64, u64)>,
     /// Scalar arguments in order.
     pub v: Vec<i64>,
     /// Array arguments in order.
@@ -349,10 +351,11 @@ impl Reader {
         (0..n).map(|_| Ok(self.u32()? as i32 as i64)).collect()
     }
 
-    fn time(&mut self, offset: u32) -> Result<f64> {
+    /// A time stamp in nanoseconds: seconds past the file's `offset`, then nanoseconds.
+    fn time(&mut self, offset: u32) -> Result<u64> {
         let sec = self.u16()? as u64 + offset as u64;
         let nsec = self.u32()? as u64;
-        Ok(sec as f64 + nsec as f64 * 1e-9)
+        Ok(sec * 1_000_000_000 + nsec)
     }
 
     /// Statuses: a count, then per status bytes, source, cancelled, error and (from 0.6.3)
