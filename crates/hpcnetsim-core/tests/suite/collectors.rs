@@ -139,3 +139,27 @@ fn bad_stats_values_are_refused() {
         assert!(e.contains(field), "{line}: {e}");
     }
 }
+
+#[test]
+fn latency_summaries_stay_exact_and_small_for_long_latencies() {
+    use hpcnetsim_core::stats::LatencyHistogram;
+    // A message of 2 GB takes 1.25 × 10^8 cycles on 16-byte phits, and compute intervals run
+    // to 10^12 cycles: a latency that long is counted without memory up to it.
+    let mut h = LatencyHistogram::default();
+    let samples = [3u64, 3, 70_000, 125_000_001, 1_000_000_000_000, 5];
+    for &s in &samples {
+        h.record(s);
+    }
+    let s = h.summary();
+    assert_eq!(s.count, samples.len() as u64);
+    assert_eq!(s.mean, samples.iter().sum::<u64>() as f64 / samples.len() as f64);
+    assert_eq!(s.max, 1e12);
+    // Sorted: 3 3 5 70000 125000001 10^12; the q-quantile is the ⌈6q⌉-th of them.
+    assert_eq!(s.p50, 5.0);
+    assert_eq!(h.quantile(0.6), 70_000.0);
+    assert_eq!(h.quantile(0.8), 125_000_001.0);
+    assert_eq!(s.p90, 1e12);
+    h.clear();
+    h.record(7);
+    assert_eq!((h.summary().max, h.summary().p99, h.summary().count), (7.0, 7.0, 1));
+}
