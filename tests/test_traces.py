@@ -227,3 +227,17 @@ def test_a_bad_cycle_ns_is_named_before_seconds_are_converted(value):
     with pytest.raises(h.ConfigError, match="workload.cycle_ns") as e:
         h.execute({"topology": "crossbar:4", "workload": {"trace": archive, "cycle_ns": value}})
     assert "OTF2" not in str(e.value)
+
+
+def test_a_replay_takes_the_bins_of_its_consumed_load_without_a_convergence_schedule(tmp_path):
+    # docs/traces.md: raise measurement.window_cycles for a trace with seconds of compute. A
+    # workload has no convergence phase, so max_convergence_cycles need not follow.
+    path = tmp_path / "long.trace"
+    path.write_text("ranks 2\n0 compute 3000000\n0 send 1 64\n1 recv 0 64\n")
+    cfg = {"topology": "crossbar:2", "workload": {"trace": str(path)}, "measurement": {"window_cycles": 10**6}}
+    r = h.execute(cfg)
+    assert r.status == "completed", r.message
+    assert r.consumed_load_bin_cycles == 10**6 and len(r.consumed_load) == 4
+    # Independent traffic still needs its convergence windows.
+    with pytest.raises(h.ConfigError, match="measurement.max_convergence_cycles"):
+        h.simulate({"topology": "crossbar:2", "measurement": {"window_cycles": 10**6}})
