@@ -229,6 +229,21 @@ def test_a_bad_cycle_ns_is_named_before_seconds_are_converted(value):
     assert "OTF2" not in str(e.value)
 
 
+def test_otf2_replays_stop_at_a_budget_like_other_traces():
+    # An OTF2 archive is converted in Python and replayed as a program: max_cycles and
+    # max_seconds apply to it as to every workload (the run was not stopped).
+    pytest.importorskip("otf2")
+    cfg = {"topology": "tree:k=4,n=2", "workload": {"trace": str(DATA / "otf2_coverage10" / "traces.otf2")}}
+    whole = h.execute(cfg)
+    assert whole.status == "completed" and whole.execution_time_cycles > 1000
+    r = h.execute(cfg, max_cycles=1000)
+    assert r.status == "partial", r.message
+    assert r.execution_time_cycles is None and "cycle budget of 1000 cycles" in r.message
+    seen = []
+    h.execute(cfg, progress=seen.append)
+    assert seen and seen[-1]["cycle"] > 0
+
+
 def test_a_replay_takes_the_bins_of_its_consumed_load_without_a_convergence_schedule(tmp_path):
     # docs/traces.md: raise measurement.window_cycles for a trace with seconds of compute. A
     # workload has no convergence phase, so max_convergence_cycles need not follow.

@@ -207,7 +207,7 @@ def execute(
         text, _ = to_text(w["trace"], workload_cycle_ns(rest_json, w))
         name = f"trace {os.path.basename(str(w['trace']))}"
         with naming_file(config):
-            result = _core.execute_program(rest_json, name, text)
+            result = _core.execute_program(rest_json, name, text, progress, max_seconds, max_cycles, check, threads)
         return SimulationResult(json.loads(with_physical(result, rest_json)))
     from .units import with_physical
 

@@ -355,17 +355,30 @@ fn memory_estimate(config_json: &str) -> PyResult<(u128, Option<u128>)> {
 }
 
 /// Replays a program in the hpcnetsim text format (`name` in messages) with the network,
-/// placement and CPU factor of `config_json`; JSON result.
+/// placement and CPU factor of `config_json`; JSON result. Takes the same control arguments
+/// as `execute` (an OTF2 archive or a `Program` stops at a budget and on Ctrl-C like a trace).
 #[pyfunction]
-fn execute_program(py: Python<'_>, config_json: &str, name: &str, text: &str) -> PyResult<String> {
+#[pyo3(signature = (config_json, name, text, progress=None, max_seconds=None, max_cycles=None, check=false, threads=0))]
+#[allow(clippy::too_many_arguments)]
+fn execute_program(
+    py: Python<'_>,
+    config_json: &str,
+    name: &str,
+    text: &str,
+    progress: Option<Py<PyAny>>,
+    max_seconds: Option<f64>,
+    max_cycles: Option<u64>,
+    check: bool,
+    threads: usize,
+) -> PyResult<String> {
     let cfg = Config::from_json(config_json).map_err(to_py)?;
     let w = cfg.workload.clone().unwrap_or_default();
-    py.detach(|| {
+    let opts = RunOptions { progress, budget: Budget { max_wall_seconds: max_seconds, max_cycles }, check, threads };
+    controlled(py, opts, |ctl| {
         let t = hpcnetsim_core::workload::traces::read_text(name, text, hpcnetsim_core::workload::traces::scale(&w))?;
-        hpcnetsim_core::engine::execute::execute_programs(&cfg, t.programs, name)
+        hpcnetsim_core::engine::execute::execute_programs_with(&cfg, t.programs, name, ctl)
     })
     .map(|r| to_json(&r))
-    .map_err(to_py)
 }
 
 /// Reads a trace without simulating it; JSON summary (ranks, calls, volumes, traffic).
