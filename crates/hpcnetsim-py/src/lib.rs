@@ -381,9 +381,12 @@ fn execute_program(
     .map(|r| to_json(&r))
 }
 
-/// Reads a trace without simulating it; JSON summary (ranks, calls, volumes, traffic).
+/// Reads a trace without simulating it; JSON summary (ranks, calls, volumes) with the traffic
+/// matrices (`summary.p2p_sent`, `summary.p2p_received`, `traffic`), or without them when
+/// `matrices` is false: they are dense, rank by rank, and a table of ranks does not need them.
 #[pyfunction]
-fn trace_info(py: Python<'_>, path: &str, format: &str) -> PyResult<String> {
+#[pyo3(signature = (path, format, matrices=true))]
+fn trace_info(py: Python<'_>, path: &str, format: &str, matrices: bool) -> PyResult<String> {
     use hpcnetsim_core::workload::traces;
     let w: hpcnetsim_core::config::WorkloadConfig = serde_json::from_value(serde_json::json!({ "format": format }))
         .map_err(|_| {
@@ -392,9 +395,44 @@ fn trace_info(py: Python<'_>, path: &str, format: &str) -> PyResult<String> {
     py.detach(|| {
         // One pass that keeps no program: memory independent of the trace's length.
         let t = traces::scan(std::path::Path::new(path), w.format, traces::scale(&w))?;
-        Ok(serde_json::json!({ "summary": t.summary, "traffic": t.traffic }).to_string())
+        // Written straight from the summary: a JSON value tree of the matrices would hold
+        // every entry of them in 32 bytes (4 GB for 4096 ranks).
+        let s = &t.summary;
+        Ok(match matrices {
+            true => to_json(&TraceInfo { summary: s, traffic: Some(&t.traffic) }),
+            false => to_json(&TraceInfo {
+                summary: &SummaryTable {
+                    format: &s.format,
+                    ranks: s.ranks,
+                    calls: &s.calls,
+                    bytes_sent: &s.bytes_sent,
+                    messages: s.messages,
+                    bytes: s.bytes,
+                },
+                traffic: None,
+            }),
+        })
     })
     .map_err(to_py)
+}
+
+/// What `trace_info` returns: the summary, and the traffic matrix when asked.
+#[derive(serde::Serialize)]
+struct TraceInfo<'a, S: serde::Serialize> {
+    summary: &'a S,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    traffic: Option<&'a hpcnetsim_core::workload::traces::TrafficMatrix>,
+}
+
+/// A trace's summary without its point-to-point matrices.
+#[derive(serde::Serialize)]
+struct SummaryTable<'a> {
+    format: &'a str,
+    ranks: usize,
+    calls: &'a [std::collections::BTreeMap<String, u64>],
+    bytes_sent: &'a [u64],
+    messages: u64,
+    bytes: u64,
 }
 
 /// Runs the config at every offered load (in parallel); a JSON array in the order given.

@@ -23,5 +23,6 @@ def _trace_info(args) -> None:
 
     if args.format not in FORMATS:
         raise UsageError(f"hpcnetsim trace info: --format = {args.format!r} is invalid: one of {', '.join(FORMATS)}")
-    d = info(args.file, args.format)
+    # The table of ranks does not need the traffic matrices: only --json prints them.
+    d = info(args.file, args.format, matrices=args.json)
     print(json.dumps(d) if args.json else format_info(d))
