@@ -286,3 +286,22 @@ print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024)
         r = subprocess.run([sys.executable, "-c", peak, str(path), matrices], capture_output=True, text=True)
         assert r.returncode == 0, r.stderr
         assert int(r.stdout) < mb, f"matrices={matrices}: {r.stdout.strip()} MB"
+
+
+def test_a_stopped_replay_counts_compute_and_waits_up_to_where_it_stopped(tmp_path):
+    # Rank 0 computes 5000 cycles before it sends; rank 1 waits for the message from cycle 0.
+    path = tmp_path / "late.trace"
+    path.write_text("ranks 2\n0 compute 5000\n0 send 1 64\n1 recv 0 64\n")
+    cfg = {"topology": "crossbar:2", "workload": {"trace": str(path)}}
+    whole = h.execute(cfg).replay
+    assert whole["compute_cycles"] == [5000, 0] and whole["wait_cycles"][1] == whole["finish_cycles"][1] > 5000
+    r = h.execute(cfg, max_cycles=1000)
+    assert r.status == "partial", r.message
+    # Stopped at cycle 1000: 1000 cycles of the compute interval done, 1000 waited.
+    assert r.cycles == 1000
+    assert r.replay["compute_cycles"] == [1000, 0] and r.replay["wait_cycles"] == [0, 1000]
+    # A deadlock: both ranks wait from cycle 0 until the run gives up.
+    path.write_text("ranks 2\n0 recv 1 64\n1 recv 0 64\n0 send 1 64\n1 send 0 64\n")
+    r = h.execute({**cfg, "workload": {**cfg["workload"], "stall_cycles": 100}})
+    assert r.status == "deadlock"
+    assert r.replay["wait_cycles"] == [r.cycles, r.cycles] and r.cycles >= 100

@@ -96,7 +96,7 @@ impl<'a> Engine<'a> {
     /// For causal workloads: per-task compute, wait and finish cycles and the latency
     /// distribution (traffic is added by the caller, which has the programs).
     pub fn replay_stats(&self) -> Option<crate::workload::traces::Replay> {
-        self.tasks.as_ref().map(Tasks::replay)
+        self.tasks.as_ref().map(|t| t.replay(self.now()))
     }
 
     /// For causal workloads: what the blocked tasks wait for (at most `limit` lines).

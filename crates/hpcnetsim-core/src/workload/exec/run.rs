@@ -66,6 +66,7 @@ pub(crate) trait Execute: TaskSide {
                 Op::Compute { cycles } => {
                     tasks.pc[task] += 1;
                     tasks.compute_cycles[task] += cycles;
+                    tasks.compute_until[task] = now + cycles;
                     // A task computing is progress until its interval ends (traced compute
                     // can be far longer than `stall_cycles`).
                     tasks.last_progress = tasks.last_progress.max(now + cycles);

@@ -91,8 +91,10 @@ pub(crate) struct Tasks {
     pub(crate) blocked_since: Vec<Option<u64>>,
     /// Per task: cycles spent blocked in receives and waits.
     pub(crate) wait_cycles: Vec<u64>,
-    /// Per task: cycles of compute.
+    /// Per task: cycles of compute (of each interval begun, the whole interval).
     pub(crate) compute_cycles: Vec<u64>,
+    /// Per task: cycle its last compute interval ends.
+    pub(crate) compute_until: Vec<u64>,
     /// Per task: cycle its program ended.
     pub(crate) finish_cycle: Vec<u64>,
     /// Messages per power-of-two latency bin.
@@ -145,6 +147,7 @@ impl Tasks {
             blocked_since: vec![None; n],
             wait_cycles: vec![0; n],
             compute_cycles: vec![0; n],
+            compute_until: vec![0; n],
             finish_cycle: vec![0; n],
             latency_log2: Vec::new(),
             host: None,
@@ -323,17 +326,16 @@ impl Tasks {
     }
 
     /// Per-task compute, wait and finish cycles and the latency distribution (traffic is
-    /// added by the caller, which has the programs).
-    pub(crate) fn replay(&self) -> Replay {
+    /// added by the caller, which has the programs), up to cycle `now`: a run stopped by a
+    /// budget or a deadlock counts the part of a compute interval or a wait done by then.
+    pub(crate) fn replay(&self, now: u64) -> Replay {
+        let compute: Vec<u64> =
+            self.compute_cycles.iter().zip(&self.compute_until).map(|(&c, &u)| c - u.saturating_sub(now)).collect();
+        let wait = self.wait_cycles.iter().zip(&self.blocked_since);
         Replay {
-            compute_cycles: self.compute_cycles.clone(),
-            wait_cycles: self.wait_cycles.clone(),
-            communication_cycles: self
-                .finish_cycle
-                .iter()
-                .zip(&self.compute_cycles)
-                .map(|(f, c)| f.saturating_sub(*c))
-                .collect(),
+            wait_cycles: wait.map(|(&w, b)| w + b.map_or(0, |since| now.saturating_sub(since))).collect(),
+            communication_cycles: self.finish_cycle.iter().zip(&compute).map(|(f, c)| f.saturating_sub(*c)).collect(),
+            compute_cycles: compute,
             finish_cycles: self.finish_cycle.clone(),
             latency_histogram: self.latency_log2.clone(),
             traffic: Default::default(),
