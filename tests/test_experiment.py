@@ -73,6 +73,7 @@ def test_keys_differ_in_any_field_and_agree_on_identical_configs():
     base = copy.deepcopy(default_config())
     base["topology"] = "torus:4x4"
     base["traffic"]["packet_phits_max"] = 32  # so that packet_phits + 1 stays valid
+    base["switch"]["vcs"] = 4  # so that every routing a changed field names has its VCs
     key = config_key(base)
     assert config_key(copy.deepcopy(base)) == key
     # Omitted defaults and explicit ones are the same configuration.
@@ -164,7 +165,7 @@ axes.traffic.load = [0.1, 0.3]
 axes.switch.vcs = [2, 3]
 [[sweep]]
 name = "listed"
-points = [{ topology = "torus:4x4", label = "small" }]
+points = [{ topology = "torus:4x4", label = "small", switch.vcs = 3 }]
 axes.variant = [{ label = "dor", routing.algorithm = "dor" }, { label = "duato", routing.algorithm = "duato" }]
 [[report.figures]]
 """
@@ -286,7 +287,7 @@ def test_expressions_in_base_are_computed_for_each_point():
     # "=0.5 * ideal" in [base] (and in [quick]'s base) is evaluated for every point's topology,
     # as an axis value is; the core used to receive the string.
     text = ('name = "x"\n[base]\ntopology = "torus:4x4"\ntraffic.load = "=0.5 * ideal"\n[[sweep]]\n'
-            'axes.topology = ["torus:8x8", "mesh:8x8"]\naxes.routing.algorithm = ["dor"]\n'
+            'axes.topology = ["torus:8x8", "mesh:8x8"]\naxes.routing.algorithm = ["dor"]\naxes.switch.vcs = [2]\n'
             '[quick]\nbase.traffic.load = "=0.25 * ideal"\n')  # fmt: skip
     ideal = {s: Topology.from_spec(s).describe()["ideal_throughput"] for s in ("torus:8x8", "mesh:8x8")}
     for quick, factor in ((False, 0.5), (True, 0.25)):

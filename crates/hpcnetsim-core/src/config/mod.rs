@@ -484,9 +484,9 @@ impl Config {
         cfg.resolved()
     }
 
-    /// Checks every value against what the model accepts, the routing against the topology's
-    /// family and the VCs included (table routing, and a routing on a network with faulty
-    /// links, are checked when the network is built).
+    /// Checks every value against what the model accepts (the routing against the topology's
+    /// family and the VCs when the config is read, `switch::parameters`; table routing, and a
+    /// routing on a network with faulty links, when the network is built).
     pub fn validate(&self) -> Result<()> {
         let bad = |field: &str, value: &dyn std::fmt::Display, allowed: &str| {
             Err(Error::invalid("config", field, value, allowed))
@@ -626,11 +626,6 @@ impl Config {
         self.nic_model()?;
         switch::validate(self, &family)?;
         references::check(self, family.terminals())?;
-        // A routing the family cannot use, or with too few VCs for it, is refused before any
-        // network is built (a sweep refuses such a point before running the others).
-        if let Method::Algorithm(a) = self.routing.method {
-            crate::routing::resolve(a, &family, s.class_vcs() as usize)?;
-        }
         // Configs that can never give a result are refused rather than run.
         let bubble = match (self.routing.algorithm(), &family) {
             (Algorithm::BubbleAdaptive, _) => true,

@@ -1,7 +1,8 @@
 //! Reading a config completely: `config/` reads and checks every field it declares and keeps
 //! the `[switch]` fields of the switch technologies as written (`config::TechnologyFields`);
 //! here every technology checks its own (`Parameters::check`, in the technology's file) and
-//! the names no technology declares are refused. `Config::from_toml` and `Config::from_json`
+//! the names no technology declares are refused, and the routing is checked against the
+//! topology's family and the VCs. `Config::from_toml` and `Config::from_json`
 //! are defined here, above both layers, so that every reader of a config gets both checks
 //! while `config/` knows no technology.
 
@@ -33,7 +34,8 @@ impl Config {
 }
 
 /// Refuses technology fields no technology declares, lets each technology check its own, and
-/// puts them in the technologies' order (so that a config serialises alike however written).
+/// puts them in the technologies' order (so that a config serialises alike however written);
+/// then checks the routing against the topology's family and the VCs.
 fn check(cfg: &mut Config, toml: Option<&str>) -> Result<()> {
     let declared = Params::fields();
     if let Some((name, _)) = cfg.switch.technology_fields.iter().find(|(n, _)| !declared.contains(n)) {
@@ -48,6 +50,12 @@ fn check(cfg: &mut Config, toml: Option<&str>) -> Result<()> {
     }
     Params::check(cfg)?;
     cfg.switch.technology_fields.sort_as(&declared);
+    // A routing the family cannot use, or with too few VCs for it, is refused before any
+    // network is built (a sweep refuses such a point before running the others).
+    if let crate::config::Method::Algorithm(a) = cfg.routing.method {
+        let family = crate::topology::check_spec(&cfg.topology)?;
+        crate::routing::resolve(a, &family, cfg.switch.class_vcs() as usize)?;
+    }
     Ok(())
 }
 
