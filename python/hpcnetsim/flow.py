@@ -17,9 +17,9 @@ GIB = 2**30
 
 
 def flow_config(spec: str, **flow: Any) -> dict[str, Any]:
-    """A config dict for ``spec`` with the given ``[flow]`` fields (``routing=``, ``vcs=`` and
-    ``seed=`` go to their own tables)."""
-    config: dict[str, Any] = {"topology": spec}
+    """A config dict of the flow model for ``spec`` with the given ``[flow]`` fields (``routing=``,
+    ``vcs=`` and ``seed=`` go to their own tables)."""
+    config: dict[str, Any] = {"topology": spec, "model": "flow"}
     if "seed" in flow:
         config["seed"] = flow.pop("seed")
     if "routing" in flow:

@@ -52,9 +52,15 @@ fn check(cfg: &mut Config, toml: Option<&str>) -> Result<()> {
     cfg.switch.technology_fields.sort_as(&declared);
     // A routing the family cannot use, or with too few VCs for it, is refused before any
     // network is built (a sweep refuses such a point before running the others).
+    // The flow model has no VCs: it takes the routing with the VCs the routing needs
+    // (`flow::run`), so only the family is judged.
     if let crate::config::Method::Algorithm(a) = cfg.routing.method {
         let family = crate::topology::check_spec(&cfg.topology)?;
-        crate::routing::resolve(a, &family, cfg.switch.class_vcs() as usize)?;
+        let vcs = match cfg.model {
+            crate::config::Model::Flow => usize::MAX,
+            crate::config::Model::Packet => cfg.switch.class_vcs() as usize,
+        };
+        crate::routing::resolve(a, &family, vcs)?;
     }
     Ok(())
 }
