@@ -29,3 +29,14 @@ def test_overlapping_jobs_are_one_line_errors(cli, tmp_path):
     r = cli("run", str(cfg))
     assert r.returncode == 2
     assert r.stderr.count("\n") == 1 and "workload.jobs[1].placement" in r.stderr, r.stderr
+
+
+def test_a_job_without_free_terminals_names_its_field_and_the_file(cli, tmp_path):
+    cfg = tmp_path / "jobs.toml"
+    cfg.write_text(JOBS.format(placement="random").replace("tasks = 8\nmessage_bytes", "tasks = 16\nmessage_bytes"))
+    r = cli("run", str(cfg))
+    assert r.returncode == 2 and r.stderr.count("\n") == 1, r.stderr
+    assert r.stderr.startswith(
+        f"error: {cfg}: config: workload.jobs[1].tasks = 8 is invalid: at most 0 (0 of the 16 terminals left by "
+        "the jobs before it × 1 tasks per terminal)"
+    ), r.stderr

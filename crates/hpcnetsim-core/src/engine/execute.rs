@@ -54,7 +54,7 @@ fn execute_jobs(cfg: &Config, topo: &Topology, ctl: &mut Control) -> Result<Exec
     for (j, job) in w.jobs.iter().enumerate() {
         let mut one = cfg.clone();
         one.workload = Some(job.clone());
-        one.validate().map_err(|e| Error::Unsupported(format!("workload.jobs[{j}]: {e}")))?;
+        one.validate().map_err(|e| crate::workload::jobs::in_job(j, e))?;
     }
     let set = crate::workload::jobs::plan(w, topo.endpoints(), cfg.seed)?;
     let mut e = Engine::with_programs(cfg, topo, set.programs.clone(), set.terminal.clone())?;

@@ -62,9 +62,8 @@ pub fn plan(w: &WorkloadConfig, terminals: usize, seed: u64) -> Result<JobSet> {
         if job.tasks < 2 {
             return Err(Error::invalid("config", field("tasks"), job.tasks, "at least 2 tasks per job"));
         }
-        let p = kernels::build(job, job.tasks).map_err(|e| Error::Unsupported(format!("workload.jobs[{j}]: {e}")))?;
-        let placed = place_job(job, j, terminals, &owner, seed)
-            .map_err(|e| Error::Unsupported(format!("workload.jobs[{j}]: {e}")))?;
+        let p = kernels::build(job, job.tasks).map_err(|e| in_job(j, e))?;
+        let placed = place_job(job, j, terminals, &owner, seed).map_err(|e| in_job(j, e))?;
         for &t in &placed {
             match owner[t as usize] {
                 Some(k) if k != j => {
@@ -86,6 +85,21 @@ pub fn plan(w: &WorkloadConfig, terminals: usize, seed: u64) -> Result<JobSet> {
     Ok(JobSet { programs, terminal, jobs })
 }
 
+/// An error about a job's own fields, named as the job's (`workload.tasks` of job 2 is
+/// `workload.jobs[2].tasks`), so that it reads as any other config error and names the file.
+pub(crate) fn in_job(j: usize, e: Error) -> Error {
+    match e {
+        Error::Invalid { context, field, value, allowed } if context == "config" => {
+            let own = field.strip_prefix("workload.").unwrap_or(&field);
+            Error::Invalid { context, field: format!("workload.jobs[{j}].{own}"), value, allowed }
+        }
+        Error::Unsupported(m) if m.starts_with("config: workload.") => {
+            Error::Unsupported(m.replacen("config: workload.", &format!("config: workload.jobs[{j}]."), 1))
+        }
+        other => Error::Unsupported(format!("workload.jobs[{j}]: {other}")),
+    }
+}
+
 /// Terminals of job `j`'s tasks.
 fn place_job(job: &WorkloadConfig, j: usize, terminals: usize, owner: &[Option<usize>], seed: u64) -> Result<Vec<u32>> {
     let per = job.tasks_per_terminal.max(1);
@@ -102,6 +116,18 @@ fn place_job(job: &WorkloadConfig, j: usize, terminals: usize, owner: &[Option<u
         }
         PlacementKind::Random => {
             let free: Vec<u32> = (0..terminals as u32).filter(|&t| owner[t as usize].is_none()).collect();
+            if job.tasks > free.len() * per {
+                return Err(Error::invalid(
+                    "config",
+                    "workload.tasks",
+                    job.tasks,
+                    format!(
+                        "at most {} ({} of the {terminals} terminals left by the jobs before it × {per} tasks per terminal)",
+                        free.len() * per,
+                        free.len()
+                    ),
+                ));
+            }
             let placed = placement::place(PlacementKind::Random, &[], job.tasks, per, free.len(), seed)?;
             Ok(placed.into_iter().map(|i| free[i as usize]).collect())
         }

@@ -63,7 +63,14 @@ fn jobs_are_placed_on_their_own_and_overlaps_are_refused() {
         (format!("{NET}[[workload.jobs]]\nkernel = \"bu\"\ntasks = 4\nfirst_terminal = 14\n"), "workload.jobs[0]"),
         (
             format!("{NET}{}tasks_per_terminal = 0\n", job("bu", &[0, 1])),
-            "workload.jobs[0]: config: workload.tasks_per_terminal",
+            "config: workload.jobs[0].tasks_per_terminal = 0 is invalid",
+        ),
+        // A random job finds no terminal the jobs before it left: named as the job's field.
+        (
+            format!(
+                "{NET}[[workload.jobs]]\nkernel = \"bu\"\ntasks = 16\n[[workload.jobs]]\nkernel = \"bu\"\ntasks = 2\nplacement = \"random\"\n"
+            ),
+            "config: workload.jobs[1].tasks = 2 is invalid: at most 0 (0 of the 16 terminals left by the jobs before it",
         ),
     ] {
         let c = Config::from_toml(&bad).unwrap();
