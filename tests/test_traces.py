@@ -292,3 +292,18 @@ def test_a_stopped_replay_counts_compute_and_waits_up_to_where_it_stopped(tmp_pa
     r = h.execute({**cfg, "workload": {**cfg["workload"], "stall_cycles": 100}})
     assert r.status == "deadlock"
     assert r.replay["wait_cycles"] == [r.cycles, r.cycles] and r.cycles >= 100
+
+
+def test_kernel_fields_beside_a_trace_are_refused(cli, tmp_path):
+    """A trace gives the ranks and messages: a kernel's field written beside it (or set with
+    --set) would be silently unread, so it is refused naming the field and its value."""
+    (tmp_path / "ok.vef").write_text("VEF 2 1 1 0 0 0\nC0 0 1\n1 0 1 100 0 0 0\n")
+    cfg = tmp_path / "rep.toml"
+    cfg.write_text('topology = "crossbar:4"\n[workload]\ntrace = "ok.vef"\n')
+    assert cli("run", str(cfg)).returncode == 0
+    for setting, needle in (("workload.tasks=8", "workload.tasks = 8 is invalid: left out with workload.trace"),
+                            ("workload.kernel=bu", "workload.kernel = 'bu' is invalid: left out with workload.trace")):
+        r = cli("run", str(cfg), "--set", setting)
+        assert r.returncode == 2 and r.stderr.count("\n") == 1 and needle in r.stderr, r.stderr
+    # What a replay does read stays allowed.
+    assert cli("run", str(cfg), "--set", "workload.placement=random").returncode == 0

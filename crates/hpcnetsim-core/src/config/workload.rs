@@ -251,6 +251,31 @@ impl WorkloadConfig {
     }
 }
 
+impl WorkloadConfig {
+    /// The first field of a kernel that this workload sets beside a `trace`, which replays the
+    /// trace's own ranks and messages and would silently leave the field unread.
+    pub fn kernel_field_beside_trace(&self) -> Option<&'static str> {
+        self.trace.as_ref()?;
+        let d = WorkloadConfig::default();
+        [
+            ("kernel", self.kernel != d.kernel),
+            ("tasks", self.tasks != d.tasks),
+            ("message_bytes", self.message_bytes != d.message_bytes),
+            ("length_evolution", self.length_evolution != d.length_evolution),
+            ("compute_cycles", self.compute_cycles != d.compute_cycles),
+            ("return_sweep", self.return_sweep != d.return_sweep),
+            ("wrap", self.wrap != d.wrap),
+            ("diagonals", self.diagonals != d.diagonals),
+            ("burst_messages", self.burst_messages != d.burst_messages),
+            ("mesh", self.mesh != d.mesh),
+            ("root", self.root != d.root),
+            ("jobs", !self.jobs.is_empty()),
+        ]
+        .into_iter()
+        .find_map(|(name, set)| set.then_some(name))
+    }
+}
+
 impl Default for WorkloadConfig {
     fn default() -> Self {
         WorkloadConfig {
