@@ -19,11 +19,11 @@ def test_ebb_from_python_is_deterministic_and_bounded():
     assert other.sample_values != a.sample_values
 
 
-
-@pytest.mark.parametrize("spec,vcs", [("dragonfly:a=4,p=2,h=2", 2), ("twin-torus:4x4x2x2x2", 4)])
+@pytest.mark.parametrize("spec,vcs", [("dragonfly:a=4,p=2,h=2", 2), ("twin-torus:4x4x2x2x2", 4), ("slimfly:q=5", 2)])
 def test_the_flow_model_gives_a_routing_the_vcs_it_needs(cli, spec, vcs):
-    """Flows have no VCs: a routing that needs several (dragonfly-minimal 2, ts-dor 4) gives
-    the same paths as on a config that has them, while the packet engine refuses one VC."""
+    """Flows have no VCs: a routing that needs several (dragonfly-minimal 2, ts-dor 4,
+    graph-minimal one per hop of the longest route) gives the same paths as on a config that
+    has them, while the packet engine refuses one VC."""
     cfg = flow_config(spec, samples=20, seed=2)
     assert hpcnetsim.ebb(cfg).sample_values == hpcnetsim.ebb({**cfg, "switch": {"vcs": vcs}}).sample_values
     run = {"topology": spec, "model": "flow", "traffic": {"load": 0.3}}
@@ -32,6 +32,7 @@ def test_the_flow_model_gives_a_routing_the_vcs_it_needs(cli, spec, vcs):
         hpcnetsim.simulate({**run, "model": "packet"})
     r = cli("flow", "ebb", spec, "--samples", "10")
     assert r.returncode == 0 and "eBB" in r.stdout, r.stderr
+
 
 def test_mpigraph_from_python_on_a_crossbar_is_flat():
     m = hpcnetsim.mpigraph(flow_config("crossbar:6", link_bandwidth=1e9))

@@ -28,20 +28,6 @@ const ADAPTIVE: &[&str] = &[
     "graph-ugal",
 ];
 
-/// `cfg` with the fewest VCs, from its own up, that its algorithmic routing takes on `topo`:
-/// flows have no VCs, so a routing that needs more than the config has (a dragonfly's two
-/// classes, a twin torus's four) still gives its paths.
-fn with_routing_vcs(cfg: &Config, topo: &Topology) -> Config {
-    let mut c = cfg.clone();
-    if let crate::config::Method::Algorithm(a) = c.routing.method {
-        let fits = |v: u32| crate::routing::resolve(a, topo.family(), v as usize).is_ok();
-        if let Some(v) = (c.switch.vcs..=8).find(|&v| fits(v)) {
-            c.switch.vcs = v;
-        }
-    }
-    c
-}
-
 /// The path source the config asks for on `topo`.
 pub fn provider<'a>(cfg: &Config, topo: &'a Topology) -> Result<Box<dyn PathProvider + 'a>> {
     if topo.planes() > 1 {
@@ -65,7 +51,9 @@ pub fn provider<'a>(cfg: &Config, topo: &'a Topology) -> Result<Box<dyn PathProv
         }
         return Ok(walk);
     }
-    let routing = crate::routing::build(&with_routing_vcs(cfg, topo), topo)?;
+    // Flows have no VCs: the routing takes the fewest it accepts from the config's up (a
+    // dragonfly's two classes, a twin torus's four, a Slim Fly's VC per hop).
+    let (routing, _) = crate::routing::build_with_fewest_vcs(cfg, topo, cfg.switch.vcs as usize)?;
     let mode = match cfg.flow.paths {
         PathsKind::First => WalkMode::First,
         PathsKind::Spread => WalkMode::Spread,

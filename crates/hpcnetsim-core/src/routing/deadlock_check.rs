@@ -173,28 +173,20 @@ pub fn check(cfg: &Config, vcs: Option<usize>) -> Result<Check> {
 /// The routing of `cfg` with `vcs` VCs; with 1 VC for a routing that needs more, the
 /// routing with the fewest VCs it accepts and `merged` set.
 fn build(cfg: &Config, topo: &Topology, vcs: Option<usize>) -> Result<(Box<dyn Routing>, usize, bool)> {
-    let with = |v: usize| {
-        let mut c = cfg.clone();
-        c.switch.vcs = v as u32;
-        super::build(&c, topo)
-    };
     match vcs {
         Some(0) | Some(9..) => Err(Error::invalid("route", "vcs", vcs.unwrap_or(0), "between 1 and 8")),
-        Some(v) => match with(v) {
-            Ok(r) => Ok((r, v, false)),
-            Err(e) if v == 1 => (2..=8).find_map(|n| with(n).ok().map(|r| (r, n, true))).ok_or(e),
-            Err(e) => Err(e),
-        },
-        None => {
-            let mut last = None;
-            for v in 1..=8 {
-                match with(v) {
-                    Ok(r) => return Ok((r, v, false)),
-                    Err(e) => last = Some(e),
+        Some(v) => {
+            let mut c = cfg.clone();
+            c.switch.vcs = v as u32;
+            match super::build(&c, topo) {
+                Ok(r) => Ok((r, v, false)),
+                Err(e) if v == 1 => {
+                    super::build_with_fewest_vcs(cfg, topo, 2).map(|(r, n)| (r, n, true)).map_err(|_| e)
                 }
+                Err(e) => Err(e),
             }
-            Err(last.expect("at least one attempt"))
         }
+        None => super::build_with_fewest_vcs(cfg, topo, 1).map(|(r, v)| (r, v, false)),
     }
 }
 

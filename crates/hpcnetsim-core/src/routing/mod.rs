@@ -239,6 +239,24 @@ pub fn build(cfg: &Config, topo: &Topology) -> Result<Box<dyn Routing>> {
     })
 }
 
+/// The configured routing with the fewest VCs it accepts on `topo`, tried from `from` up to
+/// 8 (a single try from above 8), and that count; the last try's error when none builds. For
+/// the users of a routing's paths that have no VCs of their own: the flow model and the static
+/// deadlock check. Building judges what only the network tells (the hop-class routings need a
+/// VC per hop of the longest route), which [`resolve`] on the family cannot.
+pub fn build_with_fewest_vcs(cfg: &Config, topo: &Topology, from: usize) -> Result<(Box<dyn Routing>, usize)> {
+    let mut last = None;
+    for v in from.max(1)..=from.max(8) {
+        let mut c = cfg.clone();
+        c.switch.vcs = v as u32;
+        match build(&c, topo) {
+            Ok(r) => return Ok((r, v)),
+            Err(e) => last = Some(e),
+        }
+    }
+    Err(last.expect("at least one try"))
+}
+
 /// The algorithm `requested` on a network of `family` with `vcs` VCs (per traffic class):
 /// `auto` made the family's own routing, then refused in one line if the family cannot use
 /// it or the VCs are too few for it. It needs only the parsed spec, so a config is checked
