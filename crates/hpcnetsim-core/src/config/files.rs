@@ -10,19 +10,16 @@ use super::Config;
 impl Config {
     /// This config with its relative file names joined to `dir` (absolute ones unchanged).
     pub(crate) fn files_relative_to(mut self, dir: &Path) -> Config {
-        let rebase = |file: &mut String| {
-            if !file.is_empty() && !Path::new(file.as_str()).is_absolute() {
-                *file = dir.join(file.as_str()).to_string_lossy().into_owned();
-            }
+        let relative = |file: &str| match file.is_empty() || Path::new(file).is_absolute() {
+            true => file.to_string(),
+            false => dir.join(file).to_string_lossy().into_owned(),
         };
-        self.topology = crate::topology::spec::files_relative_to(&self.topology, dir);
+        self.topology = crate::topology::spec::map_files(&self.topology, relative);
         if let super::Method::Table(t) = &mut self.routing.method {
-            if let Some(tables) = t.tables.as_mut() {
-                rebase(tables);
-            }
+            t.tables = t.tables.as_deref().map(relative);
         }
-        if let Some(trace) = self.workload.as_mut().and_then(|w| w.trace.as_mut()) {
-            rebase(trace);
+        if let Some(w) = self.workload.as_mut() {
+            w.trace = w.trace.as_deref().map(relative);
         }
         self
     }

@@ -74,31 +74,25 @@ pub fn parse(spec: &str) -> Result<Family> {
     }
 }
 
-/// `spec` with the files its family reads (`ibnet:`, `edges:`, `ibdm:` and `anynet:` name
-/// one, before an optional `,t=N`; `codes-dragonfly:` two, its first fields) joined to `dir`
-/// when they are relative: a config names its inputs relative to its own folder. Other
-/// families, and specs too malformed to say, are returned as written for [`parse`] to judge.
-pub fn files_relative_to(spec: &str, dir: &std::path::Path) -> String {
-    let rebase = |file: &str| {
-        let file = file.trim();
-        match file.is_empty() || std::path::Path::new(file).is_absolute() {
-            true => file.to_string(),
-            false => dir.join(file).to_string_lossy().into_owned(),
-        }
-    };
+/// `spec` with each file its family reads (`ibnet:`, `edges:`, `ibdm:` and `anynet:` name
+/// one, before an optional `,t=N`; `codes-dragonfly:` two, its first fields) replaced by
+/// `f` of its name (trimmed), the rest as written; other families, and specs too malformed to
+/// say, are returned as written for [`parse`] to judge. A config makes its inputs relative
+/// to its own folder with it (`config::files`).
+pub fn map_files(spec: &str, f: impl Fn(&str) -> String) -> String {
     let Some((name, body)) = spec.split_once(':') else {
         return spec.to_string();
     };
     let family = name.trim();
     match family {
         "ibnet" | "edges" | "ibdm" | "anynet" => match body.rsplit_once(",t=") {
-            Some((file, terminals)) => format!("{family}:{},t={terminals}", rebase(file)),
-            None => format!("{family}:{}", rebase(body)),
+            Some((file, terminals)) => format!("{family}:{},t={terminals}", f(file.trim())),
+            None => format!("{family}:{}", f(body.trim())),
         },
         "codes-dragonfly" => {
             let mut fields: Vec<String> = body.split(',').map(str::to_string).collect();
             for field in fields.iter_mut().take(2) {
-                *field = rebase(field);
+                *field = f(field.trim());
             }
             format!("{family}:{}", fields.join(","))
         }
