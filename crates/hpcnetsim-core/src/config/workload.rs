@@ -249,9 +249,7 @@ impl WorkloadConfig {
             hi => (self.packet_cells_min.max(1) * cell_phits, hi * cell_phits),
         }
     }
-}
 
-impl WorkloadConfig {
     /// The first field of a kernel that this workload sets beside a `trace`, which replays the
     /// trace's own ranks and messages and would silently leave the field unread.
     pub fn kernel_field_beside_trace(&self) -> Option<&'static str> {

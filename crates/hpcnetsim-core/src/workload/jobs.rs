@@ -93,9 +93,6 @@ pub(crate) fn in_job(j: usize, e: Error) -> Error {
             let own = field.strip_prefix("workload.").unwrap_or(&field);
             Error::Invalid { context, field: format!("workload.jobs[{j}].{own}"), value, allowed }
         }
-        Error::Unsupported(m) if m.starts_with("config: workload.") => {
-            Error::Unsupported(m.replacen("config: workload.", &format!("config: workload.jobs[{j}]."), 1))
-        }
         other => Error::Unsupported(format!("workload.jobs[{j}]: {other}")),
     }
 }
