@@ -217,6 +217,18 @@ def test_describe_counts_the_channel_loads_in_its_memory_estimate():
     assert time.monotonic() - start < 10
 
 
+def test_a_trace_of_more_ranks_than_memory_holds_is_refused_before_reading_on(tmp_path):
+    # 60 million ranks of about 200 bytes of reader state each (12 GB) under a 4 GiB
+    # address-space limit: refused at the `ranks` line, not an out-of-memory abort.
+    import subprocess
+    import sys
+
+    (tmp_path / "big.trace").write_text("ranks 60000000\n0 compute 10\n")
+    command = f"ulimit -v {4 << 20}; exec {sys.executable} -m hpcnetsim trace info {tmp_path / 'big.trace'}"
+    proc = subprocess.run(["bash", "-c", command], capture_output=True, text=True, timeout=120)
+    refused(proc, "big.trace: line 1", "ranks = 60000000", "memory", "ulimit -v")
+
+
 @pytest.mark.parametrize(
     "args, words",
     [

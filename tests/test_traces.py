@@ -34,9 +34,10 @@ def test_program_runs_and_matches_its_saved_text(tmp_path):
     assert r.status == "completed", r.message
     # Ring: 4 messages; ring allreduce: 2 (N - 1) steps of 4 messages; one tagged message.
     assert r.messages == 4 + 2 * 3 * 4 + 1
-    traffic = r.replay["traffic"]["messages"]
+    traffic = h.inputs.trace.dense(r.tables["traffic"], 4, "messages")
     assert traffic[3][0] == 1 + 1 + 6  # ring send, tagged send, 6 allreduce steps
-    assert sum(map(sum, traffic)) == r.messages
+    assert traffic.sum() == r.messages
+    assert "traffic" not in r.replay and "traffic" not in r.to_dict()
     path = p.save(tmp_path / "ring.trace")
     cfg = {"topology": "torus:2x2", "workload": {"trace": str(path)}}
     again = h.execute(cfg)
@@ -68,10 +69,16 @@ def test_run_trace_writes_ranks_and_traffic(cli, tmp_path):
     assert "execution time" in r.stdout and "wait time" in r.stdout
     rows = list(csv.DictReader(open(tmp_path / "out" / "ranks.csv")))
     assert [int(x["rank"]) for x in rows] == [0, 1, 2, 3]
-    matrix = list(csv.reader(open(tmp_path / "out" / "traffic_bytes.csv")))
-    # Ranks 0 <-> 2 and 1 <-> 3 exchange 2e9 bytes each way.
-    assert int(matrix[1 + 0][1 + 2]) == 2_000_000_000 and int(matrix[1 + 1][1 + 3]) == 2_000_000_000
+    # Ranks 0 <-> 2 and 1 <-> 3 exchange 2e9 bytes each way: four pairs, no other.
+    import pandas as pd
+
+    pairs = pd.read_parquet(tmp_path / "out" / "traffic.parquet")
+    assert list(pairs.columns) == ["source", "destination", "bytes", "messages"]
+    assert {(s, d): b for s, d, b in zip(pairs.source, pairs.destination, pairs.bytes)} == \
+        {(0, 2): 2_000_000_000, (2, 0): 2_000_000_000, (1, 3): 2_000_000_000, (3, 1): 2_000_000_000}
     assert (tmp_path / "out" / "traffic.png").stat().st_size > 0
+    # The matrix is its own file, not a field of the result.
+    assert "traffic" not in json.loads((tmp_path / "out" / "result.json").read_text())["result"]["replay"]
 
 
 def test_a_config_trace_is_relative_to_the_config_file_from_python_and_cli(cli, tmp_path, monkeypatch):
@@ -93,7 +100,11 @@ def test_trace_info_without_simulating(cli, tmp_path):
     d = json.loads(r.stdout)
     assert d["summary"]["ranks"] == 4
     assert d["summary"]["calls"][0] == {"compute": 2, "finalize": 1, "init": 1, "send": 2}
-    assert d["traffic"]["messages"][0][2] == 2
+    t = d["traffic"]
+    assert h.inputs.trace.dense(t, 4, "messages")[0][2] == 2
+    # One entry per pair that exchanged messages, in source then destination order.
+    assert sorted(zip(t["source"], t["destination"])) == list(zip(t["source"], t["destination"]))
+    assert all(m > 0 for m in t["messages"])
     r = cli("trace", "info", str(trace))
     assert "ranks             4" in r.stdout
 
@@ -139,7 +150,7 @@ def test_otf2_archive_calls_and_traffic_match_an_independent_listing():
     for r in range(10):
         assert {k: s["calls"][r].get(k, 0) for k in compared} == {k: ref_calls[r][k] for k in compared}, r
     # Point-to-point bytes per sender (every communicator), and every byte sent is received.
-    assert [sum(row) for row in s["p2p_sent"]["bytes"]] == ref_sent
+    assert list(h.inputs.trace.dense(s["p2p_sent"], 10).sum(axis=1)) == ref_sent
     assert s["p2p_sent"] == s["p2p_received"]
 
 
@@ -154,8 +165,8 @@ def test_otf2_archives_replay(spec):
         assert fast.execution_time_cycles < r.execution_time_cycles
     # The bcast: 4 ranks, 4096 bytes, a binomial tree of 3 messages.
     assert r.messages > 0
-    b = h.inputs.trace.info(DATA / "otf2_bcast4" / "traces.otf2")["traffic"]["messages"]
-    assert sum(map(sum, b)) == 3 and b[0][2] == 1 and b[0][1] == 1 and b[2][3] == 1
+    b = h.inputs.trace.dense(h.inputs.trace.info(DATA / "otf2_bcast4" / "traces.otf2")["traffic"], 4, "messages")
+    assert b.sum() == 3 and b[0][2] == 1 and b[0][1] == 1 and b[2][3] == 1
 
 
 def _footer_counts(path: Path) -> dict[int, int]:
@@ -188,11 +199,11 @@ def test_amg_dumpi_trace_counts_traffic_and_replay(tmp_path):
         assert ours == _footer_counts(f), f.name
     # Every byte an Isend sends, an Irecv of its destination posts for.
     assert s["p2p_sent"] == s["p2p_received"]
-    assert sum(map(sum, s["p2p_sent"]["messages"])) == sum(c.get("MPI_Isend", 0) for c in s["calls"])
+    assert sum(s["p2p_sent"]["messages"]) == sum(c.get("MPI_Isend", 0) for c in s["calls"])
     r = h.execute({"topology": "tree:k=4,kp=4,n=3", "workload": {"trace": str(meta), "cpu_factor": 0}})
     assert r.status == "completed", r.message
     assert r.messages == s["messages"]
-    assert r.replay["traffic"]["bytes"] == d["traffic"]["bytes"]
+    assert r.tables["traffic"].to_dict("list") == d["traffic"]
 
 
 def test_otf2_archives_replay_the_same_from_their_streamed_text(tmp_path):
@@ -259,9 +270,9 @@ def test_a_replay_takes_the_bins_of_its_consumed_load_without_a_convergence_sche
 
 
 def test_trace_info_of_thousands_of_ranks_leaves_the_matrices_out_of_the_table(tmp_path):
-    # A ring of 2048 ranks: the traffic matrices are dense (4.2 million entries each). The
-    # table of ranks does without them, and --json writes them without a value per entry in
-    # between (peak memory is measured, not asserted: CHANGELOG.md has the figures).
+    # A ring of 2048 ranks: the traffic matrices hold a pair per message route (2048 of the
+    # 4.2 million pairs). The table of ranks does without them (peak memory is measured, not
+    # asserted: CHANGELOG.md has the figures).
     n = 2048
     lines = [f"ranks {n}"]
     for r in range(n):
@@ -272,7 +283,11 @@ def test_trace_info_of_thousands_of_ranks_leaves_the_matrices_out_of_the_table(t
     assert "traffic" not in brief and "p2p_sent" not in brief["summary"]
     full = h.inputs.trace.info(path)
     assert {k: v for k, v in full["summary"].items() if not k.startswith("p2p_")} == brief["summary"]
-    assert full["traffic"]["bytes"][n - 1][0] == 1024 and sum(map(sum, full["traffic"]["messages"])) == n
+    t = full["traffic"]
+    assert len(t["source"]) == n and sum(t["messages"]) == n
+    assert h.inputs.trace.dense(t, n)[n - 1][0] == 1024
+    # In blocks of 4 ranks (512 cells a side) the ring's n - 1 → 0 pair lands in the corner.
+    assert h.inputs.trace.dense(t, n, cells=512)[511][0] == 1024
 
 
 def test_a_stopped_replay_counts_compute_and_waits_up_to_where_it_stopped(tmp_path):

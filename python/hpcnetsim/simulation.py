@@ -56,7 +56,9 @@ class SimulationResult:
     @property
     def tables(self) -> dict[str, pd.DataFrame]:
         """The tables of the ``[stats]`` collectors (``link_utilisation``,
-        ``latency_percentiles``, ``packets``), as DataFrames; empty unless switched on."""
+        ``latency_percentiles``, ``packets``; none unless switched on) and a replay's traffic
+        matrix (``traffic``: ``source``, ``destination``, ``bytes``, ``messages`` of every pair
+        of ranks that exchanged messages), as DataFrames."""
         from .collected import frames
 
         return frames(self._tables)

@@ -382,8 +382,9 @@ fn execute_program(
 }
 
 /// Reads a trace without simulating it; JSON summary (ranks, calls, volumes) with the traffic
-/// matrices (`summary.p2p_sent`, `summary.p2p_received`, `traffic`), or without them when
-/// `matrices` is false: they are dense, rank by rank, and a table of ranks does not need them.
+/// matrices (`summary.p2p_sent`, `summary.p2p_received`, `traffic`, each a column per field of
+/// the pairs that exchanged messages), or without them when `matrices` is false: an all-to-all
+/// trace has an entry for every pair of ranks, and a table of ranks does not need them.
 #[pyfunction]
 #[pyo3(signature = (path, format, matrices=true))]
 fn trace_info(py: Python<'_>, path: &str, format: &str, matrices: bool) -> PyResult<String> {

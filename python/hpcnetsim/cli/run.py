@@ -88,7 +88,7 @@ def _run_config(args) -> int | None:
             if d.get("replay"):
                 from ..inputs.trace import write_replay
 
-                for path in write_replay(result.replay, args.out, result.kernel):
+                for path in write_replay(result, args.out, result.kernel):
                     print(f"wrote {path}")
         return EXIT_DEADLOCK if result.status == "deadlock" else 0
     results = _curve(config, check_loads(args.loads), args)

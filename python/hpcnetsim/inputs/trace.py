@@ -15,9 +15,12 @@ FORMATS = ("auto", "text", "simgrid", "dumpi", "vef", "otf2")
 def info(path: str | os.PathLike, format: str = "auto", matrices: bool = True) -> dict:
     """What a trace contains: ``summary`` (format, ranks, calls per rank, bytes sent per rank,
     messages, bytes, and the point-to-point matrices ``p2p_sent`` and ``p2p_received``) and
-    ``traffic`` (``bytes`` and ``messages`` matrices), without simulating. With ``matrices``
-    false, the summary without its matrices and no ``traffic``: the matrices are dense, rank by
-    rank (16.7 million entries each for 4096 ranks), and :func:`format_info` does not use them."""
+    ``traffic`` (every message, collectives as expanded), without simulating. A matrix lists the
+    pairs of ranks that exchanged messages: ``source``, ``destination``, ``bytes`` and
+    ``messages``, one entry per pair (:func:`dense` makes the rank-by-rank array). With
+    ``matrices`` false, the summary without its matrices and no ``traffic``: an all-to-all
+    trace has an entry for every pair (16.7 million for 4096 ranks), and :func:`format_info`
+    does not use them."""
     from .otf2_trace import is_otf2, to_text
 
     if not is_otf2(path, format):
@@ -68,34 +71,52 @@ def rank_table(replay: dict):
     )
 
 
-def plot_traffic(matrix: list[list[int]], path: Path, title: str, unit: str = "bytes") -> None:
-    """Heatmap of a traffic matrix: source rank down, destination rank across."""
+def dense(traffic, ranks: int, value: str = "bytes", cells: int | None = None):
+    """A traffic matrix (``source``, ``destination`` and ``value`` columns: a replay's
+    ``r.tables["traffic"]`` or a ``trace info`` matrix) as a dense numpy array, source rank
+    down, destination across. With ``cells``, ranks are summed in equal blocks so that the
+    array has at most ``cells`` rows and columns (4 096 ranks in 512 blocks of 8)."""
     import numpy as np
 
-    from ..reports.plots import plt
+    block = 1 if cells is None or ranks <= cells else -(-ranks // cells)
+    size = -(-ranks // block)
+    grid = np.zeros((size, size))
+    np.add.at(grid, (np.asarray(traffic["source"]) // block, np.asarray(traffic["destination"]) // block),
+              np.asarray(traffic[value], dtype=float))  # fmt: skip
+    return grid
 
-    m = np.asarray(matrix, dtype=float)
-    fig, ax = plt.subplots(figsize=(5.5, 4.5))
-    im = ax.imshow(np.where(m > 0, m, np.nan), cmap="viridis", interpolation="nearest")
+
+def plot_traffic(traffic, ranks: int, path: Path, title: str, value: str = "bytes") -> None:
+    """Heatmap of a traffic matrix: source rank down, destination rank across; beyond 512 ranks
+    each cell sums a block of ranks (a pixel per rank pair would not show)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    m = dense(traffic, ranks, value, cells=512)
+    block = -(-ranks // len(m)) if len(m) else 1
+    fig, ax = plt.subplots(figsize=(5, 4.2))
+    im = ax.imshow(m, cmap="viridis", interpolation="nearest", extent=(0, len(m) * block, len(m) * block, 0))
     ax.set_xlabel("destination rank")
     ax.set_ylabel("source rank")
-    ax.set_title(title)
-    fig.colorbar(im, ax=ax, label=unit)
+    ax.set_title(title if block == 1 else f"{title} ({block}x{block} ranks per cell)")
+    fig.colorbar(im, ax=ax, label=value)
     fig.tight_layout()
     fig.savefig(path, dpi=120)
     plt.close(fig)
 
 
-def write_replay(replay: dict, out: Path, title: str) -> list[Path]:
-    """``ranks.csv``, ``traffic_bytes.csv``, ``traffic_messages.csv`` and ``traffic.png`` in ``out``."""
-    import pandas
-
+def write_replay(result, out: Path, title: str) -> list[Path]:
+    """``ranks.csv`` (the per-rank table) and ``traffic.png`` (the traffic heatmap) of a replay's
+    result in ``out``; its traffic matrix is ``traffic.parquet``, written with the result's
+    other tables."""
     from .._files import atomic_write
 
-    paths = [out / "ranks.csv", out / "traffic_bytes.csv", out / "traffic_messages.csv", out / "traffic.png"]
+    replay = result.replay
+    ranks = len(replay["finish_cycles"])
+    paths = [out / "ranks.csv", out / "traffic.png"]
     atomic_write(paths[0], lambda tmp: rank_table(replay).to_csv(tmp, index=False))
-    for p, key in ((paths[1], "bytes"), (paths[2], "messages")):
-        frame = pandas.DataFrame(replay["traffic"][key])
-        atomic_write(p, lambda tmp, f=frame: f.to_csv(tmp, index_label="source"))
-    atomic_write(paths[3], lambda tmp: plot_traffic(replay["traffic"]["bytes"], tmp, title))
+    traffic = result.tables["traffic"]
+    atomic_write(paths[1], lambda tmp: plot_traffic(traffic, ranks, tmp, title))
     return paths

@@ -93,9 +93,7 @@ pub fn execute_programs_with(
     let e = Engine::with_programs(cfg, &topo, programs, terminal)?;
     let stall = cfg.workload.clone().unwrap_or_default().stall_cycles;
     let mut r = run_controlled(cfg, e, name, stall, ctl)?;
-    if let Some(rp) = r.replay.as_mut() {
-        rp.traffic = traffic;
-    }
+    with_traffic(&mut r, &traffic);
     Ok(r)
 }
 
@@ -112,10 +110,16 @@ pub fn execute_source_with(
     let e = Engine::with_source(cfg, &topo, source, terminal)?;
     let stall = cfg.workload.clone().unwrap_or_default().stall_cycles;
     let mut r = run_controlled(cfg, e, name, stall, ctl)?;
-    if let Some(rp) = r.replay.as_mut() {
-        rp.traffic = traffic;
-    }
+    with_traffic(&mut r, &traffic);
     Ok(r)
+}
+
+/// Adds a replay's traffic matrix to its result, as the table `traffic` (a table, not a field
+/// of the result, so that it is written as its own file rather than inside result.json).
+fn with_traffic(r: &mut ExecutionResult, traffic: &crate::workload::traces::TrafficMatrix) {
+    if r.replay.is_some() {
+        r.tables.insert("traffic".into(), traffic.table());
+    }
 }
 
 /// The terminal (endpoint, on a multi-plane network) of each of `n` ranks, by the placement of

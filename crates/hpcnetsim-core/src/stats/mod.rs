@@ -76,14 +76,15 @@ pub struct ExecutionResult {
     pub blocked_cycle: bool,
     /// One line saying what happened.
     pub message: String,
-    /// Per-rank timings, latency distribution and traffic matrix of trace and program
-    /// replays.
+    /// Per-rank timings and latency distribution of trace and program replays (their traffic
+    /// matrix is the table `traffic`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub replay: Option<crate::workload::traces::Replay>,
     /// Concurrent jobs (`[[workload.jobs]]`): each job's own execution time.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub jobs: Vec<crate::workload::jobs::JobResult>,
-    /// The tables of the `[stats]` collectors, by name (none unless switched on).
+    /// The tables of the `[stats]` collectors, by name (none unless switched on), and a
+    /// replay's traffic matrix as `traffic`.
     #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     pub tables: std::collections::BTreeMap<String, crate::observe::table::Table>,
 }

@@ -55,7 +55,9 @@ fn same(cfg: &Config, what: &str) -> ExecutionResult {
     assert_eq!(a.messages, b.messages, "{what}: messages");
     assert_eq!(a.packet_hops, b.packet_hops, "{what}: packet hops");
     assert_eq!(format!("{:?}", a.message_latency), format!("{:?}", b.message_latency), "{what}: latency");
-    assert_eq!(a.replay, b.replay, "{what}: per-rank statistics and traffic");
+    assert_eq!(a.replay, b.replay, "{what}: per-rank statistics");
+    assert_eq!(a.tables["traffic"], b.tables["traffic"], "{what}: traffic");
+    assert_eq!(b.tables["traffic"], scanned.traffic.table(), "{what}: traffic of the first pass");
     assert!(a.messages > 0, "{what}: a trace with messages");
     b
 }

@@ -325,8 +325,8 @@ impl Tasks {
         !ops.is_empty()
     }
 
-    /// Per-task compute, wait and finish cycles and the latency distribution (traffic is
-    /// added by the caller, which has the programs), up to cycle `now`: a run stopped by a
+    /// Per-task compute, wait and finish cycles and the latency distribution (the traffic
+    /// table is added by the caller, which has the programs), up to cycle `now`: a run stopped by a
     /// budget or a deadlock counts the part of a compute interval or a wait done by then.
     pub(crate) fn replay(&self, now: u64) -> Replay {
         let compute: Vec<u64> =
@@ -338,7 +338,6 @@ impl Tasks {
             compute_cycles: compute,
             finish_cycles: self.finish_cycle.clone(),
             latency_histogram: self.latency_log2.clone(),
-            traffic: Default::default(),
         }
     }
 

@@ -19,11 +19,10 @@ pub const MAX_MESSAGE_BYTES: u64 = 1 << 40;
 pub const MAX_COMPUTE_CYCLES: u64 = MAX_CYCLES;
 
 /// Bytes a trace of `ranks` ranks needs before its first call: the per-rank state of the
-/// reader (programs, request maps, call counters, about 200 bytes) and the dense traffic
-/// matrices of the summary (bytes and messages as sent, as received and as expanded: 48
-/// bytes per rank pair).
+/// reader (programs, request maps, call counters, about 200 bytes). The traffic matrices grow
+/// with the pairs of ranks that exchange messages, as the calls are read, not with the ranks.
 pub fn rank_bytes(ranks: u128) -> u128 {
-    200 * ranks + 48 * ranks * ranks
+    200 * ranks
 }
 
 /// Checks a rank count read at `at` (`field` as the file names it) and returns it.

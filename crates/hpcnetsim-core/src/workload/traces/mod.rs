@@ -68,35 +68,79 @@ pub struct Summary {
     pub p2p_received: TrafficMatrix,
 }
 
-/// Traffic between ranks: bytes and messages per (source, destination) pair.
+/// Traffic between ranks: the (source, destination) pairs that exchanged messages, ordered by
+/// source then destination, each with its bytes and messages. Sparse, because ranks talk to
+/// few partners: a dense matrix of 4 096 ranks has 16.7 million cells, of which a ring
+/// exchange fills 8 192, and written out it made results of half a gigabyte.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct TrafficMatrix {
-    /// `bytes[s][d]`: bytes sent from rank s to rank d.
-    pub bytes: Vec<Vec<u64>>,
-    /// `messages[s][d]`: messages sent from rank s to rank d.
-    pub messages: Vec<Vec<u64>>,
+    /// Source rank of each pair.
+    pub source: Vec<u32>,
+    /// Destination rank of each pair.
+    pub destination: Vec<u32>,
+    /// Bytes sent from the source to the destination.
+    pub bytes: Vec<u64>,
+    /// Messages sent from the source to the destination.
+    pub messages: Vec<u64>,
 }
 
 impl TrafficMatrix {
-    /// A dense matrix of `n` ranks from (source, destination) → (bytes, messages).
-    pub fn from_pairs(n: usize, pairs: &rustc_hash::FxHashMap<(u32, u32), (u64, u64)>) -> Self {
-        let mut m = TrafficMatrix { bytes: vec![vec![0; n]; n], messages: vec![vec![0; n]; n] };
-        for (&(s, d), &(b, c)) in pairs {
-            m.bytes[s as usize][d as usize] += b;
-            m.messages[s as usize][d as usize] += c;
+    /// The matrix of (source, destination) → (bytes, messages).
+    pub fn from_pairs(pairs: &rustc_hash::FxHashMap<(u32, u32), (u64, u64)>) -> Self {
+        let mut sorted: Vec<_> = pairs.iter().map(|(&k, &v)| (k, v)).collect();
+        sorted.sort_unstable_by_key(|&(k, _)| k);
+        let mut m = TrafficMatrix::default();
+        for ((s, d), (b, c)) in sorted {
+            m.source.push(s);
+            m.destination.push(d);
+            m.bytes.push(b);
+            m.messages.push(c);
         }
         m
     }
 
     /// The traffic matrix of `programs` (every send, collectives as expanded).
     pub fn of(programs: &Programs) -> Self {
-        let n = programs.len();
-        let mut m = TrafficMatrix { bytes: vec![vec![0; n]; n], messages: vec![vec![0; n]; n] };
+        let mut pairs = rustc_hash::FxHashMap::default();
         for (s, d, b) in programs.message_iter() {
-            m.bytes[s][d] += b;
-            m.messages[s][d] += 1;
+            let e = pairs.entry((s as u32, d as u32)).or_insert((0, 0));
+            e.0 += b;
+            e.1 += 1;
         }
-        m
+        Self::from_pairs(&pairs)
+    }
+
+    /// Bytes and messages from `source` to `destination` (zero for a pair that exchanged none).
+    pub fn get(&self, source: u32, destination: u32) -> (u64, u64) {
+        // Pairs are sorted by source, then destination: the source's run, then the pair in it.
+        let lo = self.source.partition_point(|&s| s < source);
+        let hi = self.source.partition_point(|&s| s <= source);
+        let j = lo + self.destination[lo..hi].partition_point(|&d| d < destination);
+        match j < hi && self.destination[j] == destination {
+            true => (self.bytes[j], self.messages[j]),
+            false => (0, 0),
+        }
+    }
+
+    /// Pairs that exchanged messages.
+    pub fn len(&self) -> usize {
+        self.source.len()
+    }
+
+    /// Whether no pair exchanged a message.
+    pub fn is_empty(&self) -> bool {
+        self.source.is_empty()
+    }
+
+    /// The matrix as a table (columns `source`, `destination`, `bytes`, `messages`), which the
+    /// Python package turns into a DataFrame and writes as `traffic.parquet`.
+    pub fn table(&self) -> crate::observe::table::Table {
+        let widen = |v: &[u32]| v.iter().map(|&x| x as u64).collect();
+        crate::observe::table::Table::default()
+            .int("source", widen(&self.source))
+            .int("destination", widen(&self.destination))
+            .int("bytes", self.bytes.clone())
+            .int("messages", self.messages.clone())
     }
 }
 
@@ -114,8 +158,6 @@ pub struct Replay {
     /// Message latency distribution: `latency_histogram[k]` counts messages whose latency
     /// lies in [2^k, 2^(k+1)) cycles (k = 0 also holds 0).
     pub latency_histogram: Vec<u64>,
-    /// Bytes and messages per rank pair.
-    pub traffic: TrafficMatrix,
 }
 
 /// The format of `path` when `format` is `auto`: by extension, else by content.
@@ -221,7 +263,7 @@ pub fn scan(path: &Path, format: TraceFormat, scale: Scale) -> Result<Scanned> {
     };
     first.check()?;
     let summary = summarise(&first, &config_name(&format));
-    let traffic = TrafficMatrix::from_pairs(first.ranks(), &first.traffic);
+    let traffic = TrafficMatrix::from_pairs(&first.traffic);
     Ok(Scanned { summary, traffic, first, format, path: path.to_path_buf(), per_rank, dumpi, vef })
 }
 
@@ -273,17 +315,16 @@ fn summarise(b: &Builder, format: &str) -> Summary {
         bytes_sent: b.bytes_sent.clone(),
         messages,
         bytes,
-        p2p_sent: TrafficMatrix::from_pairs(n, &b.p2p_sent),
-        p2p_received: TrafficMatrix::from_pairs(n, &b.p2p_received),
+        p2p_sent: TrafficMatrix::from_pairs(&b.p2p_sent),
+        p2p_received: TrafficMatrix::from_pairs(&b.p2p_received),
     }
 }
 
 fn finish(b: Builder, format: &str) -> Result<Trace> {
     let calls = b.calls.clone();
     let bytes_sent = b.bytes_sent.clone();
-    let n = b.ranks();
-    let p2p_sent = TrafficMatrix::from_pairs(n, &b.p2p_sent);
-    let p2p_received = TrafficMatrix::from_pairs(n, &b.p2p_received);
+    let p2p_sent = TrafficMatrix::from_pairs(&b.p2p_sent);
+    let p2p_received = TrafficMatrix::from_pairs(&b.p2p_received);
     let programs = b.finish()?;
     let (messages, bytes) = programs.message_iter().fold((0u64, 0u64), |(n, b), m| (n + 1, b + m.2));
     let summary = Summary {
