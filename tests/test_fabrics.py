@@ -116,3 +116,30 @@ def test_a_configs_fabric_files_and_tables_are_relative_to_the_config_file(cli, 
     (sub / "a.csv").write_text("0,1,0\n1,0,0\n")
     with pytest.raises(hpcnetsim.ConfigError, match=f"file = '{Path('..', 'sub', 'b.csv')}' is invalid"):
         hpcnetsim.load_config("../sub/codes.toml")
+
+
+def test_an_experiments_file_names_are_relative_to_the_experiment_file(cli, tmp_path):
+    """An experiment's points name fabric files, table dumps and traces relative to the
+    experiment file's folder, as a config file does; an expression's network is found there
+    too."""
+    sub = tmp_path / "sub"
+    sub.mkdir()
+    assert main(["topo", "export", "tree:k=2,n=2", "--format", "ibnet", "-o", str(sub / "fab.ibnet")]) == 0
+    assert main(["route", "tree:k=2,n=2", "--routing", "minhop", "--dump", str(sub / "lft.txt")]) == 0
+    (sub / "ring.trace").write_text("ranks 2\n0 send 1 64\n1 recv 0 64\n")
+    (sub / "e.toml").write_text(
+        'name = "files"\n[base]\ntopology = "ibnet:fab.ibnet"\nrouting.algorithm = "table"\nrouting.tables = "lft.txt"\n'
+        "[base.measurement]\nwarmup_cycles = 100\nbatch_cycles = 100\nbatches = 1\n"
+        '[[sweep]]\nname = "loads"\naxes.traffic.load = [0.1, "=0.5 * ideal"]\n'
+        '[[sweep]]\nname = "replay"\npoints = [{ workload.trace = "ring.trace" }]\n'
+    )  # fmt: skip
+    (tmp_path / "elsewhere").mkdir()
+    r = cli("sweep", "../sub/e.toml", "--out", str(tmp_path / "out"), "--no-progress", cwd=tmp_path / "elsewhere")
+    assert r.returncode == 0, r.stderr
+    df = hpcnetsim.results(tmp_path / "out")
+    assert len(df) == 3 and (df["state"] == "done").all(), df[["state", "error"]]
+    from hpcnetsim.experiments.experiment import load
+
+    exp = load(sub / "e.toml")
+    assert {p.config["topology"] for p in exp.points} == {f"ibnet:{sub / 'fab.ibnet'}"}
+    assert {p.config["routing"]["tables"] for p in exp.points} == {str(sub / "lft.txt")}

@@ -66,19 +66,28 @@ def test_a_routing_the_topology_cannot_use_is_refused_before_any_point_runs(cli,
     f.write_text(SMALL.read_text().replace("axes.seed = [1, 2]", "axes.switch.vcs = [1, 2]"))
     r = cli("sweep", str(f), "--out", str(tmp_path / "out"), "--no-progress")
     assert r.returncode == 2 and "switch.vcs = 1 is invalid: at least 2 for dor on a torus" in r.stderr, r.stderr
+    # So is an algorithmic routing on a network with faults (it assumes every link works).
+    faulty = 'axes.topology = ["torus:4x4", "torus:4x4|faults:links=0.0"]'
+    f.write_text(SMALL.read_text().replace("axes.seed = [1, 2]", faulty))
+    r = cli("sweep", str(f), "--out", str(tmp_path / "out"), "--no-progress")
+    assert r.returncode == 2 and r.stderr.count("\n") == 1, r.stderr
+    assert "routing.algorithm = 'dor' on the faulty network torus:4x4|faults:links=0.0 is invalid" in r.stderr
+    assert not (tmp_path / "out").exists()
 
 
 def test_a_failing_point_is_recorded_and_the_sweep_goes_on(cli, tmp_path):
     f = tmp_path / "f.toml"
-    # Algorithmic routing on a faulty network is refused when the network is built.
-    faulty = 'axes.topology = ["torus:4x4", "torus:4x4|faults:links=0.0"]'
-    f.write_text(SMALL.read_text().replace("axes.seed = [1, 2]", faulty))
+    # Forwarding tables from a damaged file (next to the experiment file) are read when the
+    # routing is built.
+    (tmp_path / "damaged.lft").write_text("switch 0\n")
+    tables = 'axes.routing = [{ algorithm = "dor" }, { algorithm = "table", tables = "damaged.lft" }]'
+    f.write_text(SMALL.read_text().replace("axes.seed = [1, 2]", tables))
     r = cli("sweep", str(f), "--out", str(tmp_path / "out"), "--jobs", "2", "--no-progress")
     assert r.returncode == 1, r.stderr
     df = hpcnetsim.results(tmp_path / "out")
     failed = df[df["state"] == "failed"]
     assert len(failed) == 3 and len(df) == 14
-    assert failed["error"].str.contains("routing.algorithm = 'dor' on the faulty network").all()
+    assert failed["error"].str.contains(f"{tmp_path / 'damaged.lft'}:1: ").all()
     assert failed["accepted_load"].isna().all()
     assert "3 failed" in r.stdout and r.stderr.count("failed ") == 3
     # Failed points are run again; finished ones are not.

@@ -42,9 +42,11 @@ def _value(v: Any, path: str) -> str:
     raise ConfigError(f"{path} = {v!r} is invalid: a number, string, boolean or list")
 
 
-def canonical_config(config: dict[str, Any]) -> dict[str, Any]:
-    """The config with every default filled in and every value validated by the core."""
-    return json.loads(_core.config_from_toml(to_toml(config)))
+def canonical_config(config: dict[str, Any], folder: str | None = None) -> dict[str, Any]:
+    """The config with every default filled in and every value validated by the core; with
+    ``folder``, the file names it writes (a fabric topology's files, ``routing.tables``,
+    ``workload.trace``) are read relative to that folder, as a config file's are to its own."""
+    return json.loads(_core.config_from_toml(to_toml(config), folder))
 
 
 @functools.cache
@@ -73,6 +75,8 @@ def settable_config() -> dict[str, Any]:
     # And a kernel's virtual mesh while it is square (or cubic), and the Zipf ranks' order
     # while it is by terminal index.
     config["workload"]["mesh"] = []
+    # A trace is left out of a workload without one.
+    config["workload"]["trace"] = ""
     config["traffic"]["zipf_ranks"] = "index"
     return config
 

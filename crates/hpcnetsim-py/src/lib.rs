@@ -462,6 +462,12 @@ fn config_from_toml(text: &str, folder: Option<&str>) -> PyResult<String> {
     Config::from_toml_in(text, folder.map(std::path::Path::new)).map(|c| to_json(&c)).map_err(to_py)
 }
 
+/// Topology `spec` with the files it names relative to `folder` (absolute names unchanged).
+#[pyfunction]
+fn spec_relative_to(spec: &str, folder: &str) -> String {
+    hpcnetsim_core::config::files::spec_relative_to(spec, std::path::Path::new(folder))
+}
+
 /// Parses and validates a config given as JSON (as written: its presets and defaults are
 /// filled in); returns the full config as JSON.
 #[pyfunction]
@@ -585,6 +591,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(execute_program, m)?)?;
     m.add_function(wrap_pyfunction!(trace_info, m)?)?;
     m.add_function(wrap_pyfunction!(config_from_toml, m)?)?;
+    m.add_function(wrap_pyfunction!(spec_relative_to, m)?)?;
     m.add_function(wrap_pyfunction!(config_sources, m)?)?;
     m.add_function(wrap_pyfunction!(config_from_json, m)?)?;
     m.add_function(wrap_pyfunction!(physical, m)?)?;

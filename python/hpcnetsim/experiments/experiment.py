@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .. import _core
 from .._core import ConfigError
 from ..canonical import canonical_config, config_key, settable_config
 from ..confidence import check_repetitions, repetition_seeds
@@ -197,13 +198,18 @@ def _group_points(group: dict[str, Any], where: str) -> list[tuple[dict[str, Any
     return out
 
 
-def _resolve(settings: dict[str, Any], base: dict[str, Any], where: Callable[[str], str]) -> dict[str, Any]:
+def _resolve(settings: dict[str, Any], base: dict[str, Any], where: Callable[[str], str],
+             folder: str | None) -> dict[str, Any]:  # fmt: skip
     """The point's full config: base, then its settings, then its expressions (the base's
     that its settings leave, and its own) evaluated. ``where(path)`` names the file, the line
-    of ``path``'s setting and the sweep group."""
+    of ``path``'s setting and the sweep group; file names are relative to ``folder`` (the
+    experiment file's)."""
     config = _merge(base, {k: v for k, v in settings.items() if not is_expression(v)})
     if "topology" not in config:
         raise ConfigError(f"{where('topology')}: topology = missing: set it in [base] or as an axis")
+    if folder is not None and isinstance(config["topology"], str):
+        # Expressions build the network: a fabric file must be found from here too.
+        config["topology"] = _core.spec_relative_to(config["topology"], folder)
     paths = valid_paths()
     numeric = {k for k, d in paths.items() if isinstance(d, (int, float)) and not isinstance(d, bool)}
     expressions = {k: v for k, v in _flatten(base).items() if k not in settings and k in numeric and is_expression(v)}
@@ -214,7 +220,7 @@ def _resolve(settings: dict[str, Any], base: dict[str, Any], where: Callable[[st
             raise ConfigError(f"{where(path)}.{path} = {v!r} gives {value}: an integer is required")
         _set(config, path, int(value) if isinstance(paths[path], int) else float(value))
     try:
-        return canonical_config(config)
+        return canonical_config(config, folder)
     except ConfigError as e:
         message, field = _core_message(str(e), config)
         raise ConfigError(f"{where(field)}: {message}") from None
@@ -290,10 +296,13 @@ def _check_topologies(points: list[Point], where: str) -> None:
 
 
 def parse(
-    doc: dict[str, Any], where: str, quick: bool = False, repetitions: int | None = None, text: str = ""
+    doc: dict[str, Any], where: str, quick: bool = False, repetitions: int | None = None, text: str = "",
+    folder: str | None = None,
 ) -> Experiment:
     """An experiment from the parsed TOML document ``doc``; errors name ``where`` and the field
-    (and its line, given the file's ``text``).
+    (and its line, given the file's ``text``). File names it writes (fabric topologies,
+    ``routing.tables``, ``workload.trace``) are relative to ``folder``, the experiment file's
+    (the working directory when none).
 
     ``repetitions`` (the command line's ``--repetitions``) replaces the file's."""
     _unknown(doc, TOP_KEYS, where)
@@ -331,14 +340,14 @@ def parse(
     # Fields the quick variant's base sets: their errors point to the [quick] table's lines.
     quick_fields = frozenset(_flatten(quick_doc.get("base", {})))
     at = _line_finder(text, where, quick_fields if quick else frozenset())
-    points = _expand(base, groups, names, all_names, at, repetitions, "")
+    points = _expand(base, groups, names, all_names, at, repetitions, "", folder)
     _check_topologies(points, where)
     if not quick and "quick" in doc:
         # The quick variant's points are completed and checked too, so that a value only it
         # sets (quick.base.switch.vcs = 0) is refused now, not when --quick is first used.
         quick_base, quick_groups, quick_names = variant
         quick_points = _expand(quick_base, quick_groups, quick_names, all_names,
-                               _line_finder(text, where, quick_fields), 1, " (quick variant)")  # fmt: skip
+                               _line_finder(text, where, quick_fields), 1, " (quick variant)", folder)  # fmt: skip
         _check_topologies(quick_points, where)
     report = doc.get("report", {})
     _check_report(report, where, all_names)
@@ -349,9 +358,10 @@ def parse(
 
 
 def _expand(base: dict[str, Any], groups: list, names: list[str], all_names: list[str],
-            at: Callable[[int | None, str], str], repetitions: int, variant: str) -> list[Point]:
+            at: Callable[[int | None, str], str], repetitions: int, variant: str, folder: str | None) -> list[Point]:
     """The points of the sweep groups ``groups`` (named ``names``) over ``base``, each with
-    its repetitions; ``variant`` follows the group's name in error messages."""
+    its repetitions; ``variant`` follows the group's name in error messages; file names are
+    relative to ``folder``."""
     points: list[Point] = []
     seen: set[str] = set()
     for gname, group in zip(names, groups):
@@ -360,7 +370,8 @@ def _expand(base: dict[str, Any], groups: list, names: list[str], all_names: lis
         if not isinstance(group, dict):
             raise ConfigError(f"{w} = {group!r} is invalid: a table")
         for settings, values in _group_points(group, w):
-            config = _resolve(settings, base, lambda f, n=number, g=gname: f"{at(n, f)}: sweep '{g}'{variant}")
+            config = _resolve(settings, base, lambda f, n=number, g=gname: f"{at(n, f)}: sweep '{g}'{variant}",
+                              folder)  # fmt: skip
             family = config_key(config)
             for i, seed in enumerate(repetition_seeds(config["seed"], repetitions)):
                 run = config if i == 0 else {**config, "seed": seed}
@@ -521,6 +532,6 @@ def load(path: str | Path, quick: bool = False, repetitions: int | None = None) 
         doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise ConfigError(f"{path}: invalid TOML: {e}") from None
-    exp = parse(doc, str(path), quick, repetitions, text)
+    exp = parse(doc, str(path), quick, repetitions, text, folder=str(path.parent))
     exp.text = text
     return exp

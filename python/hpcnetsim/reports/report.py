@@ -77,14 +77,12 @@ def saturation(df):
     bad = df[(df["status"] != "converged") & (df["state"] != "missing") & (df.get("status") != "skipped")]
     notes = []
     for _, r in out.iterrows():
-        mine = bad
-        for c in cols:
-            mine = mine[mine[c].astype(str) == str(r[c])]
+        mine = _of_curve(bad, cols, r)
         above = mine[mine["traffic.load"].astype(float) > float(r["max_converged_load"])]
         loads = ", ".join(f"{x:g}" for x in sorted(mine["traffic.load"].astype(float)))
         notes.append("" if mine.empty else f"from converged points only: {len(mine)} points without a value "
                      f"(loads {loads}){', some above the highest converged load' if len(above) else ''}")  # fmt: skip
-    out["unconverged_points"] = [int(n) for n in _counts(out, bad, cols)]
+    out["unconverged_points"] = [len(_of_curve(bad, cols, r)) for _, r in out.iterrows()]
     out["note"] = notes
     out = out.drop(columns=["max_converged_load"])
     # NaN where the bound is not computed (very large irregular networks).
@@ -94,14 +92,17 @@ def saturation(df):
     return out
 
 
-def _counts(out, bad, cols) -> list[int]:
-    counts = []
-    for _, r in out.iterrows():
-        mine = bad
-        for c in cols:
-            mine = mine[mine[c].astype(str) == str(r[c])]
-        counts.append(len(mine))
-    return counts
+def _of_curve(points, cols, curve):
+    """The rows of ``points`` on the curve ``curve`` (equal in every column of ``cols``; a
+    column the curve leaves empty, such as ``routing.engine`` beside table routing, matches
+    empty cells: pandas keeps a missing string missing through ``astype(str)``)."""
+    import pandas
+
+    for c in cols:
+        value = curve[c]
+        same = points[c].isna() if pandas.isna(value) else points[c].astype(str) == str(value)
+        points = points[same]
+    return points
 
 
 def failures(df) -> str:

@@ -330,7 +330,7 @@ class Context:
             doc["sweep"] = [g for g in doc.get("sweep", []) if g.get("name") == sweep]
             if not doc["sweep"]:
                 raise ConfigError(f"sweep = {sweep!r} is invalid: no such sweep in study {study}")
-            return parse(doc, str(find(study)), repetitions=self.seeds).points
+            return parse(doc, str(find(study)), repetitions=self.seeds, folder=str(find(study).parent)).points
 
         return self.memo(("points", study, sweep, self.seeds), build)
 

@@ -10,11 +10,8 @@ use super::Config;
 impl Config {
     /// This config with its relative file names joined to `dir` (absolute ones unchanged).
     pub(crate) fn files_relative_to(mut self, dir: &Path) -> Config {
-        let relative = |file: &str| match file.is_empty() || Path::new(file).is_absolute() {
-            true => file.to_string(),
-            false => dir.join(file).to_string_lossy().into_owned(),
-        };
-        self.topology = crate::topology::spec::map_files(&self.topology, relative);
+        let relative = |file: &str| relative_to(dir, file);
+        self.topology = spec_relative_to(&self.topology, dir);
         if let super::Method::Table(t) = &mut self.routing.method {
             t.tables = t.tables.as_deref().map(relative);
         }
@@ -23,4 +20,18 @@ impl Config {
         }
         self
     }
+}
+
+/// `file` joined to `dir` when it is relative (an absolute or empty name unchanged).
+fn relative_to(dir: &Path, file: &str) -> String {
+    match file.is_empty() || Path::new(file).is_absolute() {
+        true => file.to_string(),
+        false => dir.join(file).to_string_lossy().into_owned(),
+    }
+}
+
+/// Topology `spec` with the files it names (a fabric's) relative to `dir`: an experiment's
+/// points take their network from the experiment file's folder before any config is read.
+pub fn spec_relative_to(spec: &str, dir: &Path) -> String {
+    crate::topology::spec::map_files(spec, |file| relative_to(dir, file))
 }

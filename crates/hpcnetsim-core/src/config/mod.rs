@@ -3,7 +3,7 @@
 //! reference in `docs/config.md` follows these comments.
 
 pub mod bounds;
-mod files;
+pub mod files;
 mod flow;
 mod link;
 pub mod nic;

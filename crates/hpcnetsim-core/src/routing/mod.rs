@@ -159,6 +159,17 @@ macro_rules! dragonfly_routings {
     };
 }
 
+/// The refusal of algorithmic routing `requested` on the faulty network `spec` (when the config
+/// is read, and again when a network built some other way has faults).
+pub fn on_faulty_network(requested: Algorithm, spec: &str) -> Error {
+    Error::invalid(
+        "config",
+        "routing.algorithm",
+        format!("'{}' on the faulty network {spec}", algorithm_name(requested)),
+        "table routing (algorithmic routings assume every link works; see docs/routing.md)",
+    )
+}
+
 /// Builds the configured routing for a topology, checking it suits the family and the VCs.
 pub fn build(cfg: &Config, topo: &Topology) -> Result<Box<dyn Routing>> {
     if topo.planes() > 1 {
@@ -169,12 +180,7 @@ pub fn build(cfg: &Config, topo: &Topology) -> Result<Box<dyn Routing>> {
         Method::Algorithm(a) => *a,
     };
     if topo.faulty_links() > 0 {
-        return Err(Error::invalid(
-            "config",
-            "routing.algorithm",
-            format!("'{}' on the faulty network {}", algorithm_name(requested), topo.spec()),
-            "table routing (algorithmic routings assume every link works; see docs/routing.md)",
-        ));
+        return Err(on_faulty_network(requested, topo.spec()));
     }
     let vcs = cfg.switch.vcs as usize;
     let algorithm = resolve(requested, topo.family(), vcs)?;

@@ -50,8 +50,9 @@ fn check(cfg: &mut Config, toml: Option<&str>) -> Result<()> {
     }
     Params::check(cfg)?;
     cfg.switch.technology_fields.sort_as(&declared);
-    // A routing the family cannot use, or with too few VCs for it, is refused before any
-    // network is built (a sweep refuses such a point before running the others).
+    // A routing the family cannot use, with too few VCs for it, or on a network with faults,
+    // is refused before any network is built (a sweep refuses such a point before running
+    // the others).
     // The flow model has no VCs: it takes the routing with the VCs the routing needs
     // (`flow::run`), so only the family is judged.
     if let crate::config::Method::Algorithm(a) = cfg.routing.method {
@@ -61,6 +62,9 @@ fn check(cfg: &mut Config, toml: Option<&str>) -> Result<()> {
             crate::config::Model::Packet => cfg.switch.class_vcs() as usize,
         };
         crate::routing::resolve(a, &family, vcs)?;
+        if crate::topology::faulty_single_plane(&cfg.topology)? {
+            return Err(crate::routing::on_faulty_network(a, cfg.topology.trim()));
+        }
     }
     Ok(())
 }
@@ -127,5 +131,22 @@ mod tests {
         let json = r#"{"topology": "crossbar:4", "switch": {"speedups": 2}}"#;
         let err = Config::from_json(json).unwrap_err().to_string();
         assert!(err.contains("switch: unknown field `speedups`"), "{err}");
+    }
+
+    /// An algorithmic routing on a network with faults is refused when the config is read;
+    /// table routing, a fault suffix naming nothing, and faulty planes (routed by tables
+    /// plane by plane) are not.
+    #[test]
+    fn algorithmic_routing_on_a_faulty_network_is_refused_when_read() {
+        for spec in ["torus:4x4|faults:links=0.0", "torus:4x4|faults:random=2", "torus:4x4|faults:fraction=0.1"] {
+            let err = Config::from_toml(&format!("topology = \"{spec}\"\n[switch]\nvcs = 2\n")).unwrap_err();
+            let err = err.to_string();
+            assert!(err.contains(&format!("routing.algorithm = 'auto' on the faulty network {spec}")), "{err}");
+            assert!(err.contains("table routing"), "{err}");
+        }
+        let table = "topology = \"torus:4x4|faults:random=2\"\n[routing]\nalgorithm = \"table\"\n";
+        assert!(Config::from_toml(table).is_ok());
+        assert!(Config::from_toml("topology = \"torus:4x4|faults:\"\n[switch]\nvcs = 2\n").is_ok());
+        assert!(Config::from_toml("topology = \"tree:k=2,n=2|planes:2|faults:random=1\"\n").is_ok());
     }
 }

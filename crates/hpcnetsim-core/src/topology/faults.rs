@@ -102,6 +102,12 @@ pub fn parse(spec: &str, text: &str) -> Result<Faults> {
 }
 
 impl Faults {
+    /// Whether the set names any fault: links, switches, a random count or a fraction above 0
+    /// (one that takes no link out, such as a small fraction of a small network, counts too).
+    pub fn any(&self) -> bool {
+        !self.links.is_empty() || !self.switches.is_empty() || self.random > 0 || self.fraction > 0.0
+    }
+
     /// The network without the failed links; errors name faults that do not exist.
     pub fn apply(&self, topo: &Topology) -> Result<Topology> {
         let spec = topo.spec().to_string();

@@ -54,6 +54,16 @@ pub fn check_spec(spec: &str) -> crate::Result<Family> {
     Ok(family)
 }
 
+/// Whether `spec` is one network (no planes) with a fault suffix that names faults: what the
+/// algorithmic routings, which assume every link works, cannot route (judged without
+/// building the network; a multi-plane network routes a faulty plane by tables itself).
+pub fn faulty_single_plane(spec: &str) -> crate::Result<bool> {
+    match faults::split(spec)? {
+        (_, None, Some(text)) => Ok(faults::parse(spec.trim(), text)?.any()),
+        _ => Ok(false),
+    }
+}
+
 impl Topology {
     /// Parses and builds a topology from a spec such as `tree:k=8,kp=4,n=4`, optionally
     /// followed by a plane count (`|planes:2`, see [`planes`]) and a fault set
