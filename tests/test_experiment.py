@@ -181,6 +181,12 @@ axes.variant = [{ label = "dor", routing.algorithm = "dor" }, { label = "duato",
     ('kind = "heatmap"\nvalue = "nope"', "value = 'nope' is invalid: one of max_over_ideal"),
     ('kind = "cost"\ncurves = "nocolumn"', "curves = 'nocolumn' is invalid"),
     ('kind = "normalized-time"\nreference = "torus:4x4"\npanels = "nocolumn"', "panels = 'nocolumn' is invalid"),
+    # A key the figure's kind does not read is refused, not ignored.
+    ('kind = "cost"\npanels = "topology"', "report.figures[0].panels = 'topology' is invalid: a figure of kind 'cost' "
+                                          "does not read it; its keys are kind, sweep, title, curves"),
+    ('kind = "heatmap"\ncurves = "switch.vcs"', "curves = 'switch.vcs' is invalid: a figure of kind 'heatmap'"),
+    ('kind = "throughput"\nx = "switch.vcs"', "x = 'switch.vcs' is invalid: a figure of kind 'throughput'"),
+    ('kind = "evolution"\nreference = "torus:4x4"', "reference = 'torus:4x4' is invalid: a figure of kind 'evolution'"),
 ])  # fmt: skip
 def test_figures_name_columns_the_points_have(figure, needle):
     # Refused when the file is read: the report would fail only after the sweep ran.
@@ -188,6 +194,12 @@ def test_figures_name_columns_the_points_have(figure, needle):
     with pytest.raises(ConfigError) as e:
         experiment.parse(doc, "f.toml")
     assert needle in str(e.value) and str(e.value).startswith("f.toml: "), e.value
+
+
+def test_every_figure_kind_lists_the_keys_it_reads():
+    assert set(experiment.FIGURE_KEYS) == set(experiment.PLOT_FIGURE_KINDS + experiment.CAUSAL_FIGURE_KINDS)
+    read = {k for keys in experiment.FIGURE_KEYS.values() for k in keys} | {"kind", "sweep", "title"}
+    assert read == set(experiment.REPORT_KEYS["figures"])
 
 
 def test_figures_may_name_config_columns_and_labels():

@@ -387,6 +387,16 @@ def _expand(base: dict[str, Any], groups: list, names: list[str], all_names: lis
 #: the curves, and by ``causal_report.py`` from causal workloads' times.
 PLOT_FIGURE_KINDS = ("throughput", "latency", "heatmap", "cost")
 CAUSAL_FIGURE_KINDS = ("normalized-time", "evolution")
+#: The keys a figure of each kind reads, besides ``kind``, ``sweep`` and ``title``: a key its
+#: kind does not read (``panels`` on a cost figure) is refused rather than ignored.
+FIGURE_KEYS = {
+    "throughput": ("panels", "curves", "metric"),
+    "latency": ("panels", "curves", "metric"),
+    "heatmap": ("value", "x", "y"),
+    "cost": ("curves",),
+    "normalized-time": ("reference", "panels", "cap", "topologies"),
+    "evolution": ("kernels", "message_bytes", "topologies"),
+}
 #: Keys of the ``[report]`` table and of the entries of each of its lists (docs/experiments.md).
 #: ``published`` entries hold the paper's values under names of its own: only ``topology`` is required.
 REPORT_KEYS = {
@@ -425,6 +435,12 @@ def _check_report(report: Any, where: str, groups: list[str]) -> None:
                 if entry.get("kind") not in kinds:
                     raise ConfigError(f"{where}: report.figures[{i}].kind = {entry.get('kind')!r} is invalid: "
                                       f"one of {', '.join(kinds)}")  # fmt: skip
+                own = ("kind", "sweep", "title", *FIGURE_KEYS[entry["kind"]])
+                for key in entry:
+                    if key not in own:
+                        raise ConfigError(f"{where}: report.figures[{i}].{key} = {entry[key]!r} is invalid: "
+                                          f"a figure of kind {entry['kind']!r} does not read it; its keys are "
+                                          f"{', '.join(own)}")  # fmt: skip
                 if entry["kind"] == "normalized-time" and "reference" not in entry:
                     raise ConfigError(f"{where}: report.figures[{i}].reference = missing: a topology spec, "
                                       f"required by kind 'normalized-time'")  # fmt: skip
