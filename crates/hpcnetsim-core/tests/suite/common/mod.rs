@@ -18,9 +18,10 @@ pub fn topo(spec: &str) -> Topology {
 
 /// A simulation config with the defaults but for the given network, VCs, routing and load.
 pub fn sim_config(spec: &str, vcs: u32, algorithm: Algorithm, load: f64) -> Config {
-    // Read with 8 VCs, which every routing accepts, then given the VCs of the test (too few,
-    // for the tests of the refusal at build).
-    let mut c = Config::from_toml(&format!("topology = \"{spec}\"\n[switch]\nvcs = 8\n")).unwrap();
+    // Read with 8 VCs and table routing, which every network accepts (a faulty one too), then
+    // given the VCs and routing of the test (for the tests of the refusals at build, wrong ones).
+    let toml = format!("topology = \"{spec}\"\n[switch]\nvcs = 8\n[routing]\nalgorithm = \"table\"\n");
+    let mut c = Config::from_toml(&toml).unwrap();
     c.switch.vcs = vcs;
     c.routing.method = algorithm.into();
     c.traffic.load = load;
