@@ -28,6 +28,9 @@ pub enum Event {
     Resume { task: u32 },
     /// The destination NIC has written the last payload of a message to host memory.
     HostWritten { message: u32 },
+    /// A message between two tasks of one terminal has been copied in memory (such a
+    /// message never enters the network).
+    LocalCopy { message: u32 },
     /// Wormhole: a flit of `packet` enters input buffer `queue` (its head if the buffer is empty).
     Flit { queue: u32, packet: u32 },
     /// Wormhole: a flit credit returns to the sender of output VC `queue`; the tail's frees the VC.
@@ -51,6 +54,7 @@ impl Event {
         let (rank, a, b, c): (u8, u32, u32, u32) = match *self {
             Event::Deliver { packet } => (0, packet, 0, 0),
             Event::HostWritten { message } => (1, message, 0, 0),
+            Event::LocalCopy { message } => (1, message, 1, 0),
             Event::Resume { task } => (2, task, 0, 0),
             Event::Generate { nic } => (3, nic, 0, 0),
             Event::NicTail { nic } => (4, nic, 0, 0),

@@ -515,6 +515,7 @@ impl<'a> Engine<'a> {
             Event::Wake { target } => self.wake(target as usize, now),
             Event::Resume { task } => self.advance(task as usize, now),
             Event::HostWritten { message } => self.host_written(message, now),
+            Event::LocalCopy { message } => self.local_copied(message, now),
             Event::Flit { .. } | Event::FlitCredit { .. } => {
                 let tech = self.tech;
                 tech.event(self, ev, now)

@@ -34,6 +34,7 @@ mod input_limits;
 mod insee_semantics;
 mod interchange;
 mod ksp_tables;
+mod local_messages;
 mod megafly_family;
 mod network_families;
 mod nic_model;

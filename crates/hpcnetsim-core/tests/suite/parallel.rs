@@ -107,6 +107,9 @@ fn causal_workloads_give_the_same_execution_on_any_number_of_threads() {
         // Concurrent jobs with the NIC and host model.
         "topology = \"torus:8x4\"\ntechnology = \"qdr-infiniband\"\n[[workload.jobs]]\nkernel = \"allreduce\"\ntasks = 16\nmessage_bytes = 8192\n\
          [[workload.jobs]]\nkernel = \"alltoall\"\ntasks = 16\nfirst_terminal = 16\nmessage_bytes = 2048\n",
+        // Two tasks per terminal: messages between them are copied in memory.
+        "topology = \"torus:4x4\"\nswitch.vcs = 2\n[workload]\nkernel = \"allreduce\"\nalgorithm = \"ring\"\n\
+         message_bytes = 4096\nplacement = \"random\"\ntasks_per_terminal = 2\n",
     ];
     for case in cases {
         let r = same_on_all_threads(case);

@@ -42,11 +42,8 @@ pub(crate) trait Execute: TaskSide {
                     let seq = tasks.next_sent.entry((t, to)).or_insert(0);
                     let m = Message::data(t, to, *seq, bytes, now);
                     *seq += 1;
-                    let (nics, _) = tasks.post(m);
                     tasks.pc[task] += 1;
-                    for nic in nics.iter() {
-                        self.wake_nic(nic, now);
-                    }
+                    self.send_message(m, now);
                 }
                 Op::Recv { from, .. } => {
                     let seq = *tasks.next_received.get(&(from, t)).unwrap_or(&0);
@@ -80,12 +77,10 @@ pub(crate) trait Execute: TaskSide {
                     }
                     tasks.mpi.open(task, req);
                     let env = Envelope { tag, comm, send_req: req, recv_req: NO_REQUEST, delivered: false };
-                    let (nics, id) = tasks.post(Message::data(t, to, 0, bytes, now));
-                    tasks.mpi.send(id, t, to, env);
                     tasks.pc[task] += 1;
-                    for nic in nics.iter() {
-                        self.wake_nic(nic, now);
-                    }
+                    let id = self.send_message(Message::data(t, to, 0, bytes, now), now);
+                    let tasks = self.tasks().expect("tasks");
+                    tasks.mpi.send(id, t, to, env);
                 }
                 Op::Irecv { from, tag, comm, req, .. } => {
                     if let Some(id) = tasks.mpi.post(task, Posted { from, tag, comm, req }) {
@@ -139,6 +134,32 @@ pub(crate) trait Execute: TaskSide {
                 }
             }
         }
+    }
+
+    /// Sends data message `m`: through the network from the sender's NICs, or, between two
+    /// tasks of one terminal, as a copy in memory that arrives after one cycle per phit of
+    /// its size (the rate of the terminal's link; at least one cycle) and never enters the
+    /// network. Returns the message's id.
+    fn send_message(&mut self, m: Message, now: u64) -> u32 {
+        let tasks = self.tasks().expect("tasks");
+        if tasks.terminal[m.src as usize] == tasks.terminal[m.dst as usize] {
+            let (id, cycles) = tasks.post_local(m);
+            self.schedule(now + cycles, Event::LocalCopy { message: id });
+            return id;
+        }
+        let (nics, id) = tasks.post(m);
+        for nic in nics.iter() {
+            self.wake_nic(nic, now);
+        }
+        id
+    }
+
+    /// Message `message` between two tasks of one terminal has been copied: it has arrived.
+    fn local_copied(&mut self, message: u32, now: u64) {
+        let Some(tasks) = self.tasks() else { return };
+        tasks.undelivered -= tasks.messages[message as usize].packets as u64;
+        tasks.last_progress = tasks.last_progress.max(now);
+        self.message_complete(message, now);
     }
 
     /// Moves packets of waiting messages into NIC `nic`'s injection queue while it has room

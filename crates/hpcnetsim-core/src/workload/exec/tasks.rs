@@ -238,6 +238,16 @@ impl Tasks {
         }
     }
 
+    /// Stores data message `m` between two tasks of one terminal, which is copied in memory
+    /// rather than sent; its id and the cycles the copy takes (one per phit, at least one).
+    /// It counts as undelivered until copied, so that the run does not end before it.
+    pub(crate) fn post_local(&mut self, mut m: Message) -> (u32, u64) {
+        m.packets = 1;
+        self.undelivered += 1;
+        self.stream.data_messages += 1;
+        (self.alloc(m), m.bytes.div_ceil(self.phit_bytes as u64).max(1))
+    }
+
     /// Puts data message `id`'s packets in its sender's NIC backlog, or a share in each
     /// plane's when it is striped (the first planes take one more when they do not divide
     /// evenly); the NICs given work.
