@@ -185,6 +185,35 @@ fn bad_traces_name_file_record_and_rank() {
 }
 
 #[test]
+fn a_send_or_receive_on_a_communicator_without_its_rank_is_refused() {
+    // Rank 3 is not in communicator 1: its receive could never match, and was reported only
+    // as a receive never matched at the end of the replay.
+    let e = error_of("ranks 4\ncomm 1 0 2\n0 send 1 64 comm=1\n2 recv 0 64 comm=1\n3 recv 0 64 comm=1\n");
+    assert_eq!(
+        e,
+        "bad.trace: line 5 (rank 3): receive on communicator 1, which rank 3 is not a member of; a rank sends and receives only on communicators that list it (communicator 1: ranks 0, 2)"
+    );
+    let e = error_of("ranks 4\ncomm 1 0 2\n3 irecv any 64 comm=1 req=1\n");
+    assert!(
+        e.starts_with("bad.trace: line 3 (rank 3): receive on communicator 1, which rank 3 is not a member"),
+        "{e}"
+    );
+    let e = error_of("ranks 4\ncomm 1 0 2\n3 send 1 64 comm=1\n2 recv any 64 comm=1\n");
+    assert!(e.starts_with("bad.trace: line 3 (rank 3): send on communicator 1, which rank 3 is not a member"), "{e}");
+    // A long communicator is listed in part.
+    let members: Vec<String> = (1..=20).map(|r| r.to_string()).collect();
+    let e = error_of(&format!("ranks 21\ncomm 1 {}\n0 recv 0 8 comm=1\n", members.join(" ")));
+    assert!(e.ends_with("(communicator 1: ranks 1, 2, 3, 4, 5, 6, 7, 8, … (20 ranks))"), "{e}");
+    // Members send and receive as before.
+    assert!(traces::read_text(
+        "ok.trace",
+        "ranks 4\ncomm 1 0 2\n0 send 1 64 comm=1\n2 recv 0 64 comm=1\n",
+        traces::scale(&WorkloadConfig::default())
+    )
+    .is_ok());
+}
+
+#[test]
 fn an_unknown_call_is_named_whatever_its_arguments() {
     for line in ["0 foo 1 10", "0 foo", "0 foo x=1", "0 foo comm=7"] {
         let e = error_of(&format!("ranks 2\n{line}\n"));

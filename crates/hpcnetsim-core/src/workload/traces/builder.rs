@@ -99,6 +99,8 @@ pub struct Builder {
     scale: Scale,
     /// Members (world ranks) of every communicator other than the world.
     comms: FxHashMap<u32, Vec<u32>>,
+    /// The same members sorted, to tell whether a rank is one.
+    sorted: FxHashMap<u32, Vec<u32>>,
     /// Per rank: trace request handle → request id.
     handles: Vec<FxHashMap<u64, u32>>,
     free: Vec<Vec<u32>>,
@@ -142,6 +144,7 @@ impl Builder {
             held: 0,
             scale,
             comms: Default::default(),
+            sorted: Default::default(),
             handles: vec![Default::default(); ranks],
             free: vec![Vec::new(); ranks],
             next: vec![0; ranks],
@@ -172,6 +175,7 @@ impl Builder {
     pub fn fresh(&self, mode: Mode) -> Builder {
         let mut b = Builder::with_mode(self.ranks(), self.scale, mode);
         b.comms = self.comms.clone();
+        b.sorted = self.sorted.clone();
         b
     }
 
@@ -256,6 +260,9 @@ impl Builder {
     /// Defines communicator `id` with its members in communicator-rank order.
     pub fn define_comm(&mut self, at: &Location, id: u32, members: Vec<u32>) -> Result<()> {
         self.check_members(at, id, &members)?;
+        let mut sorted = members.clone();
+        sorted.sort_unstable();
+        self.sorted.insert(id, sorted);
         self.comms.insert(id, members);
         Ok(())
     }
@@ -289,6 +296,23 @@ impl Builder {
     /// Size of communicator `comm`.
     pub fn comm_size(&self, comm: u32) -> usize {
         self.comms.get(&comm).map_or(self.ranks(), |m| m.len())
+    }
+
+    /// Refuses a send or receive (`what`) of `rank` on a communicator that does not list it.
+    fn check_member(&self, at: &Location, rank: usize, comm: u32, what: &str) -> Result<()> {
+        let Some(sorted) = self.sorted.get(&comm) else { return Ok(()) };
+        if sorted.binary_search(&(rank as u32)).is_ok() {
+            return Ok(());
+        }
+        let members = &self.comms[&comm];
+        let mut listed: Vec<String> = members.iter().take(8).map(|r| r.to_string()).collect();
+        if members.len() > 8 {
+            listed.push(format!("… ({} ranks)", members.len()));
+        }
+        Err(at.error(format!(
+            "{what} on communicator {comm}, which rank {rank} is not a member of; a rank sends and receives only on communicators that list it (communicator {comm}: ranks {})",
+            listed.join(", ")
+        )))
     }
 
     /// World rank of rank `r` of communicator `comm`.
@@ -354,6 +378,9 @@ impl Builder {
             return Err(at.error(format!("tag {tag} of a send; tags are ≥ 0")));
         }
         super::limits::bytes(at, bytes)?;
+        if self.mode != Mode::Stream {
+            self.check_member(at, rank, comm, "send")?;
+        }
         let to = self.world(at, comm, dst)?;
         let req = match handle {
             Some(h) => self.open(rank, h),
@@ -395,6 +422,9 @@ impl Builder {
             return Err(at.error(format!("tag {tag} of a receive; tags are ≥ 0 or any")));
         }
         super::limits::bytes(at, bytes)?;
+        if self.mode != Mode::Stream {
+            self.check_member(at, rank, comm, "receive")?;
+        }
         let from = match src {
             Some(s) => self.world(at, comm, s)?,
             None => ANY_SOURCE,
