@@ -214,6 +214,27 @@ fn a_send_or_receive_on_a_communicator_without_its_rank_is_refused() {
 }
 
 #[test]
+fn a_request_id_still_pending_is_not_started_again() {
+    // The second isend took the id of the first while it was pending: one wait was left
+    // for two requests.
+    let e = error_of("ranks 2\n0 isend 1 8 req=1\n0 isend 1 8 req=1\n1 recv 0 8\n1 recv 0 8\n0 wait 1\n");
+    assert_eq!(
+        e,
+        "bad.trace: line 3 (rank 0): isend: request 1 is still pending (started at line 2, not yet waited for); allowed: an id that no pending request of rank 0 uses"
+    );
+    let e = error_of("ranks 2\n1 irecv 0 8 req=4\n0 send 1 8\n0 send 1 8\n1 irecv 0 8 req=4\n1 wait 4\n");
+    assert!(e.starts_with("bad.trace: line 5 (rank 1): irecv: request 4 is still pending (started at line 2,"), "{e}");
+    let e = error_of("ranks 2\n0 irecv 1 8 req=2\n0 isend 1 8 req=2\n1 send 0 8\n1 recv 0 8\n0 wait 2\n");
+    assert!(e.starts_with("bad.trace: line 3 (rank 0): isend: request 2 is still pending (started at line 2,"), "{e}");
+    // An id completed by a wait (or waitall) is free again; ids are per rank.
+    let ok = "ranks 2\n0 isend 1 8 req=1\n0 wait 1\n0 isend 1 8 req=1\n1 irecv 0 8 req=1\n1 recv 0 8\n1 waitall 1\n\
+              1 irecv 0 8 req=1\n0 wait 1\n0 send 1 8\n1 wait 1\n";
+    let t = traces::read_text("ok.trace", ok, traces::scale(&WorkloadConfig::default())).unwrap();
+    let r = execute_programs(&config("crossbar:4", |_| {}), t.programs, "text").unwrap();
+    assert_eq!(r.status, Status::Completed, "{}", r.message);
+}
+
+#[test]
 fn an_unknown_call_is_named_whatever_its_arguments() {
     for line in ["0 foo 1 10", "0 foo", "0 foo x=1", "0 foo comm=7"] {
         let e = error_of(&format!("ranks 2\n{line}\n"));

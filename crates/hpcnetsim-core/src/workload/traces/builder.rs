@@ -105,6 +105,9 @@ pub struct Builder {
     handles: Vec<FxHashMap<u64, u32>>,
     free: Vec<Vec<u32>>,
     next: Vec<u32>,
+    /// Per rank, when tracked ([`Builder::track_requests`]): trace handle → the record that
+    /// started it, while it is pending.
+    started: Vec<FxHashMap<u64, String>>,
     /// Per rank: calls by name.
     pub calls: Vec<BTreeMap<String, u64>>,
     /// Per rank: bytes sent by point-to-point calls and by collectives (as expanded).
@@ -148,6 +151,7 @@ impl Builder {
             handles: vec![Default::default(); ranks],
             free: vec![Vec::new(); ranks],
             next: vec![0; ranks],
+            started: Vec::new(),
             calls: vec![BTreeMap::new(); ranks],
             bytes_sent: vec![0; ranks],
             cache: Default::default(),
@@ -353,8 +357,26 @@ impl Builder {
         })
     }
 
+    /// Keeps the record that started each pending request, for [`Builder::started_at`]
+    /// (the text format, whose writer chooses the ids; not in `Stream` mode, which replays a
+    /// trace already checked).
+    pub fn track_requests(&mut self) {
+        if self.mode != Mode::Stream {
+            self.started = vec![Default::default(); self.ranks()];
+        }
+    }
+
+    /// The record that started trace handle `handle` of `rank`, if it is pending and requests
+    /// are tracked.
+    pub fn started_at(&self, rank: usize, handle: u64) -> Option<&str> {
+        self.started.get(rank)?.get(&handle).map(|r| r.as_str())
+    }
+
     /// A request id for trace handle `handle` (a handle posted again replaces the old one).
-    fn open(&mut self, rank: usize, handle: u64) -> u32 {
+    fn open(&mut self, at: &Location, rank: usize, handle: u64) -> u32 {
+        if let Some(s) = self.started.get_mut(rank) {
+            s.insert(handle, at.record.clone());
+        }
         let id = self.new_request(rank);
         if let Some(old) = self.handles[rank].insert(handle, id) {
             self.free[rank].push(old);
@@ -383,7 +405,7 @@ impl Builder {
         }
         let to = self.world(at, comm, dst)?;
         let req = match handle {
-            Some(h) => self.open(rank, h),
+            Some(h) => self.open(at, rank, h),
             None => NO_REQUEST,
         };
         self.push(rank, Op::Isend { to, bytes, tag, comm, req });
@@ -430,7 +452,7 @@ impl Builder {
             None => ANY_SOURCE,
         };
         let req = match handle {
-            Some(h) => self.open(rank, h),
+            Some(h) => self.open(at, rank, h),
             None => self.new_request(rank),
         };
         self.push(rank, Op::Irecv { from, bytes, tag, comm, req });
@@ -461,6 +483,9 @@ impl Builder {
 
     /// A wait on trace handle `handle` (an unknown handle is a null request: no wait).
     pub fn wait(&mut self, rank: usize, handle: u64) {
+        if let Some(s) = self.started.get_mut(rank) {
+            s.remove(&handle);
+        }
         if let Some(id) = self.handles[rank].remove(&handle) {
             self.push(rank, Op::Wait { req: id });
             self.free[rank].push(id);

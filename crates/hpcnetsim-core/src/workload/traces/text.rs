@@ -64,7 +64,12 @@ pub fn parse_with(name: &str, input: impl BufRead, scale: Scale, mode: Mode) -> 
         let words: Vec<&str> = line.split_whitespace().collect();
         let Some(builder) = b.as_mut() else {
             match words.as_slice() {
-                ["ranks", n] => b = Some(Builder::with_mode(super::limits::ranks(&at, "ranks", n)?, scale, mode)),
+                ["ranks", n] => {
+                    let mut builder = Builder::with_mode(super::limits::ranks(&at, "ranks", n)?, scale, mode);
+                    // The writer chooses request ids: one still pending cannot start another request.
+                    builder.track_requests();
+                    b = Some(builder)
+                }
                 _ => return Err(at.error("the first line must be 'ranks N'")),
             }
             continue;
@@ -162,7 +167,15 @@ pub(crate) fn call(
     let arg = |k: usize, what: &str| -> Result<&str> {
         positional.get(k).copied().ok_or_else(|| at.error(format!("{call}: missing {what}")))
     };
-    let need_req = || req.ok_or_else(|| at.error(format!("{call}: missing req=ID")));
+    let need_req = |builder: &Builder| {
+        let h = req.ok_or_else(|| at.error(format!("{call}: missing req=ID")))?;
+        match builder.started_at(rank, h) {
+            Some(first) => Err(at.error(format!(
+                "{call}: request {h} is still pending (started at {first}, not yet waited for); allowed: an id that no pending request of rank {rank} uses"
+            ))),
+            None => Ok(h),
+        }
+    };
     // A word past the call's arguments is a mistyped option (`tag3`): refused, not dropped.
     let arguments = match call {
         "compute" => Some(1),
@@ -188,14 +201,14 @@ pub(crate) fn call(
         "send" | "isend" => {
             let dst = num(at, "destination", arg(0, "destination")?)?;
             let bytes = num(at, "bytes", arg(1, "bytes")?)?;
-            let h = if call == "isend" { Some(need_req()?) } else { None };
+            let h = if call == "isend" { Some(need_req(builder)?) } else { None };
             builder.send(at, rank, dst, bytes, tag.unwrap_or(0), comm, h)?;
         }
         "recv" | "irecv" => {
             let s = arg(0, "source")?;
             let src = if s == "any" { None } else { Some(num(at, "source", s)?) };
             let bytes = num(at, "bytes", arg(1, "bytes")?)?;
-            let h = if call == "irecv" { Some(need_req()?) } else { None };
+            let h = if call == "irecv" { Some(need_req(builder)?) } else { None };
             builder.recv(at, rank, src, bytes, tag.unwrap_or(0), comm, h)?;
         }
         "wait" | "waitall" | "waitany" => {
