@@ -235,6 +235,40 @@ fn a_request_id_still_pending_is_not_started_again() {
 }
 
 #[test]
+fn a_receive_smaller_than_its_message_is_refused_naming_both_lines() {
+    // MPI: a receive buffer smaller than the message it matches is MPI_ERR_TRUNCATE.
+    let e = error_of("ranks 2\n0 send 1 100 tag=3\n1 recv 0 50 tag=3\n");
+    assert_eq!(
+        e,
+        "bad.trace: line 3 (rank 1): receive of 50 bytes from rank 0 tag 3 comm 0 matches the message of 100 bytes sent at line 2; allowed: a receive of at least the bytes of the message it matches (a smaller one is MPI_ERR_TRUNCATE)"
+    );
+    // The receive read first is still the line named first.
+    let e = error_of("ranks 2\n1 irecv 0 50 tag=3 req=1\n0 send 1 100 tag=3\n1 wait 1\n");
+    assert!(e.starts_with("bad.trace: line 2 (rank 1): receive of 50 bytes from rank 0 tag 3 comm 0 matches the message of 100 bytes sent at line 3;"), "{e}");
+    // The k-th receive of an envelope matches its k-th send; other tags and communicators apart.
+    let e = error_of(
+        "ranks 3\ncomm 1 1 0\n0 send 1 10\n0 send 1 20\n0 send 1 999 tag=5\n0 send 0 999 comm=1\n0 send 1 30\n\
+         1 recv 0 10\n1 recv 0 1000 comm=1\n1 recv 0 15\n1 recv 0 30\n1 recv 0 999 tag=5\n",
+    );
+    assert!(e.starts_with("bad.trace: line 10 (rank 1): receive of 15 bytes from rank 0 tag 0 comm 0 matches the message of 20 bytes sent at line 4;"), "{e}");
+    // Communicator ranks are named as world ranks.
+    let e = error_of("ranks 3\ncomm 1 2 1\n1 send 0 64 comm=1\n2 recv 1 8 comm=1\n");
+    assert!(e.starts_with("bad.trace: line 4 (rank 2): receive of 8 bytes from rank 1 tag 0 comm 1 matches the message of 64 bytes sent at line 3;"), "{e}");
+    // A receive larger than its message is legal MPI; a wildcard receive posted before an exact
+    // one may take any of the messages, so which one the exact receive gets is the replay's to
+    // say: here the wildcard takes the first (100 bytes), the 10-byte receive the second.
+    let cfg = config("crossbar:4", |_| {});
+    for ok in [
+        "ranks 2\n0 send 1 50 tag=3\n1 recv 0 100 tag=3\n",
+        "ranks 2\n0 send 1 100\n0 send 1 10\n1 recv any 100\n1 recv 0 10\n",
+        "ranks 2\n0 send 1 100\n0 send 1 10\n1 recv 0 100 tag=any\n1 recv 0 10\n",
+    ] {
+        let r = replay_text(&cfg, ok);
+        assert_eq!(r.status, Status::Completed, "{ok}: {}", r.message);
+    }
+}
+
+#[test]
 fn an_unknown_call_is_named_whatever_its_arguments() {
     for line in ["0 foo 1 10", "0 foo", "0 foo x=1", "0 foo comm=7"] {
         let e = error_of(&format!("ranks 2\n{line}\n"));

@@ -40,6 +40,26 @@ type CollKey = (Kernel, CollectiveAlgorithm, u64, usize, usize);
 /// last one every member has made.
 const PENDING_COLLECTIVES: usize = 256;
 
+/// Sends and receives kept to compare each receive with the message it matches, at most this
+/// many over all envelopes (a trace written rank after rank has its later ones compared by
+/// the replay).
+const PAIRED_MESSAGES: usize = 4096;
+
+/// The sends, or the receives, of one envelope (source, destination, tag, communicator) read
+/// and not yet paired with the other side's: the k-th receive of an envelope matches its k-th
+/// message, unless a wildcard receive of the destination on the communicator came before it.
+#[derive(Default)]
+struct Unpaired {
+    /// Whether the sends are ahead (else the receives).
+    sends: bool,
+    /// How many are ahead.
+    ahead: u64,
+    /// The first of those ahead, bytes and record, as many as the bound let be kept.
+    kept: std::collections::VecDeque<(u64, Location)>,
+    /// A receive came after a wildcard receive: the replay matches the envelope's messages.
+    replayed: bool,
+}
+
 /// One collective call as the first member to make it gave it.
 struct Called {
     kernel: Kernel,
@@ -123,6 +143,12 @@ pub struct Builder {
     recvs: FxHashMap<(u32, u32, i32, u32), u64>,
     /// Wildcard receives per (destination, comm).
     wild: FxHashMap<(u32, u32), u64>,
+    /// Per envelope (source, destination, tag, comm): the sends or receives not yet paired.
+    unpaired: FxHashMap<(u32, u32, i32, u32), Unpaired>,
+    /// Records kept in `unpaired` over all envelopes, and records and queues to reuse.
+    kept: usize,
+    spare: Vec<Location>,
+    queues: Vec<std::collections::VecDeque<(u64, Location)>>,
     /// Per rank: compute cycles so far (bounded, see `limits`).
     compute: Vec<u64>,
     /// Collective calls per communicator.
@@ -160,6 +186,10 @@ impl Builder {
             sends: Default::default(),
             recvs: Default::default(),
             wild: Default::default(),
+            unpaired: Default::default(),
+            kept: 0,
+            spare: Vec::new(),
+            queues: Vec::new(),
             compute: vec![0; ranks],
             collectives: Default::default(),
         }
@@ -424,7 +454,7 @@ impl Builder {
         }
         e.1.record.clone_from(&at.record);
         e.1.rank = at.rank;
-        Ok(())
+        self.pair((rank as u32, to, tag, comm), true, bytes, at)
     }
 
     /// A receive from `src` (a rank of `comm`, or `None` for any source) with `tag` (or
@@ -472,8 +502,74 @@ impl Builder {
             *self.wild.entry((rank as u32, comm)).or_insert(0) += 1;
         } else {
             *self.recvs.entry((from, rank as u32, tag, comm)).or_insert(0) += 1;
+            self.pair((from, rank as u32, tag, comm), false, bytes, at)?;
         }
         Ok(())
+    }
+
+    /// Pairs a send (`send`) or an exact receive of `bytes` at `at` with the other side's of
+    /// envelope `key`, in order: a receive smaller than its message is an error naming both
+    /// records (MPI_ERR_TRUNCATE). Receives after a wildcard receive, and those beyond the
+    /// records kept, are left to the replay.
+    fn pair(&mut self, key: (u32, u32, i32, u32), send: bool, bytes: u64, at: &Location) -> Result<()> {
+        let (src, dst, tag, comm) = key;
+        let after_wildcard = !send && self.wild.get(&(dst, comm)).is_some_and(|&w| w > 0);
+        let u = self.unpaired.entry(key).or_default();
+        if u.replayed {
+            return Ok(());
+        }
+        if after_wildcard {
+            u.replayed = true;
+            self.kept -= u.kept.len();
+            self.spare.extend(std::mem::take(&mut u.kept).into_iter().map(|(_, l)| l));
+            return Ok(());
+        }
+        if u.ahead == 0 || u.sends == send {
+            // This side is ahead: kept if the bound allows and every one before it was.
+            u.sends = send;
+            if u.kept.len() as u64 == u.ahead && self.kept < PAIRED_MESSAGES {
+                if u.kept.capacity() == 0 {
+                    u.kept = self.queues.pop().unwrap_or_default();
+                }
+                let mut l = self.spare.pop().unwrap_or_default();
+                // In place: a trace has millions of messages.
+                l.file.clone_from(&at.file);
+                l.record.clone_from(&at.record);
+                l.rank = at.rank;
+                u.kept.push_back((bytes, l));
+                self.kept += 1;
+            }
+            u.ahead += 1;
+            return Ok(());
+        }
+        // The other side is ahead: this one pairs with the first of them.
+        u.ahead -= 1;
+        let first = u.kept.pop_front();
+        if u.ahead == 0 {
+            // Balanced: nothing to remember (its queue, empty, serves another envelope).
+            let q = self.unpaired.remove(&key).map(|u| u.kept).unwrap_or_default();
+            if (1..=16).contains(&q.capacity()) && self.queues.len() < 64 {
+                self.queues.push(q);
+            }
+        }
+        let Some((other, kept)) = first else { return Ok(()) };
+        self.kept -= 1;
+        let (message, receive, sent, received) =
+            if send { (bytes, other, at, &kept) } else { (other, bytes, &kept, at) };
+        let result = match receive < message {
+            true => {
+                let place = match sent.file == received.file {
+                    true => sent.record.clone(),
+                    false => format!("{}: {}", sent.file, sent.record),
+                };
+                Err(received.error(format!(
+                    "receive of {receive} bytes from rank {src} tag {tag} comm {comm} matches the message of {message} bytes sent at {place}; allowed: a receive of at least the bytes of the message it matches (a smaller one is MPI_ERR_TRUNCATE)"
+                )))
+            }
+            false => Ok(()),
+        };
+        self.spare.push(kept);
+        result
     }
 
     /// Whether trace handle `handle` of `rank` is a request posted and not yet waited for.
