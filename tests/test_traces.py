@@ -120,6 +120,39 @@ def test_bad_traces_fail_in_one_line(cli, tmp_path):
     assert r.returncode == 2 and "--format = 'csv' is invalid" in r.stderr
 
 
+
+def test_a_receive_smaller_than_its_message_fails_the_run_in_one_line(cli, tmp_path):
+    # MPI_ERR_TRUNCATE: refused when reading pairs the receive with its send (both lines
+    # named), else by the replay, which alone knows what a wildcard receive gets.
+    bad = tmp_path / "short.trace"
+    bad.write_text("ranks 2\n0 send 1 100 tag=3\n1 recv 0 50 tag=3\n")
+    r = cli("trace", "info", str(bad))
+    assert r.returncode == 2
+    assert r.stderr == (
+        f"error: {bad}: line 3 (rank 1): receive of 50 bytes from rank 0 tag 3 comm 0 matches the message of"
+        " 100 bytes sent at line 2; allowed: a receive of at least the bytes of the message it matches"
+        " (a smaller one is MPI_ERR_TRUNCATE)\n"
+    )
+    bad.write_text("ranks 2\n0 send 1 100 tag=3\n1 recv any 50 tag=any\n")
+    cfg = tmp_path / "short.toml"
+    cfg.write_text(f'topology = "crossbar:2"\n[workload]\ntrace = "{bad}"\n')
+    r = cli("run", str(cfg))
+    assert r.returncode == 2
+    assert r.stderr == (
+        "error: workload: task 1's receive of the message from task 0 tag 3 comm 0: bytes = 50 is invalid:"
+        " at least the message's 100 bytes (a smaller receive is MPI_ERR_TRUNCATE)\n"
+    )
+    # From Python, a Program's receive is checked the same way; a larger receive is legal.
+    p = h.Program(2)
+    p.send(0, 1, 100)
+    p.recv(1, 0, 50)
+    with pytest.raises(h.ConfigError, match="receive of 50 bytes from rank 0 tag 0 comm 0 matches the message of 100"):
+        p.run({"topology": "crossbar:2"})
+    p = h.Program(2)
+    p.send(0, 1, 100)
+    p.recv(1, 0, 200)
+    assert p.run({"topology": "crossbar:2"}).status == "completed"
+
 def _reference_calls(path: Path) -> tuple[list, list]:
     """Per-rank MPI calls and Isend bytes from sst-macro's listing of the same archive."""
     import gzip

@@ -161,7 +161,7 @@ pub fn run_controlled(
             partial = true;
             break false;
         }
-        if e.execution_time().is_some() {
+        if e.execution_time().is_some() || e.has_stream_error() {
             break false;
         }
         if e.is_quiet() || e.now().saturating_sub(e.last_progress()) > stall_cycles {

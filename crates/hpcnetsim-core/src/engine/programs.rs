@@ -138,8 +138,14 @@ impl<'a> Engine<'a> {
         Some(t.stream.stats(t.messages.len()))
     }
 
-    /// The error that stopped a streamed replay's reading, if any (taken).
+    /// The error that stopped a replay, if any (taken): of a streamed trace's reading, or a
+    /// receive smaller than the message it matched.
     pub fn take_stream_error(&mut self) -> Option<Error> {
         self.tasks.as_mut().and_then(|t| t.stream.error.take())
+    }
+
+    /// Whether an error stopped the replay ([`Engine::take_stream_error`]).
+    pub fn has_stream_error(&self) -> bool {
+        self.tasks.as_ref().is_some_and(|t| t.stream.error.is_some())
     }
 }

@@ -255,6 +255,24 @@ fn bad_traces_fail_before_the_replay_in_one_line() {
     assert!(e.contains("line 5: communicator 1 is defined again with other members"), "{e}");
 }
 
+#[test]
+fn a_receive_smaller_than_its_message_fails_the_streamed_replay_too() {
+    // Found when reading when the receive's message is known then (the lines named) ...
+    let e = error_of("ranks 4\n0 send 1 64 tag=2\n1 recv 0 8 tag=2\n", "truncate-read");
+    assert!(e.contains("bad.trace: line 3 (rank 1): receive of 8 bytes from rank 0 tag 2 comm 0 matches the message of 64 bytes sent at line 2;"), "{e}");
+    // ... else by the replay, streamed as whole: a wildcard receive, and a file written rank
+    // after rank whose sends run past what the first pass keeps to pair them.
+    let e = error_of("ranks 4\n0 send 1 64 tag=2\n1 recv any 8 tag=2\n", "truncate-any");
+    assert_eq!(e, "workload: task 1's receive of the message from task 0 tag 2 comm 0: bytes = 8 is invalid: at least the message's 64 bytes (a smaller receive is MPI_ERR_TRUNCATE)");
+    let k = 5000;
+    let trace = format!("ranks 4\n{}{}1 recv 0 8\n", "0 send 1 64\n".repeat(k), "1 recv 0 64\n".repeat(k - 1));
+    let e = error_of(&trace, "truncate-late");
+    assert!(
+        e.starts_with("workload: task 1's receive of the message from task 0 tag 0 comm 0: bytes = 8 is invalid"),
+        "{e}"
+    );
+}
+
 /// A generated VEF trace of `n` tasks and `steps` steps: a ring of messages, each sent
 /// after receiving the previous step's from the left, and an allreduce every 8 steps after
 /// the task's own send.

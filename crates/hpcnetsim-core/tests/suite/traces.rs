@@ -269,6 +269,27 @@ fn a_receive_smaller_than_its_message_is_refused_naming_both_lines() {
 }
 
 #[test]
+fn a_receive_smaller_than_its_message_stops_the_replay_that_matches_them() {
+    // With a wildcard only the replay knows the message a receive gets: an error of the run
+    // naming the tasks, tag and communicator, whichever comes first, the message or the receive.
+    let cfg = config("crossbar:4", |w| w.stall_cycles = 1000);
+    let run = |trace: &str| {
+        let t = traces::read_text("t.trace", trace, traces::scale(cfg.workload.as_ref().unwrap())).unwrap();
+        execute_programs(&cfg, t.programs, "text")
+    };
+    let expected = "workload: task 1's receive of the message from task 0 tag 3 comm 0: bytes = 50 is invalid: at least the message's 100 bytes (a smaller receive is MPI_ERR_TRUNCATE)";
+    for trace in [
+        "ranks 2\n0 send 1 100 tag=3\n1 compute 500\n1 recv any 50 tag=any\n",
+        "ranks 2\n0 compute 500\n0 send 1 100 tag=3\n1 recv any 50 tag=any\n",
+    ] {
+        assert_eq!(run(trace).expect_err("truncated").to_string(), expected, "{trace}");
+    }
+    // The same trace with a receive as large as its message runs.
+    let r = run("ranks 2\n0 send 1 100 tag=3\n1 recv any 100 tag=any\n").unwrap();
+    assert_eq!(r.status, Status::Completed, "{}", r.message);
+}
+
+#[test]
 fn an_unknown_call_is_named_whatever_its_arguments() {
     for line in ["0 foo 1 10", "0 foo", "0 foo x=1", "0 foo comm=7"] {
         let e = error_of(&format!("ranks 2\n{line}\n"));

@@ -2,8 +2,10 @@
 //! `Wait`, `WaitAny`): a message is matched when it is sent, against the receiver's
 //! posted receives in posting order, or else waits in the receiver's unexpected queue in
 //! sending order (so messages between two tasks never overtake, as MPI requires).
-//! Requests complete when their message has fully arrived.
+//! Requests complete when their message has fully arrived. A receive smaller than the
+//! message it matches is an error of the run (MPI_ERR_TRUNCATE).
 
+use crate::error::Error;
 use crate::workload::program::{ANY_SOURCE, ANY_TAG, NO_REQUEST};
 use std::collections::VecDeque;
 
@@ -22,6 +24,8 @@ pub(crate) struct Posted {
     pub(crate) tag: i32,
     pub(crate) comm: u32,
     pub(crate) req: u32,
+    /// The receive's size in bytes.
+    pub(crate) bytes: u64,
 }
 
 impl Posted {
@@ -42,6 +46,8 @@ pub(crate) struct Envelope {
     pub(crate) recv_req: u32,
     /// Whether every packet has arrived.
     pub(crate) delivered: bool,
+    /// The message's size in bytes.
+    pub(crate) bytes: u64,
 }
 
 /// Matching state of every task.
@@ -58,6 +64,8 @@ pub(crate) struct Matching {
     pub(crate) in_wait: Vec<bool>,
     /// Request sets of `WaitAny`.
     pub(crate) sets: Vec<Vec<u32>>,
+    /// The first receive matched with a larger message (taken by the caller, which stops the run).
+    pub(crate) truncated: Option<Error>,
 }
 
 impl Matching {
@@ -70,6 +78,7 @@ impl Matching {
             envelopes: Vec::new(),
             in_wait: vec![false; n],
             sets,
+            truncated: None,
         }
     }
 
@@ -110,7 +119,9 @@ impl Matching {
         let mut env = env;
         let posted = &mut self.posted[dst as usize];
         if let Some(k) = posted.iter().position(|p| p.accepts(src, env.tag, env.comm)) {
-            env.recv_req = posted.remove(k).expect("a posted receive").req;
+            let p = posted.remove(k).expect("a posted receive");
+            env.recv_req = p.req;
+            self.check_size(src, dst, &env, p.bytes);
         } else {
             self.unexpected[dst as usize].push_back((id, src));
         }
@@ -127,10 +138,12 @@ impl Matching {
         });
         match found {
             Some(k) => {
-                let (id, _) = self.unexpected[task].remove(k).expect("an unexpected message");
+                let (id, src) = self.unexpected[task].remove(k).expect("an unexpected message");
                 let e = self.envelopes[id as usize].as_mut().expect("an envelope");
                 e.recv_req = p.req;
-                if e.delivered {
+                let (e, delivered) = (*e, e.delivered);
+                self.check_size(src, task as u32, &e, p.bytes);
+                if delivered {
                     self.reqs[task][p.req as usize] = Req::Done;
                     return Some(id);
                 }
@@ -140,6 +153,18 @@ impl Matching {
                 self.posted[task].push_back(p);
                 None
             }
+        }
+    }
+
+    /// Records the first receive (of `bytes`, at `dst`) matched with a larger message from `src`.
+    fn check_size(&mut self, src: u32, dst: u32, env: &Envelope, bytes: u64) {
+        if bytes < env.bytes && self.truncated.is_none() {
+            self.truncated = Some(Error::invalid(
+                "workload",
+                format!("task {dst}'s receive of the message from task {src} tag {} comm {}: bytes", env.tag, env.comm),
+                bytes,
+                format!("at least the message's {} bytes (a smaller receive is MPI_ERR_TRUNCATE)", env.bytes),
+            ));
         }
     }
 

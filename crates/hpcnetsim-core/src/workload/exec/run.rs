@@ -76,17 +76,19 @@ pub(crate) trait Execute: TaskSide {
                         return;
                     }
                     tasks.mpi.open(task, req);
-                    let env = Envelope { tag, comm, send_req: req, recv_req: NO_REQUEST, delivered: false };
+                    let env = Envelope { tag, comm, send_req: req, recv_req: NO_REQUEST, delivered: false, bytes };
                     tasks.pc[task] += 1;
                     let id = self.send_message(Message::data(t, to, 0, bytes, now), now);
                     let tasks = self.tasks().expect("tasks");
                     tasks.mpi.send(id, t, to, env);
+                    tasks.stop_if_truncated();
                 }
-                Op::Irecv { from, tag, comm, req, .. } => {
-                    if let Some(id) = tasks.mpi.post(task, Posted { from, tag, comm, req }) {
+                Op::Irecv { from, tag, comm, req, bytes } => {
+                    if let Some(id) = tasks.mpi.post(task, Posted { from, tag, comm, req, bytes }) {
                         // Its message had arrived: matched now, its slot is free.
                         tasks.release(id);
                     }
+                    tasks.stop_if_truncated();
                     if let Some(h) = tasks.host.as_mut() {
                         h.receives.insert((t, req));
                     }

@@ -314,6 +314,14 @@ impl Tasks {
         self.stream.free_slot(id);
     }
 
+    /// A receive matched with a larger message stops the run with its error (as an error of
+    /// the source does: `StreamState::error`).
+    pub(crate) fn stop_if_truncated(&mut self) {
+        if let Some(e) = self.mpi.truncated.take() {
+            self.stream.error.get_or_insert(e);
+        }
+    }
+
     /// Refills `task`'s window from the source once it has run every operation of it;
     /// false when there is no source or its program has ended.
     pub(crate) fn refill_window(&mut self, task: usize) -> bool {

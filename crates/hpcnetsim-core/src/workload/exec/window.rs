@@ -12,7 +12,8 @@ pub(crate) struct StreamState {
     pub(crate) source: Option<Box<dyn ProgramSource>>,
     /// Per task: request sets of the `WaitAny` operations of its window.
     pub(crate) batch_sets: Vec<Vec<Vec<u32>>>,
-    /// The first error of the source (the replay stops and reports it).
+    /// The first error of the source, or of the replay (a receive smaller than its message):
+    /// the replay stops and reports it.
     pub(crate) error: Option<Error>,
     /// Free message slots.
     free: Vec<u32>,
