@@ -82,7 +82,7 @@ pub fn build(p: &mut Programs, c: &Collective, n: usize) -> Result<()> {
     }
     let (m, root) = (c.bytes, c.root);
     match (c.kernel, algorithm) {
-        (Kernel::Bcast, A::Binomial) => binomial_down(p, n, root, |_| m),
+        (Kernel::Bcast, A::Binomial) => binomial_down(p, n, root, |_, _| m),
         (Kernel::Bcast, A::Bmtree) => bmtree(p, n, root, m),
         (Kernel::Bcast, A::Chain) => {
             let segments = m.div_ceil(c.segment_bytes.max(1)).max(1);
@@ -96,19 +96,27 @@ pub fn build(p: &mut Programs, c: &Collective, n: usize) -> Result<()> {
             }
         }
         (Kernel::Bcast, A::ScatterAllgather) => {
-            let chunk = m.div_ceil(n as u64);
-            binomial_down(p, n, root, |subtree| chunk * subtree as u64);
-            ring(p, n, chunk, 1, |_| {});
+            // Block r of the buffer goes to relative rank r down the binomial tree, then the
+            // blocks go around the ring: at step s task t passes on the block of task t − s.
+            let b = Blocks { bytes: m, n };
+            binomial_down(p, n, root, |first, count| b.span(first, count));
+            ring(p, n, 1, |t, s| b.block((t + 2 * n - s % n - root) % n), |_| {});
         }
         (Kernel::Reduce, A::Binomial) => binomial_up(p, n, root, c.compute_cycles, |_| m),
         (Kernel::Gather, A::Binomial) => binomial_up(p, n, root, 0, |subtree| m * subtree as u64),
-        (Kernel::Scatter, A::Binomial) => binomial_down(p, n, root, |subtree| m * subtree as u64),
+        (Kernel::Scatter, A::Binomial) => binomial_down(p, n, root, |_, subtree| m * subtree as u64),
         (Kernel::Allreduce, A::RecursiveDoubling) => recursive_doubling(p, n, |_| m, c.compute_cycles),
         (Kernel::Allreduce | Kernel::DeepbenchAllreduce, A::Ring) => {
-            // Reduce-scatter then allgather around the ring: 2(N − 1) steps of m/N.
-            let chunk = m.div_ceil(n as u64);
+            // Reduce-scatter then allgather around the ring: 2(N − 1) steps of a block of m/N.
+            // At reduce-scatter step s task i sends block i − s (it ends with block i + 1
+            // reduced), at allgather step s block i + 1 − s.
+            let b = Blocks { bytes: m, n };
             let compute = c.compute_cycles;
-            ring(p, n, chunk, 2, |(p, i, step)| {
+            let block = |i: usize, step: usize| match step < n - 1 {
+                true => b.block((i + n - step) % n),
+                false => b.block((i + 1 + 2 * n - step) % n),
+            };
+            ring(p, n, 2, block, |(p, i, step)| {
                 if step < n - 1 {
                     p.compute(i, compute)
                 }
@@ -117,24 +125,30 @@ pub fn build(p: &mut Programs, c: &Collective, n: usize) -> Result<()> {
         (Kernel::Allreduce, A::Rabenseifner) => {
             need_pow2("Rabenseifner's allreduce")?;
             let k = n.trailing_zeros();
-            // Recursive halving (reduce-scatter), then recursive doubling (allgather).
+            let b = Blocks { bytes: m, n };
+            // Recursive halving (reduce-scatter): at distance d a task holds the 2d blocks
+            // from its index with the bits below 2d cleared, keeps the half on its side of
+            // bit d and sends the other half to its partner; it ends with its own block.
             for s in 0..k {
                 let d = n >> (s + 1);
                 for i in 0..n {
-                    p.send(i, Some(i ^ d), m >> (s + 1));
-                    p.recv(i, Some(i ^ d), m >> (s + 1));
+                    let base = i & !(2 * d - 1);
+                    let (keep, give) = if i & d == 0 { (base, base + d) } else { (base + d, base) };
+                    p.send(i, Some(i ^ d), b.span(give, d));
+                    p.recv(i, Some(i ^ d), b.span(keep, d));
                     p.compute(i, c.compute_cycles);
                 }
             }
+            // Recursive doubling (allgather): at distance d the d blocks a task has for the partner's.
             for s in (0..k).rev() {
                 let d = n >> (s + 1);
                 for i in 0..n {
-                    p.send(i, Some(i ^ d), m >> (s + 1));
-                    p.recv(i, Some(i ^ d), m >> (s + 1));
+                    p.send(i, Some(i ^ d), b.span(i & !(d - 1), d));
+                    p.recv(i, Some(i ^ d), b.span((i ^ d) & !(d - 1), d));
                 }
             }
         }
-        (Kernel::Allgather, A::Ring) => ring(p, n, m, 1, |_| {}),
+        (Kernel::Allgather, A::Ring) => ring(p, n, 1, |_, _| m, |_| {}),
         (Kernel::Allgather, A::NeighborExchange) => {
             if n % 2 == 1 {
                 return Err(Error::invalid("config", "workload.tasks", n, "an even count for neighbor-exchange"));
@@ -228,6 +242,29 @@ pub fn build(p: &mut Programs, c: &Collective, n: usize) -> Result<()> {
     Ok(())
 }
 
+/// A buffer of `bytes` split into `n` blocks that cover it exactly: the first `bytes mod n`
+/// blocks one byte larger than the others (the split of MPICH's and Open MPI's ring
+/// allreduce); with fewer bytes than blocks the last blocks are empty.
+#[derive(Clone, Copy)]
+struct Blocks {
+    bytes: u64,
+    n: usize,
+}
+
+impl Blocks {
+    /// Bytes of block `j`.
+    fn block(self, j: usize) -> u64 {
+        self.span(j, 1)
+    }
+
+    /// Bytes of the `count` blocks from block `first`.
+    fn span(self, first: usize, count: usize) -> u64 {
+        let (n, extra) = (self.n as u64, (self.bytes % self.n as u64) as usize);
+        let larger = (first + count).min(extra).saturating_sub(first);
+        count as u64 * (self.bytes / n) + larger as u64
+    }
+}
+
 /// Open MPI's binomial broadcast tree (bmtree) from `root`: relative rank r sends `bytes` to
 /// r + 2^k for every 2^k > r, nearest first.
 fn bmtree(p: &mut Programs, n: usize, root: usize, bytes: u64) {
@@ -244,9 +281,9 @@ fn bmtree(p: &mut Programs, n: usize, root: usize, bytes: u64) {
 }
 
 /// Binomial tree from `root` down (Bcast, Scatter): in round k, every relative rank below
-/// 2^k that has the data sends to rank + 2^k; `size(subtree)` gives the bytes for a
-/// subtree of that many tasks.
-fn binomial_down(p: &mut Programs, n: usize, root: usize, size: impl Fn(usize) -> u64) {
+/// 2^k that has the data sends to rank + 2^k; `size(first, count)` gives the bytes for the
+/// subtree of relative ranks `first`, `first + 1`, … (`count` of them).
+fn binomial_down(p: &mut Programs, n: usize, root: usize, size: impl Fn(usize, usize) -> u64) {
     let mut k = 1;
     while k < n {
         k <<= 1;
@@ -257,7 +294,7 @@ fn binomial_down(p: &mut Programs, n: usize, root: usize, size: impl Fn(usize) -
         for r in (0..n).step_by(2 * step) {
             if r + step < n {
                 let subtree = step.min(n - (r + step));
-                p.message(Some(abs(r, root, n)), Some(abs(r + step, root, n)), size(subtree));
+                p.message(Some(abs(r, root, n)), Some(abs(r + step, root, n)), size(r + step, subtree));
             }
         }
         step >>= 1;
@@ -308,16 +345,23 @@ fn recursive_doubling(p: &mut Programs, n: usize, size: impl Fn(u32) -> u64, com
     }
 }
 
-/// `rounds` × (N − 1) ring steps of `chunk` bytes: each task sends to the next and
-/// receives from the previous; `between(p, task, step)` runs before each send.
-fn ring(p: &mut Programs, n: usize, chunk: u64, rounds: usize, between: impl Fn((&mut Programs, usize, usize))) {
+/// `rounds` × (N − 1) ring steps: each task sends `bytes(task, step)` to the next and
+/// receives the previous one's; `between(p, task, step)` runs before each send.
+fn ring(
+    p: &mut Programs,
+    n: usize,
+    rounds: usize,
+    bytes: impl Fn(usize, usize) -> u64,
+    between: impl Fn((&mut Programs, usize, usize)),
+) {
     for step in 0..rounds * (n - 1) {
         for i in 0..n {
             if step > 0 {
                 between((p, i, step));
             }
-            p.send(i, Some((i + 1) % n), chunk);
-            p.recv(i, Some((i + n - 1) % n), chunk);
+            let previous = (i + n - 1) % n;
+            p.send(i, Some((i + 1) % n), bytes(i, step));
+            p.recv(i, Some(previous), bytes(previous, step));
         }
     }
 }

@@ -65,6 +65,67 @@ fn message_counts_and_bytes() {
     assert_eq!(build(Kernel::MpiBarrier, A::RecursiveDoubling, 8, 0).messages().len(), 24);
 }
 
+/// The bytes of block `j` of `m` split over `n` tasks: the first m mod n blocks one byte
+/// larger, so that the blocks cover the message exactly (MPICH's and Open MPI's split).
+fn block(m: u64, n: usize, j: usize) -> u64 {
+    m / n as u64 + u64::from((j as u64) < m % n as u64)
+}
+
+#[test]
+fn blocks_of_a_split_message_cover_it_exactly() {
+    // Sizes that the task count does not divide (and smaller than it): every collective that
+    // splits its buffer sends in total what its algorithm must move, no more and no less.
+    for n in [3usize, 5, 6, 7, 8, 16] {
+        for m in [1u64, 7, 13, 1001, 65_537] {
+            let total = |kernel, alg| -> u64 { build(kernel, alg, n, m).messages().iter().map(|x| x.2).sum() };
+            let k = n as u64 - 1;
+            // Reduce-scatter and allgather around the ring: each moves the whole vector N − 1
+            // times (every task sends each block but one).
+            assert_eq!(total(Kernel::Allreduce, A::Ring), 2 * k * m, "ring allreduce of {m} on {n}");
+            assert_eq!(total(Kernel::DeepbenchAllreduce, A::Auto), 2 * k * m, "deepbench ring of {m} on {n}");
+            if n.is_power_of_two() {
+                // Recursive halving then doubling: the same volume as the ring.
+                assert_eq!(total(Kernel::Allreduce, A::Rabenseifner), 2 * k * m, "Rabenseifner of {m} on {n}");
+            }
+            // Binomial scatter of the blocks (block j crosses popcount(j) tree edges), then the
+            // ring allgather of the whole vector.
+            let scatter: u64 = (0..n).map(|j| block(m, n, j) * j.count_ones() as u64).sum();
+            assert_eq!(
+                total(Kernel::Bcast, A::ScatterAllgather),
+                scatter + k * m,
+                "scatter-allgather bcast of {m} on {n}"
+            );
+            // Segments down the chain: the whole vector over N − 1 links.
+            assert_eq!(total(Kernel::Bcast, A::Chain), k * m, "chain bcast of {m} on {n}");
+            // Per-task blocks (gather, scatter, allgather, alltoall) are whole blocks of m.
+            let tree: u64 = (0..n).map(|j| m * j.count_ones() as u64).sum();
+            assert_eq!(total(Kernel::Scatter, A::Binomial), tree, "binomial scatter of {m} on {n}");
+            assert_eq!(total(Kernel::Gather, A::Binomial), tree, "binomial gather of {m} on {n}");
+            assert_eq!(total(Kernel::Allgather, A::Ring), n as u64 * k * m, "ring allgather of {m} on {n}");
+            assert_eq!(total(Kernel::Allgather, A::Bruck), n as u64 * k * m, "Bruck allgather of {m} on {n}");
+            assert_eq!(total(Kernel::Alltoall, A::Pairwise), n as u64 * k * m, "pairwise alltoall of {m} on {n}");
+        }
+    }
+    // The ring allreduce of 7 bytes on 8 tasks: 7 one-byte blocks and an empty one, 98 bytes
+    // (it sent 1-byte blocks for all 8, 112 bytes); Rabenseifner's halves on 8 tasks are 4, 2
+    // and 1 block(s) of the task's share (it sent 3, 1 and 0 bytes, 64 bytes in all).
+    let ring = build(Kernel::Allreduce, A::Ring, 8, 7);
+    assert_eq!(ring.messages().iter().map(|x| x.2).sum::<u64>(), 98);
+    assert_eq!(ring.messages().iter().filter(|x| x.2 == 0).count(), 14);
+    let r = build(Kernel::Allreduce, A::Rabenseifner, 8, 7);
+    assert_eq!(r.messages().iter().map(|x| x.2).sum::<u64>(), 98);
+    // Sends and receives still pair up, in order and length.
+    for (kernel, alg, n) in [
+        (Kernel::Allreduce, A::Ring, 6),
+        (Kernel::Allreduce, A::Rabenseifner, 8),
+        (Kernel::Bcast, A::ScatterAllgather, 7),
+    ] {
+        for m in [7u64, 13, 1001] {
+            build(kernel, alg, n, m).check().unwrap_or_else(|e| panic!("{kernel:?} {alg:?} {m} on {n}: {e}"));
+        }
+    }
+}
+
 #[test]
 fn unsupported_combinations_are_errors() {
     let w = |kernel, algorithm| WorkloadConfig { kernel, algorithm, ..Default::default() };
