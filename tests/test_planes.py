@@ -60,3 +60,31 @@ def test_the_flow_model_refuses_multi_plane_networks_in_one_line(cli, tmp_path):
     assert "single-plane" in r.stderr and len(r.stderr.strip().splitlines()) == 1
     r = cli("topo", "describe", "tree:k=4,n=2|planes:99")
     assert r.returncode == 2 and "between 2 and 16" in r.stderr
+
+
+@pytest.mark.parametrize("engine", ["minhop", "dfsssp", "updn", "ftree", "ksp"])
+def test_route_routes_every_plane_as_the_single_network(engine):
+    """`route` on `SPEC|planes:N` routes each plane as the simulator does: pairs on different
+    planes are no paths, and the tree engines read the plane's levels (they crashed on switches
+    of the second plane)."""
+    one = hpcnetsim.route("tree:k=4,n=2", engine, check_deadlock=True)
+    two = hpcnetsim.route("tree:k=4,n=2|planes:2", engine, check_deadlock=True)
+    assert two["unreachable_pairs"] == 0 and two["deadlock"] == "acyclic"
+    assert two["paths"] == 2 * one["paths"]
+    for k in ("min_hops", "max_hops", "mean_hops", "max_routes_per_link", "vls_used", "routed_throughput"):
+        assert two[k] == pytest.approx(one[k]), k
+
+
+def test_route_on_faulty_planes_routes_each_plane_and_dumps_only_shared_tables(cli, tmp_path):
+    spec = "torus:4x4|planes:2|faults:links=0.0+17.0"
+    r = hpcnetsim.route(spec, "updn", check_deadlock=True)
+    assert r["unreachable_pairs"] == 0 and r["deadlock"] == "acyclic" and r["paths"] == 2 * 16 * 15
+    dump = tmp_path / "lft.txt"
+    out = cli("route", spec, "--routing", "updn", "--dump", str(dump))
+    assert out.returncode == 2 and len(out.stderr.strip().splitlines()) == 1 and "dump" in out.stderr
+    assert not dump.exists()
+    # An intact network's planes share one set of tables: its dump is one plane's and loads back.
+    assert cli("route", "torus:4x4|planes:2", "--routing", "dfsssp", "--dump", str(dump)).returncode == 0
+    assert "# spec: torus:4x4\n" in dump.read_text()
+    back = hpcnetsim.route("torus:4x4|planes:2", tables=str(dump), check_deadlock=True)
+    assert back["paths"] == 2 * 16 * 15 and back["unreachable_pairs"] == 0 and back["deadlock"] == "acyclic"

@@ -550,14 +550,27 @@ fn route(
     py.detach(|| {
         let layering = Layering::parse(layering, "routing", "layering")?;
         let topo = Topology::from_spec(spec)?;
-        let t = match (tables_text, fdbs_ini, fdbs_hcas) {
-            (Some(text), Some(ini), Some(hcas)) => tables::fdbs::load(text, ini, hcas, tables_name, &topo)?,
-            (Some(text), _, _) => tables::dump::load(text, tables_name, &topo)?,
-            _ => {
-                let engine = TableEngine::parse(engine, "routing", "engine")?;
-                tables::compute(engine, &topo, &EngineOptions { lmc, max_vls: vls, roots, demands, layering })?
-            }
+        if dump && topo.planes() > 1 && topo.faulty_links() > 0 {
+            return Err(Error::invalid(
+                "route",
+                "dump",
+                format!("'{spec}'"),
+                "a network whose planes share their tables: a multi-plane network with faults has one set per plane",
+            ));
+        }
+        let engine = match tables_text {
+            Some(_) => None,
+            None => Some(TableEngine::parse(engine, "routing", "engine")?),
         };
+        let opts = EngineOptions { lmc, max_vls: vls, roots, demands, layering };
+        // A multi-plane network is routed plane by plane (`report_network`).
+        let tables_of = |net: &Topology| match (tables_text, fdbs_ini, fdbs_hcas, engine) {
+            (Some(text), Some(ini), Some(hcas), _) => tables::fdbs::load(text, ini, hcas, tables_name, net),
+            (Some(text), _, _, _) => tables::dump::load(text, tables_name, net),
+            (None, _, _, Some(engine)) => tables::compute(engine, net, &opts),
+            (None, _, _, None) => unreachable!("an engine is parsed when no tables are given"),
+        };
+        let (report, t) = stats::report_network(&topo, check_deadlock, &tables_of)?;
         #[derive(serde::Serialize)]
         struct WithDump {
             #[serde(flatten)]
@@ -565,8 +578,7 @@ fn route(
             #[serde(skip_serializing_if = "Option::is_none")]
             dump: Option<String>,
         }
-        let report = stats::report(&topo, &t, check_deadlock)?;
-        Ok(to_json(&WithDump { report, dump: dump.then(|| tables::dump::dump(&topo, &t)) }))
+        Ok(to_json(&WithDump { report, dump: dump.then(|| tables::dump::dump(topo.plane(), &t)) }))
     })
     .map_err(to_py)
 }

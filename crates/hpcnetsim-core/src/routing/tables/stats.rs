@@ -2,6 +2,7 @@
 //! unreachable pairs, and the exact uniform-traffic throughput bound under these routes.
 
 use super::Tables;
+use crate::routing::deadlock::{Hop, Verdict};
 use crate::topology::{Peer, Topology};
 use serde::Serialize;
 
@@ -172,4 +173,93 @@ pub fn report(topo: &Topology, t: &Tables, check_deadlock: bool) -> crate::Resul
         minimal_spread_throughput: topo.minimal_spread_throughput(),
         deadlock: check_deadlock.then(|| t.deadlock_verdict(topo)),
     })
+}
+
+/// The report of `hpcnetsim route` on any network, `tables` giving the forwarding tables of a
+/// single network. A multi-plane network (`SPEC|planes:N`) is routed as the simulator routes
+/// it (`routing::planes`): packets never leave their plane, so each plane is the single network
+/// it copies, with its own tables when it has faults and one set shared by all when intact
+/// (computed once). Its report adds up the planes' paths, takes their worst hops, routes per
+/// link, lanes and routed bound, and names terminals and switches in the whole network's
+/// numbering; pairs on different planes are no paths. Returns the report and the tables of
+/// the first plane (those of every plane when intact).
+pub fn report_network(
+    topo: &Topology,
+    check_deadlock: bool,
+    tables: &dyn Fn(&Topology) -> crate::Result<Tables>,
+) -> crate::Result<(RouteReport, Tables)> {
+    if topo.planes() == 1 {
+        let t = tables(topo)?;
+        return Ok((report(topo, &t, check_deadlock)?, t));
+    }
+    let (switches, terminals) = (topo.num_switches() / topo.planes(), topo.endpoints());
+    let intact = topo.faulty_links() == 0;
+    let mut first = None;
+    let mut planes = Vec::with_capacity(topo.planes());
+    for p in 0..if intact { 1 } else { topo.planes() } {
+        let plane = if intact { topo.plane().clone() } else { topo.plane_slice(p) };
+        let t = tables(&plane)?;
+        let stats = summarise(&plane, &t);
+        let channels = plane.peers().iter().filter(|peer| matches!(peer, Peer::Switch { .. })).count();
+        let verdict = check_deadlock.then(|| t.deadlock_verdict(&plane));
+        planes.push((stats, channels, verdict));
+        first.get_or_insert(t);
+    }
+    if intact {
+        planes = vec![planes[0].clone(); topo.planes()];
+    }
+    let with_paths: Vec<&RouteStats> = planes.iter().map(|p| &p.0).filter(|s| s.paths > 0).collect();
+    let paths: usize = planes.iter().map(|p| p.0.paths).sum();
+    let channels: usize = planes.iter().map(|p| p.1).sum();
+    let unreachable_examples = planes
+        .iter()
+        .enumerate()
+        .flat_map(|(p, (s, _, _))| {
+            s.unreachable_examples.iter().map(move |&(a, b)| (a + p * terminals, b + p * terminals))
+        })
+        .take(LISTED_UNREACHABLE)
+        .collect();
+    let deadlock = check_deadlock.then(|| {
+        planes
+            .iter()
+            .enumerate()
+            .find_map(|(p, (_, _, v))| match v {
+                Some(Verdict::Cycle(cycle)) => Some(Verdict::Cycle(
+                    cycle.iter().map(|h| Hop { switch: h.switch + (p * switches) as u32, ..*h }).collect(),
+                )),
+                _ => None,
+            })
+            .unwrap_or(Verdict::Acyclic)
+    });
+    let one = &planes[0].0;
+    let stats = RouteStats {
+        spec: topo.spec().to_string(),
+        engine: one.engine.clone(),
+        lmc: one.lmc,
+        vls_used: planes.iter().map(|p| p.0.vls_used).max().unwrap_or(0),
+        paths,
+        unreachable_pairs: planes.iter().map(|p| p.0.unreachable_pairs).sum(),
+        unreachable_examples,
+        min_hops: with_paths.iter().map(|s| s.min_hops).min().unwrap_or(0),
+        max_hops: planes.iter().map(|p| p.0.max_hops).max().unwrap_or(0),
+        mean_hops: if paths == 0 {
+            0.0
+        } else {
+            with_paths.iter().map(|s| s.mean_hops * s.paths as f64).sum::<f64>() / paths as f64
+        },
+        max_routes_per_link: planes.iter().map(|p| p.0.max_routes_per_link).max().unwrap_or(0),
+        mean_routes_per_link: if channels == 0 {
+            0.0
+        } else {
+            planes.iter().map(|p| p.0.mean_routes_per_link * p.1 as f64).sum::<f64>() / channels as f64
+        },
+        routed_throughput: planes.iter().map(|p| p.0.routed_throughput).fold(f64::INFINITY, f64::min),
+    };
+    let report = RouteReport {
+        stats,
+        ideal_throughput: topo.throughput_bound(),
+        minimal_spread_throughput: topo.minimal_spread_throughput(),
+        deadlock,
+    };
+    Ok((report, first.expect("a network has at least two planes here")))
 }
