@@ -30,12 +30,17 @@ impl Topology {
     fn to_json(&self) -> String {
         let switches: Vec<_> = (0..self.num_switches())
             .map(|s| {
-                json!({
+                let mut switch = json!({
                     "id": s,
                     "ports": self.num_ports(s),
-                    "level": self.family().switch_level(s),
-                    "coordinates": self.family().switch_coordinates(s),
-                })
+                    "level": self.switch_level(s),
+                    "coordinates": self.switch_coordinates(s),
+                });
+                // A multi-plane network's coordinates and levels are those within the plane.
+                if self.planes() > 1 {
+                    switch["plane"] = json!(self.plane_of_switch(s));
+                }
+                switch
             })
             .collect();
         let terminals: Vec<_> = (0..self.num_terminals())
@@ -70,9 +75,9 @@ impl Topology {
         }
         let _ = writeln!(out, "  <graph id=\"{}\" edgedefault=\"undirected\">", xml_escape(self.spec()));
         for s in 0..self.num_switches() {
-            let coords = join(&self.family().switch_coordinates(s));
+            let coords = join(&self.switch_coordinates(s));
             let _ = write!(out, "    <node id=\"s{s}\"><data key=\"kind\">switch</data>");
-            if let Some(l) = self.family().switch_level(s) {
+            if let Some(l) = self.switch_level(s) {
                 let _ = write!(out, "<data key=\"level\">{l}</data>");
             }
             let _ = writeln!(out, "<data key=\"coordinates\">{coords}</data></node>");
@@ -101,8 +106,7 @@ impl Topology {
         let mut out = String::new();
         let _ = writeln!(out, "graph \"{}\" {{", self.spec().replace('"', "\\\""));
         for s in 0..self.num_switches() {
-            let _ =
-                writeln!(out, "  s{s} [shape=box, label=\"s{s}\\n{}\"];", join(&self.family().switch_coordinates(s)));
+            let _ = writeln!(out, "  s{s} [shape=box, label=\"s{s}\\n{}\"];", join(&self.switch_coordinates(s)));
         }
         for t in 0..self.num_terminals() {
             let _ = writeln!(out, "  t{t} [shape=circle, label=\"t{t}\"];");

@@ -190,3 +190,25 @@ fn the_flow_model_refuses_in_one_line_and_bad_suffixes_are_errors() {
     let b = topo("torus:4x4|faults:links=17.0|planes:2");
     assert_eq!(a.peers(), b.peers());
 }
+
+#[test]
+fn every_export_of_a_multi_plane_network_names_each_switch_within_its_plane() {
+    // Trees' levels and labels were read with whole-network switch indices: the exports of a
+    // multi-plane tree panicked ("switch index out of range") on the second plane's switches.
+    for spec in ["tree:k=4,n=2", "xgft:h=2;m=4,4;w=1,2", "torus:3x2", "dragonfly:a=2,p=1,h=1"] {
+        let one = topo(spec);
+        let two = topo(&format!("{spec}|planes:2"));
+        for format in ["json", "graphml", "dot", "ibnet"] {
+            assert!(two.export(format).is_ok(), "{spec} {format}");
+        }
+        let doc: serde_json::Value = serde_json::from_str(&two.export("json").unwrap()).unwrap();
+        let switches = doc["switches"].as_array().unwrap();
+        let s = one.num_switches();
+        assert_eq!(switches.len(), 2 * s);
+        for (i, sw) in switches.iter().enumerate() {
+            assert_eq!(sw["plane"], i / s, "{spec} switch {i}");
+            assert_eq!(sw["level"], serde_json::json!(one.switch_level(i % s)), "{spec} switch {i}");
+            assert_eq!(sw["coordinates"], serde_json::json!(one.switch_coordinates(i % s)), "{spec} switch {i}");
+        }
+    }
+}

@@ -87,7 +87,7 @@ fn ranks(topo: &Topology, roots: &[usize]) -> Vec<u32> {
 pub fn auto_roots(topo: &Topology) -> Vec<usize> {
     if let Family::Tree(x) = topo.family() {
         let top = x.height() - 1;
-        return (0..topo.num_switches()).filter(|&s| topo.family().switch_level(s) == Some(top)).collect();
+        return (0..topo.num_switches()).filter(|&s| topo.switch_level(s) == Some(top)).collect();
     }
     let ecc = |s: usize| bfs(topo, s).into_iter().filter(|&d| d != FAR).max().unwrap_or(0);
     (0..topo.num_switches()).min_by_key(|&s| (ecc(s), s)).into_iter().collect()

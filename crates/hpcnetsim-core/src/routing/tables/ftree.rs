@@ -21,7 +21,7 @@ const FAR: u32 = u32::MAX;
 pub fn levels(topo: &Topology) -> Result<Vec<u32>> {
     let n = topo.num_switches();
     let level: Vec<u32> = if let Family::Tree(_) = topo.family() {
-        (0..n).map(|s| topo.family().switch_level(s).map_or(FAR, |l| l as u32)).collect()
+        (0..n).map(|s| topo.switch_level(s).map_or(FAR, |l| l as u32)).collect()
     } else {
         let mut level = vec![FAR; n];
         let mut queue: VecDeque<usize> = (0..n).filter(|&s| topo.terminals_at()[s] > 0).collect();

@@ -201,7 +201,7 @@ pub fn parx(topo: &Topology, demands: &[(usize, usize, f64)]) -> Result<Tables> 
             format!("source and destination terminals below {n} and bytes >= 0"),
         ));
     }
-    let coords: Vec<Vec<usize>> = (0..topo.num_switches()).map(|s| topo.family().switch_coordinates(s)).collect();
+    let coords: Vec<Vec<usize>> = (0..topo.num_switches()).map(|s| topo.switch_coordinates(s)).collect();
     let mut g = Weighted::new(topo);
     let hidden: Vec<Vec<bool>> = (0..4)
         .map(|rule| {
