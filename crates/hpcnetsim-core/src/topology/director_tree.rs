@@ -55,13 +55,22 @@ impl DirectorTree {
         if nodes < 2 {
             return err("nodes", nodes, "at least 2".into());
         }
+        if uplinks >= radix {
+            return err(
+                "uplinks",
+                uplinks,
+                format!("at most {} (an edge switch of {radix} ports needs a node)", radix - 1),
+            );
+        }
         if t.per_edge() + uplinks > radix {
+            let room = radix - uplinks;
             return err(
                 "nodes",
                 nodes,
                 format!(
-                    "at most {} ({} per edge switch plus {uplinks} uplinks fit {radix} ports)",
-                    radix.saturating_sub(uplinks) * edges,
+                    "at most {} ({room} per edge switch: {radix} ports less {uplinks} uplinks; {nodes} nodes on \
+                     {edges} edge switches need {} each)",
+                    room * edges,
                     t.per_edge()
                 ),
             );

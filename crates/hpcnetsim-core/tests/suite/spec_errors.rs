@@ -77,3 +77,19 @@ fn good_specs_tolerate_spacing_and_order() {
         Topology::from_spec(spec).unwrap();
     }
 }
+
+#[test]
+fn director_tree_node_and_uplink_limits_say_what_fits() {
+    // The limit was explained with the nodes asked for per edge switch ("21 per edge switch plus
+    // 18 uplinks fit 36 ports"), and too many uplinks blamed the nodes ("at most 0").
+    expect(
+        "director-tree:nodes=1000,edges=48,directors=6",
+        &[
+            "nodes = 1000",
+            "at most 864 (18 per edge switch: 36 ports less 18 uplinks; 1000 nodes on 48 edge switches need 21 each)",
+        ],
+    );
+    expect("director-tree:nodes=10,edges=2,directors=1,uplinks=40", &["uplinks = 40", "at most 35"]);
+    expect("director-tree:nodes=10,edges=2,directors=1,uplinks=36", &["uplinks = 36", "at most 35"]);
+    assert!(Topology::from_spec("director-tree:nodes=864,edges=48,directors=6").is_ok());
+}
