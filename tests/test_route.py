@@ -108,3 +108,16 @@ def test_run_prints_the_routed_bound_beside_the_ideal(tmp_path, capsys):
     assert main(["run", str(cfg)]) == 0
     out = capsys.readouterr().out
     assert "uniform bound" in out and "any routing: 1" in out
+
+
+@pytest.mark.parametrize("bytes_", ["inf", "1e400"])
+def test_parx_refuses_an_infinite_demand(tmp_path, cli, bytes_):
+    """An infinite byte count scaled every other demand to nothing, so PARX weighed them all
+    alike without a word."""
+    with pytest.raises(hpcnetsim.ConfigError, match="finite byte count"):
+        hpcnetsim.route("hyperx:4x4,t=2", "parx", demands=[(0, 5, 1000.0), (1, 6, float(bytes_))])
+    path = tmp_path / "demands.txt"
+    path.write_text(f"0 5 1000\n1 6 {bytes_}\n")
+    r = cli("route", "hyperx:4x4,t=2", "--routing", "parx", "--demands", str(path))
+    assert r.returncode == 2 and r.stdout == "" and len(r.stderr.strip().splitlines()) == 1
+    assert f"demands.txt:2: line = '1 6 {bytes_}' is invalid" in r.stderr and "finite" in r.stderr

@@ -5,6 +5,7 @@ See docs/routing.md."""
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 from . import _core
@@ -195,12 +196,12 @@ def _demands(demands) -> list[tuple[int, int, float]]:
             continue
         try:
             s, d, b = int(words[0]), int(words[1]), float(words[2])
-            if len(words) != 3 or s < 0 or d < 0 or not b >= 0:
+            if len(words) != 3 or s < 0 or d < 0 or not 0 <= b < math.inf:
                 raise ValueError
         except (ValueError, IndexError):
             raise ConfigError(
                 f"{demands}:{i}: line = {line.strip()!r} is invalid: SOURCE DESTINATION BYTES "
-                "(terminal indices and a byte count >= 0)"
+                "(terminal indices and a finite byte count >= 0)"
             ) from None
         out.append((s, d, b))
     return out

@@ -193,12 +193,13 @@ pub fn normalise_demands(demands: &[(usize, usize, f64)]) -> Vec<(usize, usize, 
 pub fn parx(topo: &Topology, demands: &[(usize, usize, f64)]) -> Result<Tables> {
     let dims = parx_dims(topo)?;
     let n = topo.num_terminals();
-    if let Some(d) = demands.iter().find(|d| d.0 >= n || d.1 >= n || d.2.is_nan() || d.2 < 0.0) {
+    // An infinite demand would scale every other to nothing (all weighed alike).
+    if let Some(d) = demands.iter().find(|d| d.0 >= n || d.1 >= n || !d.2.is_finite() || d.2 < 0.0) {
         return Err(Error::invalid(
             "routing",
             "demand",
             format!("{} {} {}", d.0, d.1, d.2),
-            format!("source and destination terminals below {n} and bytes >= 0"),
+            format!("source and destination terminals below {n} and a finite byte count >= 0"),
         ));
     }
     let coords: Vec<Vec<usize>> = (0..topo.num_switches()).map(|s| topo.switch_coordinates(s)).collect();
