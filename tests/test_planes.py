@@ -88,3 +88,21 @@ def test_route_on_faulty_planes_routes_each_plane_and_dumps_only_shared_tables(c
     assert "# spec: torus:4x4\n" in dump.read_text()
     back = hpcnetsim.route("torus:4x4|planes:2", tables=str(dump), check_deadlock=True)
     assert back["paths"] == 2 * 16 * 15 and back["unreachable_pairs"] == 0 and back["deadlock"] == "acyclic"
+
+
+def test_tree_labels_of_a_multi_plane_tree_are_those_within_each_plane():
+    """`switch_label` of a second plane's switch panicked, and `nca` gave the first plane's
+    switches for terminals of the second plane, or for terminals of two planes."""
+    one = Topology.from_spec("tree:k=4,n=2")
+    two = Topology.from_spec("tree:k=4,n=2|planes:2")
+    s, e = one.num_switches, one.num_terminals
+    for sw in range(s):
+        assert two.switch_label(s + sw) == one.switch_label(sw)
+    for a, b in ((0, 4), (1, 2), (3, 15)):
+        assert two.nca(e + a, e + b) == [s + x for x in one.nca(a, b)]
+        assert two.nca(a, b) == one.nca(a, b)
+        assert two.mdi(e + a, e + b) == one.mdi(a, b)
+        assert two.node_tuple(e + a) == one.node_tuple(a)
+    for f in (two.nca, two.mdi):
+        with pytest.raises(hpcnetsim.ConfigError, match="share no switch"):
+            f(0, e + 4)

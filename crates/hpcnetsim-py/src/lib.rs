@@ -45,6 +45,24 @@ impl PyTopology {
         }
     }
 
+    /// The tree of two terminals on one plane, the terminals as its endpoints and the plane
+    /// (a multi-plane tree's planes are copies of it, not joined by any switch).
+    fn tree_pair(&self, p: usize, q: usize) -> PyResult<(&hpcnetsim_core::topology::tree::Xgft, usize, usize, usize)> {
+        self.check_terminal(p)?;
+        self.check_terminal(q)?;
+        let x = self.tree()?;
+        let plane = self.inner.plane_of_terminal(p);
+        if self.inner.plane_of_terminal(q) != plane {
+            return Err(to_py(Error::invalid(
+                self.inner.spec(),
+                "terminal",
+                q,
+                format!("a terminal on the plane of terminal {p} (plane {plane}): the planes share no switch"),
+            )));
+        }
+        Ok((x, self.inner.endpoint_of(p), self.inner.endpoint_of(q), plane))
+    }
+
     fn check_switch(&self, s: usize) -> PyResult<()> {
         let n = self.inner.num_switches();
         if s >= n {
@@ -211,32 +229,33 @@ impl PyTopology {
             .collect()
     }
 
-    /// Terminal `t` as a tuple of digits, top digit first (paper 004 Definition A.2).
+    /// Terminal `t` as a tuple of digits, top digit first (paper 004 Definition A.2); on a
+    /// multi-plane tree, its endpoint's tuple within its plane.
     fn node_tuple(&self, t: usize) -> PyResult<Vec<usize>> {
         self.check_terminal(t)?;
-        Ok(self.tree()?.node_tuple(t))
+        Ok(self.tree()?.node_tuple(self.inner.endpoint_of(t)))
     }
 
-    /// Switch label (w, l) of paper 004 Definition A.2 (l = 0 is the top level there).
+    /// Switch label (w, l) of paper 004 Definition A.2 (l = 0 is the top level there); on a
+    /// multi-plane tree, the label within the switch's plane.
     fn switch_label(&self, s: usize) -> PyResult<(Vec<usize>, usize)> {
         self.check_switch(s)?;
         let x = self.tree()?;
-        let (level, w) = x.switch_label(s);
+        let (level, w) = x.switch_label(s % self.inner.plane().num_switches());
         Ok((w, x.height() - 1 - level))
     }
 
     /// Minimal different index of two distinct terminals (paper 004 Definition A.3).
     fn mdi(&self, p: usize, q: usize) -> PyResult<Option<usize>> {
-        self.check_terminal(p)?;
-        self.check_terminal(q)?;
-        Ok(self.tree()?.mdi(p, q))
+        let (x, p, q, _) = self.tree_pair(p, q)?;
+        Ok(x.mdi(p, q))
     }
 
     /// Nearest common ancestors of two terminals, as switch indices (Definition A.5).
     fn nca(&self, p: usize, q: usize) -> PyResult<Vec<usize>> {
-        self.check_terminal(p)?;
-        self.check_terminal(q)?;
-        Ok(self.tree()?.nca(p, q))
+        let (x, p, q, plane) = self.tree_pair(p, q)?;
+        let offset = plane * self.inner.plane().num_switches();
+        Ok(x.nca(p, q).into_iter().map(|s| s + offset).collect())
     }
 
     fn __repr__(&self) -> String {
