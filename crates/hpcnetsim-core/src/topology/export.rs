@@ -15,6 +15,19 @@ pub const FORMATS: &str = "graphml, dot, json, ibnet, anynet, codes-intra, codes
 impl Topology {
     /// Serialises the graph in `format` (one of [`FORMATS`]).
     pub fn export(&self, format: &str) -> Result<String> {
+        // Another tool's fabric file describes one connected network; the planes share no switch.
+        if self.planes() > 1 && matches!(format, "ibnet" | "anynet" | "codes-intra" | "codes-inter") {
+            return Err(Error::invalid(
+                "topo export",
+                "format",
+                format!("'{format}' of the multi-plane network {}", self.spec()),
+                format!(
+                    "json, graphml or dot: a fabric file holds one connected network, and the planes share no \
+                     switch (an intact plane is {})",
+                    self.plane().spec()
+                ),
+            ));
+        }
         match format {
             "json" => Ok(self.to_json()),
             "graphml" => Ok(self.to_graphml()),
