@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from math import comb
 
 import numpy as np
@@ -200,3 +201,16 @@ def test_paper001_racks_keep_at_most_144_hyperx_cables_inside():
         for r in range(30, 71)
     ]
     assert 684 not in optical and optical[11] == 705 and optical[12] == 675
+
+
+def test_compare_table_keeps_a_spec_with_suffixes_in_its_cell(cli, tmp_path):
+    """`SPEC|planes:2` and `SPEC|faults:...` split the Markdown row at their bar, shifting every
+    later column of that network one to the right."""
+    r = cli("topo", "compare", "tree:k=4,n=2|planes:2", "torus:4x4|faults:random=2", "hyperx:4x4,t=2",
+            "--out", str(tmp_path / "cmp"))  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    for text in (r.stdout, (tmp_path / "cmp" / "compare.md").read_text()):
+        rows = [line for line in text.splitlines() if line.startswith("|")]
+        cells = [len(re.split(r"(?<!\\)\|", line)) for line in rows]
+        assert len(rows) == 5 and len(set(cells)) == 1, rows
+        assert "| tree:k=4,n=2\\|planes:2 |" in text

@@ -64,7 +64,8 @@ def format_table(rows: list[dict]) -> str:
             return "not computed"
         if isinstance(v, float):
             return f"{v:.0f}" if v.is_integer() and abs(v) >= 1 else f"{v:.4g}"
-        return str(v)
+        # A spec's suffixes (`SPEC|planes:2`) would end the cell: Markdown escapes the bar.
+        return str(v).replace("|", "\\|")
 
     lines = ["| " + " | ".join(COLUMNS) + " |", "|" + "---|" * len(COLUMNS)]
     lines += ["| " + " | ".join(cell(r[c]) for c in COLUMNS) + " |" for r in rows]
