@@ -121,3 +121,9 @@ def test_parx_refuses_an_infinite_demand(tmp_path, cli, bytes_):
     r = cli("route", "hyperx:4x4,t=2", "--routing", "parx", "--demands", str(path))
     assert r.returncode == 2 and r.stdout == "" and len(r.stderr.strip().splitlines()) == 1
     assert f"demands.txt:2: line = '1 6 {bytes_}' is invalid" in r.stderr and "finite" in r.stderr
+
+
+@pytest.mark.parametrize("field", ["lmc", "vls"])
+def test_a_boolean_is_no_lmc_or_vl_count(field):
+    with pytest.raises(hpcnetsim.ConfigError, match=f"route: {field} = True is invalid: an integer between"):
+        hpcnetsim.route("torus:4x4", "dfsssp", **{field: True})

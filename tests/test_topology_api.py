@@ -182,3 +182,12 @@ def test_ideal_throughput_is_the_best_any_routing_can_do(spec):
     assert d["minimal_spread_throughput"] <= d["ideal_throughput"] + 1e-12
     if spec.startswith("mesh:3x4") or spec.startswith("mesh:5x3"):
         assert d["minimal_spread_throughput"] < d["ideal_throughput"] - 1e-3
+
+
+def test_a_negative_index_is_a_config_error_naming_the_call():
+    t = hpcnetsim.Topology.from_spec("torus:4x4")
+    with pytest.raises(hpcnetsim.ConfigError, match=r"distance\(-1, 2\) is invalid: .* integers from 0"):
+        t.distance(-1, 2)
+    with pytest.raises(hpcnetsim.ConfigError, match=r"ports\(-3\) is invalid"):
+        t.ports(-3)
+    assert t.distance(0, 2) == t.distance(2, 0) > 0

@@ -115,7 +115,7 @@ def route(
     vls = 8 if vls is None else vls
     layering = "placement" if layering is None else layering
     for field, value, low, high in (("lmc", lmc, 0, 7), ("vls", vls, 1, 8)):
-        if not isinstance(value, int) or not low <= value <= high:
+        if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
             raise ConfigError(f"route: {field} = {value!r} is invalid: an integer between {low} and {high}")
     triples = _demands(demands)
     return json.loads(

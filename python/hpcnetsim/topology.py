@@ -85,7 +85,22 @@ class Topology:
         return g
 
     def __getattr__(self, name: str):
-        return getattr(self._core, name)
+        attr = getattr(self._core, name)
+        if not callable(attr):
+            return attr
+
+        def checked(*args, **kwargs):
+            # The core's indices are unsigned: a negative one fails the conversion itself.
+            try:
+                return attr(*args, **kwargs)
+            except OverflowError:
+                given = ", ".join(map(repr, args))
+                raise _core.ConfigError(
+                    f"{name}({given}) is invalid: switch, terminal and port indices are integers from 0"
+                ) from None
+
+        checked.__doc__ = attr.__doc__
+        return checked
 
     def __repr__(self) -> str:
         return repr(self._core)
