@@ -134,10 +134,13 @@ def test_an_experiments_file_names_are_relative_to_the_experiment_file(cli, tmp_
         '[[sweep]]\nname = "replay"\npoints = [{ workload.trace = "ring.trace" }]\n'
     )  # fmt: skip
     (tmp_path / "elsewhere").mkdir()
-    r = cli("sweep", "../sub/e.toml", "--out", str(tmp_path / "out"), "--no-progress", cwd=tmp_path / "elsewhere")
-    assert r.returncode == 0, r.stderr
-    df = hpcnetsim.results(tmp_path / "out")
-    assert len(df) == 3 and (df["state"] == "done").all(), df[["state", "error"]]
+    for name, cwd in (("../sub/e.toml", tmp_path / "elsewhere"), ("sub/e.toml", tmp_path)):
+        out = tmp_path / f"out-{cwd.name}"
+        r = cli("sweep", name, "--out", str(out), "--no-progress", cwd=cwd)
+        assert r.returncode == 0, r.stderr
+        df = hpcnetsim.results(out)
+        assert len(df) == 3 and (df["state"] == "done").all(), df[["state", "error"]]
+        assert set(df["topology"]) == {"ibnet:" + str(Path(name).parent / "fab.ibnet")}, name
     from hpcnetsim.experiments.experiment import load
 
     exp = load(sub / "e.toml")

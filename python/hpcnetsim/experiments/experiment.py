@@ -207,15 +207,17 @@ def _resolve(settings: dict[str, Any], base: dict[str, Any], where: Callable[[st
     config = _merge(base, {k: v for k, v in settings.items() if not is_expression(v)})
     if "topology" not in config:
         raise ConfigError(f"{where('topology')}: topology = missing: set it in [base] or as an axis")
-    if folder is not None and isinstance(config["topology"], str):
-        # Expressions build the network: a fabric file must be found from here too.
-        config["topology"] = _core.spec_relative_to(config["topology"], folder)
+    # Expressions build the network: a fabric file must be found from the folder too (the
+    # config keeps the name as written; the core joins it once when it completes the config).
+    network = config["topology"]
+    if folder is not None and isinstance(network, str):
+        network = _core.spec_relative_to(network, folder)
     paths = valid_paths()
     numeric = {k for k, d in paths.items() if isinstance(d, (int, float)) and not isinstance(d, bool)}
     expressions = {k: v for k, v in _flatten(base).items() if k not in settings and k in numeric and is_expression(v)}
     expressions.update((k, v) for k, v in settings.items() if is_expression(v))
     for path, v in expressions.items():
-        value = evaluate(v, config["topology"], f"{where(path)}.{path}")
+        value = evaluate(v, network, f"{where(path)}.{path}")
         if isinstance(paths[path], int) and value != int(value):
             raise ConfigError(f"{where(path)}.{path} = {v!r} gives {value}: an integer is required")
         _set(config, path, int(value) if isinstance(paths[path], int) else float(value))
