@@ -304,3 +304,15 @@ def test_the_chromium_probe_sees_overflow_broken_images_and_empty_figures(tiny_r
                   "<svg xmlns='http://www.w3.org/2000/svg' width='0' height='0'></svg>", 1))  # fmt: skip
     seen = render_in_chromium(browser, bad, tmp_path)
     assert seen["overflow"] > 1000 and len(seen["broken"]) == 1 and seen["empty"] == [1]
+
+
+def test_labels_of_close_dots_are_stacked_not_overprinted(tmp_path):
+    from hpcnetsim.reports.plots import label_offsets, plot_cost_scatter
+
+    # Three dots at one place and one far away: three lines apart, and the far one as usual.
+    offsets = label_offsets([(100.0, 50.0), (100.0, 50.0), (102.0, 51.0), (400.0, 50.0)])
+    ys = [50.0 + dy for _, dy in offsets[:3]]
+    assert min(abs(a - b) for i, a in enumerate(ys) for b in ys[i + 1:]) >= 9.0
+    assert offsets[0] == offsets[3] == (3, 3)
+    plot_cost_scatter([("tree a", 64, 0.5), ("tree b", 64, 0.5)], tmp_path / "c.png", "")
+    assert (tmp_path / "c.png").stat().st_size > 0

@@ -248,14 +248,34 @@ def plot_heatmap(table, path: Path, title: str, value: str = "") -> None:
     plt.close(fig)
 
 
+def label_offsets(anchors: list[tuple[float, float]], width: float = 90.0, height: float = 9.0):
+    """Offsets (points) of the labels of dots at ``anchors`` (points): up and right of the dot,
+    moved up or down in steps of a line until no label placed before it lies within ``width``
+    to its side and ``height`` above or below (a label's text is at most about ``width`` wide)."""
+    placed: list[tuple[float, float]] = []
+    out = []
+    for x, y in anchors:
+        for step in (0, 1, -1, 2, -2, 3, -3, 4, -4):
+            dy = 3 + step * height
+            if all(abs(x - px) >= width or abs(y + dy - py) >= height for px, py in placed):
+                break
+        placed.append((x, y + dy))
+        out.append((3, dy))
+    return out
+
+
 def plot_cost_scatter(points: list[tuple[str, float, float]], path: Path, title: str) -> None:
     """Cost against saturation throughput, one labelled dot per (network, variant)."""
     fig, ax = plt.subplots(figsize=(7, 4.5))
-    for label, cost, throughput in points:
+    for _, cost, throughput in points:
         ax.scatter(cost, throughput)
-        ax.annotate(label, (cost, throughput), fontsize=7, xytext=(3, 3), textcoords="offset points")
     ax.set_xscale("log")
     ax.set_yscale("log")  # the networks' throughputs span orders of magnitude
+    ax.autoscale_view()
+    # Labels of close dots (the same network at two VC counts) are stacked, not overprinted.
+    at = ax.transData.transform([(c, t) for _, c, t in points]) * 72 / fig.dpi if points else []
+    for (label, cost, throughput), offset in zip(points, label_offsets([tuple(p) for p in at])):
+        ax.annotate(label, (cost, throughput), fontsize=7, xytext=offset, textcoords="offset points")
     ax.set_xlabel("cost $c_L = S R$ (switch ports)")
     ax.set_ylabel("saturation throughput (phits/cycle/node)")
     ax.grid(alpha=0.3)
