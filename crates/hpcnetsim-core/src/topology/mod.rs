@@ -46,7 +46,7 @@ pub fn check_spec(spec: &str) -> crate::Result<Family> {
     let (base, plane_text, fault_text) = faults::split(spec)?;
     let family = spec::parse(base)?;
     if let Some(text) = plane_text {
-        planes::parse(text)?;
+        planes::parse(spec.trim(), text)?;
     }
     if let Some(text) = fault_text {
         faults::parse(spec.trim(), text)?;
@@ -73,7 +73,7 @@ impl Topology {
         let family = spec::parse(base)?;
         let mut topo = Topology::build(base, family);
         if let Some(text) = plane_text {
-            let n = planes::parse(text)?;
+            let n = planes::parse(spec.trim(), text)?;
             let name = match fault_text {
                 Some(_) => format!("{base}|{text}"),
                 None => spec.trim().to_string(),

@@ -21,15 +21,14 @@ pub const MAX_PLANES: usize = 16;
 /// suffixes apart by it.
 pub const PREFIX: &str = "planes:";
 
-/// The plane count of a planes suffix (`planes:N`, as `faults::split` returns it).
-pub fn parse(text: &str) -> Result<usize> {
+/// The plane count of a planes suffix (`planes:N`, as `faults::split` returns it) of `spec`
+/// (named in the error).
+pub fn parse(spec: &str, text: &str) -> Result<usize> {
     let body = text.trim();
     let body = body.strip_prefix(PREFIX).unwrap_or(body).trim();
     match body.parse::<usize>() {
         Ok(n) if (2..=MAX_PLANES).contains(&n) => Ok(n),
-        _ => {
-            Err(Error::invalid("spec", "planes", format!("'{body}'"), format!("an integer between 2 and {MAX_PLANES}")))
-        }
+        _ => Err(Error::invalid(spec, "planes", format!("'{body}'"), format!("an integer between 2 and {MAX_PLANES}"))),
     }
 }
 
@@ -161,8 +160,9 @@ mod tests {
     #[test]
     fn bad_plane_counts_are_one_line_errors() {
         for bad in ["planes:1", "planes:0", "planes:17", "planes:two", "planes:"] {
-            let e = parse(bad).unwrap_err().to_string();
-            assert!(e.contains("planes") && e.contains("between 2 and 16") && !e.contains('\n'), "{bad}: {e}");
+            let e = parse(&format!("torus:4x4|{bad}"), bad).unwrap_err().to_string();
+            assert!(e.starts_with(&format!("torus:4x4|{bad}: planes = ")), "{bad}: {e}");
+            assert!(e.contains("between 2 and 16") && !e.contains('\n'), "{bad}: {e}");
         }
         let split = super::super::faults::split("torus:4x4|faults:random=2| planes:3").unwrap();
         assert_eq!(split, ("torus:4x4", Some("planes:3"), Some("faults:random=2")));

@@ -178,7 +178,8 @@ fn the_flow_model_refuses_in_one_line_and_bad_suffixes_are_errors() {
     let e = hpcnetsim_core::flow::run::simulate(&cfg).unwrap_err().to_string();
     assert!(e.contains("single-plane") && e.contains("tree:k=4,n=2") && !e.contains('\n'), "{e}");
     for (spec, want) in [
-        ("tree:k=4,n=2|planes:1", "planes = '1'"),
+        // The error names the spec, as the other spec errors do.
+        ("tree:k=4,n=2|planes:1", "tree:k=4,n=2|planes:1: planes = '1' is invalid"),
         ("tree:k=4,n=2|planes:2|planes:3", "at most one 'planes:' suffix"),
         ("tree:k=4,n=2|faults:random=1|faults:random=2", "at most one 'faults:' suffix"),
     ] {
