@@ -30,8 +30,8 @@ fn relative_to(dir: &Path, file: &str) -> String {
     }
 }
 
-/// Topology `spec` with the files it names (a fabric's) relative to `dir`: an experiment's
-/// points take their network from the experiment file's folder before any config is read.
+/// Topology `spec` with the files it names (a fabric's) relative to `dir`: the expressions of
+/// an experiment's points build their network from the experiment file's folder.
 pub fn spec_relative_to(spec: &str, dir: &Path) -> String {
     crate::topology::spec::map_files(spec, |file| relative_to(dir, file))
 }

@@ -229,8 +229,7 @@ fn a_request_id_still_pending_is_not_started_again() {
     // An id completed by a wait (or waitall) is free again; ids are per rank.
     let ok = "ranks 2\n0 isend 1 8 req=1\n0 wait 1\n0 isend 1 8 req=1\n1 irecv 0 8 req=1\n1 recv 0 8\n1 waitall 1\n\
               1 irecv 0 8 req=1\n0 wait 1\n0 send 1 8\n1 wait 1\n";
-    let t = traces::read_text("ok.trace", ok, traces::scale(&WorkloadConfig::default())).unwrap();
-    let r = execute_programs(&config("crossbar:4", |_| {}), t.programs, "text").unwrap();
+    let r = replay_text(&config("crossbar:4", |_| {}), ok);
     assert_eq!(r.status, Status::Completed, "{}", r.message);
 }
 

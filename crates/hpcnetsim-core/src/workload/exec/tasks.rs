@@ -344,8 +344,9 @@ impl Tasks {
     }
 
     /// Per-task compute, wait and finish cycles and the latency distribution (the traffic
-    /// table is added by the caller, which has the programs), up to cycle `now`: a run stopped by a
-    /// budget or a deadlock counts the part of a compute interval or a wait done by then.
+    /// table is added by the caller, which has the programs), up to cycle `now`: a run
+    /// stopped by a budget or a deadlock counts the part of a compute interval or a wait done
+    /// by then.
     pub(crate) fn replay(&self, now: u64) -> Replay {
         let compute: Vec<u64> =
             self.compute_cycles.iter().zip(&self.compute_until).map(|(&c, &u)| c - u.saturating_sub(now)).collect();
