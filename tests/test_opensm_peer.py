@@ -50,6 +50,10 @@ def case(fabric, engine, tmp_path_factory):
         ("hyperx-12x8-f15", "minhop"),
         ("paper001-fattree-f197", "minhop"),
         ("tree-4-3", "ftree"),
+        ("thintree-4-2-3", "minhop"),
+        ("thintree-4-2-3", "ftree"),
+        ("xgft-2-4-4-w1-4-2", "minhop"),
+        ("xgft-2-4-4-w1-4-2", "ftree"),
         ("tree-4-3", "updn"),
         # Up*/Down* rooted at switch 0 on both sides (OpenSM finds no roots of its own there)
         ("torus-4x4", "updn"),
@@ -63,6 +67,34 @@ def test_same_tables_as_opensm(fabric, engine, tmp_path_factory):
     assert theirs["unreachable_pairs"] == 0
     assert same == 1.0
     assert theirs == ours
+
+
+def test_ftree_leaves_up_links_idle_where_leaves_have_more_than_terminals():
+    """On xgft:h=3;m=2,4,4;w=1,4,2 every leaf has 2 terminals and 4 up-links. ftree climbs from a
+    destination's leaf through the parent whose link down to it is least used, ties broken by
+    switch index (OpenSM also compares the parents' least-used down links, equal here): every
+    leaf sends its two terminals' routes down from the same two parents, so the other two
+    parents of every leaf carry no destination and each leaf uses 2 of its 4 up-links.
+    OpenSM's stored tables do exactly this (and equal ours, above); the heaviest channel carries
+    48 routes, so ftree's routed bound is 31/48 where DFSSSP, balancing over all paths, gets
+    31/32."""
+    import hpcnetsim
+
+    data = peer.load_tables(DATA / "xgft-2-4-4-w1-4-2-ftree.json.gz")
+    assert data["configured"] == "ftree"
+    net = peer.parse_net(peer.export_net(data["spec"]))
+    hosts = set(net["hosts"])
+    leaves = [s for s, ports in net["links"].items() if any(far in hosts for far, _ in ports.values())]
+    assert len(leaves) == 16
+    for leaf in leaves:
+        up = {p for p, (far, _) in net["links"][leaf].items() if far not in hosts}
+        used = {p for p in data["lft"][leaf] if p in up}
+        assert (len(up), len(used)) == (4, 2), leaf
+    ftree = hpcnetsim.route(data["spec"], "ftree")
+    dfsssp = hpcnetsim.route(data["spec"], "dfsssp")
+    assert (ftree["max_routes_per_link"], dfsssp["max_routes_per_link"]) == (48, 32)
+    assert ftree["routed_throughput"] == pytest.approx(31 / 48)
+    assert dfsssp["routed_throughput"] == pytest.approx(31 / 32)
 
 
 def test_opensm_ftree_falls_back_to_minhop_on_the_faulty_paper001_plane():

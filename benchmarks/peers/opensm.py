@@ -41,6 +41,10 @@ FABRICS: dict[str, tuple[str, list[str]]] = {
     "hyperx-12x8": ("hyperx:12x8,t=7", ["minhop", "sssp", "dfsssp", "updn"]),
     "hyperx-12x8-f15": ("hyperx:12x8,t=7|faults:random=15,seed=1", ["minhop", "sssp", "dfsssp", "updn"]),
     "paper001-fattree": ("fabric:paper001-fattree", ["minhop", "sssp", "dfsssp", "updn", "ftree"]),
+    # Paper 000's 4:2-ary 3-thin-tree, and an XGFT whose leaves have more up-links (4) than
+    # terminals (2): ftree uses only two of them per leaf, as OpenSM does.
+    "thintree-4-2-3": ("tree:k=4,kp=2,n=3", ["minhop", "ftree"]),
+    "xgft-2-4-4-w1-4-2": ("xgft:h=3;m=2,4,4;w=1,4,2", ["minhop", "ftree"]),
     # The plane with the paper's count of failed links (197) at seeded random places.
     "paper001-fattree-f197": (
         "director-tree:nodes=672,edges=48,directors=6|faults:random=197,seed=1",
@@ -51,7 +55,7 @@ FABRICS: dict[str, tuple[str, list[str]]] = {
 
 def is_tree(spec: str) -> bool:
     """Trees: both OpenSM and hpcnetsim find the Up*/Down* roots themselves (the top switches)."""
-    return spec.startswith(("tree:", "fabric:paper001", "director-tree:"))
+    return spec.startswith(("tree:", "xgft:", "fabric:paper001", "director-tree:"))
 
 
 # Extra DFSSSP-only runs: the faulty HyperX under other fault draws (lanes only).
