@@ -104,19 +104,8 @@ pub fn ftree(topo: &Topology, lmc: u8) -> Result<Tables> {
                 banned.fill(false);
                 let mut best: Option<(usize, Vec<usize>)> = None;
                 for _ in 0..n {
-                    let mut r = Route {
-                        topo,
-                        level: &level,
-                        neighbours: &neighbours,
-                        t: &mut t,
-                        lid,
-                        down: &mut down,
-                        up: &mut up,
-                        log: Vec::new(),
-                    };
-                    r.t.set_port(leaf, lid, dp);
-                    let chain = r.chain(leaf, &banned);
-                    r.patch_unrouted();
+                    let mut r = Route::new(topo, &level, &neighbours, &mut t, lid, &mut down, &mut up);
+                    let chain = r.route_from(leaf, dp, &banned);
                     let covered = must_reach.iter().filter(|&&s| r.t.port(s, lid).is_some()).count();
                     let log = std::mem::take(&mut r.log);
                     if covered == must_reach.len() {
@@ -139,19 +128,8 @@ pub fn ftree(topo: &Topology, lmc: u8) -> Result<Tables> {
                     // No chain reaches everything: keep the first one (the unreachable
                     // pairs are reported).
                     banned.fill(false);
-                    let mut r = Route {
-                        topo,
-                        level: &level,
-                        neighbours: &neighbours,
-                        t: &mut t,
-                        lid,
-                        down: &mut down,
-                        up: &mut up,
-                        log: Vec::new(),
-                    };
-                    r.t.set_port(leaf, lid, dp);
-                    r.chain(leaf, &banned);
-                    r.patch_unrouted();
+                    Route::new(topo, &level, &neighbours, &mut t, lid, &mut down, &mut up)
+                        .route_from(leaf, dp, &banned);
                 }
             }
         }
@@ -172,7 +150,29 @@ struct Route<'a> {
     log: Vec<(usize, usize, bool)>,
 }
 
-impl Route<'_> {
+impl<'a> Route<'a> {
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        topo: &'a Topology,
+        level: &'a [u32],
+        neighbours: &'a [Vec<(usize, usize, usize)>],
+        t: &'a mut Tables,
+        lid: usize,
+        down: &'a mut [u32],
+        up: &'a mut [u32],
+    ) -> Self {
+        Route { topo, level, neighbours, t, lid, down, up, log: Vec::new() }
+    }
+
+    /// Routes the address from its leaf (port `dp` there): the chain, then the switches it
+    /// left out. Returns the chain.
+    fn route_from(&mut self, leaf: usize, dp: usize, banned: &[bool]) -> Vec<usize> {
+        self.t.set_port(leaf, self.lid, dp);
+        let chain = self.chain(leaf, banned);
+        self.patch_unrouted();
+        chain
+    }
+
     fn set(&mut self, s: usize, port: usize, channel: usize, is_down: bool) {
         self.t.set_port(s, self.lid, port);
         if is_down {
