@@ -56,13 +56,13 @@ fn check(cfg: &mut Config, toml: Option<&str>) -> Result<()> {
     // The flow model has no VCs: it takes the routing with the VCs the routing needs
     // (`flow::run`), so only the family is judged.
     if let crate::config::Method::Algorithm(a) = cfg.routing.method {
-        let family = crate::topology::check_spec(&cfg.topology)?;
+        let parsed = crate::topology::parse_spec(&cfg.topology)?;
         let vcs = match cfg.model {
             crate::config::Model::Flow => usize::MAX,
             crate::config::Model::Packet => cfg.switch.class_vcs() as usize,
         };
-        crate::routing::resolve(a, &family, vcs)?;
-        if crate::topology::faulty_single_plane(&cfg.topology)? {
+        crate::routing::resolve(a, &parsed.family, vcs)?;
+        if parsed.faulty_single_plane() {
             return Err(crate::routing::on_faulty_network(a, cfg.topology.trim()));
         }
     }

@@ -40,28 +40,38 @@ pub use properties::Properties;
 pub use symmetry::{Symmetry, SymmetryKind};
 pub use wiring::Peer;
 
+/// A spec parsed, suffixes included, without building the network.
+pub struct ParsedSpec {
+    pub family: Family,
+    /// The plane count of a `|planes:N` suffix.
+    pub planes: Option<usize>,
+    /// The fault set of a `|faults:...` suffix.
+    pub faults: Option<faults::Faults>,
+}
+
+impl ParsedSpec {
+    /// Whether this is one network (no planes) with a fault suffix that names faults: what
+    /// the algorithmic routings, which assume every link works, cannot route (a multi-plane
+    /// network routes a faulty plane by tables itself).
+    pub fn faulty_single_plane(&self) -> bool {
+        self.planes.is_none() && self.faults.as_ref().is_some_and(faults::Faults::any)
+    }
+}
+
+/// Parses a spec (and its plane and fault suffixes) without building the network.
+pub fn parse_spec(spec: &str) -> crate::Result<ParsedSpec> {
+    let (base, plane_text, fault_text) = faults::split(spec)?;
+    Ok(ParsedSpec {
+        family: spec::parse(base)?,
+        planes: plane_text.map(|text| planes::parse(spec.trim(), text)).transpose()?,
+        faults: fault_text.map(|text| faults::parse(spec.trim(), text)).transpose()?,
+    })
+}
+
 /// Parses a spec (and its plane and fault suffixes) without building the network; returns
 /// the family.
 pub fn check_spec(spec: &str) -> crate::Result<Family> {
-    let (base, plane_text, fault_text) = faults::split(spec)?;
-    let family = spec::parse(base)?;
-    if let Some(text) = plane_text {
-        planes::parse(spec.trim(), text)?;
-    }
-    if let Some(text) = fault_text {
-        faults::parse(spec.trim(), text)?;
-    }
-    Ok(family)
-}
-
-/// Whether `spec` is one network (no planes) with a fault suffix that names faults: what the
-/// algorithmic routings, which assume every link works, cannot route (judged without
-/// building the network; a multi-plane network routes a faulty plane by tables itself).
-pub fn faulty_single_plane(spec: &str) -> crate::Result<bool> {
-    match faults::split(spec)? {
-        (_, None, Some(text)) => Ok(faults::parse(spec.trim(), text)?.any()),
-        _ => Ok(false),
-    }
+    parse_spec(spec).map(|parsed| parsed.family)
 }
 
 impl Topology {

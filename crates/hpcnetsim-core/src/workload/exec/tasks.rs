@@ -219,9 +219,7 @@ impl Tasks {
             Some(h) => h.packets(m.bytes),
             None => self.units(m.bytes),
         };
-        self.undelivered += m.packets as u64;
-        let id = self.alloc(m);
-        self.stream.data_messages += 1;
+        let id = self.admit(m);
         let threshold = self.host.as_ref().map_or(0, |h| h.model.rendezvous_threshold);
         if threshold > 0 && m.bytes > threshold {
             // Request and clear-to-send: two header-only packets before the data (on plane
@@ -243,9 +241,15 @@ impl Tasks {
     /// It counts as undelivered until copied, so that the run does not end before it.
     pub(crate) fn post_local(&mut self, mut m: Message) -> (u32, u64) {
         m.packets = 1;
-        self.undelivered += 1;
+        (self.admit(m), m.bytes.div_ceil(self.phit_bytes as u64).max(1))
+    }
+
+    /// Stores data message `m` (its packets counted undelivered until they arrive) and
+    /// returns its id.
+    fn admit(&mut self, m: Message) -> u32 {
+        self.undelivered += m.packets as u64;
         self.stream.data_messages += 1;
-        (self.alloc(m), m.bytes.div_ceil(self.phit_bytes as u64).max(1))
+        self.alloc(m)
     }
 
     /// Puts data message `id`'s packets in its sender's NIC backlog, or a share in each
