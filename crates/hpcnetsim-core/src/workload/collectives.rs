@@ -246,14 +246,14 @@ pub fn build(p: &mut Programs, c: &Collective, n: usize) -> Result<()> {
 /// blocks one byte larger than the others (the split of MPICH's and Open MPI's ring
 /// allreduce); with fewer bytes than blocks the last blocks are empty.
 #[derive(Clone, Copy)]
-struct Blocks {
-    bytes: u64,
-    n: usize,
+pub(super) struct Blocks {
+    pub(super) bytes: u64,
+    pub(super) n: usize,
 }
 
 impl Blocks {
     /// Bytes of block `j`.
-    fn block(self, j: usize) -> u64 {
+    pub(super) fn block(self, j: usize) -> u64 {
         self.span(j, 1)
     }
 

@@ -51,13 +51,15 @@ pub fn build(cfg: &WorkloadConfig, n: usize) -> Result<Programs> {
         Kernel::W2 | Kernel::W3 | Kernel::Wf => {
             let dims = if cfg.kernel == Kernel::W3 { 3 } else { 2 };
             let g = Grid::new(n, dims, false, &cfg.mesh)?;
-            let sweeps = if cfg.kernel == Kernel::Wf { cfg.burst_messages.max(1) } else { 1 };
-            let bytes = if cfg.kernel == Kernel::Wf { cfg.message_bytes / sweeps as u64 } else { cfg.message_bytes };
-            for _ in 0..sweeps {
-                sweep(&mut p, &g, bytes, true);
+            // wf's sweeps share the message as a buffer's blocks do: the first
+            // `message_bytes mod burst_messages` carry one byte more, so that they add up to it.
+            let sweeps = if cfg.kernel == Kernel::Wf { cfg.burst_messages.max(1) as usize } else { 1 };
+            let blocks = super::collectives::Blocks { bytes: cfg.message_bytes, n: sweeps };
+            for s in 0..sweeps {
+                sweep(&mut p, &g, blocks.block(s), true);
             }
             if cfg.return_sweep {
-                sweep(&mut p, &g, bytes, false);
+                sweep(&mut p, &g, blocks.block(sweeps - 1), false);
             }
         }
         Kernel::M2 | Kernel::M3 => {

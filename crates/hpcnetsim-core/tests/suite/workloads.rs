@@ -81,6 +81,15 @@ fn wave_fronts_and_waterfall() {
     });
     assert_eq!(p.messages().len(), 40 * 4);
     assert!(p.messages().iter().all(|m| m.2 == 1024));
+    // Sweeps that do not divide the message share it as a buffer's blocks: 1 000 B in 3 sweeps
+    // are 334 + 333 + 333 between every pair of neighbours (3 x 333 = 999 dropped a byte).
+    let p = programs(Kernel::Wf, 4, |w| {
+        w.message_bytes = 1000;
+        w.burst_messages = 3;
+    });
+    let from_0_to_1: Vec<u64> = p.messages().iter().filter(|m| (m.0, m.1) == (0, 1)).map(|m| m.2).collect();
+    assert_eq!(from_0_to_1, vec![334, 333, 333]);
+    assert_eq!(p.messages().iter().map(|m| m.2).sum::<u64>(), 4 * 1000);
     assert!(kernels::build(&WorkloadConfig { kernel: Kernel::W2, ..Default::default() }, 8).is_err());
 }
 
