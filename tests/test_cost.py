@@ -108,6 +108,8 @@ def test_user_file_overrides_defaults(tmp_path):
         ("[layout]\nrack_units = 0\n", "layout.rack_units"),
         ("[layout]\nrack_height = 3\n", "layout.rack_height"),
         ("[wires]\nx = 1\n", "[wires]"),
+        # A section beside [cost] was silently dropped (here: the rack limit).
+        ("[layout]\nswitches_per_rack = 1\n[cost.switch]\nper_port_usd = 1000.0\n", "[layout] beside [cost]"),
     ],
 )
 def test_bad_table_value_is_a_one_line_error(tmp_path, capsys, text, field):

@@ -116,6 +116,11 @@ def load_table(overrides: dict | str | Path | None = None) -> dict[str, dict[str
             raise _err(f"{path}: {e}") from None
     user = dict(overrides or {})
     if "cost" in user and isinstance(user["cost"], dict):
+        # Sections beside [cost] would be dropped without a word: a file keeps them all
+        # in one place.
+        beside = next((s for s in user if s != "cost"), None)
+        if beside is not None:
+            raise _err(f"[{beside}] beside [cost] is invalid: every section under [cost], or none")
         user = dict(user["cost"])
     table = default_table()
     for section, values in user.items():
