@@ -56,6 +56,25 @@ def test_ping_reaches_the_host_limit_and_total_exchange_respects_eq_1():
     assert (ex["time_us"] >= ex["bound_us"]).all()
 
 
+def test_bench_net_runs_on_a_multi_plane_network():
+    # The benchmarks place their ranks on endpoints; on two planes they once took terminal
+    # indices of the second plane (terminal 16 is endpoint 0's other port) and failed.
+    two = {**QSNET, "topology": "tree:k=4,n=2|planes:2"}
+    hops = netbench.hops(two)
+    assert list(hops["terminal"]) == [1, 15] and hops.attrs["per_hop_ns"] == pytest.approx(50.0)
+    # One message at a time crosses one plane, a copy of the single network: the same times.
+    sizes = [0, 64, 4096]
+    assert list(netbench.ping(two, sizes)["latency_us"]) == pytest.approx(list(netbench.ping(QSNET, sizes)["latency_us"]))
+    # A node sends on both planes at once: a permutation beats one NIC's rate, and the bound
+    # of both NICs still holds, for contention and eq. 1 alike.
+    one_nic = netbench.contention(QSNET, messages=2)["nic_mb_s"].iloc[0]
+    c = netbench.contention(two, messages=2).set_index("pattern")
+    assert (c["nic_mb_s"] == 2 * one_nic).all() and (c["per_node_mb_s"] <= c["nic_mb_s"]).all()
+    assert c.loc["permutation", "per_node_mb_s"] > one_nic
+    ex = netbench.exchange(two, [1024, 16384], nodes=8)
+    assert (ex["time_us"] >= ex["bound_us"]).all()
+
+
 def test_bench_net_cli_writes_tables_and_figures(tmp_path):
     p = cli("bench-net", "hops", "--out", str(tmp_path))
     assert p.returncode == 0, p.stderr

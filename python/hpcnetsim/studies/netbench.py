@@ -27,10 +27,19 @@ PING_SIZES = [0, *(1 << i for i in range(0, 21))]
 
 
 def _setup(config) -> tuple[dict[str, Any], dict[str, Any], int]:
+    """The checked config without its workload, its clock, and its number of nodes: endpoints,
+    which a placement numbers (a multi-plane network has a terminal per endpoint and plane)."""
     cfg = load_config(config)
     cfg.pop("workload", None)
     clock = physical(to_json(cfg))
-    return cfg, clock, Topology.from_spec(cfg["topology"]).num_terminals
+    return cfg, clock, Topology.from_spec(cfg["topology"]).num_endpoints
+
+
+def _node_bytes_per_s(cfg: dict, clock: dict) -> float:
+    """What a node can send per second: its NIC's payload rate (the link's without the NIC
+    model), once per plane, since a node has a NIC port on every plane of the network."""
+    planes = Topology.from_spec(cfg["topology"]).planes
+    return planes * (clock["nic_bytes_per_s"] or clock["link_bytes_per_s"])
 
 
 def _run(cfg: dict, program: Program, terminals: list[int]) -> float:
@@ -43,9 +52,10 @@ def _run(cfg: dict, program: Program, terminals: list[int]) -> float:
 
 
 def far_terminal(topology: str, src: int = 0) -> int:
-    """The terminal farthest from ``src`` (the highest index among them)."""
+    """The endpoint farthest from endpoint ``src`` (the highest index among them). Endpoints
+    are the terminals of the first plane, so distances are those within a plane."""
     t = Topology.from_spec(topology)
-    best = max(range(t.num_terminals), key=lambda d: (t.distance(src, d) if d != src else -1, d))
+    best = max(range(t.num_endpoints), key=lambda d: (t.distance(src, d) if d != src else -1, d))
     return best
 
 
@@ -119,12 +129,12 @@ def hotspot(config, size: int = 65536, processes=None, kind: str = "write"):
 
 def exchange(config, sizes=None, nodes: int | None = None, algorithm: str = "pairwise"):
     """Total exchange (MPI alltoall) of ``size`` bytes per pair: time, eq. 1's bound
-    T = S(N − 1)/B with B the NIC's bandwidth, and bandwidth per node."""
+    T = S(N − 1)/B with B the node's NIC bandwidth (every plane's), and bandwidth per node."""
     import pandas
 
     cfg, clock, n = _setup(config)
     nodes = nodes or n
-    b = clock["nic_bytes_per_s"] or clock["link_bytes_per_s"]
+    b = _node_bytes_per_s(cfg, clock)
     rows = []
     for size in sizes or [1 << i for i in range(4, 19, 2)]:
         p = Program(nodes).alltoall(size, algorithm=algorithm)
@@ -214,7 +224,7 @@ def contention(config, size: int = 16384, messages: int = 8):
                     if d == r:
                         p.recv(r, s, size)
         t = _run(cfg, p, list(range(n)))
-        b = clock["nic_bytes_per_s"] or clock["link_bytes_per_s"]
+        b = _node_bytes_per_s(cfg, clock)
         rows.append({"pattern": pattern, "per_node_mb_s": messages * size / t * 1e3, "nic_mb_s": b / 1e6,
                      "time_us": t / 1e3})  # fmt: skip
     return pandas.DataFrame(rows)
