@@ -213,6 +213,26 @@ def test_measurements_take_the_highest_converged_load():
     assert row["alltoall_cycles"] is None
 
 
+def test_a_network_chosen_for_two_classes_is_measured_in_both():
+    # 1 000 and 1 100 endpoints: the dragonfly and the Slim Fly nearest both are the same
+    # networks, simulated once; the second class's rows once showed no measurement at all.
+    study = S.load(find("procurement"), quick=True)
+    study["classes"] = [1000, 1100]
+    sizing, exp = S.plan(study)
+    shared = {c.spec for c in sizing[1000] if c.spec} & {c.spec for c in sizing[1100] if c.spec}
+    assert shared, "the two classes share no network: the test needs closer classes"
+    rows = {p.key: {"state": "done", "status": "completed" if "workload" in p.config else "converged",
+                    "accepted_load": p.values.get("traffic.load"), "execution_time_cycles": 1000,
+                    "link_bandwidth_mb_s": 16000.0} for p in exp.points}  # fmt: skip
+    table = S.measurements(study, sizing, exp, rows, {})
+    assert len(table) == 2 * len(P.FAMILIES)
+    for row in table:
+        assert row["spec"] is not None
+        for pattern in study["patterns"]:
+            assert row[f"sat_{pattern}"] == max(study["loads"]), (row["class"], row["spec"], pattern)
+        assert row["alltoall_cycles"] == row["allreduce_cycles"] == 1000, (row["class"], row["spec"])
+
+
 TINY = """
 name = "tiny-procurement"
 runner = "procurement"

@@ -200,9 +200,11 @@ def measurements(study: dict, sizing: dict, exp, rows: dict[str, dict], ebbs: di
     """One row per (class, family): sizing, cost, power, saturation per pattern, eBB, collective
     times and throughput per cost and per watt; ``rows`` are the stored points by key."""
     out = []
-    by_network: dict[tuple[int, str], list] = {}
+    # By family and network, not by class: a network chosen for two classes (1 000 and 1 100
+    # endpoints may both get `slimfly:q=9`) is simulated once, its points planned in the first.
+    by_network: dict[tuple[str, str], list] = {}
     for p in exp.points:
-        by_network.setdefault((p.values["class"], p.values["family"]), []).append(p)
+        by_network.setdefault((p.values["family"], p.values["network"]), []).append(p)
     for target, choices in sizing.items():
         for c in choices:
             row: dict[str, Any] = {"class": target, "family": c.family, "label": c.label, "spec": c.spec,
@@ -213,7 +215,7 @@ def measurements(study: dict, sizing: dict, exp, rows: dict[str, dict], ebbs: di
             link_mb_s = None
             for pattern in study["patterns"]:
                 acc, bad = [], 0
-                for p in by_network.get((target, c.family), []):
+                for p in by_network.get((c.family, c.spec), []):
                     if p.values.get("pattern") != pattern:
                         continue
                     r = rows.get(p.key, {})
@@ -225,7 +227,7 @@ def measurements(study: dict, sizing: dict, exp, rows: dict[str, dict], ebbs: di
                 row[f"sat_{pattern}"] = max(acc) if acc else None
                 row[f"unconverged_{pattern}"] = bad
             for kernel in COLLECTIVES:
-                p = next((p for p in by_network.get((target, c.family), []) if p.values.get("kernel") == kernel), None)
+                p = next((p for p in by_network.get((c.family, c.spec), []) if p.values.get("kernel") == kernel), None)
                 r = rows.get(p.key, {}) if p else {}
                 ok = r.get("state") == "done" and r.get("status") == "completed"
                 row[f"{kernel}_cycles"] = r.get("execution_time_cycles") if ok else None
