@@ -183,6 +183,24 @@ def test_topology_method_takes_a_table_or_overrides():
     assert t.cost({"cables": {"electrical_reach_m": 1000.0}})["cables_optical"] == 0
 
 
+def test_overrides_naming_every_section_are_overrides_and_are_checked():
+    from hpcnetsim.cost import default_table
+
+    t = Topology.from_spec("tree:k=4,n=2")
+    # Every section named, a few keys each: once taken for a complete table (KeyError).
+    sections = {"layout": {}, "cables": {}, "electrical": {}, "optical": {}, "transceiver": {}}
+    a = t.cost({**sections, "switch": {"per_port_usd": 1000.0}})
+    b = t.cost({"switch": {"per_port_usd": 1000.0}})
+    assert a == b
+    # 8 switches of 8 ports, the default intercept: the price follows the override.
+    assert a["cost_switches_usd"] == pytest.approx(8 * (load_table()["switch"]["fixed_usd"] + 8 * 1000.0))
+    # An edited copy of the defaults is checked like a file: no negative port price.
+    edited = default_table()
+    edited["switch"]["per_port_usd"] = -500.0
+    with pytest.raises(ConfigError, match="switch.per_port_usd"):
+        t.cost(edited)
+
+
 def test_paper001_racks_keep_at_most_144_hyperx_cables_inside():
     # Paper 001 §2.3 / Fig. 2c: 24 racks of 4 HyperX switches, copper inside a rack, 684 AOCs.
     t = Topology.from_spec("hyperx:12x8,t=7")

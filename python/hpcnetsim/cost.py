@@ -149,9 +149,10 @@ def _buckets(lengths: np.ndarray) -> dict[str, int]:
 def cost(topology, table: dict | str | Path | None = None) -> dict[str, Any]:
     """Racks, cables by type and length bucket, price and power of ``topology``.
 
-    ``table`` is a checked table from :func:`load_table`, or overrides for it."""
-    if table is None or not all(s in table for s in _FIELDS):
-        table = load_table(table)
+    ``table`` is a table from :func:`load_table`, or overrides for it."""
+    # Checked every time, even with every section present: overrides may name all six
+    # sections with a few keys each, and an edited copy of the defaults may hold a bad value.
+    table = load_table(table)
     lay = place(topology, {**table["layout"], **table["cables"]})
     lengths = np.concatenate([lay.link_m, lay.terminal_m])
     optical = lengths > table["cables"]["electrical_reach_m"]
