@@ -91,6 +91,10 @@ def test_sizing_input_errors_name_the_field():
         P.size_class(1, ["fat-tree"], 16)
     with pytest.raises(ConfigError, match="max_radix = 2 is invalid"):
         P.size_class(64, ["fat-tree"], 2)
+    # With 4-port switches (k = 2) a full fat-tree of at most 4 levels has 2^4 = 16 endpoints:
+    # no budget for 1 000 (it once sized every family to the 16-endpoint tree's price).
+    with pytest.raises(ConfigError, match=r"classes = 1000 is invalid: .* tree:k=2,n=4, has 16 endpoints"):
+        P.size_class(1000, ["fat-tree", "torus"], 4)
 
 
 def test_real_prices_keep_the_budget_and_the_thin_trees_cost_about_half():

@@ -216,11 +216,26 @@ def choose(
     return Choice(family, label, target, budget_usd, None, priced=priced, reason=why)
 
 
-def budget(target: int, max_radix: int, table=None, pricer: Callable[[str], dict] | None = None) -> Choice:
-    """The budget-setting configuration: the full fat-tree nearest ``target`` (ties: the cheapest)."""
+def budget(
+    target: int,
+    max_radix: int,
+    table=None,
+    pricer: Callable[[str], dict] | None = None,
+    max_ratio: float = 2.0,
+) -> Choice:
+    """The budget-setting configuration: the full fat-tree nearest ``target`` (ties: the cheapest).
+    Raises :class:`ConfigError` when it is more than ``max_ratio`` from ``target``."""
     pricer = pricer or (lambda s: price(s, table))
     near = min(candidates(BUDGET_FAMILY, max_radix, target), key=lambda c: (_distance(c[1], target), c[1], c[0]))
     d = _distance(near[1], target)
+    if d > math.log(max_ratio):
+        # A budget for another machine size would size every family to it, and each would
+        # then be reported as unaffordable at the class's size instead.
+        raise ConfigError(
+            f"classes = {target} is invalid: no full fat-tree with switches of at most {max_radix} ports "
+            f"within a factor {max_ratio:g} of it to set the budget (the nearest, {near[0]}, has {near[1]} "
+            "endpoints): a class nearer that, or a larger max_radix"
+        )
     ties = [c for c in candidates(BUDGET_FAMILY, max_radix, target) if _distance(c[1], target) == d]
     priced = [(c, pricer(c[0])) for c in ties]
     (spec, _, radix), p = min(priced, key=lambda cp: (cp[1]["cost_usd"], cp[0][0]))
@@ -242,7 +257,7 @@ def size_class(
         raise ConfigError(f"classes = {target!r} is invalid: an endpoint count, an integer >= 2")
     if not isinstance(max_radix, int) or isinstance(max_radix, bool) or max_radix < 4:
         raise ConfigError(f"max_radix = {max_radix!r} is invalid: an integer >= 4 (switch ports)")
-    ref = budget(target, max_radix, table, pricer)
+    ref = budget(target, max_radix, table, pricer, max_ratio)
     out = []
     for family in families:
         if family == BUDGET_FAMILY:
