@@ -128,6 +128,8 @@ BAD = [
     (["topo", "export", "torus:8x8"], "--format"),
     (["topo", "compare", "--k", "0"], "--k = 0"),
     (["topo", "compare", "--n", "x"], "--n"),
+    # The family's flags beside specs were silently ignored.
+    (["topo", "compare", "torus:4x4", "--k", "4"], "--k = 4 is invalid: not with specs"),
     (["topo", "frobnicate"], "frobnicate"),
     (["study", "tables", "/nonexistent"], "/nonexistent: not the output folder of a study"),
     (["nothing"], "nothing"),

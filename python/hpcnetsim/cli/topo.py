@@ -47,8 +47,9 @@ def add_parser(sub) -> None:
 
     c = tsub.add_parser("compare", help="compare cost and throughput bounds of several topologies")
     c.add_argument("specs", nargs="*", help="specs to compare (default: the k:k',n thin-tree family)")
-    c.add_argument("--k", type=int, default=8, help="down ports of the thin-tree family (default 8)")
-    c.add_argument("--n", type=int, default=4, help="levels of the thin-tree family (default 4)")
+    # No argparse defaults: a flag given beside specs must be told apart from an absent one.
+    c.add_argument("--k", type=int, help="down ports of the thin-tree family (default 8)")
+    c.add_argument("--n", type=int, help="levels of the thin-tree family (default 4)")
     c.add_argument("--out", type=path_arg, help="directory for compare.csv, compare.md and compare.png")
     c.add_argument(
         "--cost-table",
@@ -115,13 +116,21 @@ def _compare(args) -> None:
     from ..reports.compare import compare, format_table, thin_tree_family, write_report
 
     if args.specs:
+        # The flags shape the default family only: beside specs they would be ignored.
+        for name, v in (("--k", args.k), ("--n", args.n)):
+            if v is not None:
+                raise UsageError(
+                    f"hpcnetsim topo compare: {name} = {v} is invalid: not with specs "
+                    "(it sets the thin-tree family compared when no spec is given)"
+                )
         specs, title = args.specs, "Topology comparison"
     else:
-        for name, v in (("--k", args.k), ("--n", args.n)):
+        k, n = 8 if args.k is None else args.k, 4 if args.n is None else args.n
+        for name, v in (("--k", k), ("--n", n)):
             if v < 1:
                 raise UsageError(f"hpcnetsim topo compare: {name} = {v} is invalid: a positive integer")
-        specs = thin_tree_family(args.k, args.n)
-        title = f"{args.k}:k',{args.n} thin-trees: cost and uniform-traffic throughput"
+        specs = thin_tree_family(k, n)
+        title = f"{k}:k',{n} thin-trees: cost and uniform-traffic throughput"
     if args.out is not None:
         from .._files import check_output_folder
 
