@@ -40,7 +40,8 @@ pub struct Properties {
     pub bisection_ratio: f64,
     /// Uniform-traffic bound from the bisection, as a fraction of injection bandwidth, capped
     /// at 1. Trees: the thin-tree paper's Θ = 2·B_C/N (its crossing paths climb through the
-    /// cut and come back). Tori, meshes, twin tori, HyperX: the half of the traffic that
+    /// cut and come back), which takes all traffic to leave its subtree and so falls below
+    /// `ideal_throughput` on tapered and small trees (docs/topologies.md). Tori, meshes, twin tori, HyperX: the half of the traffic that
     /// crosses a balanced cut (N/2 · N/2 / (N − 1) of the pairs) shares the B_C channels of
     /// each direction, B_C·(N − 1)/(⌊N/2⌋·⌈N/2⌉) ≈ 4·B_C/N. Crossbars: 1.
     pub bisection_throughput: f64,
@@ -206,8 +207,8 @@ impl Topology {
         bound.min(1.0)
     }
 
-    /// Refuses describing a network without symmetry (a fabric file, or any network with
-    /// faults) whose distances and channel loads, one breadth-first search per switch with
+    /// Refuses describing a network without symmetry (a fabric file, any network with faults,
+    /// a family whose switches are not all alike such as a Megafly) whose distances and channel loads, one breadth-first search per switch with
     /// terminals over every switch and channel, would take more than [`MAX_DESCRIBE_STEPS`]:
     /// `torus:40x40x40|faults:random=1` ran for minutes where it now fails at once.
     fn check_describe_work(&self) -> Result<()> {
@@ -226,8 +227,8 @@ impl Topology {
             self.spec(),
             "size",
             format!("{sources} switches with terminals x {channels} channels"),
-            "at most 2^32 search steps for the distances and loads of a network without symmetry \
-             (faults or a fabric file: one search per switch with terminals); use a smaller network",
+            "at most 2^32 search steps for the distances and loads of a network without a closed form \
+             or symmetry to shorten them (one search per switch with terminals); use a smaller network",
         ))
     }
 
