@@ -62,6 +62,29 @@ def test_killing_a_worker_mid_sweep_loses_no_finished_point(cluster, slow, tmp_p
     assert outcomes(tmp_path) == local
 
 
+def test_a_points_files_are_found_by_workers_started_in_another_folder(cluster, tmp_path, monkeypatch):
+    """An experiment's fabric file and table dump, named relative to the experiment file and
+    read by a sweep started from another folder than the workers': every point runs on Dask,
+    with the local executor's results."""
+    from hpcnetsim.cli import main
+
+    sub = tmp_path / "sub"
+    sub.mkdir()
+    assert main(["topo", "export", "tree:k=2,n=2", "--format", "ibnet", "-o", str(sub / "fab.ibnet")]) == 0
+    assert main(["route", "tree:k=2,n=2", "--routing", "minhop", "--dump", str(sub / "lft.txt")]) == 0
+    (sub / "e.toml").write_text(
+        'name = "files"\n[base]\ntopology = "ibnet:fab.ibnet"\nrouting.algorithm = "table"\n'
+        'routing.tables = "lft.txt"\n[base.measurement]\nwarmup_cycles = 100\nbatch_cycles = 100\nbatches = 1\n'
+        "[[sweep]]\naxes.traffic.load = [0.1, 0.2]\n"
+    )  # fmt: skip
+    monkeypatch.chdir(tmp_path)  # the workers run in the folder the cluster was started from
+    exp = experiment.load("sub/e.toml")
+    summary = run_sweep(exp, tmp_path / "dask", scheduler=cluster.scheduler_address, progress=False)
+    assert (summary.ran, summary.failed) == (2, [])
+    run_sweep(exp, tmp_path / "local", jobs=1, progress=False)
+    assert outcomes(tmp_path / "dask") == outcomes(tmp_path / "local")
+
+
 def outcomes_or_failed(out):
     """Stored results by key; None for points recorded as failed (e.g. on the killed worker)."""
     import json

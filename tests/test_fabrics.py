@@ -134,13 +134,17 @@ def test_an_experiments_file_names_are_relative_to_the_experiment_file(cli, tmp_
         '[[sweep]]\nname = "replay"\npoints = [{ workload.trace = "ring.trace" }]\n'
     )  # fmt: skip
     (tmp_path / "elsewhere").mkdir()
+    keys = []
     for name, cwd in (("../sub/e.toml", tmp_path / "elsewhere"), ("sub/e.toml", tmp_path)):
         out = tmp_path / f"out-{cwd.name}"
         r = cli("sweep", name, "--out", str(out), "--no-progress", cwd=cwd)
         assert r.returncode == 0, r.stderr
         df = hpcnetsim.results(out)
         assert len(df) == 3 and (df["state"] == "done").all(), df[["state", "error"]]
-        assert set(df["topology"]) == {"ibnet:" + str(Path(name).parent / "fab.ibnet")}, name
+        # The joined name is absolute: the same file from any folder, so the same points.
+        assert set(df["topology"]) == {"ibnet:" + str(sub.resolve() / "fab.ibnet")}, name
+        keys.append(sorted(df["key"]))
+    assert keys[0] == keys[1]
     from hpcnetsim.experiments.experiment import load
 
     exp = load(sub / "e.toml")

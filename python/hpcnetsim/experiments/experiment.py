@@ -550,6 +550,9 @@ def load(path: str | Path, quick: bool = False, repetitions: int | None = None) 
         doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise ConfigError(f"{path}: invalid TOML: {e}") from None
-    exp = parse(doc, str(path), quick, repetitions, text, folder=str(path.parent))
+    # The folder as an absolute path: the completed configs then name their files absolutely,
+    # so a Dask worker (whose working directory is its own) finds them, and a point has one
+    # key from whatever folder the sweep is started.
+    exp = parse(doc, str(path), quick, repetitions, text, folder=str(path.parent.resolve()))
     exp.text = text
     return exp
