@@ -135,6 +135,21 @@ BAD = [
         'name = "x"\nbase.topology = "torus:4x4"\n[[sweep]]\naxes.seed = [1]\n[quick]\nsweeps = ["nope"]\n',
         "quick.sweeps",
     ),
+    # Two axes (or an axis and the listed points) setting one field: the values of one would
+    # never run, the other's replacing them in every point.
+    (
+        'name = "x"\nbase.topology = "torus:4x4"\n[[sweep]]\naxes.switch.vcs = [2, 3]\naxes."switch.vcs" = [4]\n',
+        "axes.switch.vcs is invalid: it sets switch.vcs, which axis switch.vcs sets too",
+    ),
+    (
+        'name = "x"\nbase.topology = "torus:4x4"\n[[sweep]]\naxes.switch = [{ vcs = 2 }, { vcs = 3 }]\n'
+        'axes."switch.vcs" = [4]\n',
+        "axes.switch.vcs is invalid: it sets switch.vcs, which axis switch sets too",
+    ),
+    (
+        'name = "x"\nbase.topology = "torus:4x4"\n[[sweep]]\npoints = [{ switch.vcs = 2 }]\naxes.switch.vcs = [3, 4]\n',
+        "axes.switch.vcs is invalid: it sets switch.vcs, which a listed point sets too",
+    ),
     ('name = "x"\nbase = 3\n', "base = 3 is invalid"),
     ('name = "x"\n[[sweep]\n', "invalid TOML"),
     ("", "name = missing"),

@@ -187,6 +187,7 @@ def _group_points(group: dict[str, Any], where: str) -> list[tuple[dict[str, Any
     entries = [(_settings(p, "", f"{where}.points[{i}]"), {"point": p.get("label", i)} if "points" in group else {})
                for i, p in enumerate(listed)]  # fmt: skip
     axes = _axes(group.get("axes", {}), f"{where}.axes")
+    _check_overlap(axes, [s for s, _ in entries] if "points" in group else [], where)
     out = []
     for settings, values in entries:
         for combo in itertools.product(*(range(len(s)) for _, s, _ in axes)):
@@ -196,6 +197,22 @@ def _group_points(group: dict[str, Any], where: str) -> list[tuple[dict[str, Any
                 vals[name] = labels[i]
             out.append((merged, vals))
     return out
+
+
+def _check_overlap(axes: list, listed: list[dict[str, Any]], where: str) -> None:
+    """Refuses two axes of a group, or an axis and a listed point, that set the same field:
+    the later value would replace the earlier in every point, and the points the earlier
+    values name would silently never run."""
+    owner: dict[str, str] = {f: "points" for settings in listed for f in settings}
+    for name, settings, _ in axes:
+        mine = {f for s in settings for f in s}
+        for f in sorted(mine):
+            if f in owner:
+                first = "a listed point" if owner[f] == "points" else f"axis {owner[f]}"
+                raise ConfigError(f"{where}.axes.{name} is invalid: it sets {f}, which {first} sets too, so "
+                                  f"one value would replace the other in every point: each field on one axis "
+                                  f"or in the points of a group")  # fmt: skip
+        owner.update((f, name) for f in mine)
 
 
 def _resolve(settings: dict[str, Any], base: dict[str, Any], where: Callable[[str], str],
