@@ -150,6 +150,11 @@ BAD = [
         'name = "x"\nbase.topology = "torus:4x4"\n[[sweep]]\npoints = [{ switch.vcs = 2 }]\naxes.switch.vcs = [3, 4]\n',
         "axes.switch.vcs is invalid: it sets switch.vcs, which a listed point sets too",
     ),
+    (
+        'name = "x"\nbase.topology = "torus:4x4"\n[[sweep]]\nname = 3\naxes.seed = [1]\n',
+        "sweep 0 name = 3 is invalid: a non-empty string",
+    ),
+    ('name = "x"\ntitle = 5\nbase.topology = "torus:4x4"\n[[sweep]]\naxes.seed = [1]\n', "title = 5 is invalid"),
     ('name = "x"\nbase = 3\n', "base = 3 is invalid"),
     ('name = "x"\n[[sweep]\n', "invalid TOML"),
     ("", "name = missing"),

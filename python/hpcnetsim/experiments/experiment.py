@@ -341,6 +341,15 @@ def parse(
         raise ConfigError(f"{where}: sweep = {groups!r} is invalid: at least one [[sweep]] table")
     names = [g.get("name", str(i)) if isinstance(g, dict) else str(i) for i, g in enumerate(groups)]
     for i, n in enumerate(names):
+        # Groups are selected (quick.sweeps, a figure's sweep) and reported by their name as
+        # text: name = 3 and name = "3" would be two groups that look alike.
+        if not isinstance(n, str) or not n:
+            raise ConfigError(f"{where}: sweep {i} name = {n!r} is invalid: a non-empty string (default: the "
+                              f"group's index)")  # fmt: skip
+    for key in ("title", "description"):
+        if key in doc and not isinstance(doc[key], str):
+            raise ConfigError(f"{where}: {key} = {doc[key]!r} is invalid: a string")
+    for i, n in enumerate(names):
         if n in names[:i]:
             raise ConfigError(f"{where}: sweep name = {n!r} is invalid: given to sweep groups {names.index(n)} and "
                               f"{i}; each group needs a name of its own (points are stored and reported by it)")  # fmt: skip
