@@ -315,6 +315,25 @@ def test_quick_variant_values_are_checked_when_not_used(tmp_path):
     assert [p.config["switch"]["vcs"] for p in experiment.parse(tomllib.loads(good), "f.toml", quick=True).points] == [3]
 
 
+@pytest.mark.parametrize("topology,setting,line,needle", [
+    ("torus:4x4", "axes.traffic.load = []", 7, "sweep 'g'.axes.traffic.load = [] is invalid"),
+    ("torus:4x4", "axes.switch.vcs = [1.5]", 7, "sweep 'g'.axes.switch.vcs[0] = 1.5 is invalid"),
+    ("torus:4x4", 'axes."switch.vcs" = [2, "two"]', 7, "sweep 'g'.axes.switch.vcs[1] = 'two' is invalid"),
+    ("torus:4x4", "axes.traffic.lod = [0.1]", 7, "unknown axis or field 'traffic.lod'"),
+    ("torus:4x4", "points = [{ switch.vsc = 2 }]", 7, "sweep 'g'.points[0].switch.vsc: unknown axis or field"),
+    ("torus:4x4", 'axes.topology = ["torus:4x4", "torus:4x0"]', 7, "sweep 'g': torus:4x0: dimension 1 = 0"),
+    ("torus:4x", "axes.traffic.load = [0.1]", 4, "sweep 'g': torus:4x: dimension 1"),
+])  # fmt: skip
+def test_errors_of_one_setting_name_its_line(topology, setting, line, needle):
+    """An error about one axis, listed point or spec names the line that sets it (7 in the
+    group, 4 in [base]), not the line of its group's [[sweep]] header (5)."""
+    text = f'name = "x"\n[base]\nseed = 1\ntopology = "{topology}"\n[[sweep]]\nname = "g"\n{setting}\n'
+    with pytest.raises(ConfigError) as e:
+        experiment.parse(tomllib.loads(text), "f.toml", text=text)
+    assert str(e.value).startswith(f"f.toml:{line}: "), e.value
+    assert needle in str(e.value), e.value
+
+
 def test_expressions_in_base_are_computed_for_each_point():
     # "=0.5 * ideal" in [base] (and in [quick]'s base) is evaluated for every point's topology,
     # as an axis value is; the core used to receive the string.

@@ -119,13 +119,14 @@ def _settings(table: Any, prefix: str, where: str) -> dict[str, Any]:
     return flat
 
 
-def _axes(axes: Any, where: str) -> list[tuple[str, list[dict[str, Any]], list[Any]]]:
-    """Each axis as (name, list of settings, list of labels); a grid is their cartesian product."""
+def _axes(axes: Any, where: Callable[[str], str]) -> list[tuple[str, list[dict[str, Any]], list[Any]]]:
+    """Each axis as (name, list of settings, list of labels); a grid is their cartesian product.
+    ``where(field)`` names the file, the line that sets ``field`` and the group."""
     if not isinstance(axes, dict):
-        raise ConfigError(f"{where} = {axes!r} is invalid: a table of axes")
+        raise ConfigError(f"{where('axes')}.axes = {axes!r} is invalid: a table of axes")
     out = []
     for name, values in _axis_lists(axes, ""):
-        w = f"{where}.{name}"
+        w = f"{where(name)}.axes.{name}"
         if not isinstance(values, list):
             raise ConfigError(f"{w} = {values!r} is invalid: a non-empty list of values")
         if not values:
@@ -176,18 +177,21 @@ def _merge(base: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _group_points(group: dict[str, Any], where: str) -> list[tuple[dict[str, Any], dict[str, Any]]]:
-    """(settings, axis values) of every point of one sweep group: explicit list × grid."""
+def _group_points(group: dict[str, Any], where: str,
+                  line: Callable[[str], str]) -> list[tuple[dict[str, Any], dict[str, Any]]]:  # fmt: skip
+    """(settings, axis values) of every point of one sweep group: explicit list × grid.
+    ``where`` names the file, the group's line and the group; ``line(field)`` the same with
+    the line that sets ``field``, for the errors of one setting."""
     _unknown(group, SWEEP_KEYS, where)
     if "axes" not in group and "points" not in group:
         raise ConfigError(f"{where}: no 'axes' and no 'points': a grid of axes, a list of points, or both")
     listed = group.get("points", [{}])
     if not isinstance(listed, list) or not listed:
         raise ConfigError(f"{where}.points = {listed!r} is invalid: a non-empty list of tables")
-    entries = [(_settings(p, "", f"{where}.points[{i}]"), {"point": p.get("label", i)} if "points" in group else {})
-               for i, p in enumerate(listed)]  # fmt: skip
-    axes = _axes(group.get("axes", {}), f"{where}.axes")
-    _check_overlap(axes, [s for s, _ in entries] if "points" in group else [], where)
+    entries = [(_settings(p, "", f"{line('points')}.points[{i}]"), {"point": p.get("label", i)} if "points" in group
+                else {}) for i, p in enumerate(listed)]  # fmt: skip
+    axes = _axes(group.get("axes", {}), line)
+    _check_overlap(axes, [s for s, _ in entries] if "points" in group else [], line)
     out = []
     for settings, values in entries:
         for combo in itertools.product(*(range(len(s)) for _, s, _ in axes)):
@@ -199,7 +203,7 @@ def _group_points(group: dict[str, Any], where: str) -> list[tuple[dict[str, Any
     return out
 
 
-def _check_overlap(axes: list, listed: list[dict[str, Any]], where: str) -> None:
+def _check_overlap(axes: list, listed: list[dict[str, Any]], where: Callable[[str], str]) -> None:
     """Refuses two axes of a group, or an axis and a listed point, that set the same field:
     the later value would replace the earlier in every point, and the points the earlier
     values name would silently never run."""
@@ -209,7 +213,7 @@ def _check_overlap(axes: list, listed: list[dict[str, Any]], where: str) -> None
         for f in sorted(mine):
             if f in owner:
                 first = "a listed point" if owner[f] == "points" else f"axis {owner[f]}"
-                raise ConfigError(f"{where}.axes.{name} is invalid: it sets {f}, which {first} sets too, so "
+                raise ConfigError(f"{where(name)}.axes.{name} is invalid: it sets {f}, which {first} sets too, so "
                                   f"one value would replace the other in every point: each field on one axis "
                                   f"or in the points of a group")  # fmt: skip
         owner.update((f, name) for f in mine)
@@ -261,6 +265,8 @@ def _core_message(message: str, config: dict[str, Any]) -> tuple[str, str]:
         field = ".".join(x for x in (table, key) if x)
         return (f"{field}: {m.group(3)}" if field else m.group(3)), field
     m = re.match(r"([a-z_]+(?:\.[a-z_0-9\[\]]+)*) = ", message)
+    if m is None and isinstance(config.get("topology"), str) and message.startswith(config["topology"] + ":"):
+        return message, "topology"  # a bad spec is named by itself, first
     return message, m.group(1) if m else ""
 
 
@@ -397,9 +403,11 @@ def _expand(base: dict[str, Any], groups: list, names: list[str], all_names: lis
         w = f"{at(number, '')}: sweep '{gname}'{variant}"
         if not isinstance(group, dict):
             raise ConfigError(f"{w} = {group!r} is invalid: a table")
-        for settings, values in _group_points(group, w):
-            config = _resolve(settings, base, lambda f, n=number, g=gname: f"{at(n, f)}: sweep '{g}'{variant}",
-                              folder)  # fmt: skip
+        def line(f: str, n: int = number, g: str = gname) -> str:
+            return f"{at(n, f)}: sweep '{g}'{variant}"
+
+        for settings, values in _group_points(group, w, line):
+            config = _resolve(settings, base, line, folder)
             family = config_key(config)
             for i, seed in enumerate(repetition_seeds(config["seed"], repetitions)):
                 run = config if i == 0 else {**config, "seed": seed}
