@@ -13,7 +13,7 @@ import pyarrow.parquet as pq
 import pytest
 from hpcnetsim.experiments import experiment, store
 from hpcnetsim.experiments.sweep import run_sweep
-from sweep_helpers import SLOW, outcomes, wait_for_files
+from sweep_helpers import SLOW, outcomes, torus_sweep, wait_for_files
 
 DATA = Path(__file__).parent / "data"
 SMALL = DATA / "small_sweep.toml"
@@ -218,6 +218,25 @@ def test_thin_tree_study_format_on_a_small_tree(tmp_path):
         page.count("<svg ") == 4
     )  # the paper-002 figure has no points in the quick variant
     assert "Published values" in page and "does not reach its ideal" in page
+
+
+def test_the_saturation_table_of_an_unfinished_sweep_says_so(tmp_path):
+    """A report written before every point ran (an interrupted sweep) notes, beside each curve's
+    highest accepted load, the points not run yet: that value is of the loads run so far."""
+    from hpcnetsim.experiments.sweep import write_experiment
+    from hpcnetsim.reports.report import load, saturation
+
+    (tmp_path / "part.toml").write_text(torus_sweep("inc", 500, "axes.traffic.load = [0.1]"))
+    (tmp_path / "full.toml").write_text(torus_sweep("inc", 500, "axes.traffic.load = [0.1, 0.3, 0.5]"))
+    out = tmp_path / "out"
+    run_sweep(experiment.load(tmp_path / "part.toml"), out, jobs=1, progress=False)
+    sat = saturation(load(out)[1])
+    assert list(sat["note"]) == [""]
+    write_experiment(experiment.load(tmp_path / "full.toml"), out)  # as a sweep does before it runs
+    sat = saturation(load(out)[1])
+    assert list(sat["points"]) == [1]
+    assert list(sat["note"]) == ["incomplete: 2 points not run yet (loads 0.3, 0.5); run the sweep again to "
+                                 "finish the curve"]  # fmt: skip
 
 
 def test_results_refuses_a_folder_that_is_no_store(tmp_path):

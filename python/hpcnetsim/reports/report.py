@@ -75,13 +75,23 @@ def saturation(df):
     # Points of the same curve without a value: if any lies above the highest converged load,
     # the saturation value comes from the converged points only and may be too low.
     bad = df[(df["status"] != "converged") & (df["state"] != "missing") & (df.get("status") != "skipped")]
+    # Points of the curve not in the store (an interrupted sweep): its highest accepted load may
+    # be that of the loads run so far, not the curve's.
+    missing = df[df["state"] == "missing"]
     notes = []
     for _, r in out.iterrows():
         mine = _of_curve(bad, cols, r)
         above = mine[mine["traffic.load"].astype(float) > float(r["max_converged_load"])]
         loads = ", ".join(f"{x:g}" for x in sorted(mine["traffic.load"].astype(float)))
-        notes.append("" if mine.empty else f"from converged points only: {len(mine)} points without a value "
-                     f"(loads {loads}){', some above the highest converged load' if len(above) else ''}")  # fmt: skip
+        note = "" if mine.empty else (f"from converged points only: {len(mine)} points without a value "
+                                      f"(loads {loads}){', some above the highest converged load' if len(above) else ''}")  # fmt: skip
+        waiting = _of_curve(missing, cols, r)
+        if len(waiting):
+            loads = ", ".join(f"{x:g}" for x in sorted(set(waiting["traffic.load"].astype(float))))
+            n = len(waiting)
+            note += (("; " if note else "") + f"incomplete: {n} point{'s' * (n != 1)} not run yet (loads {loads}); "
+                     "run the sweep again to finish the curve")  # fmt: skip
+        notes.append(note)
     out["unconverged_points"] = [len(_of_curve(bad, cols, r)) for _, r in out.iterrows()]
     out["note"] = notes
     out = out.drop(columns=["max_converged_load"])
