@@ -115,6 +115,36 @@ def test_a_tiny_causal_study_through_the_layer(cli, tmp_path):
     assert r.returncode == 0 and "7 already stored, 0 run, 0 failed" in r.stdout, r.stdout + r.stderr
 
 
+def test_the_causal_tables_show_the_tasks_a_point_ran():
+    """workload.tasks = 0 (the default) means one task per terminal × tasks_per_terminal: the
+    execution-time and skipped tables show that count (a crossbar:N has N terminals), not 0."""
+    from hpcnetsim.reports.causal_report import execution_table, skipped, task_counts
+    from hpcnetsim.reports.report import _table
+
+    rows = [  # topology, kernel, workload.tasks, tasks_per_terminal, status, the result's tasks
+        ("crossbar:8", "bt", 0, 1, "completed", 8),
+        ("crossbar:16", "bt", 0, 2, "completed", 32),
+        ("crossbar:8", "2m", 0, 1, "skipped", 0),  # a skipped point's result repeats the config's 0
+        ("crossbar:8", "2m", 0, 2, "skipped", 0),
+        ("crossbar:16", "bu", 4, 1, "completed", None),
+    ]
+    df = pandas.DataFrame(rows, columns=["topology", "workload.kernel", "workload.tasks",
+                                         "workload.tasks_per_terminal", "status", "tasks"])  # fmt: skip
+    df["message"] = "why"
+    assert task_counts(df) == [8, 32, 8, 16, 4]
+    assert _column(execution_table(df, _table), "tasks") == ["8", "32", "8", "16", "4"]
+    assert _column(skipped(df, _table), "tasks") == ["8", "16"]
+
+
+def _column(page: str, name: str) -> list[str]:
+    """The cells of column ``name`` of the one HTML table in ``page``."""
+    import re
+
+    head = re.findall(r"<th>(.*?)</th>", page)
+    rows = [re.findall(r"<td>(.*?)</td>", row) for row in re.findall(r"<tr>(.*?)</tr>", page, re.S)]
+    return [row[head.index(name)] for row in rows if row]
+
+
 def test_the_sweep_command_reports_skipped_points(cli, tmp_path):
     r = cli("sweep", str(TINY), "--out", str(tmp_path), "--jobs", "1", "--no-progress")
     assert r.returncode == 0, r.stderr

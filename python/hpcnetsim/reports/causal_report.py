@@ -150,14 +150,38 @@ def performance(doc: dict[str, Any], df, table) -> str:
     return ("<h2>Performance φ and cost-efficiency</h2>" + "".join(parts)) if parts else ""
 
 
+def task_counts(rows) -> list[int | None]:
+    """The tasks each causal point ran, or would have run when skipped: the result's count, else
+    the config's ``workload.tasks``, whose default 0 means every terminal × ``tasks_per_terminal``
+    (a table showing 0 tasks would say nothing of the point)."""
+    import pandas
+
+    def positive(v) -> bool:
+        return v is not None and not pandas.isna(v) and v > 0
+
+    out = []
+    for _, r in rows.iterrows():
+        n = r.get("tasks")
+        if not positive(n):
+            n = r.get("workload.tasks")
+        if not positive(n):
+            per = r.get("workload.tasks_per_terminal")
+            n = topology_properties(r["topology"])["terminals"] * (int(per) if positive(per) else 1)
+        out.append(int(n))
+    return out
+
+
 def execution_table(df, table) -> str:
     """Every causal point: network, kernel, size, tasks, status and execution time."""
     if "workload.kernel" not in df:
         return ""
-    cols = ["group", "topology", "workload.kernel", "workload.message_bytes", "workload.tasks", "status",
+    cols = ["group", "topology", "workload.kernel", "workload.message_bytes", "tasks", "status",
             "execution_time_cycles", "messages", "message_latency_mean"]  # fmt: skip
     rows = df[df["workload.kernel"].notna()]
-    return "<h2>Execution times</h2>" + table(rows[[c for c in cols if c in rows]]) if len(rows) else ""
+    if rows.empty:
+        return ""
+    rows = rows.assign(tasks=task_counts(rows))
+    return "<h2>Execution times</h2>" + table(rows[[c for c in cols if c in rows]])
 
 
 def skipped(df, table) -> str:
@@ -167,6 +191,7 @@ def skipped(df, table) -> str:
     rows = df[df["status"] == "skipped"]
     if rows.empty:
         return ""
-    cols = ["group", "topology", "workload.kernel", "workload.tasks", "message"]
+    rows = rows.assign(tasks=task_counts(rows))
+    cols = ["group", "topology", "workload.kernel", "tasks", "message"]
     return ("<h2>Skipped points</h2><p>These kernels cannot run on these task counts; they are left out of "
             "the normalized times and of φ.</p>" + table(rows[[c for c in cols if c in rows]]))  # fmt: skip
