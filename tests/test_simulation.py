@@ -122,6 +122,10 @@ def test_load_curve_rejects_bad_loads():
     for loads in ([], [0.1, 1.5], ["x"]):
         with pytest.raises(ConfigError):
             hpcnetsim.load_curve(torus(), loads)
+    # A number or None where the list belongs is named, not a TypeError of list().
+    for loads in (0.2, None):
+        with pytest.raises(ConfigError, match=rf"loads = {loads} is invalid: a list of offered loads"):
+            hpcnetsim.load_curve(torus(), loads)
 
 
 def test_bad_dict_config_raises_config_error():

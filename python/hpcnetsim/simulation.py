@@ -227,7 +227,11 @@ def check_loads(loads) -> list[float]:
     """The loads as floats in [0, 1], each once, at most :data:`MAX_LOADS`; raises
     :class:`ConfigError` otherwise."""
     out = []
-    loads = list(loads) if not isinstance(loads, (str, bytes)) else [loads]
+    if isinstance(loads, (str, bytes)):
+        loads = [loads]
+    elif not hasattr(loads, "__iter__"):  # load_curve(config, 0.2): a number, or None
+        raise ConfigError(f"loads = {loads!r} is invalid: a list of offered loads, each in [0, 1]")
+    loads = list(loads)
     if len(loads) > MAX_LOADS:
         raise ConfigError(f"loads = {len(loads)} values is invalid: at most {MAX_LOADS} offered loads")
     for x in loads:
