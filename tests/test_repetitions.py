@@ -133,6 +133,11 @@ def test_bad_repetitions_are_refused_in_one_line(cli, tmp_path):
     r = cli("run", str(cfg), "--repetitions", "0")
     assert r.returncode == 2 and r.stdout == ""
     assert r.stderr.count("\n") == 1 and "--repetitions = 0 is invalid" in r.stderr
+    # Text that is no whole number says what is allowed too, on both commands.
+    for command in (["run", str(cfg)], ["sweep", str(tmp_path / "none.toml")]):
+        r = cli(*command, "--repetitions", "2.5")
+        assert r.returncode == 2 and r.stderr.count("\n") == 1, r.stderr
+        assert "--repetitions: '2.5' is not a number of runs (a whole number from 1 to 10000" in r.stderr
     (tmp_path / "r.toml").write_text(EXPERIMENT.format(reps=0))
     r = cli("sweep", str(tmp_path / "r.toml"), "--out", str(tmp_path / "o"))
     assert r.returncode == 2 and r.stderr.count("\n") == 1 and "r.toml: repetitions = 0 is invalid" in r.stderr

@@ -134,6 +134,18 @@ def jobs_arg(text: str) -> int:
     return int(t)
 
 
+def repetitions_arg(text: str) -> int:
+    """``--repetitions``: a whole number (its range, 1 to ``confidence.MAX_REPETITIONS``, is
+    checked where the experiment's own count is, with the same message)."""
+    t = text.strip()
+    if not t.lstrip("+-").isdigit():
+        from ..confidence import MAX_REPETITIONS
+
+        raise argparse.ArgumentTypeError(f"'{text}' is not a number of runs (a whole number from 1 to "
+                                         f"{MAX_REPETITIONS}, runs with derived seeds)")  # fmt: skip
+    return int(t)
+
+
 def node_counts_arg(text: str) -> list[int]:
     try:
         counts = [int(x) for x in text.split(",")]

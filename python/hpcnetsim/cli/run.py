@@ -7,7 +7,7 @@ import json
 import sys
 
 from .arguments import (EXIT_DEADLOCK, MAX_LOADS, UsageError, cycles_arg, loads_arg, path_arg,
-                        seconds_arg, threads_arg)  # fmt: skip
+                        repetitions_arg, seconds_arg, threads_arg)  # fmt: skip
 from .summary import format_curve, format_execution, format_flow, format_summary, result_title
 
 # Names for annotations only: importing `typing` and `pathlib` costs start-up time.
@@ -35,7 +35,7 @@ def add_parser(sub) -> None:
     r.add_argument("--check", action="store_true", help="check the engine's invariants as it runs (slower)")
     r.add_argument("--threads", type=threads_arg, default=0, metavar="N",
                    help="threads of the simulation (default 0: one below 40000 channels; from 40000 channels, one or all cores, whichever runs faster); same results; at most 4 per core")  # fmt: skip
-    r.add_argument("--repetitions", type=int, metavar="R",
+    r.add_argument("--repetitions", type=repetitions_arg, metavar="R",
                    help="run R times with seeds derived from the config's seed; print means and 95%% intervals")  # fmt: skip
     r.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                    help="show progress on stderr (default: when stderr is a terminal)")  # fmt: skip

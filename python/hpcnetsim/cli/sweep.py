@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .arguments import jobs_arg, path_arg
+from .arguments import jobs_arg, path_arg, repetitions_arg
 
 # Names for annotations only: importing `typing` and `pathlib` costs start-up time.
 TYPE_CHECKING = False
@@ -27,7 +27,7 @@ def sweep_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--jobs", type=jobs_arg, help="local worker processes (default: all cores; at most 4 per core)")
     p.add_argument("--scheduler", metavar="tcp://HOST:PORT", help="run on this Dask scheduler instead")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
-    p.add_argument("--repetitions", type=int, metavar="R",
+    p.add_argument("--repetitions", type=repetitions_arg, metavar="R",
                    help="runs of every point with derived seeds (default: the experiment's repetitions, else 1)")  # fmt: skip
 
 
