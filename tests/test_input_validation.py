@@ -424,6 +424,14 @@ def test_a_damaged_experiment_record_is_one_line(text, needle, tmp_path):
     assert_refused(run_cli(["report", str(tmp_path)]), f"{tmp_path / 'experiment.json'}: {needle}")
 
 
+def test_a_record_without_points_has_a_report_that_says_so(tmp_path):
+    # A record whose points list is empty (written by hand, or cut short) was a KeyError traceback.
+    (tmp_path / "experiment.json").write_text('{"name": "one", "title": "One", "points": []}')
+    r = run_cli(["report", str(tmp_path)])
+    assert r.returncode == 0 and "Traceback" not in r.stderr, r.stderr
+    assert "points: none;" in (tmp_path / "report.html").read_text()
+
+
 @pytest.mark.parametrize("command", ["report", "sweep"])
 def test_a_damaged_store_file_is_one_line(command, files, tmp_path):
     (tmp_path / "experiment.json").write_text('{"name": "one", "title": "One", "points": []}')

@@ -38,7 +38,9 @@ def load(out: str | Path):
         labels = {k: v for k, v in p["values"].items() if "." not in k and k not in row}
         frame.append({"group": p["group"], **row, **labels, "family": p.get("family") or p["key"],
                       "repetition": p.get("repetition", 0)})
-    df = pandas.DataFrame(frame)
+    # The columns every point has, also when the record lists none (the page then says so).
+    df = pandas.DataFrame(frame, columns=None if frame else ["group", "key", "state", "topology", "family",
+                                                             "repetition"])  # fmt: skip
     cols = (
         "status",
         "offered_load",
@@ -359,7 +361,7 @@ def render(doc: dict[str, Any], df) -> str:
     sat = saturation(df)
     e = html.escape
     status = runs["status"].where(runs["state"] == "done", runs["state"]).fillna("unknown")
-    counts = ", ".join(f"{n} {e(str(s))}" for s, n in status.value_counts().items())
+    counts = ", ".join(f"{n} {e(str(s))}" for s, n in status.value_counts().items()) or "none"
     figs = [(spec.get("title", spec.get("kind")), _figure_html(spec, df, sat))
             for spec in doc.get("report", {}).get("figures", [])]  # fmt: skip
     if not doc.get("report", {}).get("figures"):
