@@ -239,6 +239,26 @@ def test_the_saturation_table_of_an_unfinished_sweep_says_so(tmp_path):
                                  "finish the curve"]  # fmt: skip
 
 
+def test_a_folder_of_another_experiment_is_refused(cli, tmp_path):
+    """A sweep into the output folder of another experiment would replace its record: the
+    earlier points would vanish from its report while its store mixed both."""
+    out = tmp_path / "out"
+    (tmp_path / "one.toml").write_text(torus_sweep("one", 500, "axes.traffic.load = [0.1]"))
+    (tmp_path / "two.toml").write_text(torus_sweep("two", 500, "axes.traffic.load = [0.2]"))
+    run_sweep(experiment.load(tmp_path / "one.toml"), out, jobs=1, progress=False)
+    record = (out / "experiment.json").read_text()
+    with pytest.raises(hpcnetsim.ConfigError, match="holds the results of experiment 'one', not 'two'"):
+        run_sweep(experiment.load(tmp_path / "two.toml"), out, jobs=1, progress=False)
+    r = cli("sweep", str(tmp_path / "two.toml"), "--out", str(out), "--no-progress")
+    assert r.returncode == 2 and r.stdout == "" and len(r.stderr.splitlines()) == 1, (r.stdout, r.stderr)
+    assert f"--out = {out} is invalid: it holds the results of experiment 'one'" in r.stderr
+    assert (out / "experiment.json").read_text() == record and len(hpcnetsim.results(out)) == 1
+    # The same experiment, changed, runs into its folder: only its new points run.
+    (tmp_path / "one.toml").write_text(torus_sweep("one", 500, "axes.traffic.load = [0.1, 0.2]"))
+    again = run_sweep(experiment.load(tmp_path / "one.toml"), out, jobs=1, progress=False)
+    assert (again.stored_before, again.ran) == (1, 1)
+
+
 def test_results_refuses_a_folder_that_is_no_store(tmp_path):
     # results("results") for a sweep written to results/mine is an error, not an empty frame.
     out = tmp_path / "results" / "mine"

@@ -44,6 +44,9 @@ def run_experiment(args, path: Path, report: bool) -> int:
     from .._files import check_output_folder
 
     check_output_folder(out)  # before the header line: a refused folder prints nothing else
+    from ..experiments.sweep import check_same_experiment
+
+    check_same_experiment(exp, out)
     where = args.scheduler or f"{args.jobs or 'all'} local processes"
     reps = f" ({exp.repetitions} repetitions each)" if exp.repetitions > 1 else ""
     print(f"{exp.name}: {len(exp.points)} points{reps}, output {out}, on {where}", flush=True)

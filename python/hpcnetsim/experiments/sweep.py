@@ -95,6 +95,23 @@ def read_experiment(out: Path) -> dict:
     return doc
 
 
+def check_same_experiment(exp: Experiment, out: str | Path) -> None:
+    """Refuses an output folder that holds another experiment's results (its ``experiment.json``
+    names another experiment): the sweep would replace that record, so its report would lose
+    the earlier points while the store mixed both. A record that cannot be read says nothing
+    and is rewritten, as before."""
+    from .._core import ConfigError
+
+    try:
+        old = json.loads((Path(out) / EXPERIMENT_FILE).read_text())
+    except (OSError, ValueError):
+        return
+    name = old.get("name") if isinstance(old, dict) else None
+    if isinstance(name, str) and name != exp.name:
+        raise ConfigError(f"--out = {out} is invalid: it holds the results of experiment {name!r}, not {exp.name!r} "
+                          f"({EXPERIMENT_FILE}): choose another folder, or remove this one to start again")  # fmt: skip
+
+
 def run_sweep(
     exp: Experiment,
     out: str | Path,
@@ -110,6 +127,7 @@ def run_sweep(
     client = connect(scheduler) if scheduler else None  # before writing anything: the address may be wrong
     try:
         with store.SweepLock(out):
+            check_same_experiment(exp, out)
             return _run(exp, out, jobs, client, progress, on_point)
     finally:
         if client is not None:
