@@ -187,7 +187,7 @@ def test_study_run_writes_a_self_contained_report(cli, tmp_path):
     page = (tmp_path / "out" / "report.html").read_text()
     assert page.count("<svg ") >= 1 and "<table" in page and "data:image/png" not in page
     assert hpcnetsim.__version__ in page and "torus:4x4" in page and "Saturation throughput" in page
-    assert bad.returncode == 2 and "study = 'nope' is invalid: one of small" in bad.stderr
+    assert bad.returncode == 2 and "study = 'nope' is invalid: one of small, or all (every study" in bad.stderr
     (tmp_path / "out" / "report.html").unlink()
     r = cli("report", str(tmp_path / "out"))
     assert r.returncode == 0 and (tmp_path / "out" / "report.html").stat().st_size > 10_000

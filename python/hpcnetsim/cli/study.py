@@ -40,12 +40,16 @@ def _study_run(args) -> int:
 
 
 def _study_run_one(args) -> int:
+    from .._core import ConfigError
     from .._files import check_output_folder
     from ..studies.benchmark_study import is_benchmark_study
     from ..studies.quadrics import is_quadrics_study, run_study
     from ..studies.catalog import find
 
-    path = find(args.name)
+    try:
+        path = find(args.name)
+    except ConfigError as e:  # study run also takes all, which find() does not list
+        raise ConfigError(f"{e}, or all (every study and a landing page)") from None
     from ..studies.procurement_study import is_procurement_study
 
     if is_procurement_study(path):
