@@ -39,13 +39,23 @@ impl Config {
 fn check(cfg: &mut Config, toml: Option<&str>) -> Result<()> {
     let declared = Params::fields();
     if let Some((name, _)) = cfg.switch.technology_fields.iter().find(|(n, _)| !declared.contains(n)) {
-        let known = declared.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", ");
+        let quoted = |names: &[&str]| names.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", ");
         let at = match toml.and_then(|text| line_of(text, name)) {
             Some(line) => format!("line {line} (in [switch])"),
             None => "switch".to_string(),
         };
+        let general = crate::config::presets::SwitchFields::NAMES;
+        let nearest = general
+            .iter()
+            .chain(declared.iter())
+            .map(|known| (strsim::levenshtein(name, known), *known))
+            .min()
+            .filter(|&(edits, known)| edits <= 2.max(known.len() / 4))
+            .map_or(String::new(), |(_, known)| format!(" (did you mean `{known}`?)"));
         return Err(Error::Unsupported(format!(
-            "config: {at}: unknown field `{name}`, expected a field of docs/config.md or a switch technology's: {known}"
+            "config: {at}: unknown field `{name}`{nearest}, expected one of {}, or a switch technology's: {}",
+            quoted(general),
+            quoted(&declared)
         )));
     }
     Params::check(cfg)?;
@@ -100,6 +110,29 @@ mod tests {
             let s: SwitchConfig = toml::from_str(&format!("{name} = 1\n")).unwrap();
             assert_eq!(s.technology_fields.get(name), Some(&serde_json::json!(1)), "{name}");
         }
+    }
+
+    /// Every name the unknown-field message lists as a `[switch]` field is one: written, it is
+    /// read as that field (a value of the wrong type is refused as such), never kept as a
+    /// technology's field.
+    #[test]
+    fn listed_switch_fields_are_the_table_s() {
+        for name in crate::config::presets::SwitchFields::NAMES {
+            if let Ok(s) = toml::from_str::<SwitchConfig>(&format!("{name} = 1\n")) {
+                assert!(s.technology_fields.iter().next().is_none(), "{name}");
+            }
+        }
+    }
+
+    /// An unknown field names the nearest known one, general or a technology's, and lists both.
+    #[test]
+    fn unknown_field_suggests_the_nearest() {
+        let err = |field: &str| Config::from_toml(&format!("{BASE}{field} = 2\n")).unwrap_err().to_string();
+        let e = err("vsc");
+        assert!(e.contains("line 3 (in [switch]): unknown field `vsc` (did you mean `vcs`?)"), "{e}");
+        assert!(e.contains("`queue_packets`") && e.contains("`speedup`"), "{e}");
+        assert!(err("speedupp").contains("(did you mean `speedup`?)"));
+        assert!(!err("colour").contains("did you mean"));
     }
 
     /// Written in any order, from TOML or JSON, the fields read and serialise alike.

@@ -104,14 +104,11 @@ impl TryFrom<SwitchFields> for SwitchConfig {
     }
 }
 
-impl SwitchFields {
-    /// Sets every field written here in `s`.
-    fn apply(self, s: &mut SwitchConfig) {
-        let f = self;
-        macro_rules! set {
-            ($($field:ident),*) => { $(if let Some(v) = f.$field { s.$field = v; })* };
-        }
-        set!(
+/// The fields every `[switch]` table takes with a value, written once for [`SwitchFields::apply`]
+/// and [`SwitchFields::NAMES`].
+macro_rules! plain_fields {
+    ($then:ident) => {
+        $then!(
             queue_packets,
             vcs,
             injection_queue_packets,
@@ -134,7 +131,26 @@ impl SwitchFields {
             crossbar_delay_cycles,
             input_packet_cycles,
             buffer_flits
-        );
+        )
+    };
+}
+
+impl SwitchFields {
+    /// The names of every field a `[switch]` table may write beside the technologies' own.
+    pub const NAMES: &[&str] = {
+        macro_rules! names {
+            ($($field:ident),*) => { &["preset", $(stringify!($field),)* "nic_link_delay_cycles"] };
+        }
+        plain_fields!(names)
+    };
+
+    /// Sets every field written here in `s`.
+    fn apply(self, s: &mut SwitchConfig) {
+        let f = self;
+        macro_rules! set {
+            ($($field:ident),*) => { $(if let Some(v) = f.$field { s.$field = v; })* };
+        }
+        plain_fields!(set);
         for (name, value) in f.technology_fields.iter() {
             s.technology_fields.set(name.to_string(), value.clone());
         }
