@@ -7,6 +7,7 @@ import tomllib
 from pathlib import Path
 
 import hpcnetsim
+import pytest
 
 #: Every name ``import hpcnetsim`` offers, as documented (README, docs/python.md).
 PUBLIC = {
@@ -55,3 +56,12 @@ def test_the_console_entry_point_is_the_cli_main():
     assert main(["topo", "describe", "torus:4x4", "--json"]) == 0
     out = subprocess.run([sys.executable, "-m", "hpcnetsim", "study", "list"], capture_output=True, text=True)
     assert out.returncode == 0 and "twin-torus" in out.stdout, out.stderr
+
+
+def test_a_topology_is_built_from_its_spec():
+    """``Topology("spec")`` is ``Topology.from_spec("spec")``; anything but a spec is one error."""
+    assert hpcnetsim.Topology("torus:4x4").describe() == hpcnetsim.Topology.from_spec("torus:4x4").describe()
+    with pytest.raises(hpcnetsim.ConfigError, match="spec = 3 is invalid: a string"):
+        hpcnetsim.Topology(3)
+    with pytest.raises(hpcnetsim.ConfigError, match="torus"):
+        hpcnetsim.Topology("torus:0x4")

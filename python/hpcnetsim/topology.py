@@ -38,15 +38,21 @@ class Topology:
     those of the compiled core, see ``hpcnetsim/_core.pyi``.
     """
 
-    def __init__(self, core: _core.Topology):
-        self._core = core
+    def __init__(self, spec: str | _core.Topology):
+        """``Topology("torus:8x8")`` builds from a spec, as :meth:`from_spec` does."""
+        if isinstance(spec, _core.Topology):
+            self._core = spec
+        elif isinstance(spec, str):
+            self._core = _core.Topology.from_spec(spec)
+        else:
+            raise _core.ConfigError(f"spec = {spec!r} is invalid: a string such as 'torus:8x8'")
 
     @classmethod
     def from_spec(cls, spec: str) -> "Topology":
         """Parse and build; raises :class:`hpcnetsim.ConfigError` on a bad spec."""
         if not isinstance(spec, str):
             raise _core.ConfigError(f"spec = {spec!r} is invalid: a string such as 'torus:8x8'")
-        return cls(_core.Topology.from_spec(spec))
+        return cls(spec)
 
     def describe(self) -> dict[str, Any]:
         """Properties, throughput bounds and costs, keyed as in ``topo describe --json``."""
