@@ -188,9 +188,17 @@ def test_study_run_writes_a_self_contained_report(cli, tmp_path):
     assert page.count("<svg ") >= 1 and "<table" in page and "data:image/png" not in page
     assert hpcnetsim.__version__ in page and "torus:4x4" in page and "Saturation throughput" in page
     assert bad.returncode == 2 and "study = 'nope' is invalid: one of small, or all (every study" in bad.stderr
+    # The base config reads as a config file: bare keys, [switch] rather than ["switch"].
+    assert "\n[switch]\n" in page and "\nvcs = " in page and '&quot;vcs&quot;' not in page
     (tmp_path / "out" / "report.html").unlink()
+    figures = tmp_path / "out" / "figures"
+    drawn = sorted(p.name for p in figures.iterdir())
+    # A figure of an earlier report with more figures goes; a file of the user's stays.
+    for name in ("figure-99.png", "figure-99.svg", "notes.txt"):
+        (figures / name).write_text("x")
     r = cli("report", str(tmp_path / "out"))
     assert r.returncode == 0 and (tmp_path / "out" / "report.html").stat().st_size > 10_000
+    assert sorted(p.name for p in figures.iterdir()) == sorted([*drawn, "notes.txt"])
     r = cli("report", str(tmp_path / "nowhere"))
     assert r.returncode == 2 and "no experiment.json" in r.stderr and len(r.stderr.splitlines()) == 1
 

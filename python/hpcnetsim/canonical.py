@@ -6,6 +6,7 @@ import functools
 import hashlib
 import json
 import math
+import re
 from typing import Any
 
 from . import _core
@@ -14,16 +15,21 @@ from ._core import ConfigError, __version__
 
 def to_toml(config: dict[str, Any]) -> str:
     """A config dict (top-level fields and one level of tables) as TOML text the core can read."""
-    top = [f"{k} = {_value(v, k)}" for k, v in config.items() if not isinstance(v, dict)]
+    top = [f"{_key(k)} = {_value(v, k)}" for k, v in config.items() if not isinstance(v, dict)]
     lines = list(top)
     for name, table in config.items():
         if isinstance(table, dict):
-            lines.append(f"[{json.dumps(name)}]")
+            lines.append(f"[{_key(name)}]")
             for k, v in table.items():
                 if isinstance(v, dict):
                     raise ConfigError(f"{name}.{k} = {v!r} is invalid: a value, not a table")
-                lines.append(f"{json.dumps(k)} = {_value(v, f'{name}.{k}')}")
+                lines.append(f"{_key(k)} = {_value(v, f'{name}.{k}')}")
     return "\n".join(lines) + "\n"
+
+
+def _key(name: str) -> str:
+    """A TOML key: bare when TOML allows it (``vcs``), quoted otherwise."""
+    return name if re.fullmatch(r"[A-Za-z0-9_-]+", name) else json.dumps(name)
 
 
 def _value(v: Any, path: str) -> str:

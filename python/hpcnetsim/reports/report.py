@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import html
 import math
+import re
 import json
 import tempfile
 from pathlib import Path
@@ -427,6 +428,12 @@ def write_report(out: str | Path) -> Path:
     for name, png, text in _FIGURES:
         atomic_write(Path(out) / "figures" / f"{name}.png", lambda tmp, b=png: tmp.write_bytes(b))
         atomic_write_text(Path(out) / "figures" / f"{name}.svg", text)
+    # An earlier report with more figures left files this one did not write: they would
+    # look current beside it.
+    written = {name for name, _, _ in _FIGURES}
+    for old in (Path(out) / "figures").glob("figure-*.*"):
+        if re.fullmatch(r"figure-\d+\.(png|svg)", old.name) and old.stem not in written:
+            old.unlink()
     _FIGURES.clear()
     atomic_write_text(path, page)
     return path
