@@ -111,3 +111,14 @@ def test_an_unreachable_scheduler_is_one_line_exit_2(cli, tmp_path, monkeypatch)
     assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1, r.stderr
     assert "--scheduler = 'tcp://127.0.0.1:9' is invalid" in r.stderr
     assert not (tmp_path / "o" / "store").exists()
+
+
+def test_jobs_beside_a_scheduler_is_refused(cli, tmp_path):
+    """--jobs sets local processes; with --scheduler the workers run the points, so the flag
+    would be ignored: one line, exit 2, before anything is written."""
+    f = tmp_path / "s.toml"
+    f.write_text(SLOW)
+    r = cli("sweep", str(f), "--out", str(tmp_path / "o"), "--scheduler", "tcp://127.0.0.1:9", "--jobs", "2")
+    assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1, r.stderr
+    assert "--jobs = 2 is invalid: not with --scheduler" in r.stderr
+    assert not (tmp_path / "o").exists()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from .._core import ConfigError
 from .arguments import jobs_arg, path_arg, repetitions_arg
 
 # Names for annotations only: importing `typing` and `pathlib` costs start-up time.
@@ -39,6 +40,9 @@ def run_experiment(args, path: Path, report: bool) -> int:
         from ..experiments.executors import check_address
 
         check_address(args.scheduler)
+        if args.jobs is not None:
+            # The cluster's workers decide how many points run at once, not this process.
+            raise ConfigError(f"--jobs = {args.jobs} is invalid: not with --scheduler (the Dask workers run the points)")
     exp = experiment.load(path, quick=args.quick, repetitions=args.repetitions)
     out = args.out or path_arg("results") / (exp.name + ("-quick" if args.quick else ""))
     from .._files import check_output_folder
