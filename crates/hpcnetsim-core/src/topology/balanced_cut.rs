@@ -1,4 +1,5 @@
-//! A balanced cut of a switch graph without a closed-form bisection (Slim Fly, Jellyfish):
+//! A balanced cut of a switch graph without a closed-form bisection (Slim Fly, Jellyfish,
+//! imported fabrics with the same terminals on every switch):
 //! Fiduccia–Mattheyses refinement of a breadth-first split. It is a valid balanced cut, so
 //! an upper bound on the minimum bisection, usually far below the terminal cut those
 //! families reported before; the tests compare it with exhaustive search on small graphs.

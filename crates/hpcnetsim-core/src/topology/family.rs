@@ -145,8 +145,9 @@ impl Family {
             // A refined balanced cut of the graph (an upper bound), up to its size limit.
             Family::SlimFly(f) => f.bisection_channels(),
             Family::Jellyfish(j) => j.bisection_channels(),
-            // Not computed for arbitrary graphs: the terminal cut below is an upper bound.
-            Family::Fabric(_) => u64::MAX,
+            // Refined as a Slim Fly's when every switch has the same terminals; else the
+            // terminal cut below, an upper bound.
+            Family::Fabric(f) => f.bisection_channels(),
         };
         family_cut.min(terminal_cut)
     }

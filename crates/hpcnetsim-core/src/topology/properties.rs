@@ -200,8 +200,11 @@ impl Topology {
         let b = bisection_channels as f64;
         let bound = match self.family() {
             Family::Crossbar(_) => 1.0,
-            // Imported fabrics: the paper's formula on the terminal cut (an upper bound).
-            Family::Tree(_) | Family::Fabric(_) => 2.0 * b / n,
+            // Imported fabrics with terminals on some switches only (trees' leaves): the
+            // paper's formula on the terminal cut. Those with the same terminals on every
+            // switch (dragonflies, Slim Flies) have a refined cut and the general bound below.
+            Family::Fabric(f) if f.uniform_terminals().is_none() => 2.0 * b / n,
+            Family::Tree(_) => 2.0 * b / n,
             _ => b * (n - 1.0) / ((n / 2.0).floor() * (n / 2.0).ceil()),
         };
         bound.min(1.0)

@@ -145,3 +145,34 @@ fn malformed_fabric_files_name_the_line() {
     let e = Topology::from_spec("ibnet:/nonexistent/fabric").unwrap_err().to_string();
     assert!(e.contains("/nonexistent/fabric"), "{e}");
 }
+
+/// A fabric with the same terminals on every switch gets the balanced cut the Slim Fly family
+/// gets, not the terminal cut N/2: the Slim Fly files equal their family's cut (same graph,
+/// same numbering), the Edison dragonfly from CODES' files lies between the Cascade family's
+/// closed form and N/2 and takes the general bisection bound. A fabric with terminals on some
+/// switches only (a tree's leaves) keeps N/2 and the trees' formula.
+#[test]
+fn fabrics_with_terminals_on_every_switch_get_a_refined_bisection() {
+    let cut = |spec: &str| Topology::from_spec(spec).unwrap().family().bisection_channels();
+    let q5 = format!("ibnet:{},t=3", data("slimfly_q5_ibsim.txt"));
+    assert_eq!((cut(&q5), cut("slimfly:q=5,p=3")), (65, 65));
+    let q13 = format!("anynet:{}", data("slimfly_q13_MMS.19.9.bsconf"));
+    assert_eq!((cut(&q13), cut("slimfly:q=13,p=9")), (1105, 1105));
+    assert!(cut(&q13) < Topology::from_spec(&q13).unwrap().num_terminals() as u64 / 2);
+    let edison = format!(
+        "codes-dragonfly:{},{},p=4",
+        data("codes_edison/intra-edison.csv"),
+        data("codes_edison/inter-edison.csv")
+    );
+    let closed_form = cut("cascade:groups=15,rows=6,cols=16,p=4,global=24");
+    let e = Topology::from_spec(&edison).unwrap();
+    let fabric_cut = e.family().bisection_channels();
+    assert!(closed_form <= fabric_cut && fabric_cut < 5760 / 2, "{closed_form} {fabric_cut}");
+    let n = 5760.0;
+    let general = fabric_cut as f64 * (n - 1.0) / (n / 2.0 * n / 2.0);
+    assert_eq!(e.bisection_throughput(fabric_cut), general.min(1.0));
+    let tree = Topology::from_spec(&format!("ibdm:{}", data("ib_flit_sim/is1_3l_32n.topo"))).unwrap();
+    let n = tree.num_terminals() as u64;
+    assert_eq!(tree.family().bisection_channels(), n / 2);
+    assert_eq!(tree.bisection_throughput(n / 2), 1.0);
+}
