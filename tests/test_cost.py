@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 import json
 import re
 from math import comb
@@ -234,3 +235,9 @@ def test_compare_table_keeps_a_spec_with_suffixes_in_its_cell(cli, tmp_path):
         cells = [len(re.split(r"(?<!\\)\|", line)) for line in rows]
         assert len(rows) == 5 and len(set(cells)) == 1, rows
         assert "| tree:k=4,n=2\\|planes:2 |" in text
+    # Two planes: 32 NIC ports on 16 endpoints, the cost per endpoint divides by the 16; prices
+    # are whole dollars, never in exponent notation.
+    row = next(r for r in csv.DictReader(open(tmp_path / "cmp" / "compare.csv")) if r["spec"].endswith("planes:2"))
+    assert (row["terminals"], row["endpoints"]) == ("32", "16")
+    assert float(row["cost_per_endpoint_usd"]) == pytest.approx(float(row["cost_usd"]) / 16)
+    assert "e+" not in r.stdout

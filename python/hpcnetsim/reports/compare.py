@@ -13,6 +13,7 @@ from ..topology import Topology
 COLUMNS = (
     "spec",
     "terminals",
+    "endpoints",
     "switches",
     "links",
     "radix",
@@ -63,7 +64,10 @@ def format_table(rows: list[dict]) -> str:
         if v is None:  # ideal_throughput of a network too large to solve
             return "not computed"
         if isinstance(v, float):
-            return f"{v:.0f}" if v.is_integer() and abs(v) >= 1 else f"{v:.4g}"
+            # Whole units from 1 000 up (prices, watts), so that a column reads alike row by row.
+            if abs(v) >= 1000 or (v.is_integer() and abs(v) >= 1):
+                return f"{v:.0f}"
+            return f"{v:.4g}"
         # A spec's suffixes (`SPEC|planes:2`) would end the cell: Markdown escapes the bar.
         return str(v).replace("|", "\\|")
 
