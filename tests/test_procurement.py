@@ -237,6 +237,21 @@ def test_a_network_chosen_for_two_classes_is_measured_in_both():
         assert row["alltoall_cycles"] == row["allreduce_cycles"] == 1000, (row["class"], row["spec"])
 
 
+def test_a_network_chosen_for_two_classes_has_its_ebb_measured_once(monkeypatch):
+    study = S.load(find("procurement"), quick=True)
+    study["classes"] = [1000, 1100]
+    sizing, _ = S.plan(study)
+    calls = []
+    monkeypatch.setattr(S, "_ebb", lambda study, spec, family, endpoints: calls.append(spec) or {"ebb": len(calls)})
+    ebbs = S.measure_ebbs(study, sizing, lambda text: None)
+    specs = [c.spec for cs in sizing.values() for c in cs if c.spec]
+    assert sorted(calls) == sorted(set(specs)) and len(calls) < len(specs)
+    for target, cs in sizing.items():
+        for c in cs:
+            if c.spec:
+                assert ebbs[(target, c.family)] == {"ebb": calls.index(c.spec) + 1}
+
+
 TINY = """
 name = "tiny-procurement"
 runner = "procurement"

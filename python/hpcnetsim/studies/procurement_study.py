@@ -196,6 +196,21 @@ def _ebb(study: dict, spec: str, family: str, endpoints: int) -> dict[str, Any]:
         return {"ebb": None, "ebb_error": str(e).splitlines()[0]}
 
 
+def measure_ebbs(study: dict, sizing: dict, log) -> dict[tuple[int, str], dict[str, Any]]:
+    """The eBB of every class's chosen network, by (class, family); a network two classes
+    choose is measured once (its eBB is the same for both)."""
+    ebbs, measured = {}, {}
+    for target, choices in sizing.items():
+        for c in choices:
+            if c.spec is None:
+                continue
+            if (c.family, c.spec) not in measured:
+                log(f"eBB {c.spec} ({study['routing'][c.family]['algorithm']})")
+                measured[(c.family, c.spec)] = _ebb(study, c.spec, c.family, c.endpoints)
+            ebbs[(target, c.family)] = measured[(c.family, c.spec)]
+    return ebbs
+
+
 def measurements(study: dict, sizing: dict, exp, rows: dict[str, dict], ebbs: dict) -> list[dict[str, Any]]:
     """One row per (class, family): sizing, cost, power, saturation per pattern, eBB, collective
     times and throughput per cost and per watt; ``rows`` are the stored points by key."""
@@ -268,12 +283,7 @@ def run(path: Path, out: Path, quick: bool = False, jobs: int | None = None, sch
     for key, error in summary.failed:
         log(f"failed {key[:12]}: {error}")
     rows = {r["key"]: r for r in store.read_rows(out)}
-    ebbs = {}
-    for target, choices in sizing.items():
-        for c in choices:
-            if c.spec is not None:
-                log(f"eBB {c.spec} ({study['routing'][c.family]['algorithm']})")
-                ebbs[(target, c.family)] = _ebb(study, c.spec, c.family, c.endpoints)
+    ebbs = measure_ebbs(study, sizing, log)
     table = measurements(study, sizing, exp, rows, ebbs)
     results = {"study": {k: v for k, v in study.items() if k != "quick"}, "rows": table,
                "sizing": {str(t): [{"family": c.family, "spec": c.spec, "priced": c.priced, "reason": c.reason}
