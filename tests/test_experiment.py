@@ -155,6 +155,15 @@ BAD = [
         "sweep 0 name = 3 is invalid: a non-empty string",
     ),
     ('name = "x"\ntitle = 5\nbase.topology = "torus:4x4"\n[[sweep]]\naxes.seed = [1]\n', "title = 5 is invalid"),
+    # An axis of tables and plain values mixed; an expression in a field that is no number.
+    (
+        'name = "x"\nbase.topology = "torus:4x4"\n[[sweep]]\naxes.switch = [{ vcs = 2 }, 3]\n',
+        "axes.switch[1] = 3 is invalid: a table of fields, as [0] is",
+    ),
+    (
+        'name = "x"\nbase.topology = "torus:4x4"\n[[sweep]]\naxes.topology = ["=1"]\n',
+        "axes.topology[0] = '=1' is invalid: a string, as topology in docs/config.md (expressions",
+    ),
     ('name = "x"\nbase = 3\n', "base = 3 is invalid"),
     ('name = "x"\n[[sweep]\n', "invalid TOML"),
     ("", "name = missing"),

@@ -87,6 +87,11 @@ def _check_value(path: str, value: Any, where: str) -> None:
     default = valid_paths()[path]
     if is_expression(value) and isinstance(default, (int, float)) and not isinstance(default, bool):
         return
+    if is_expression(value):
+        # Expressions give numbers: in another field the core would refuse the number, not name
+        # the expression.
+        raise ConfigError(f"{where} = {value!r} is invalid: {_type_name(default)}, as {path} in docs/config.md "
+                          f"(expressions, '=...', are for numeric fields)")  # fmt: skip
     ok = type(value) is type(default) or (type(default) is float and type(value) is int)
     # Sizes may be written with a unit ("16 KiB", docs/config.md).
     ok = ok or (path in SIZE_PATHS and isinstance(value, str))
@@ -131,7 +136,13 @@ def _axes(axes: Any, where: Callable[[str], str]) -> list[tuple[str, list[dict[s
             raise ConfigError(f"{w} = {values!r} is invalid: a non-empty list of values")
         if not values:
             raise ConfigError(f"{w} = [] is invalid: a non-empty list of values")
-        if all(isinstance(v, dict) for v in values):
+        tables = [isinstance(v, dict) for v in values]
+        if any(tables) and not all(tables):
+            odd = tables.index(not tables[0])
+            kind = "a table of fields" if tables[0] else "a plain value"
+            raise ConfigError(f"{w}[{odd}] = {values[odd]!r} is invalid: {kind}, as [0] is (an axis's values are "
+                              f"all tables or all plain values)")  # fmt: skip
+        if all(tables):
             prefix = (
                 f"{name}." if name in settable_config() and isinstance(settable_config()[name], dict) else ""
             )
