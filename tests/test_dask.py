@@ -110,6 +110,7 @@ def test_an_unreachable_scheduler_is_one_line_exit_2(cli, tmp_path, monkeypatch)
     )
     assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1, r.stderr
     assert "--scheduler = 'tcp://127.0.0.1:9' is invalid" in r.stderr
+    assert r.stdout == "", "no header line announcing a sweep that never starts"
     assert not (tmp_path / "o" / "store").exists()
 
 

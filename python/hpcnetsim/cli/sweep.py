@@ -53,8 +53,9 @@ def run_experiment(args, path: Path, report: bool) -> int:
     check_same_experiment(exp, out)
     where = args.scheduler or f"{args.jobs or 'all'} local processes"
     reps = f" ({exp.repetitions} repetitions each)" if exp.repetitions > 1 else ""
-    print(f"{exp.name}: {len(exp.points)} points{reps}, output {out}, on {where}", flush=True)
-    summary = run_sweep(exp, out, jobs=args.jobs, scheduler=args.scheduler, progress=not args.no_progress)
+    header = f"{exp.name}: {len(exp.points)} points{reps}, output {out}, on {where}"
+    summary = run_sweep(exp, out, jobs=args.jobs, scheduler=args.scheduler, progress=not args.no_progress,
+                        on_start=lambda: print(header, flush=True))  # fmt: skip
     print(f"{summary.total} points: {summary.stored_before} already stored, {summary.ran} run, "
           f"{len(summary.failed)} failed; store {out / 'store'}")  # fmt: skip
     if summary.statuses:

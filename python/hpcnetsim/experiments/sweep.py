@@ -119,8 +119,11 @@ def run_sweep(
     scheduler: str | None = None,
     progress: bool = True,
     on_point: Callable[[str, str | None], None] | None = None,
+    on_start: Callable[[], None] | None = None,
 ) -> Summary:
-    """Run every point of ``exp`` not yet stored under ``out``; local processes unless ``scheduler``."""
+    """Run every point of ``exp`` not yet stored under ``out``; local processes unless ``scheduler``.
+    ``on_start`` is called once the scheduler answered and the folder is locked, before any point
+    runs (the CLI prints its header line there, so that a refusal is the only line)."""
     from .executors import connect
 
     out = Path(out)
@@ -128,6 +131,8 @@ def run_sweep(
     try:
         with store.SweepLock(out):
             check_same_experiment(exp, out)
+            if on_start is not None:
+                on_start()
             return _run(exp, out, jobs, client, progress, on_point)
     finally:
         if client is not None:
