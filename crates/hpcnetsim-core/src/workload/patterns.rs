@@ -181,6 +181,19 @@ impl Pattern {
                 }
             }
         }
+        // A permutation that maps every terminal to itself leaves every source silent: the
+        // run would measure nothing and report it as a converged run that accepted no load.
+        if !p.fixed.is_empty() && p.fixed.iter().all(|&d| d == usize::MAX) {
+            return Err(Error::invalid(
+                "config",
+                "traffic.pattern",
+                format!("'{name}'"),
+                format!(
+                    "a pattern that sends: on {} ({n} terminals) it maps every terminal to itself, so no terminal sends",
+                    topo.spec()
+                ),
+            ));
+        }
         Ok(p)
     }
 

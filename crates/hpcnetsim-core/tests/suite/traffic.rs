@@ -146,3 +146,34 @@ fn messages_split_into_padded_packets() {
     assert_eq!(message_packets(0, 4, 16), vec![16]);
     assert_eq!(message_packets(64, 4, 16), vec![16]);
 }
+
+#[test]
+fn a_pattern_that_leaves_every_terminal_silent_is_refused() {
+    // Every terminal its own destination: tornado takes ⌈2/2⌉ − 1 = 0 steps on a 2-ary
+    // torus and N/2 − 1 = 0 terminals on a 2-port crossbar, and reversing or shuffling one
+    // address bit changes nothing. Run, such a config measured nothing and reported a
+    // converged run that accepted 0 of its offered load.
+    for (spec, kind) in [
+        ("torus:2x2", PatternKind::Tornado),
+        ("crossbar:2", PatternKind::Tornado),
+        ("crossbar:2", PatternKind::BitReversal),
+        ("crossbar:2", PatternKind::PerfectShuffle),
+        ("crossbar:2", PatternKind::Butterfly),
+    ] {
+        let mut c = Config::from_toml(&format!("topology = \"{spec}\"\n[switch]\nvcs = 2\n")).unwrap();
+        c.traffic.pattern = kind;
+        let e = Pattern::new(&c.traffic, &topo(spec), c.seed).err().unwrap_or_else(|| panic!("{spec} {kind:?}"));
+        let e = e.to_string();
+        assert!(e.contains("traffic.pattern") && e.contains("no terminal sends"), "{spec} {kind:?}: {e}");
+        assert_eq!(e.lines().count(), 1, "{e}");
+        let run = hpcnetsim_core::engine::measure::run(&c).err().map(|e| e.to_string()).unwrap_or_default();
+        assert!(run.contains("traffic.pattern"), "{spec} {kind:?}: the run is refused, got '{run}'");
+    }
+    // Where some terminals send, the others stay silent as before: tornado on a 2x4 torus
+    // moves along the dimension of 4 only.
+    let p = pattern("torus:2x4", PatternKind::Tornado, |_| {});
+    let mut rng = stream(1, Owner::Nic, 0);
+    assert!((0..8).all(|s| p.is_active(s)));
+    assert_eq!(p.destination(0, &mut rng), 2);
+    assert_eq!(pattern("crossbar:2", PatternKind::BitComplement, |_| {}).destination(0, &mut rng), 1);
+}
