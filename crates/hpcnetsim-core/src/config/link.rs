@@ -91,11 +91,31 @@ impl Config {
             }
             Ok(Some(cycles as u32))
         };
-        if let Some(c) = convert("link.switch_latency", &self.link.switch_latency)? {
+        let switch = convert("link.switch_latency", &self.link.switch_latency)?;
+        let wire = convert("link.wire_latency", &self.link.wire_latency)?;
+        if let Some(c) = switch {
             self.switch.switch_delay_cycles = c;
         }
-        if let Some(c) = convert("link.wire_latency", &self.link.wire_latency)? {
+        if let Some(c) = wire {
             self.switch.link_delay_cycles = c;
+        }
+        // A hop takes at least a cycle. When a time written here rounds to no cycle and
+        // leaves none, it is the value to change: the delay fields it replaced were not
+        // written by the user.
+        if self.switch.switch_delay_cycles + self.switch.link_delay_cycles == 0 {
+            let zero = [
+                ("link.wire_latency", &self.link.wire_latency, wire),
+                ("link.switch_latency", &self.link.switch_latency, switch),
+            ]
+            .into_iter()
+            .find(|(_, _, c)| *c == Some(0));
+            if let Some((field, text, _)) = zero {
+                let allowed = format!(
+                    "at least half a cycle of {} ns: it rounds to 0 cycles, and a hop (switch plus wire) takes at least one",
+                    clock.cycle_ns
+                );
+                return Err(Error::invalid("config", field, format!("'{text}'"), allowed));
+            }
         }
         // Traced seconds become cycles of the network's clock unless the workload sets its own.
         let clocked = !self.link.cycle.is_empty() || !self.link.bandwidth.is_empty();

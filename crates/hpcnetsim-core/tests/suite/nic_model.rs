@@ -43,6 +43,32 @@ fn bad_units_name_the_field_in_one_line() {
 }
 
 #[test]
+fn a_link_time_that_rounds_to_no_cycle_is_named() {
+    // 0.9 ns of wire on a 2 ns clock is 0.45 cycles: rounded to 0 it leaves a hop of no
+    // cycle. The error names the time the user wrote, not switch.link_delay_cycles, which
+    // the user did not write.
+    for (link, field, value) in [
+        ("wire_latency = \"0.9 ns\"", "link.wire_latency", "'0.9 ns'"),
+        ("switch_latency = \"0.4 ns\"\nwire_latency = \"0.5 ns\"", "link.wire_latency", "'0.5 ns'"),
+    ] {
+        let text = format!("topology = \"torus:4x4\"\n[link]\ncycle = \"2 ns\"\n{link}\n");
+        let e = Config::from_toml(&text).unwrap_err().to_string();
+        assert!(e.contains(&format!("{field} = {value} is invalid")) && !e.contains('\n'), "{e}");
+        assert!(!e.contains("link_delay_cycles"), "{e}");
+    }
+    let text = "topology = \"torus:4x4\"\n[switch]\nlink_delay_cycles = 0\n[link]\ncycle = \"2 ns\"\nswitch_latency = \"0.9 ns\"\n";
+    let e = Config::from_toml(text).unwrap_err().to_string();
+    assert!(e.contains("link.switch_latency = '0.9 ns' is invalid"), "{e}");
+    // Half a cycle or more rounds up to one: 1 ns on a 2 ns clock is a one-cycle wire.
+    let ok = "topology = \"torus:4x4\"\n[link]\ncycle = \"2 ns\"\nwire_latency = \"1 ns\"\n";
+    let c = Config::from_toml(ok).unwrap();
+    assert_eq!((c.switch.switch_delay_cycles, c.switch.link_delay_cycles), (0, 1));
+    // A delay the config writes as 0 is still its own error when no [link] time is involved.
+    let e = Config::from_toml("topology = \"torus:4x4\"\n[switch]\nlink_delay_cycles = 0\n").unwrap_err().to_string();
+    assert!(e.contains("switch.link_delay_cycles = 0 is invalid"), "{e}");
+}
+
+#[test]
 fn link_times_become_cycles_and_presets_fill_defaults() {
     let c = config("technology = \"qsnet\"", "");
     let clock = c.clock().unwrap();
