@@ -10,9 +10,11 @@ pub const MAX_CYCLES: u64 = 1_000_000_000_000;
 /// Most windows, batches or repetitions any count field may ask for.
 pub const MAX_COUNT: u64 = 1_000_000;
 
-fn at_most(field: &str, value: u64, max: u64, what: &str) -> Result<()> {
+/// Refuses `value` above `max`, telling the field's whole range, `min` to `max` (its lower
+/// bound is checked where the field's other rules are).
+fn at_most(field: &str, value: u64, (min, max): (u64, u64), what: &str) -> Result<()> {
     if value > max {
-        return Err(Error::invalid("config", field, value, format!("{what} between 1 and {max}")));
+        return Err(Error::invalid("config", field, value, format!("{what} between {min} and {max}")));
     }
     Ok(())
 }
@@ -30,13 +32,13 @@ pub(crate) fn num(x: f64) -> String {
 pub(crate) fn check(cfg: &Config) -> Result<()> {
     let m = &cfg.measurement;
     let cycles = "a number of cycles";
-    at_most("measurement.warmup_cycles", m.warmup_cycles, MAX_CYCLES, cycles)?;
-    at_most("measurement.window_cycles", m.window_cycles, MAX_CYCLES, cycles)?;
-    at_most("measurement.max_convergence_cycles", m.max_convergence_cycles, MAX_CYCLES, cycles)?;
-    at_most("measurement.batch_cycles", m.batch_cycles, MAX_CYCLES, cycles)?;
-    at_most("measurement.deadlock_cycles", m.deadlock_cycles, MAX_CYCLES, cycles)?;
-    at_most("measurement.convergence_windows", m.convergence_windows as u64, MAX_COUNT, "a count")?;
-    at_most("measurement.batches", m.batches as u64, MAX_COUNT, "a count")?;
+    at_most("measurement.warmup_cycles", m.warmup_cycles, (0, MAX_CYCLES), cycles)?;
+    at_most("measurement.window_cycles", m.window_cycles, (1, MAX_CYCLES), cycles)?;
+    at_most("measurement.max_convergence_cycles", m.max_convergence_cycles, (1, MAX_CYCLES), cycles)?;
+    at_most("measurement.batch_cycles", m.batch_cycles, (1, MAX_CYCLES), cycles)?;
+    at_most("measurement.deadlock_cycles", m.deadlock_cycles, (1, MAX_CYCLES), cycles)?;
+    at_most("measurement.convergence_windows", m.convergence_windows as u64, (1, MAX_COUNT), "a count")?;
+    at_most("measurement.batches", m.batches as u64, (1, MAX_COUNT), "a count")?;
     let total = m.batches as u64 * m.batch_cycles;
     if total > MAX_CYCLES {
         return Err(Error::invalid(
@@ -47,15 +49,15 @@ pub(crate) fn check(cfg: &Config) -> Result<()> {
         ));
     }
     if let Some(w) = &cfg.workload {
-        at_most("workload.stall_cycles", w.stall_cycles, MAX_CYCLES, cycles)?;
-        at_most("workload.compute_cycles", w.compute_cycles, MAX_CYCLES, cycles)?;
-        at_most("workload.tasks", w.tasks as u64, 1 << 26, "a task count (0: one per terminal)")?;
-        at_most("workload.burst_messages", w.burst_messages as u64, MAX_COUNT, "a count")?;
+        at_most("workload.stall_cycles", w.stall_cycles, (1, MAX_CYCLES), cycles)?;
+        at_most("workload.compute_cycles", w.compute_cycles, (0, MAX_CYCLES), cycles)?;
+        at_most("workload.tasks", w.tasks as u64, (0, 1 << 26), "a task count (0: one per terminal)")?;
+        at_most("workload.burst_messages", w.burst_messages as u64, (1, MAX_COUNT), "a count")?;
         for &side in &w.mesh {
-            at_most("workload.mesh", side as u64, 1 << 26, "sides of at most 2^26 tasks")?;
+            at_most("workload.mesh", side as u64, (1, 1 << 26), "sides")?;
         }
-        at_most("workload.message_bytes", w.message_bytes, 1 << 40, "a number of bytes")?;
-        at_most("workload.segment_bytes", w.segment_bytes, 1 << 40, "a number of bytes")?;
+        at_most("workload.message_bytes", w.message_bytes, (0, 1 << 40), "a number of bytes")?;
+        at_most("workload.segment_bytes", w.segment_bytes, (1, 1 << 40), "a number of bytes")?;
     }
     Ok(())
 }

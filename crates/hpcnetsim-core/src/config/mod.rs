@@ -564,12 +564,16 @@ impl Config {
             return bad("traffic.zipf_exponent", &bounds::num(t.zipf_exponent), "a positive number up to 100");
         }
         let m = &self.measurement;
-        if m.window_cycles == 0 || m.batch_cycles == 0 || m.batches == 0 || m.convergence_windows == 0 {
-            return bad(
-                "measurement",
-                &format!("window_cycles={} batches={} batch_cycles={}", m.window_cycles, m.batches, m.batch_cycles),
-                "positive window_cycles, convergence_windows, batches and batch_cycles",
-            );
+        // Each named on its own, with the range bounds.rs allows it.
+        for (field, value, allowed) in [
+            ("measurement.window_cycles", m.window_cycles, ("a number of cycles", bounds::MAX_CYCLES)),
+            ("measurement.convergence_windows", m.convergence_windows as u64, ("a count", bounds::MAX_COUNT)),
+            ("measurement.batches", m.batches as u64, ("a count", bounds::MAX_COUNT)),
+            ("measurement.batch_cycles", m.batch_cycles, ("a number of cycles", bounds::MAX_CYCLES)),
+        ] {
+            if value == 0 {
+                return bad(field, &value, &format!("{} between 1 and {}", allowed.0, allowed.1));
+            }
         }
         if m.convergence_tolerance.is_nan() || m.convergence_tolerance <= 0.0 {
             return bad(

@@ -241,6 +241,26 @@ fn cycle_and_count_fields_are_bounded() {
 }
 
 #[test]
+fn measurement_fields_out_of_range_name_themselves_and_their_range() {
+    // Every field's error names it, its value and its own range (docs/config.md): a zero
+    // count used to name the whole [measurement] table, and fields that allow 0 were told
+    // "between 1 and ...".
+    for (field, value, range) in [
+        ("window_cycles", "0", "between 1 and 1000000000000"),
+        ("convergence_windows", "0", "between 1 and 1000000"),
+        ("batches", "0", "between 1 and 1000000"),
+        ("batch_cycles", "0", "between 1 and 1000000000000"),
+        ("warmup_cycles", "1000000000001", "between 0 and 1000000000000"),
+    ] {
+        let text = format!("topology = \"torus:4x4\"\n[measurement]\n{field} = {value}");
+        let e = Config::from_toml(&text).unwrap_err().to_string();
+        assert!(e.contains(&format!("measurement.{field} = {value} is invalid")) && e.contains(range), "{field}: {e}");
+        assert!(!e.contains('\n'), "{e}");
+    }
+    assert!(Config::from_toml("topology = \"torus:4x4\"\n[measurement]\nwarmup_cycles = 0").is_ok());
+}
+
+#[test]
 fn errors_name_no_rust_types() {
     for text in [
         "topology = \"torus:4x4\"\n[switch]\nvcs = \"two\"",
