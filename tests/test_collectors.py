@@ -65,3 +65,62 @@ def test_bad_stats_values_exit_2_naming_the_field(tmp_path):
     p = subprocess.run([sys.executable, "-m", "hpcnetsim", "run", str(cfg)], capture_output=True, text=True)
     assert p.returncode == 2
     assert "stats.packet_sample" in p.stderr and "Traceback" not in p.stderr
+
+
+def _run(cfg, out, *extra):
+    return subprocess.run([sys.executable, "-m", "hpcnetsim", "run", str(cfg), "--out", str(out), *extra],
+                          check=True, capture_output=True, text=True)  # fmt: skip
+
+
+def test_a_later_run_in_the_same_folder_leaves_no_table_of_an_earlier_one(tmp_path):
+    # The table files carry no config: one an earlier run left would pass for the new run's.
+    cfg = tmp_path / "run.toml"
+    cfg.write_text(
+        'topology = "torus:4x4"\n[switch]\nvcs = 2\n[traffic]\nload = 0.5\n'
+        "[measurement]\nwarmup_cycles = 500\nwindow_cycles = 250\nconvergence_tolerance = 1\n"
+        "batches = 2\nbatch_cycles = 500\n"
+    )
+    out = tmp_path / "out"
+    _run(cfg, out, "--set", "stats.link_utilisation=true", "stats.packet_sample=0.5")
+    assert {"link_utilisation.parquet", "link_utilisation.svg", "packets.parquet"} <= {p.name for p in out.iterdir()}
+    _run(cfg, out, "--set", "stats.latency_percentiles=true")
+    left = {p.name for p in out.iterdir()}
+    assert "latency_percentiles.parquet" in left
+    assert not left & {"link_utilisation.parquet", "link_utilisation.svg", "packets.parquet"}, left
+    _run(cfg, out, "--loads", "0.2,0.4")
+    assert not {p.name for p in out.iterdir()} & {"latency_percentiles.parquet"}
+
+
+def test_a_load_curve_writes_its_tables_with_the_offered_load(tmp_path):
+    cfg = tmp_path / "run.toml"
+    cfg.write_text(
+        'topology = "torus:4x4"\n[switch]\nvcs = 2\n'
+        "[measurement]\nwarmup_cycles = 500\nwindow_cycles = 250\nconvergence_tolerance = 1\n"
+        "batches = 2\nbatch_cycles = 500\n[stats]\npacket_sample = 0.5\nlatency_percentiles = true\n"
+    )
+    out = tmp_path / "out"
+    p = _run(cfg, out, "--loads", "0.2,0.4")
+    assert f"wrote {out / 'packets.parquet'}" in p.stdout
+    packets = pd.read_parquet(out / "packets.parquet")
+    assert list(packets.columns)[0] == "offered_load"
+    percentiles = pd.read_parquet(out / "latency_percentiles.parquet")
+    # Each load's rows are the tables of that load run alone (a run gives the same result
+    # alone or in a load curve, docs/engine.md "Determinism").
+    for load in (0.2, 0.4):
+        alone = hpcnetsim.simulate(cfg_at(cfg, load))
+        rows = packets[packets["offered_load"] == load].drop(columns="offered_load").reset_index(drop=True)
+        pd.testing.assert_frame_equal(rows, alone.tables["packets"], check_dtype=False)
+        mine = percentiles[percentiles["offered_load"] == load]
+        assert int(mine["count"].sum()) == alone.latency["network"]["count"]
+
+
+def cfg_at(path, load):
+    config = hpcnetsim.load_config(path)
+    return {**config, "traffic": {**config.get("traffic", {}), "load": load}}
+
+
+def test_every_table_a_run_returns_is_one_the_folder_cleanup_knows():
+    from hpcnetsim.collected import TABLE_FILES
+
+    r = hpcnetsim.simulate(CONFIG)
+    assert {f"{name}.parquet" for name in r.tables} <= set(TABLE_FILES)

@@ -42,6 +42,17 @@ def link_heatmap(frame: pd.DataFrame, path: Path, title: str) -> None:
     plt.close(fig)
 
 
+#: The files ``hpcnetsim run --out`` writes from a result's tables: ``<table>.parquet`` for
+#: every ``[stats]`` collector (registered in the core's ``observe/mod.rs``) and a replay's
+#: traffic matrix, the utilisation heatmap, and a replay's per-rank table and heatmap
+#: (``inputs/trace.py``). They carry no config: one left by an earlier run in the same
+#: folder would pass for the new run's.
+TABLE_FILES = (
+    "link_utilisation.parquet", "link_utilisation.svg", "latency_percentiles.parquet", "packets.parquet",
+    "traffic.parquet", "ranks.csv", "traffic.png",
+)  # fmt: skip
+
+
 def write_tables(result, out: Path, title: str = "") -> list[Path]:
     """Writes ``<table>.parquet`` for every collector table of ``result`` into ``out``, and
     ``link_utilisation.svg`` (the heatmap) when there is a utilisation series."""
@@ -58,3 +69,34 @@ def write_tables(result, out: Path, title: str = "") -> list[Path]:
             atomic_write(svg, lambda tmp, f=frame, t=label: link_heatmap(f, Path(tmp), t))
             paths.append(svg)
     return paths
+
+
+def write_curve_tables(results: list, out: Path) -> list[Path]:
+    """Writes ``<table>.parquet`` for every collector table of a load curve's ``results`` into
+    ``out``: the loads' rows one after the other, each with its ``offered_load`` first (no
+    heatmap: each load has its own time axis)."""
+    import pandas
+
+    from ._files import atomic_write
+
+    by_name: dict[str, list] = {}
+    for r in results:
+        for name, frame in r.tables.items():
+            by_name.setdefault(name, []).append(frame.assign(offered_load=r.offered_load))
+    paths = []
+    for name, frames_ in by_name.items():
+        table = pandas.concat(frames_, ignore_index=True)
+        table = table[["offered_load", *[c for c in table.columns if c != "offered_load"]]]
+        path = out / f"{name}.parquet"
+        atomic_write(path, lambda tmp, t=table: t.to_parquet(tmp, index=False))
+        paths.append(path)
+    return paths
+
+
+def remove_stale_tables(out: Path, written: list[Path]) -> None:
+    """Removes from ``out`` the table files (:data:`TABLE_FILES`) of an earlier run that this
+    run, which wrote ``written``, did not write."""
+    names = {Path(p).name for p in written}
+    for name in TABLE_FILES:
+        if name not in names:
+            (Path(out) / name).unlink(missing_ok=True)

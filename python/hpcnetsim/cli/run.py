@@ -83,18 +83,25 @@ def _run_config(args) -> int | None:
         d = result.to_dict()
         print(format_execution(d) if causal else format_flow(d) if d.get("model") == "flow" else format_summary(d))
         if args.out is not None:
-            for path in _write_result(result, config, args.out):
-                print(f"wrote {path}")
+            from ..collected import remove_stale_tables
+
+            written = _write_result(result, config, args.out)
             if d.get("replay"):
                 from ..inputs.trace import write_replay
 
-                for path in write_replay(result, args.out, result.kernel):
-                    print(f"wrote {path}")
+                written += write_replay(result, args.out, result.kernel)
+            remove_stale_tables(args.out, written)
+            for path in written:
+                print(f"wrote {path}")
         return EXIT_DEADLOCK if result.status == "deadlock" else 0
     results = _curve(config, check_loads(args.loads), args)
     print(format_curve([r.to_dict() for r in results]))
     if args.out is not None:
-        for path in _write_curve(results, config, args.out):
+        from ..collected import remove_stale_tables
+
+        written = _write_curve(results, config, args.out)
+        remove_stale_tables(args.out, written)
+        for path in written:
             print(f"wrote {path}")
     return _curve_status([r.to_dict() for r in results])
 
@@ -237,4 +244,6 @@ def _write_curve(results, config: dict, out: Path) -> list[Path]:
     ideal = {} if first is None or first != first else {label: float(first)}  # None or NaN: not computed
     for figure in paths[2:]:
         atomic_write(figure, lambda tmp: plot_load_curves({label: frame}, tmp, title, ideal))
-    return paths
+    from ..collected import write_curve_tables
+
+    return paths + write_curve_tables(results, out)
