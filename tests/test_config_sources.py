@@ -59,3 +59,15 @@ def test_config_show_from_the_command_line(tmp_path):
     bad.write_text('topology = "crossbar:4"\n[switch]\npreset = "nope"\n')
     p = subprocess.run([sys.executable, "-m", "hpcnetsim", "config", "show", str(bad)], capture_output=True, text=True)
     assert p.returncode == 2 and "preset = 'nope'" in p.stderr and len(p.stderr.strip().splitlines()) == 1
+
+
+def test_config_show_names_the_file_when_an_override_is_refused(tmp_path):
+    # As `hpcnetsim run` does: the bad value came with the file's config.
+    path = tmp_path / "c.toml"
+    path.write_text('topology = "crossbar:4"\n')
+    for command in ("config", "run"):
+        args = ["show", str(path)] if command == "config" else [str(path)]
+        p = subprocess.run([sys.executable, "-m", "hpcnetsim", command, *args, "--set", "switch.vcs=99"],
+                           capture_output=True, text=True)  # fmt: skip
+        assert p.returncode == 2 and len(p.stderr.strip().splitlines()) == 1, p.stderr
+        assert p.stderr.startswith(f"error: {path}: config: switch.vcs = 99 is invalid"), (command, p.stderr)

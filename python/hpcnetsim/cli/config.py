@@ -21,10 +21,12 @@ def add_parser(sub) -> None:
 
 
 def _show(args) -> None:
-    from ..config import apply_overrides, load_layer, sources
+    from ..config import apply_overrides, load_layer, naming_file, sources
 
     overrides = [o for group in args.overrides for o in group]
-    rows = sources(apply_overrides(load_layer(args.config), overrides))
+    # As with `hpcnetsim run`: an error an override brings names the file it applies to.
+    with naming_file(args.config):
+        rows = sources(apply_overrides(load_layer(args.config), overrides))
     if args.json:
         print(json.dumps(rows, indent=1))
         return
