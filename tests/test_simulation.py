@@ -3,6 +3,7 @@
 import itertools
 import json
 import os
+import re
 
 import pytest
 
@@ -126,6 +127,16 @@ def test_load_curve_rejects_bad_loads():
     for loads in (0.2, None):
         with pytest.raises(ConfigError, match=rf"loads = {loads} is invalid: a list of offered loads"):
             hpcnetsim.load_curve(torus(), loads)
+
+
+def test_load_curve_names_the_file_of_a_config_it_refuses(tmp_path):
+    # A check only running makes (a pattern the network cannot take) names the file, as in
+    # `simulate` and `hpcnetsim run --loads`.
+    path = tmp_path / "transpose.toml"
+    path.write_text('topology = "crossbar:8"\n[traffic]\npattern = "transpose"\n')
+    for run in (hpcnetsim.simulate, lambda c: hpcnetsim.load_curve(c, [0.1])):
+        with pytest.raises(ConfigError, match=rf"^{re.escape(str(path))}: config: traffic.pattern"):
+            run(path)
 
 
 def test_bad_dict_config_raises_config_error():

@@ -255,7 +255,9 @@ def load_curve_results(config: ConfigSource, loads) -> list[SimulationResult]:
 
     cfg = to_json(load_config(config))
     clock = physical(cfg)
-    results = json.loads(_core.load_curve(cfg, check_loads(loads)))
+    # As in `simulate`: an error only running finds (a pattern the network cannot take) names the file.
+    with naming_file(config):
+        results = json.loads(_core.load_curve(cfg, check_loads(loads)))
     return sorted((SimulationResult(add_physical(r, clock)) for r in results), key=lambda r: r.offered_load)
 
 
