@@ -228,3 +228,31 @@ def test_config_md_shows_overrides_with_the_set_flag():
     text = (Path(__file__).parent.parent / "docs" / "config.md").read_text()
     assert not re.findall(r"-o [a-z_]+\.[a-z_]+=", text)
     assert "--set switch.preset=NAME" in text
+
+
+def test_config_md_examples_are_the_example_files():
+    """The examples of docs/config.md are the files in examples/, but for the shortened
+    measurement schedule the files say they have."""
+    import tomllib
+
+    root = Path(__file__).parent.parent
+    text = (root / "docs" / "config.md").read_text()
+    examples = re.findall(r"\n## Example:.*?\(\[examples/([^\]]+)\].*?```toml\n(.*?)```", text, re.S)
+    assert len(examples) == 2, examples
+    for name, block in examples:
+        shown = tomllib.loads(block)
+        written = tomllib.loads((root / "examples" / name).read_text())
+        shown.pop("measurement"), written.pop("measurement")
+        assert shown == written, name
+
+
+def test_config_md_names_every_table_a_technology_preset_fills():
+    import tomllib
+
+    root = Path(__file__).parent.parent
+    row = next(line for line in (root / "docs" / "config.md").read_text().splitlines()
+               if line.startswith("| `technology` |"))  # fmt: skip
+    presets = root / "crates" / "hpcnetsim-core" / "src" / "config" / "presets" / "technology"
+    for preset in presets.glob("*.toml"):
+        for table in tomllib.loads(preset.read_text()):
+            assert f"`[{table}]`" in row, (preset.name, table)
