@@ -163,8 +163,8 @@ def test_overrides_parse_toml_values_and_create_tables():
     }
     again = apply_overrides(cfg, ["routing.algorithm=dor", "topology=torus:8x8"])
     assert again["routing"] == {"algorithm": "dor"} and again["topology"] == "torus:8x8"
-    values = [parse_value(v) for v in ("true", '"a b"', "1e-3", "tree:k=4,n=2")]
-    assert values == [True, "a b", 0.001, "tree:k=4,n=2"]
+    values = [parse_value(v) for v in ("true", '"a b"', "1e-3", "tree:k=4,n=2", ".5", "-5.", "1.2.3")]
+    assert values == [True, "a b", 0.001, "tree:k=4,n=2", 0.5, -5.0, "1.2.3"]
     for bad in ("switch.vcs", "=3", "switch..vcs=3", "topology.x=1"):
         with pytest.raises(ConfigError, match="override"):
             apply_overrides(cfg, [bad])
