@@ -263,7 +263,8 @@ loads = [0.4]
 [routing]
 fat-tree = { algorithm = "tree-adaptive", worst_case = "tornado" }
 thin-tree = { algorithm = "tree-adaptive", worst_case = "tornado" }
-torus = { algorithm = "duato", worst_case = "tornado" }
+# Tornado on the 2-ary torus this class gets would send every terminal to itself (refused).
+torus = { algorithm = "duato", worst_case = "bit-complement" }
 [base]
 switch.vcs = 4
 [base.measurement]
