@@ -109,12 +109,13 @@ pub fn build(p: &mut Programs, c: &Collective, n: usize) -> Result<()> {
         (Kernel::Allreduce | Kernel::DeepbenchAllreduce, A::Ring) => {
             // Reduce-scatter then allgather around the ring: 2(N − 1) steps of a block of m/N.
             // At reduce-scatter step s task i sends block i − s (it ends with block i + 1
-            // reduced), at allgather step s block i + 1 − s.
+            // reduced), at allgather step s (ring step N − 1 + s) block i + 1 − s, so that
+            // every step passes on the block received at the step before.
             let b = Blocks { bytes: m, n };
             let compute = c.compute_cycles;
             let block = |i: usize, step: usize| match step < n - 1 {
                 true => b.block((i + n - step) % n),
-                false => b.block((i + 1 + 2 * n - step) % n),
+                false => b.block((i + 2 * n - step) % n),
             };
             ring(p, n, 2, block, |(p, i, step)| {
                 if step < n - 1 {

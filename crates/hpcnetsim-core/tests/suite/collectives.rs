@@ -7,7 +7,7 @@ use hpcnetsim_core::config::{Algorithm, CollectiveAlgorithm as A, Kernel, Worklo
 use hpcnetsim_core::engine::execute::execute;
 use hpcnetsim_core::stats::Status;
 use hpcnetsim_core::workload::collectives::default_algorithm;
-use hpcnetsim_core::workload::{kernels, Programs};
+use hpcnetsim_core::workload::{kernels, Op, Programs};
 
 fn build(kernel: Kernel, algorithm: A, n: usize, bytes: u64) -> Programs {
     let w = WorkloadConfig { kernel, algorithm, message_bytes: bytes, segment_bytes: 30, ..Default::default() };
@@ -170,4 +170,30 @@ fn crossbar_times_match_hand_computations() {
     assert_eq!(crossbar_time(Kernel::Bcast, A::Chain, 4, 768, 256), 3 * 17 + 2 * 16);
     // Dissemination barrier on 8 tasks: 3 rounds of empty (one-packet) messages.
     assert_eq!(crossbar_time(Kernel::MpiBarrier, A::Dissemination, 8, 0, 8192), 3 * 17);
+}
+
+/// The ring allreduce passes blocks on: at every step after the first, a task sends the block
+/// it received at the step before (reduced with its own in the reduce-scatter; as it came in
+/// the allgather, which starts with the block the reduce-scatter finished). Block sizes that
+/// differ (m not a multiple of N) show which block travels.
+#[test]
+fn the_ring_allreduce_forwards_the_block_it_received() {
+    for kernel in [Kernel::Allreduce, Kernel::DeepbenchAllreduce] {
+        for (n, m) in [(4usize, 5u64), (5, 7), (6, 3), (7, 1001), (8, 7)] {
+            let p = build(kernel, A::Ring, n, m);
+            for (i, ops) in p.tasks.iter().enumerate() {
+                let sent: Vec<u64> = ops
+                    .iter()
+                    .filter_map(|op| if let Op::Send { bytes, .. } = op { Some(*bytes) } else { None })
+                    .collect();
+                let received: Vec<u64> = ops
+                    .iter()
+                    .filter_map(|op| if let Op::Recv { bytes, .. } = op { Some(*bytes) } else { None })
+                    .collect();
+                assert_eq!(sent.len(), 2 * (n - 1));
+                assert_eq!(sent[0], block(m, n, i), "{kernel:?} of {m} on {n}: task {i} starts with its own block");
+                assert_eq!(sent[1..], received[..received.len() - 1], "{kernel:?} of {m} on {n}: task {i}");
+            }
+        }
+    }
 }
