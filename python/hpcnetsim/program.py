@@ -154,7 +154,7 @@ class Program:
         self, op: str, nbytes: int = 0, root: int = 0, comm: int = 0, ranks=None, algorithm=None
     ) -> Program:
         """Every rank (or those of ``ranks``, the members of ``comm``) calls collective ``op``,
-        expanded with ``algorithm`` (default: ``workload.algorithm``, see docs/engine.md)."""
+        expanded with ``algorithm`` (default: ``workload.algorithm``, see docs/workloads.md)."""
         if op not in COLLECTIVES:
             raise ConfigError(f"collective = {op!r} is invalid: one of {', '.join(COLLECTIVES)}")
         if comm and comm not in self._members:

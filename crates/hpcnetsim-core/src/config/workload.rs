@@ -90,7 +90,7 @@ impl Kernel {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum CollectiveAlgorithm {
-    /// The default for the operation, task count and size (see docs/engine.md).
+    /// The default for the operation, task count and size (see docs/workloads.md).
     Auto,
     /// Binomial tree (Bcast, Reduce, Gather, Scatter).
     Binomial,
@@ -222,7 +222,7 @@ pub struct WorkloadConfig {
     /// Compute speed for traces that count flops (SimGrid), in flops per second.
     pub flops_per_second: f64,
     /// Concurrent jobs (`[[workload.jobs]]`, each a workload table of its own) on disjoint
-    /// terminals; the top level then keeps only `stall_cycles` (docs/engine.md).
+    /// terminals; the top level then keeps only `stall_cycles` (docs/workloads.md).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub jobs: Vec<WorkloadConfig>,
     /// In a job: the first terminal of its `linear` or `clustered` placement.

@@ -54,6 +54,21 @@ pub fn default_algorithm(kernel: Kernel, n: usize, bytes: u64) -> A {
     }
 }
 
+/// The algorithms that implement `kernel` (what `workload.algorithm` may name besides
+/// `auto`), in the order docs/workloads.md lists them; empty for the application kernels.
+pub fn algorithms(kernel: Kernel) -> &'static [A] {
+    match kernel {
+        Kernel::Bcast => &[A::Binomial, A::Chain, A::ScatterAllgather, A::Bmtree],
+        Kernel::Reduce | Kernel::Gather | Kernel::Scatter => &[A::Binomial],
+        Kernel::Allreduce => &[A::RecursiveDoubling, A::Rabenseifner, A::Ring],
+        Kernel::Allgather => &[A::RecursiveDoubling, A::Bruck, A::Ring, A::NeighborExchange, A::Linear],
+        Kernel::Alltoall => &[A::Bruck, A::Pairwise, A::Linear],
+        Kernel::MpiBarrier => &[A::RecursiveDoubling, A::Dissemination],
+        Kernel::DeepbenchAllreduce => &[A::Ring],
+        _ => &[],
+    }
+}
+
 /// The task whose rank relative to `root` is `r`.
 fn abs(r: usize, root: usize, n: usize) -> usize {
     (r + root) % n
@@ -63,11 +78,12 @@ fn abs(r: usize, root: usize, n: usize) -> usize {
 pub fn build(p: &mut Programs, c: &Collective, n: usize) -> Result<()> {
     let algorithm = if c.algorithm == A::Auto { default_algorithm(c.kernel, n, c.bytes) } else { c.algorithm };
     let unsupported = || {
+        let names: Vec<String> = algorithms(c.kernel).iter().map(config_name).collect();
         Error::invalid(
             "config",
             "workload.algorithm",
             format!("'{}'", config_name(&algorithm)),
-            format!("an algorithm that implements '{}' (see docs/engine.md)", config_name(&c.kernel)),
+            format!("auto or an algorithm of '{}': {} (docs/workloads.md)", config_name(&c.kernel), names.join(", ")),
         )
     };
     let need_pow2 = |what: &str| -> Result<()> {

@@ -197,3 +197,49 @@ fn the_ring_allreduce_forwards_the_block_it_received() {
         }
     }
 }
+
+/// An algorithm that does not implement the operation is refused with the ones that do, as
+/// docs/workloads.md's table lists them; each of those builds.
+#[test]
+fn an_unsupported_algorithm_names_the_ones_that_implement_the_operation() {
+    let all = [
+        A::Binomial,
+        A::Bmtree,
+        A::Chain,
+        A::ScatterAllgather,
+        A::RecursiveDoubling,
+        A::Ring,
+        A::Rabenseifner,
+        A::Bruck,
+        A::Pairwise,
+        A::NeighborExchange,
+        A::Linear,
+        A::Dissemination,
+    ];
+    let table: [(Kernel, &[&str]); 9] = [
+        (Kernel::Bcast, &["binomial", "chain", "scatter-allgather", "bmtree"]),
+        (Kernel::Reduce, &["binomial"]),
+        (Kernel::Gather, &["binomial"]),
+        (Kernel::Scatter, &["binomial"]),
+        (Kernel::Allreduce, &["recursive-doubling", "rabenseifner", "ring"]),
+        (Kernel::Allgather, &["recursive-doubling", "bruck", "ring", "neighbor-exchange", "linear"]),
+        (Kernel::Alltoall, &["bruck", "pairwise", "linear"]),
+        (Kernel::MpiBarrier, &["recursive-doubling", "dissemination"]),
+        (Kernel::DeepbenchAllreduce, &["ring"]),
+    ];
+    for (kernel, implemented) in table {
+        for algorithm in all {
+            let name = hpcnetsim_core::config::config_name(&algorithm);
+            let w = WorkloadConfig { kernel, algorithm, message_bytes: 64, ..Default::default() };
+            match kernels::build(&w, 8) {
+                Ok(_) => assert!(implemented.contains(&name.as_str()), "{kernel:?} built with {name}"),
+                Err(e) => {
+                    assert!(!implemented.contains(&name.as_str()), "{kernel:?} refused {name}: {e}");
+                    let line = e.to_string();
+                    assert!(line.contains(&format!("workload.algorithm = '{name}' is invalid")), "{line}");
+                    assert!(line.contains(&implemented.join(", ")), "{line}");
+                }
+            }
+        }
+    }
+}

@@ -182,6 +182,10 @@ fn bad_traces_name_file_record_and_rank() {
     let e = error_of("ranks 2\n0 send 1 64 tag=3\n0 send 1 64 tag=4\n1 recv 0 64 tag=3\n");
     assert!(e.starts_with("bad.trace: line 3 (rank 0): message from rank 0 to rank 1 tag 4 is never received"), "{e}");
     assert!(!e.contains('\n'));
+    // An unknown collective algorithm lists the known ones.
+    let e = error_of("ranks 2\n0 barrier algorithm=tree\n1 barrier algorithm=tree\n");
+    assert!(e.starts_with("bad.trace: line 2 (rank 0): algorithm = 'tree' is invalid"), "{e}");
+    assert!(e.contains("`auto`") && e.contains("`dissemination`"), "{e}");
 }
 
 #[test]

@@ -153,7 +153,7 @@ pub(crate) fn call(
             Some(("root", v)) => root = num(at, "root", v)?,
             Some(("algorithm", v)) => {
                 algorithm = serde_json::from_value(serde_json::Value::String(v.to_string()))
-                    .map_err(|_| at.error(format!("algorithm '{v}' is unknown (see docs/engine.md)")))?
+                    .map_err(|e: serde_json::Error| at.error(format!("algorithm = '{v}' is invalid: {e}")))?
             }
             Some((k, _)) => {
                 return Err(at.error(format!("unknown option '{k}'; allowed: tag, comm, req, root, algorithm")))
