@@ -41,13 +41,15 @@ pub struct JobResult {
 
 /// The jobs of `w` (its `jobs` list) on a network of `terminals` terminals.
 pub fn plan(w: &WorkloadConfig, terminals: usize, seed: u64) -> Result<JobSet> {
-    let rest = WorkloadConfig { jobs: Vec::new(), stall_cycles: w.stall_cycles, ..w.clone() };
-    if rest != WorkloadConfig::default() {
+    // The run's own fields stay at the top level, every job's own fields go in its table.
+    let rest = WorkloadConfig { jobs: Vec::new(), ..w.clone() };
+    if let Some((field, value)) = differences(&rest, &WorkloadConfig::default(), &["stall_cycles"]).into_iter().next() {
         return Err(Error::invalid(
             "config",
-            "workload",
-            "kernel fields beside [[workload.jobs]]",
-            "only stall_cycles at the top level; kernel, tasks, sizes and placement per job",
+            format!("workload.{field}"),
+            value,
+            "left out beside [[workload.jobs]]: kernel, tasks, sizes and placement go in each job's \
+             table (the top level keeps only stall_cycles)",
         ));
     }
     let mut programs = Programs::default();
@@ -56,8 +58,21 @@ pub fn plan(w: &WorkloadConfig, terminals: usize, seed: u64) -> Result<JobSet> {
     let mut owner: Vec<Option<usize>> = vec![None; terminals];
     for (j, job) in w.jobs.iter().enumerate() {
         let field = |f: &str| format!("workload.jobs[{j}].{f}");
-        if job.trace.is_some() || !job.jobs.is_empty() {
-            return Err(Error::invalid("config", field("trace"), "a trace or nested jobs", "a kernel per job"));
+        if job.trace.is_some() {
+            return Err(Error::invalid("config", field("trace"), "a trace", "a kernel per job"));
+        }
+        if !job.jobs.is_empty() {
+            return Err(Error::invalid("config", field("jobs"), "nested jobs", "a kernel per job"));
+        }
+        // One run has one stall limit, and the packets of jobs have the fixed size: a job's
+        // own value would go unread.
+        let own = differences(job, &WorkloadConfig::default(), &[]);
+        if let Some((f, value)) = own.iter().find(|(f, _)| RUN_FIELDS.contains(&f.as_str())) {
+            let allowed = match f.as_str() {
+                "stall_cycles" => "left out of a job: set [workload] stall_cycles, which applies to every job".into(),
+                _ => format!("left out of a job: {f} is not available with [[workload.jobs]]"),
+            };
+            return Err(Error::invalid("config", field(f), value, allowed));
         }
         if job.tasks < 2 {
             return Err(Error::invalid("config", field("tasks"), job.tasks, "at least 2 tasks per job"));
@@ -85,6 +100,27 @@ pub fn plan(w: &WorkloadConfig, terminals: usize, seed: u64) -> Result<JobSet> {
     Ok(JobSet { programs, terminal, jobs })
 }
 
+/// Fields of the whole run rather than of one job (`[workload]` keeps `stall_cycles` beside
+/// the jobs; packet size ranges are not available with jobs).
+const RUN_FIELDS: &[&str] = &["stall_cycles", "packet_cells_min", "packet_cells_max"];
+
+/// The fields of `w` (but those of `skip`) whose values differ from `base`'s, by name, each
+/// with its value as a config error shows it.
+fn differences(w: &WorkloadConfig, base: &WorkloadConfig, skip: &[&str]) -> Vec<(String, String)> {
+    let (Ok(serde_json::Value::Object(a)), Ok(serde_json::Value::Object(b))) =
+        (serde_json::to_value(w), serde_json::to_value(base))
+    else {
+        return Vec::new();
+    };
+    a.into_iter()
+        .filter(|(k, v)| !skip.contains(&k.as_str()) && b.get(k) != Some(v))
+        .map(|(k, v)| {
+            let shown = v.as_str().map(|s| format!("'{s}'")).unwrap_or_else(|| v.to_string());
+            (k, shown)
+        })
+        .collect()
+}
+
 /// An error about a job's own fields, named as the job's (`workload.tasks` of job 2 is
 /// `workload.jobs[2].tasks`), so that it reads as any other config error and names the file.
 pub(crate) fn in_job(j: usize, e: Error) -> Error {
@@ -108,7 +144,19 @@ fn place_job(job: &WorkloadConfig, j: usize, terminals: usize, owner: &[Option<u
             if first >= terminals {
                 return Err(Error::invalid("config", "first_terminal", first, format!("a terminal in 0..{terminals}")));
             }
-            let placed = placement::place(job.placement, &[], job.tasks, per, terminals - first, seed)?;
+            let room = terminals - first;
+            if job.tasks > room * per {
+                return Err(Error::invalid(
+                    "config",
+                    "workload.tasks",
+                    job.tasks,
+                    format!(
+                        "at most {} (the {room} terminals from first_terminal = {first} × {per} tasks per terminal)",
+                        room * per
+                    ),
+                ));
+            }
+            let placed = placement::place(job.placement, &[], job.tasks, per, room, seed)?;
             Ok(placed.into_iter().map(|t| t + first as u32).collect())
         }
         PlacementKind::Random => {

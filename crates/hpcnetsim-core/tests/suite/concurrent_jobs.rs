@@ -59,7 +59,36 @@ fn jobs_are_placed_on_their_own_and_overlaps_are_refused() {
     assert!(r.jobs.iter().all(|j| j.execution_time_cycles.is_some()));
     for (bad, needle) in [
         (format!("{NET}{}{}", job("bu", &[0, 1, 2, 3]), job("bu", &[3, 4, 5, 6])), "workload.jobs[1].placement"),
-        (format!("{NET}[workload]\nkernel = \"bu\"\n{}", job("bu", &[0, 1])), "workload = kernel fields"),
+        (
+            format!("{NET}[workload]\nkernel = \"bu\"\n{}", job("bu", &[0, 1])),
+            "config: workload.kernel = 'bu' is invalid: left out beside [[workload.jobs]]",
+        ),
+        (
+            format!("{NET}[workload]\nmessage_bytes = 64\nfirst_terminal = 3\n{}", job("bu", &[0, 1])),
+            "config: workload.first_terminal = 3 is invalid: left out beside [[workload.jobs]]",
+        ),
+        // Linear from a first terminal: the room left after it.
+        (
+            format!("{NET}[[workload.jobs]]\nkernel = \"bu\"\ntasks = 8\nfirst_terminal = 12\n"),
+            "config: workload.jobs[0].tasks = 8 is invalid: at most 4 (the 4 terminals from first_terminal = 12 × 1 tasks per terminal)",
+        ),
+        // The run's own fields in a job would go unread: named, with where they belong.
+        (
+            format!("{NET}[workload]\npacket_cells_max = 4\n{}", job("bu", &[0, 1])),
+            "config: workload.packet_cells_max = 4 is invalid: left out beside [[workload.jobs]]",
+        ),
+        (
+            format!("{NET}{}stall_cycles = 5\n", job("bu", &[0, 1])),
+            "config: workload.jobs[0].stall_cycles = 5 is invalid: left out of a job: set [workload] stall_cycles",
+        ),
+        (
+            format!("{NET}{}packet_cells_max = 4\n", job("bu", &[0, 1])),
+            "config: workload.jobs[0].packet_cells_max = 4 is invalid: left out of a job: packet_cells_max is not available",
+        ),
+        (
+            format!("{NET}{}[[workload.jobs.jobs]]\nkernel = \"bt\"\ntasks = 2\n", job("bu", &[0, 1])),
+            "config: workload.jobs[0].jobs = nested jobs is invalid",
+        ),
         (format!("{NET}[[workload.jobs]]\nkernel = \"bu\"\ntasks = 4\nfirst_terminal = 14\n"), "workload.jobs[0]"),
         (
             format!("{NET}{}tasks_per_terminal = 0\n", job("bu", &[0, 1])),
