@@ -79,6 +79,9 @@ fn a_pci_read_latency_delays_the_first_packet_only() {
     assert_eq!(one_way(&with, long) - one_way(&without, long), 200, "pipelined reads");
     let nic = |latency: &str| qsnet(&format!("host_read_latency = \"{latency}\"\nsource_buffer = \"nic\""));
     assert_eq!(one_way(&nic("1 us"), 64), one_way(&nic("0 ns"), 64), "NIC memory is not read over PCI");
+    // Without a host read bandwidth there are no DMA reads to delay (docs/physical.md).
+    let unpaced = |latency: &str| qsnet(&format!("host_read_latency = \"{latency}\"\nhost_read_bandwidth = \"\""));
+    assert_eq!(one_way(&unpaced("1 us"), 64), one_way(&unpaced("0 ns"), 64), "no reads, no read latency");
 }
 
 /// The preset's figures in one place: the 64-byte main-to-main latency minus Elan-to-Elan is
