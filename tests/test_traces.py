@@ -355,3 +355,31 @@ def test_kernel_fields_beside_a_trace_are_refused(cli, tmp_path):
         assert r.returncode == 2 and r.stderr.count("\n") == 1 and needle in r.stderr, r.stderr
     # What a replay does read stays allowed.
     assert cli("run", str(cfg), "--set", "workload.placement=random").returncode == 0
+
+
+def test_a_program_refuses_the_kernel_fields_it_would_leave_unread(tmp_path):
+    # The program gives the ranks and their messages: a kernel, its sizes or jobs in the
+    # [workload] table are named, as beside a trace; placement and the algorithm are read.
+    p = h.Program(4).barrier()
+    for workload, field in [
+        ({"kernel": "bu"}, "workload.kernel = 'bu'"),
+        ({"message_bytes": "1 KiB"}, "workload.message_bytes = 1024"),
+        ({"jobs": [{"kernel": "bu", "tasks": 2}]}, "workload.jobs = 1 [[workload.jobs]] table(s)"),
+    ]:
+        with pytest.raises(h.ConfigError, match="left out when a Program runs") as e:
+            p.run({"topology": "crossbar:8", "workload": workload})
+        assert field in str(e.value) and "\n" not in str(e.value)
+    # A config file of a kernel run: its kernel (bt, the default) is no obstacle, its size is.
+    cfg = tmp_path / "k.toml"
+    cfg.write_text('topology = "crossbar:8"\n[workload]\nkernel = "bt"\nplacement = "random"\n')
+    assert p.run(cfg).status == "completed"
+    cfg.write_text('topology = "crossbar:8"\n[workload]\nmessage_bytes = 64\n')
+    with pytest.raises(h.ConfigError, match="workload.message_bytes = 64 is invalid"):
+        p.run(cfg)
+
+
+@pytest.mark.parametrize("call", ["send", "isend"])
+def test_a_send_with_the_wildcard_tag_is_named(call):
+    # ANY matches on the receiving side only; a send names its tag.
+    with pytest.raises(h.ConfigError, match=f"{call}: tag = 'any' is invalid: an integer ≥ 0"):
+        getattr(h.Program(2), call)(0, 1, 8, tag=h.ANY)

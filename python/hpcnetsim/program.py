@@ -35,6 +35,12 @@ MAX_BYTES = 1 << 40
 
 COLLECTIVES = ("barrier", "bcast", "reduce", "allreduce", "allgather", "alltoall", "gather", "scatter")
 
+#: The ``[workload]`` fields of a kernel (and its jobs), which a program's own ranks and messages
+#: replace: refused by :meth:`Program.run` rather than left unread, as beside a trace
+#: (``WorkloadConfig::kernel_field_beside_trace`` in the core).
+KERNEL_FIELDS = ("kernel", "tasks", "message_bytes", "length_evolution", "compute_cycles", "return_sweep", "wrap",
+                 "diagonals", "burst_messages", "mesh", "root", "jobs")  # fmt: skip
+
 
 class Program:
     """Task programs of ``ranks`` ranks, one list of operations per rank."""
@@ -65,6 +71,12 @@ class Program:
     def _bytes(self, v) -> int:
         return self._count(v, "nbytes", MAX_BYTES)
 
+    def _send_tag(self, tag, what: str):
+        # A send names its tag: ANY only matches on the receiving side.
+        if tag == ANY:
+            raise ConfigError(f"{what}: tag = {tag!r} is invalid: an integer ≥ 0 (ANY is for receives)")
+        return tag or None
+
     def _opts(self, tag=None, comm: int = 0, **kw) -> str:
         parts = []
         if tag is not None:
@@ -94,7 +106,7 @@ class Program:
     def send(self, rank: int, to: int, nbytes: int, tag: int = 0, comm: int = 0) -> Program:
         """``rank`` sends ``nbytes`` to ``to`` (hands the message to the NIC and goes on)."""
         dst, size = self._rank(to, "to"), self._bytes(nbytes)
-        self._lines.append(f"{self._rank(rank)} send {dst} {size}{self._opts(tag or None, comm)}")
+        self._lines.append(f"{self._rank(rank)} send {dst} {size}{self._opts(self._send_tag(tag, 'send'), comm)}")
         return self
 
     def recv(self, rank: int, source, nbytes: int, tag=0, comm: int = 0) -> Program:
@@ -110,9 +122,9 @@ class Program:
 
     def isend(self, rank: int, to: int, nbytes: int, tag: int = 0, comm: int = 0) -> int:
         """Non-blocking send; returns the request to :meth:`wait` on (complete when delivered)."""
+        dst, size, tag = self._rank(to, "to"), self._bytes(nbytes), self._send_tag(tag, "isend")
         req = self._request(self._rank(rank))
-        dst, size = self._rank(to, "to"), self._bytes(nbytes)
-        self._lines.append(f"{rank} isend {dst} {size}{self._opts(tag or None, comm, req=req)}")
+        self._lines.append(f"{rank} isend {dst} {size}{self._opts(tag, comm, req=req)}")
         return req
 
     def irecv(self, rank: int, source, nbytes: int, tag=0, comm: int = 0) -> int:
@@ -221,10 +233,27 @@ class Program:
 
         cfg_json = to_json(cfg)
         # Every value is checked before seconds are converted with workload.cycle_ns.
-        _core.config_from_json(cfg_json)
+        resolved = json.loads(_core.config_from_json(cfg_json))["workload"]
+        _refuse_kernel_fields(resolved)
         # Seconds of compute become cycles of the network's clock, as traced time does.
         result = _core.execute_program(cfg_json, "program", self.text(workload_cycle_ns(cfg_json, w)))
         return SimulationResult(json.loads(with_physical(result, cfg_json)))
 
     def __repr__(self) -> str:
         return f"Program({self.ranks} ranks, {len(self._lines)} calls)"
+
+
+def _refuse_kernel_fields(workload: dict) -> None:
+    """The first kernel field of a resolved ``[workload]`` table that differs from its default,
+    named with its value: a program's run would leave it unread."""
+    default = json.loads(_core.config_from_json(json.dumps({"topology": "crossbar:2", "workload": {}})))["workload"]
+    for field in KERNEL_FIELDS:
+        value = workload.get(field, [] if field in ("mesh", "jobs") else None)
+        if value != default.get(field, [] if field in ("mesh", "jobs") else None):
+            shown = f"'{value}'" if isinstance(value, str) else json.dumps(value)
+            if field == "jobs":
+                shown = f"{len(value)} [[workload.jobs]] table(s)"
+            raise ConfigError(
+                f"config: workload.{field} = {shown} is invalid: left out when a Program runs: the program "
+                "gives the ranks and their messages (a kernel's fields are not read)"
+            )
