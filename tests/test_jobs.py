@@ -40,3 +40,21 @@ def test_a_job_without_free_terminals_names_its_field_and_the_file(cli, tmp_path
         f"error: {cfg}: config: workload.jobs[1].tasks = 8 is invalid: at most 0 (0 of the 16 terminals left by "
         "the jobs before it × 1 tasks per terminal)"
     ), r.stderr
+
+
+def test_set_reaches_a_job_by_its_index(cli, tmp_path):
+    # --set workload.jobs[1].FIELD=VALUE changes that job's field; a missing job or a whole
+    # entry is one line naming the override.
+    cfg = tmp_path / "jobs.toml"
+    cfg.write_text(JOBS.format(placement="random"))
+    r = cli("run", str(cfg), "--set", "workload.jobs[1].tasks=4", "workload.jobs[0].kernel=bt")
+    assert r.returncode == 0, r.stderr
+    lines = [line for line in r.stdout.splitlines() if line.startswith("job ")]
+    assert "bt on 8 tasks" in lines[0] and "allreduce on 4 tasks" in lines[1], r.stdout
+    for setting, needle in (
+        ("workload.jobs[2].tasks=4", "index 2 of workload.jobs; allowed: an index in 0..1"),
+        ("workload.jobs[0]=4", "an entry is a table; set one of its fields (workload.jobs[0].tasks=8)"),
+    ):
+        r = cli("run", str(cfg), "--set", setting)
+        assert r.returncode == 2 and r.stderr.count("\n") == 1, r.stderr
+        assert f"override '{setting}' is invalid: {needle}" in r.stderr, r.stderr

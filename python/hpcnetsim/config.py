@@ -9,6 +9,7 @@ from __future__ import annotations
 import copy
 import json
 import os
+import re
 from contextlib import contextmanager
 
 from . import _core
@@ -121,14 +122,33 @@ def apply_overrides(config: dict[str, Any], overrides: list[str]) -> dict[str, A
             raise ConfigError(f"override '{item}' is invalid: PATH=VALUE such as switch.vcs=4")
         table = config
         for i, part in enumerate(parts[:-1]):
-            table = table.setdefault(part.strip(), {})
+            where = ".".join(p.strip() for p in parts[: i + 1])
+            name, index = _indexed(part.strip())
+            if index is None:
+                table = table.setdefault(name, {})
+            else:
+                # An entry of an array of tables ([[workload.jobs]]): workload.jobs[1].tasks=8.
+                entries = table.get(name)
+                if not isinstance(entries, list) or index >= len(entries):
+                    count = len(entries) if isinstance(entries, list) else 0
+                    have = f"an index in 0..{count - 1}" if count else "none: the config has no such entries"
+                    array = where[: where.rindex("[")]
+                    raise ConfigError(f"override '{item}' is invalid: index {index} of {array}; allowed: {have}")
+                table = entries[index]
             if not isinstance(table, dict):
-                where = ".".join(parts[: i + 1])
                 raise ConfigError(f"override '{item}' is invalid: {where} is not a table")
+        if _indexed(parts[-1].strip())[1] is not None:
+            raise ConfigError(f"override '{item}' is invalid: an entry is a table; set one of its fields ({key}.tasks=8)")
         if [p.strip() for p in parts] == ["switch", "preset"]:
             _forget_preset(table)
         table[parts[-1].strip()] = parse_value(value.strip())
     return config
+
+
+def _indexed(part: str) -> tuple[str, int | None]:
+    """``jobs[1]`` as (``jobs``, 1); a plain name with no index."""
+    m = re.fullmatch(r"(.+)\[(\d+)\]", part)
+    return (m.group(1), int(m.group(2))) if m else (part, None)
 
 
 def _preset_fields(name: Any) -> dict[str, Any]:
