@@ -117,12 +117,18 @@ struct Wakes {
 impl<'a> Engine<'a> {
     /// Builds the network of `cfg` on `topo` with every queue empty.
     pub fn new(cfg: &Config, topo: &'a Topology) -> Result<Self> {
+        Engine::with_model(cfg, topo, Model::new(cfg))
+    }
+
+    /// [`Engine::new`] with the switch model resolved from another config: task programs run on
+    /// a config without its `[workload]` (which would build a kernel's programs), but their
+    /// packet sizes (`workload.packet_cells_*`) must still size the queues.
+    pub(super) fn with_model(cfg: &Config, topo: &'a Topology, model: Model) -> Result<Self> {
         let routing = crate::switch::classes::build(cfg, topo)?;
         // On a multi-plane network the traffic runs between endpoints: a plane's terminals.
         let pattern = Pattern::new(&cfg.traffic, topo.plane(), cfg.seed)?;
         let source = Source::new(&cfg.traffic);
         let vcs = cfg.switch.vcs as usize;
-        let model = Model::new(cfg);
         let model_switching = model.switching;
         let max_packet_phits = model.max_packet_phits;
         let queue_phits = model.vc_room;

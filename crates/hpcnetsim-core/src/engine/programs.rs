@@ -34,7 +34,7 @@ impl<'a> Engine<'a> {
         let mut plain = cfg.clone();
         plain.workload = None;
         plain.traffic.load = 0.0;
-        let mut e = Engine::new(&plain, topo)?;
+        let mut e = Engine::with_model(&plain, topo, crate::switch::Model::new(cfg))?;
         e.load_programs(cfg, programs, terminal);
         Ok(e)
     }

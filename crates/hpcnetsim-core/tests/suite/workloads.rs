@@ -212,3 +212,23 @@ fn kernels_run_to_completion_on_every_family() {
         }
     }
 }
+
+/// Hand-made programs (traces, `hpcnetsim.Program`) with packets of `workload.packet_cells_*`
+/// run as a kernel with the same sizes does: their queues are sized for the smallest packet.
+/// They were sized for `traffic.packet_phits`, and one-cell packets overflowed an input FIFO
+/// (a panic) on an all-to-all of 3 000 B on `torus:4x4`.
+#[test]
+fn hand_made_programs_size_queues_for_their_smallest_packets() {
+    use hpcnetsim_core::config::Config;
+    use hpcnetsim_core::engine::execute::execute_programs;
+    let toml = "topology = \"torus:4x4\"\nswitch.vcs = 2\n[workload]\nkernel = \"alltoall\"\nmessage_bytes = 3000\n\
+                packet_cells_min = 1\npacket_cells_max = 8\n";
+    let cfg = Config::from_toml(toml).unwrap();
+    let kernel = execute(&cfg).unwrap();
+    assert_eq!(kernel.status, Status::Completed, "{}", kernel.message);
+    let programs = kernels::build(cfg.workload.as_ref().unwrap(), 16).unwrap();
+    let hand_made = execute_programs(&cfg, programs, "alltoall").unwrap();
+    assert_eq!(hand_made.status, Status::Completed, "{}", hand_made.message);
+    assert_eq!(hand_made.execution_time_cycles, kernel.execution_time_cycles);
+    assert_eq!(hand_made.packet_hops, kernel.packet_hops);
+}
