@@ -127,3 +127,59 @@ def test_parx_refuses_an_infinite_demand(tmp_path, cli, bytes_):
 def test_a_boolean_is_no_lmc_or_vl_count(field):
     with pytest.raises(hpcnetsim.ConfigError, match=f"route: {field} = True is invalid: an integer between"):
         hpcnetsim.route("torus:4x4", "dfsssp", **{field: True})
+
+
+def test_a_damaged_gzip_dump_is_refused_in_one_line(tmp_path, cli):
+    """A gzip stream cut short raised EOFError, and compressed binary data UnicodeDecodeError:
+    tracebacks with exit status 1."""
+    import gzip
+
+    whole = gzip.compress(hpcnetsim.route("hyperx:2x2,t=1", "minhop", dump=True)["dump"].encode())
+    cut = tmp_path / "cut.lft.gz"
+    cut.write_bytes(whole[: len(whole) // 2])
+    binary = tmp_path / "binary.lft.gz"
+    binary.write_bytes(gzip.compress(b"# lmc: 0\n\xff\xfe\n"))
+    for path, words in ((cut, "a damaged gzip file"), (binary, "not UTF-8 text once decompressed (byte 9)")):
+        r = cli("route", "hyperx:2x2,t=1", "--load", str(path))
+        assert r.returncode == 2 and r.stdout == "", r.stderr
+        assert r.stderr.startswith(f"error: {path}: cannot read the table dump: {words}"), r.stderr
+        assert len(r.stderr.strip().splitlines()) == 1
+
+
+def test_demand_lines_are_read_strictly_and_named_by_line(tmp_path, cli):
+    """A terminal index past a machine word raised OverflowError (a traceback); ``1_0`` was read
+    as terminal 10 (Python's int() takes underscores); an index beyond the network was refused
+    without the file and line."""
+    path = tmp_path / "demands.txt"
+    for body, bad, allowed in (
+        ("0 5 10\n99999999999999999999999 1 5\n", "99999999999999999999999 1 5", "terminal indices"),
+        ("# profile\n1_0 1 5\n", "1_0 1 5", "terminal indices"),
+        ("0 1 1_000\n", "0 1 1_000", "finite byte count"),
+        ("0 5 10\n\n3 32 7  # one past the last terminal\n", "3 32 7  # one past the last terminal",
+         "terminals below 32"),
+    ):  # fmt: skip
+        path.write_text(body)
+        r = cli("route", "hyperx:4x4,t=2", "--routing", "parx", "--demands", str(path))
+        line = body.splitlines().index(bad) + 1
+        assert r.returncode == 2 and r.stdout == "" and len(r.stderr.strip().splitlines()) == 1, r.stderr
+        assert r.stderr.startswith(f"error: {path}:{line}: line = {bad.strip()!r} is invalid: "), r.stderr
+        assert allowed in r.stderr
+
+
+@pytest.mark.parametrize(
+    "demands", [[(0, 1)], [(0.7, 1, 2.0)], [(True, 1, 2.0)], [(0, 1, "5")], [(-1, 1, 2.0)], [(2**70, 1, 2.0)], 5]
+)
+def test_a_malformed_demand_list_is_a_config_error(demands):
+    """Short entries, strings, huge or negative indices raised ValueError, TypeError or
+    OverflowError; a float terminal (0.7) was cut to terminal 0 without a word."""
+    with pytest.raises(hpcnetsim.ConfigError, match=r"route: demands(\[0\])? = .* is invalid: "):
+        hpcnetsim.route("hyperx:4x4,t=2", "parx", demands=demands)
+
+
+def test_a_demand_list_takes_numpy_numbers():
+    import numpy as np
+
+    demands = [(np.int64(0), np.int32(5), np.float32(1e6)), (1, 6, 5e6)]
+    assert hpcnetsim.route("hyperx:4x4,t=2", "parx", demands=demands, dump=True)["dump"] == hpcnetsim.route(
+        "hyperx:4x4,t=2", "parx", demands=[(0, 5, 1e6), (1, 6, 5e6)], dump=True
+    )["dump"]

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 import math
+import operator
+import re
 from pathlib import Path
 
 from . import _core
@@ -117,12 +119,14 @@ def route(
     for field, value, low, high in (("lmc", lmc, 0, 7), ("vls", vls, 1, 8)):
         if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
             raise ConfigError(f"route: {field} = {value!r} is invalid: an integer between {low} and {high}")
-    triples = _demands(demands)
-    return json.loads(
-        _core.route(
+    triples, lines = _demands(demands)
+    try:
+        report = _core.route(
             spec, engine, lmc, vls, list(roots or []), check_deadlock, dump, text, name, triples, ini, hcas, layering
         )
-    )
+    except ConfigError as e:
+        raise _demand_line_error(e, demands, triples, lines) from None
+    return json.loads(report)
 
 
 def _check_engine_options(engine: str, roots, demands, tables) -> None:
@@ -164,44 +168,94 @@ def _check_table_options(engine: str, tables, lmc, vls, layering, vcs) -> None:
 def _read(path, what: str) -> str:
     """A text file (gzip-compressed when its name ends in .gz), or a one-line ConfigError."""
     import gzip
+    import zlib
 
     from ._files import read_text_file
 
     try:
         if str(path).endswith(".gz"):
-            with gzip.open(path, "rt") as f:
-                return f.read()
+            with gzip.open(path, "rb") as f:
+                return f.read().decode("utf-8")
         # Binary input (/dev/zero) is refused at once instead of read without end.
         return read_text_file(path, what, limit=None)
     except OSError as e:
         raise ConfigError(f"{path}: cannot read {what}: {getattr(e, 'strerror', None) or e}") from None
+    except (EOFError, zlib.error) as e:
+        # A gzip stream cut short (an interrupted download or copy) is no OSError.
+        raise ConfigError(f"{path}: cannot read {what}: a damaged gzip file ({e})") from None
+    except UnicodeDecodeError as e:
+        raise ConfigError(f"{path}: cannot read {what}: not UTF-8 text once decompressed (byte {e.start})") from None
 
 
-def _demands(demands) -> list[tuple[int, int, float]]:
-    """Communication demands as (source, destination, bytes) triples, from a list or a file."""
+#: A terminal index as a demand file writes it: ASCII digits only (``int`` also takes ``1_0``,
+#: ``+1`` and other scripts' digits, which are typos in a profile).
+_INDEX = re.compile(r"[0-9]+")
+#: A byte count: a plain decimal number, an exponent allowed (``float`` also takes ``1_0``).
+_BYTES = re.compile(r"\+?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?")
+#: Terminal indices the core reads (a machine word); larger ones name no terminal.
+_MAX_INDEX = 2**63 - 1
+_DEMAND_FORM = "SOURCE DESTINATION BYTES (terminal indices and a finite byte count >= 0)"
+
+
+def _demands(demands) -> tuple[list[tuple[int, int, float]], list[tuple[int, str]]]:
+    """Communication demands as (source, destination, bytes) triples, from a list or a file,
+    with each triple's line number and text when they come from a file (else none)."""
     if demands is None:
-        return []
+        return [], []
     if not isinstance(demands, (str, Path)):
-        return [(int(s), int(d), float(b)) for s, d, b in demands]
+        return [_demand_triple(i, d) for i, d in enumerate(_entries(demands))], []
     from ._files import read_text_file
 
     try:
         lines = read_text_file(demands, "the demand file", limit=None).splitlines()
     except OSError as e:
         raise ConfigError(f"{demands}: cannot read the demand file: {e.strerror or e}") from None
-    out = []
+    out, where = [], []
     for i, line in enumerate(lines, 1):
         words = line.split("#", 1)[0].split()
         if not words:
             continue
-        try:
-            s, d, b = int(words[0]), int(words[1]), float(words[2])
-            if len(words) != 3 or s < 0 or d < 0 or not 0 <= b < math.inf:
-                raise ValueError
-        except (ValueError, IndexError):
-            raise ConfigError(
-                f"{demands}:{i}: line = {line.strip()!r} is invalid: SOURCE DESTINATION BYTES "
-                "(terminal indices and a finite byte count >= 0)"
-            ) from None
+        ok = len(words) == 3 and all(_INDEX.fullmatch(w) for w in words[:2]) and _BYTES.fullmatch(words[2])
+        s, d, b = (int(words[0]), int(words[1]), float(words[2])) if ok else (0, 0, 0.0)
+        if not ok or max(s, d) > _MAX_INDEX or not b < math.inf:
+            raise ConfigError(f"{demands}:{i}: line = {line.strip()!r} is invalid: {_DEMAND_FORM}")
         out.append((s, d, b))
-    return out
+        where.append((i, line.strip()))
+    return out, where
+
+
+def _entries(demands) -> list:
+    """The entries of a demand list, or a one-line error for anything else."""
+    if isinstance(demands, (bytes, dict)) or not hasattr(demands, "__iter__"):
+        raise ConfigError(f"route: demands = {demands!r} is invalid: a file or a list of (source, destination, bytes)")
+    return list(demands)
+
+
+def _demand_triple(i: int, entry) -> tuple[int, int, float]:
+    """One entry of a demand list: whole terminal indices (any integer type, NumPy's included; a
+    float such as 0.7 was cut to a terminal without a word) and a finite byte count >= 0."""
+    try:
+        s, d, b = entry
+        if isinstance(b, (str, bytes)) or any(isinstance(v, bool) for v in (s, d, b)):
+            raise TypeError
+        s, d = operator.index(s), operator.index(d)
+        b = float(b)
+    except (TypeError, ValueError):
+        s = d = -1
+        b = math.nan
+    if not (0 <= s <= _MAX_INDEX and 0 <= d <= _MAX_INDEX and 0 <= b < math.inf):
+        raise ConfigError(f"route: demands[{i}] = {entry!r} is invalid: (source, destination, bytes) with "
+                          f"terminal indices (whole numbers >= 0) and a finite byte count >= 0")  # fmt: skip
+    return s, d, b
+
+
+def _demand_line_error(e: ConfigError, demands, triples, lines) -> ConfigError:
+    """The core names an out-of-range demand by its value (``routing: demand = S D B is invalid:
+    ...``); a demand from a file is named by its line instead, as the form errors are. The core
+    reports the first such demand, so the first triple with its terminals is the one."""
+    m = re.match(r"routing: demand = ([0-9]+) ([0-9]+) \S+ is invalid: (.*)", str(e))
+    if not lines or m is None:
+        return e
+    pair = (int(m.group(1)), int(m.group(2)))
+    i = next(k for k, t in enumerate(triples) if t[:2] == pair)
+    return ConfigError(f"{demands}:{lines[i][0]}: line = {lines[i][1]!r} is invalid: {m.group(3)}")
