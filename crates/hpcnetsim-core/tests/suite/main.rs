@@ -49,6 +49,7 @@ mod reliability;
 mod spec_errors;
 mod streamed_replay;
 mod switch_models;
+mod table_dump_errors;
 mod table_engine;
 mod table_routing;
 mod thin_tree_paper;

@@ -71,6 +71,11 @@ pub fn load(text: &str, file: &str, topo: &Topology) -> Result<Tables> {
     let mut switch: Option<usize> = None;
     let mut vl: Vec<u8> = Vec::new();
     let mut vls_used = 1usize;
+    // The line of each switch's block and of each terminal's lanes: a second one would
+    // silently replace the first (two dumps pasted together, an edit gone wrong), so it is
+    // refused, naming both lines.
+    let mut block_line: Vec<Option<usize>> = vec![None; topo.num_switches()];
+    let mut vl_line: Vec<Option<usize>> = vec![None; topo.num_terminals()];
     let parse_int = |s: &str| -> Option<usize> {
         let s = s.trim();
         match s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
@@ -85,6 +90,14 @@ pub fn load(text: &str, file: &str, topo: &Topology) -> Result<Tables> {
         }
         if let Some(rest) = line.strip_prefix('#') {
             if let Some(v) = rest.trim().strip_prefix("lmc:") {
+                if t.is_some() {
+                    return Err(Error::invalid(
+                        at(i),
+                        "line",
+                        format!("'{line}'"),
+                        "one '# lmc: N' header per file (a second one would drop the tables read so far)",
+                    ));
+                }
                 let l = parse_int(v).filter(|&l| l <= MAX_LMC as usize).ok_or_else(|| {
                     Error::invalid(
                         at(i),
@@ -108,7 +121,18 @@ pub fn load(text: &str, file: &str, topo: &Topology) -> Result<Tables> {
         if let Some(rest) = line.strip_prefix("Unicast lids") {
             let s = rest.rsplit_once("switch").and_then(|(_, v)| parse_int(v.trim_end_matches(':')));
             match s {
-                Some(s) if s < topo.num_switches() => switch = Some(s),
+                Some(s) if s < topo.num_switches() => {
+                    if let Some(first) = block_line[s] {
+                        return Err(Error::invalid(
+                            at(i),
+                            "switch",
+                            format!("'{line}'"),
+                            format!("one block per switch (switch {s}'s began on line {})", first + 1),
+                        ));
+                    }
+                    block_line[s] = Some(i);
+                    switch = Some(s);
+                }
                 _ => {
                     return Err(Error::invalid(
                         at(i),
@@ -130,13 +154,26 @@ pub fn load(text: &str, file: &str, topo: &Topology) -> Result<Tables> {
                     format!("below {}", topo.num_terminals()),
                 )
             })?;
-            let lanes: Vec<usize> = lanes.split_whitespace().map(parse_int).collect::<Option<_>>().unwrap_or_default();
-            if lanes.len() != lids || lanes.iter().any(|&v| v >= MAX_VLS) {
+            if let Some(first) = vl_line[src] {
+                return Err(Error::invalid(
+                    at(i),
+                    "terminal",
+                    src,
+                    format!("one 'VLs of terminal' line per terminal (terminal {src}'s is on line {})", first + 1),
+                ));
+            }
+            vl_line[src] = Some(i);
+            let words: Vec<&str> = lanes.split_whitespace().collect();
+            if let Some(w) = words.iter().find(|w| parse_int(w).is_none_or(|v| v >= MAX_VLS)) {
+                return Err(Error::invalid(at(i), "VL", format!("'{w}'"), format!("a lane from 0 to {}", MAX_VLS - 1)));
+            }
+            let lanes: Vec<usize> = words.iter().filter_map(|w| parse_int(w)).collect();
+            if lanes.len() != lids {
                 return Err(Error::invalid(
                     at(i),
                     "VLs",
                     format!("{} values", lanes.len()),
-                    format!("{lids} lanes, each below {MAX_VLS}"),
+                    format!("{lids} lanes, one per LID"),
                 ));
             }
             if vl.is_empty() {
@@ -160,6 +197,15 @@ pub fn load(text: &str, file: &str, topo: &Topology) -> Result<Tables> {
             let port = words.next().and_then(parse_int);
             match (lid, port) {
                 (Some(lid), Some(port)) if lid >= base && lid < base + lids && port < topo.num_ports(s) => {
+                    // A switch has one block, so an entry already set is this block's.
+                    if let Some(earlier) = tables.port(s, lid - base) {
+                        return Err(Error::invalid(
+                            at(i),
+                            "entry",
+                            format!("'{line}'"),
+                            format!("one entry per LID (LID 0x{lid:04x} of switch {s} already goes to port {earlier})"),
+                        ));
+                    }
                     tables.set_port(s, lid - base, port);
                 }
                 _ => {

@@ -1,0 +1,102 @@
+//! A table dump that says one thing twice is refused: a second block for a switch, a second
+//! entry for a LID, a second lane line for a terminal or a second `# lmc:` header each
+//! replaced what came before without a word, so two dumps pasted together loaded as the
+//! second one's tables. Lanes out of range are named by value.
+
+use crate::common::topo;
+use hpcnetsim_core::routing::tables::{self, dump, EngineOptions, TableEngine};
+
+/// The error of loading `text` on the 4-switch HyperX, as one line.
+fn refusal(text: &str) -> String {
+    dump::load(text, "lft.txt", &topo("hyperx:2x2,t=1")).expect_err("refused").to_string()
+}
+
+/// The dump of DFSSSP on `hyperx:2x2,t=1` with two lanes written out: its blocks, entries and
+/// lane lines, written here rather than computed so that each case edits a known line.
+const DUMP: &str = "# lmc: 0
+Unicast lids [0x0001-0x0004] of switch 0:
+0x0001 002
+0x0002 000
+0x0003 001
+0x0004 001
+4 lids valid for this switch
+Unicast lids [0x0001-0x0004] of switch 1:
+0x0001 000
+0x0002 002
+0x0003 001
+0x0004 001
+4 lids valid for this switch
+Unicast lids [0x0001-0x0004] of switch 2:
+0x0001 001
+0x0002 001
+0x0003 002
+0x0004 000
+4 lids valid for this switch
+Unicast lids [0x0001-0x0004] of switch 3:
+0x0001 001
+0x0002 001
+0x0003 000
+0x0004 002
+4 lids valid for this switch
+VLs of terminal 0: 0 0 0 1
+";
+
+#[test]
+fn the_hand_written_dump_loads_and_delivers_every_pair() {
+    let t = topo("hyperx:2x2,t=1");
+    let tb = dump::load(DUMP, "lft.txt", &t).unwrap();
+    for a in 0..4 {
+        for b in (0..4).filter(|&b| b != a) {
+            let path = tb.path(&t, a, b, 0).unwrap();
+            assert!(path.len() <= 3, "{a}->{b}: {path:?}");
+        }
+    }
+    assert_eq!((tb.vls, tb.vl(0, 3), tb.vl(1, 3)), (2, 1, 0));
+}
+
+#[test]
+fn a_second_block_for_a_switch_is_refused() {
+    // Switch 1's block renamed switch 0: switch 0's entries were replaced, switch 1 had none.
+    let e = refusal(&DUMP.replace("of switch 1:", "of switch 0:"));
+    assert!(e.starts_with("lft.txt:8: switch = 'Unicast lids [0x0001-0x0004] of switch 0:' is invalid"), "{e}");
+    assert!(e.contains("one block per switch (switch 0's began on line 2)"), "{e}");
+}
+
+#[test]
+fn a_second_entry_for_a_lid_is_refused() {
+    let e = refusal(&DUMP.replace("0x0002 000\n", "0x0002 000\n0x0002 001\n"));
+    assert!(e.starts_with("lft.txt:5: entry = '0x0002 001' is invalid"), "{e}");
+    assert!(e.contains("one entry per LID (LID 0x0002 of switch 0 already goes to port 0)"), "{e}");
+}
+
+#[test]
+fn a_second_lane_line_or_lmc_header_is_refused() {
+    let e = refusal(&format!("{DUMP}VLs of terminal 0: 1 1 1 1\n"));
+    assert!(e.starts_with("lft.txt:27: terminal = 0 is invalid: one 'VLs of terminal' line per terminal"), "{e}");
+    assert!(e.contains("terminal 0's is on line 26"), "{e}");
+    // Two dumps pasted together: the second header dropped the first dump's tables.
+    let e = refusal(&format!("{DUMP}{DUMP}"));
+    assert!(e.starts_with("lft.txt:27: line = '# lmc: 0' is invalid: one '# lmc: N' header per file"), "{e}");
+}
+
+#[test]
+fn a_lane_out_of_range_is_named_by_its_value() {
+    let e = refusal(&DUMP.replace("VLs of terminal 0: 0 0 0 1", "VLs of terminal 0: 0 0 0 9"));
+    assert!(e.starts_with("lft.txt:26: VL = '9' is invalid: a lane from 0 to 7"), "{e}");
+    let e = refusal(&DUMP.replace("VLs of terminal 0: 0 0 0 1", "VLs of terminal 0: 0 x 0 1"));
+    assert!(e.starts_with("lft.txt:26: VL = 'x' is invalid"), "{e}");
+    let e = refusal(&DUMP.replace("VLs of terminal 0: 0 0 0 1", "VLs of terminal 0: 0 0 1"));
+    assert!(e.starts_with("lft.txt:26: VLs = 3 values is invalid: 4 lanes, one per LID"), "{e}");
+}
+
+#[test]
+fn every_engine_dump_still_loads() {
+    for (spec, engine) in [("hyperx:4x4,t=2", TableEngine::Dfsssp), ("torus:4x4", TableEngine::Ksp)] {
+        let t = topo(spec);
+        let opts = EngineOptions { lmc: if engine == TableEngine::Ksp { 1 } else { 0 }, ..EngineOptions::default() };
+        let tb = tables::compute(engine, &t, &opts).unwrap();
+        let mut back = dump::load(&dump::dump(&t, &tb), "lft.txt", &t).unwrap();
+        back.engine = tb.engine.clone();
+        assert_eq!(back, tb, "{spec}");
+    }
+}
