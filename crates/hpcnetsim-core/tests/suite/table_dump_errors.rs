@@ -100,3 +100,21 @@ fn every_engine_dump_still_loads() {
         assert_eq!(back, tb, "{spec}");
     }
 }
+
+/// A dump of another network (fewer switches) is refused, naming the first switch without a
+/// block and the network the dump's header names; before, it loaded and every pair of the
+/// larger network was reported unreachable.
+#[test]
+fn a_dump_of_another_network_is_refused() {
+    let small = topo("hyperx:2x2,t=1");
+    let t = tables::compute(TableEngine::Dfsssp, &small, &EngineOptions::default()).unwrap();
+    let text = dump::dump(&small, &t);
+    let e = dump::load(&text, "small.lft", &topo("hyperx:4x4,t=1")).expect_err("refused").to_string();
+    assert!(e.contains("switch = 4 (no 'Unicast lids' block) is invalid"), "{e}");
+    assert!(e.contains("16 switches of hyperx:4x4,t=1 (4 read; the dump's header names hyperx:2x2,t=1)"), "{e}");
+    // The same dump on its own network loads, every switch's block read.
+    assert!(dump::load(&text, "small.lft", &small).is_ok());
+    // A block left out of a dump of the right network is refused too.
+    let cut: String = DUMP.lines().take_while(|l| !l.ends_with("of switch 3:")).map(|l| format!("{l}\n")).collect();
+    assert!(refusal(&cut).contains("switch = 3 (no 'Unicast lids' block)"), "{}", refusal(&cut));
+}

@@ -71,6 +71,7 @@ pub fn load(text: &str, file: &str, topo: &Topology) -> Result<Tables> {
     let mut switch: Option<usize> = None;
     let mut vl: Vec<u8> = Vec::new();
     let mut vls_used = 1usize;
+    let mut spec: Option<&str> = None;
     // The line of each switch's block and of each terminal's lanes: a second one would
     // silently replace the first (two dumps pasted together, an edit gone wrong), so it is
     // refused, naming both lines.
@@ -89,6 +90,9 @@ pub fn load(text: &str, file: &str, topo: &Topology) -> Result<Tables> {
             continue;
         }
         if let Some(rest) = line.strip_prefix('#') {
+            if let Some(v) = rest.trim().strip_prefix("spec:") {
+                spec = Some(v.trim());
+            }
             if let Some(v) = rest.trim().strip_prefix("lmc:") {
                 if t.is_some() {
                     return Err(Error::invalid(
@@ -226,6 +230,22 @@ pub fn load(text: &str, file: &str, topo: &Topology) -> Result<Tables> {
     let Some(mut tables) = t else {
         return Err(Error::invalid(file, "lmc", "missing", "a '# lmc: N' header line"));
     };
+    // A dump writes a block for every switch: one missing is most likely a dump of another
+    // network, whose every pair would otherwise be reported unreachable.
+    if let Some(s) = block_line.iter().position(Option::is_none) {
+        let read = block_line.iter().filter(|b| b.is_some()).count();
+        let theirs = spec.map_or(String::new(), |spec| format!("; the dump's header names {spec}"));
+        return Err(Error::invalid(
+            file,
+            "switch",
+            format!("{s} (no 'Unicast lids' block)"),
+            format!(
+                "a block for each of the {} switches of {} ({read} read{theirs})",
+                topo.num_switches(),
+                topo.spec()
+            ),
+        ));
+    }
     tables.set_vls(vl, vls_used);
     Ok(tables)
 }
