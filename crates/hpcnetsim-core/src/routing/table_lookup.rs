@@ -95,8 +95,12 @@ impl TableRouting {
         let stats = tables::stats::summarise(topo, &tables);
         if stats.unreachable_pairs > 0 {
             let pairs: Vec<String> = stats.unreachable_examples.iter().map(|(a, b)| format!("{a}->{b}")).collect();
+            // Computed tables miss pairs only where faults cut the network; read ones may
+            // simply not route them.
+            let cause =
+                if r.tables.is_some() { "the tables read do not route them" } else { "faults disconnect the network" };
             return Err(Error::Unsupported(format!(
-                "{}: {} terminal pairs are unreachable under routing '{}' (faults disconnect the network): {}{}",
+                "{}: {} terminal pairs are unreachable under routing '{}' ({cause}): {}{}",
                 topo.spec(),
                 stats.unreachable_pairs,
                 tables.engine,

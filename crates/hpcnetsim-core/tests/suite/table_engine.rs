@@ -110,7 +110,22 @@ fn bad_table_setups_are_reported() {
     assert!(e.contains("parx"), "{e}");
     // A disconnected network: the pairs are named.
     let e = err(&quick(table_config("torus:4|faults:switches=1", 2, TableEngine::Updn, 0.1)));
-    assert!(e.contains("unreachable") && e.contains("0->1"), "{e}");
+    assert!(e.contains("unreachable") && e.contains("0->1") && e.contains("faults disconnect the network"), "{e}");
+    // Tables read from a file that leave pairs out, on an intact network: the tables are the
+    // cause, not faults.
+    let topo = hpcnetsim_core::Topology::from_spec("hyperx:2x2,t=1").unwrap();
+    let t = hpcnetsim_core::routing::tables::compute(TableEngine::Dfsssp, &topo, &Default::default()).unwrap();
+    // Switch 0's route to terminal 1 (LID 2) left out.
+    let full = hpcnetsim_core::routing::tables::dump::dump(&topo, &t);
+    let hole = full.lines().position(|l| l.starts_with("0x0002 ")).unwrap();
+    let text: String = full.lines().enumerate().filter(|&(i, _)| i != hole).map(|(_, l)| format!("{l}\n")).collect();
+    let path = std::env::temp_dir().join(format!("hpcnetsim-holes-{}.lft", std::process::id()));
+    std::fs::write(&path, text).unwrap();
+    let mut c = quick(table_config("hyperx:2x2,t=1", 2, TableEngine::Dfsssp, 0.1));
+    c.routing.table_mut().tables = Some(path.to_string_lossy().into_owned());
+    let e = err(&c);
+    assert!(e.contains("unreachable") && e.contains("(the tables read do not route them)"), "{e}");
+    std::fs::remove_file(&path).unwrap();
     // Algorithmic routing on a faulty network points to table routing.
     let e = err(&quick(sim_config("torus:4x4|faults:random=2", 2, Algorithm::Dor, 0.1)));
     assert!(e.contains("table"), "{e}");
