@@ -23,7 +23,14 @@ pub(crate) fn balancing_moves(terminals: usize, on_side: usize) -> u64 {
 /// A balanced cut of the graph on `switches` switches with these links (parallel links
 /// repeated): the links cut, with ⌊S/2⌋ switches on one side; `None` above [`MAX_SWITCHES`].
 pub fn balanced_cut(switches: usize, links: &[(usize, usize)]) -> Option<u64> {
-    if !(2..=MAX_SWITCHES).contains(&switches) {
+    balanced_cut_from(switches, links, 0)
+}
+
+/// [`balanced_cut`] started from the breadth-first order of switch `start`: the refinement
+/// is local, so another start can end in a better cut (callers without a closed form to
+/// fall back on, such as faulty networks, try several).
+pub fn balanced_cut_from(switches: usize, links: &[(usize, usize)], start: usize) -> Option<u64> {
+    if !(2..=MAX_SWITCHES).contains(&switches) || start >= switches {
         return None;
     }
     let mut adj: Vec<Vec<usize>> = vec![Vec::new(); switches];
@@ -32,11 +39,11 @@ pub fn balanced_cut(switches: usize, links: &[(usize, usize)]) -> Option<u64> {
         adj[b].push(a);
     }
     let half = switches / 2;
-    // Breadth-first order from switch 0: the first half of it is a connected start.
+    // Breadth-first order from `start`: the first half of it is a connected start.
     let mut side = vec![true; switches];
     let mut seen = vec![false; switches];
-    let mut queue = std::collections::VecDeque::from([0usize]);
-    seen[0] = true;
+    let mut queue = std::collections::VecDeque::from([start]);
+    seen[start] = true;
     let mut placed = 0;
     while placed < half {
         let s = match queue.pop_front() {

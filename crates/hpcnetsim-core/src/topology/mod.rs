@@ -13,6 +13,7 @@ pub mod export;
 pub mod fabric;
 pub mod family;
 pub mod faults;
+pub mod faulty_bisection;
 pub mod finite_field;
 pub mod footprint;
 pub mod graph;

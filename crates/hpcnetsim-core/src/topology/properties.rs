@@ -243,7 +243,7 @@ impl Topology {
         let n = self.num_terminals();
         let s = self.num_switches();
         let r = self.radix() as f64;
-        let bisection_channels = self.family().bisection_channels();
+        let bisection_channels = super::faulty_bisection::bisection_channels(self);
         let bisection_ratio = bisection_channels as f64 / (n as f64 / 2.0);
         self.check_describe_work()?;
         let (diameter, avg_distance) = self.distances()?;

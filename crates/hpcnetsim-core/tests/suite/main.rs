@@ -22,6 +22,7 @@ mod event_order;
 mod extoll_paper;
 mod extoll_pipeline;
 mod fabric_import;
+mod faulty_bisection;
 mod flow_model;
 mod flow_packet_agreement;
 mod flow_tables;
