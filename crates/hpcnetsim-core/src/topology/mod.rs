@@ -94,9 +94,10 @@ impl Topology {
         match fault_text {
             None => Ok(topo),
             Some(text) => {
-                let mut t = faults::parse(spec.trim(), text)?.apply(&topo)?;
-                t.spec = spec.trim().to_string();
-                Ok(t)
+                let faults = faults::parse(spec.trim(), text)?;
+                // The spec as written, suffixes included: `apply` names it in its errors.
+                topo.spec = spec.trim().to_string();
+                faults.apply(&topo)
             }
         }
     }

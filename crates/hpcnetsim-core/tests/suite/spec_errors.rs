@@ -93,3 +93,18 @@ fn director_tree_node_and_uplink_limits_say_what_fits() {
     expect("director-tree:nodes=10,edges=2,directors=1,uplinks=36", &["uplinks = 36", "at most 35"]);
     assert!(Topology::from_spec("director-tree:nodes=864,edges=48,directors=6").is_ok());
 }
+
+/// Faults that the built network does not have are reported against the spec as written,
+/// suffixes included: `torus:4x4: faults.random = 99` named a network the user never wrote
+/// and hid which fault set was meant.
+#[test]
+fn fault_errors_name_the_whole_spec() {
+    for (spec, value) in [
+        ("torus:4x4|faults:random=99", "faults.random = 99"),
+        ("torus:4x4|faults:links=99.0", "faults.links = 99.0"),
+        ("torus:4x4|faults:switches=99", "faults.switches = 99"),
+        ("torus:4x4|planes:2|faults:random=99", "faults.random = 99"),
+    ] {
+        expect(spec, &[&format!("{spec}: {value} is invalid")]);
+    }
+}
