@@ -183,3 +183,18 @@ def test_a_demand_list_takes_numpy_numbers():
     assert hpcnetsim.route("hyperx:4x4,t=2", "parx", demands=demands, dump=True)["dump"] == hpcnetsim.route(
         "hyperx:4x4,t=2", "parx", demands=[(0, 5, 1e6), (1, 6, 5e6)], dump=True
     )["dump"]
+
+
+@pytest.mark.parametrize(
+    "kwargs, needle",
+    [
+        ({"engine": 3}, "engine = 3 is invalid: a name, one of minhop"),
+        ({"engine": "updn", "roots": 5}, "roots = 5 is invalid: a list of switch indices"),
+        ({"layering": 3}, "layering = 3 is invalid: 'placement' or 'opensm'"),
+        ({"tables": 5}, "tables = 5 is invalid: the path of a table dump"),
+    ],
+)
+def test_arguments_of_the_wrong_type_are_config_errors(kwargs, needle):
+    """Not the binding's TypeError, nor (``tables=5``) a read of file descriptor 5."""
+    with pytest.raises(hpcnetsim.ConfigError, match=re.escape(needle)):
+        hpcnetsim.route("hyperx:2x2,t=1", **kwargs)

@@ -86,6 +86,7 @@ def route(
     An algorithmic `engine` (``dor``, ``bubble``, ``duato``...) has no tables: with
     ``check_deadlock=True`` the result is :func:`check_deadlock`'s with `vcs`. An option the
     engine (or a loaded dump) does not read is refused rather than ignored."""
+    _check_types(engine, roots, tables, layering)
     if tables is None and _ALIASES.get(engine, engine) in ALGORITHMS:
         if not check_deadlock:
             raise ConfigError(
@@ -127,6 +128,19 @@ def route(
     except ConfigError as e:
         raise _demand_line_error(e, demands, triples, lines) from None
     return json.loads(report)
+
+
+def _check_types(engine, roots, tables, layering) -> None:
+    """Arguments of the wrong type are one-line errors, not the binding's TypeError (or, for
+    ``tables=5``, a read of file descriptor 5)."""
+    if not isinstance(engine, str):
+        raise ConfigError(f"route: engine = {engine!r} is invalid: a name, one of {', '.join(ENGINES)}")
+    if layering is not None and not isinstance(layering, str):
+        raise ConfigError(f"route: layering = {layering!r} is invalid: 'placement' or 'opensm'")
+    if roots is not None and not isinstance(roots, (list, tuple)):
+        raise ConfigError(f"route: roots = {roots!r} is invalid: a list of switch indices, e.g. [0]")
+    if tables is not None and not isinstance(tables, (str, Path)):
+        raise ConfigError(f"route: tables = {tables!r} is invalid: the path of a table dump")
 
 
 def _check_engine_options(engine: str, roots, demands, tables) -> None:
