@@ -20,6 +20,20 @@ pub(crate) fn balancing_moves(terminals: usize, on_side: usize) -> u64 {
     on_side.abs_diff(low).min(on_side.abs_diff(high)) as u64
 }
 
+/// The terminals every switch carries when all carry the same number (`counts`, one per
+/// switch), `None` when they differ or carry none: the graphs [`bisection_from`] applies to.
+pub(crate) fn uniform_terminals(counts: &[u32]) -> Option<usize> {
+    let &first = counts.first()?;
+    (first > 0 && counts.iter().all(|&t| t == first)).then_some(first as usize)
+}
+
+/// A balanced bisection of a graph whose switches all carry `p` terminals: the cut
+/// [`balanced_cut_from`] finds from `start`, completed for an odd number of switches (⌊S/2⌋ on
+/// one side) with the terminal links that balance the sides.
+pub(crate) fn bisection_from(switches: usize, links: &[(usize, usize)], p: usize, start: usize) -> Option<u64> {
+    balanced_cut_from(switches, links, start).map(|cut| cut + balancing_moves(switches * p, switches / 2 * p))
+}
+
 /// A balanced cut of the graph on `switches` switches with these links (parallel links
 /// repeated): the links cut, with ⌊S/2⌋ switches on one side; `None` above [`MAX_SWITCHES`].
 pub fn balanced_cut(switches: usize, links: &[(usize, usize)]) -> Option<u64> {

@@ -36,16 +36,14 @@ impl Fabric {
         }
     }
 
-    /// Builds the port-level graph.
     /// The terminals on every switch when all switches have the same number (a dragonfly's,
     /// a Slim Fly's, a random regular network's), `None` otherwise (a tree's leaves).
     pub fn uniform_terminals(&self) -> Option<usize> {
-        let mut on = vec![0usize; self.ports.len()];
+        let mut on = vec![0u32; self.ports.len()];
         for &(_, s, _) in &self.terminals {
             on[s] += 1;
         }
-        let first = *on.first()?;
-        (first > 0 && on.iter().all(|&t| t == first)).then_some(first)
+        super::balanced_cut::uniform_terminals(&on)
     }
 
     /// Links cut by a balanced cut of the switch graph (refined as a Slim Fly's is; an upper
@@ -54,12 +52,10 @@ impl Fabric {
     pub fn bisection_channels(&self) -> u64 {
         let Some(p) = self.uniform_terminals() else { return u64::MAX };
         let links: Vec<(usize, usize)> = self.links.iter().map(|&(a, _, b, _)| (a, b)).collect();
-        let switches = self.ports.len();
-        let Some(cut) = super::balanced_cut::balanced_cut(switches, &links) else { return u64::MAX };
-        // ⌊S/2⌋ switches on one side: for odd S, terminal links balance the sides.
-        cut + super::balanced_cut::balancing_moves(switches * p, switches / 2 * p)
+        super::balanced_cut::bisection_from(self.ports.len(), &links, p, 0).unwrap_or(u64::MAX)
     }
 
+    /// Builds the port-level graph.
     pub(crate) fn build(&self) -> Wiring {
         let mut b = Builder::new(self.ports.iter().copied());
         for &(a, pa, c, pc) in &self.links {

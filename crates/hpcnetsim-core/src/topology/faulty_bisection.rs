@@ -8,7 +8,7 @@
 //! surviving links (`balanced_cut.rs`) are tried too and the smallest cut kept. Trees
 //! (terminals on the leaves only) keep the intact cut.
 
-use super::balanced_cut::{balanced_cut_from, balancing_moves};
+use super::balanced_cut::{bisection_from, uniform_terminals};
 use super::Topology;
 
 /// Refinements tried, from breadth-first orders of switches spread evenly over the
@@ -23,18 +23,9 @@ pub fn bisection_channels(topo: &Topology) -> u64 {
     if topo.faulty_links() == 0 {
         return intact;
     }
-    let at = topo.terminals_at();
-    let Some(&p) = at.first() else { return intact };
-    if p == 0 || at.iter().any(|&t| t != p) {
-        return intact;
-    }
+    let Some(p) = uniform_terminals(topo.terminals_at()) else { return intact };
     let switches = topo.num_switches();
     let links: Vec<(usize, usize)> = topo.link_list().iter().map(|&(a, _, b, _)| (a as usize, b as usize)).collect();
-    // ⌊S/2⌋ switches on one side: for odd S, terminal links balance the sides.
-    let balance = balancing_moves(switches * p as usize, switches / 2 * p as usize);
     let starts = STARTS.min(switches);
-    (0..starts)
-        .filter_map(|i| balanced_cut_from(switches, &links, i * switches / starts))
-        .map(|cut| cut + balance)
-        .fold(intact, u64::min)
+    (0..starts).filter_map(|i| bisection_from(switches, &links, p, i * switches / starts)).fold(intact, u64::min)
 }

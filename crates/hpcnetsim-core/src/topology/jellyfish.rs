@@ -86,9 +86,7 @@ impl Jellyfish {
             .flat_map(|(s, l)| l.iter().map(move |&t| (s, t as usize)))
             .filter(|&(s, t)| s < t)
             .collect();
-        let Some(cut) = super::balanced_cut::balanced_cut(self.n, &links) else { return u64::MAX };
-        // ⌊S/2⌋ switches on one side: for odd S, terminal links balance the sides.
-        cut + super::balanced_cut::balancing_moves(self.n * self.p, self.n / 2 * self.p)
+        super::balanced_cut::bisection_from(self.n, &links, self.p, 0).unwrap_or(u64::MAX)
     }
 
     pub(crate) fn build(&self) -> Wiring {

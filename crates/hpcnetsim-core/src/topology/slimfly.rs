@@ -146,9 +146,7 @@ impl SlimFly {
         if self.switches() <= super::balanced_cut::MAX_SWITCHES {
             self.for_each_link(|a, _, b, _| links.push((a, b)));
         }
-        let Some(cut) = super::balanced_cut::balanced_cut(self.switches(), &links) else { return u64::MAX };
-        // ⌊S/2⌋ switches on one side: for odd S, terminal links balance the sides.
-        cut + super::balanced_cut::balancing_moves(self.switches() * self.p, self.switches() / 2 * self.p)
+        super::balanced_cut::bisection_from(self.switches(), &links, self.p, 0).unwrap_or(u64::MAX)
     }
 
     pub(crate) fn build(&self) -> Wiring {
