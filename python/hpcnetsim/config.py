@@ -101,7 +101,6 @@ def sources(config: dict[str, Any]) -> list[dict[str, Any]]:
 def parse_value(text: str) -> Any:
     """A TOML scalar or array (``4``, ``0.5``, ``true``, ``"dor"``, ``[1, 2]``), or a number TOML
     spells with a digit on both sides of the point (``.5``, ``5.``); anything else is a string."""
-    import re
     import tomllib
 
     try:

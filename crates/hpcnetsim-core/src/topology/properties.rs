@@ -41,9 +41,10 @@ pub struct Properties {
     /// Uniform-traffic bound from the bisection, as a fraction of injection bandwidth, capped
     /// at 1. Trees: the thin-tree paper's Θ = 2·B_C/N (its crossing paths climb through the
     /// cut and come back), which takes all traffic to leave its subtree and so falls below
-    /// `ideal_throughput` on tapered and small trees (docs/topologies.md). Tori, meshes, twin tori, HyperX: the half of the traffic that
-    /// crosses a balanced cut (N/2 · N/2 / (N − 1) of the pairs) shares the B_C channels of
-    /// each direction, B_C·(N − 1)/(⌊N/2⌋·⌈N/2⌉) ≈ 4·B_C/N. Crossbars: 1.
+    /// `ideal_throughput` on tapered and small trees (docs/topologies.md). Tori, meshes, twin
+    /// tori, HyperX: the half of the traffic that crosses a balanced cut (N/2 · N/2 / (N − 1)
+    /// of the pairs) shares the B_C channels of each direction, B_C·(N − 1)/(⌊N/2⌋·⌈N/2⌉) ≈
+    /// 4·B_C/N. Crossbars: 1.
     pub bisection_throughput: f64,
     /// Upper bound on the uniform-traffic throughput of every routing (minimal or not,
     /// oblivious or adaptive), as a fraction of injection bandwidth: 1 over the smallest
@@ -211,8 +212,9 @@ impl Topology {
     }
 
     /// Refuses describing a network without symmetry (a fabric file, any network with faults,
-    /// a family whose switches are not all alike such as a Megafly) whose distances and channel loads, one breadth-first search per switch with
-    /// terminals over every switch and channel, would take more than [`MAX_DESCRIBE_STEPS`]:
+    /// a family whose switches are not all alike such as a Megafly) whose distances and
+    /// channel loads, one breadth-first search per switch with terminals over every switch
+    /// and channel, would take more than [`MAX_DESCRIBE_STEPS`]:
     /// `torus:40x40x40|faults:random=1` ran for minutes where it now fails at once.
     fn check_describe_work(&self) -> Result<()> {
         // Intact trees have closed forms for both (`distances`, `max_channel_load`).

@@ -102,20 +102,17 @@ pub fn ftree(topo: &Topology, lmc: u8) -> Result<Tables> {
                 // After faults a chain may end at a top switch that cannot reach every
                 // leaf: undo it and try again without the switches of that chain.
                 banned.fill(false);
-                let mut best: Option<(usize, Vec<usize>)> = None;
+                let mut complete = false;
                 for _ in 0..n {
                     let mut r = Route::new(topo, &level, &neighbours, &mut t, lid, &mut down, &mut up);
                     let chain = r.route_from(leaf, dp, &banned);
                     let covered = must_reach.iter().filter(|&&s| r.t.port(s, lid).is_some()).count();
                     let log = std::mem::take(&mut r.log);
                     if covered == must_reach.len() {
-                        best = None;
+                        complete = true;
                         break;
                     }
                     let fresh_ban = chain.iter().skip(1).any(|&s| !banned[s]);
-                    if best.as_ref().is_none_or(|b| covered > b.0) {
-                        best = Some((covered, chain.clone()));
-                    }
                     r.undo(log);
                     if !fresh_ban {
                         break;
@@ -124,7 +121,7 @@ pub fn ftree(topo: &Topology, lmc: u8) -> Result<Tables> {
                         banned[s] = true;
                     }
                 }
-                if let Some((_, _)) = best {
+                if !complete {
                     // No chain reaches everything: keep the first one (the unreachable
                     // pairs are reported).
                     banned.fill(false);
