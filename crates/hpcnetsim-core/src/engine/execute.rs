@@ -171,7 +171,9 @@ pub fn run_controlled(
     if let Some(err) = e.take_stream_error() {
         return Err(err);
     }
-    let (messages, message_latency, bin, consumed) = e.workload_stats().expect("a workload engine");
+    // The time series covers cycles 0 to the last one simulated, the one of the last delivery.
+    let end = e.execution_time().unwrap_or(e.now()) + 1;
+    let (messages, message_latency, bin, consumed) = e.workload_stats(end).expect("a workload engine");
     let tasks = e.num_tasks();
     let blocked = if stalled { e.blocked_tasks(10) } else { Vec::new() };
     let replay = e.replay_stats();

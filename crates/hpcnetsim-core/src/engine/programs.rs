@@ -110,9 +110,9 @@ impl<'a> Engine<'a> {
     }
 
     /// For causal workloads: messages sent, their latency summary and the consumed load per
-    /// time bin (phits per cycle per terminal).
-    pub fn workload_stats(&self) -> Option<(usize, crate::stats::Summary, u64, Vec<f64>)> {
-        Some(self.tasks.as_ref()?.workload_stats(self.topo.num_terminals()))
+    /// time bin (phits per cycle per terminal) over cycles `0..end`.
+    pub fn workload_stats(&self, end: u64) -> Option<(usize, crate::stats::Summary, u64, Vec<f64>)> {
+        Some(self.tasks.as_ref()?.workload_stats(self.topo.num_terminals(), end))
     }
 
     /// A network replaying the tasks of `source` as a stream, task `i` on terminal

@@ -232,3 +232,31 @@ fn hand_made_programs_size_queues_for_their_smallest_packets() {
     assert_eq!(hand_made.execution_time_cycles, kernel.execution_time_cycles);
     assert_eq!(hand_made.packet_hops, kernel.packet_hops);
 }
+
+/// The consumed load's bins are a time series of one quantity: weighted by the cycles each bin
+/// spans, their mean is the same whatever the bin width, and the series reaches the run's end.
+/// A last bin divided by a whole bin's width (it spans fewer cycles) would read low.
+#[test]
+fn consumed_load_has_the_same_mean_whatever_the_bin_width() {
+    let mut c = sim_config("torus:4x4", 2, Algorithm::Auto, 0.0);
+    c.workload = Some(WorkloadConfig { kernel: Kernel::M2, tasks: 16, message_bytes: 4096, ..Default::default() });
+    let series = |bin: u64| {
+        let mut c = c.clone();
+        c.measurement.window_cycles = bin;
+        let r = execute(&c).unwrap();
+        assert_eq!(r.status, Status::Completed, "{}", r.message);
+        (r.execution_time_cycles.unwrap(), r.consumed_load)
+    };
+    // The series covers cycles 0 to the execution time, the cycle of the last delivery.
+    let (time, whole) = series(1 << 30);
+    let end = time + 1;
+    assert_eq!(whole.len(), 1);
+    for bin in [end / 3 + 1, end / 2 + 7, end - 1] {
+        let (same_time, bins) = series(bin);
+        assert_eq!(same_time, time);
+        assert_eq!(bins.len() as u64, end.div_ceil(bin), "bin {bin} of a run of {end} cycles");
+        let spans = |k: usize| (end - k as u64 * bin).min(bin) as f64;
+        let mean = bins.iter().enumerate().map(|(k, load)| load * spans(k)).sum::<f64>() / end as f64;
+        assert!((mean - whole[0]).abs() < 1e-9 * whole[0], "bin {bin}: mean {mean} vs {}", whole[0]);
+    }
+}

@@ -365,10 +365,22 @@ impl Tasks {
     }
 
     /// Messages sent, their latency summary and the consumed load per time bin (phits per
-    /// cycle per terminal, of `terminals`).
-    pub(crate) fn workload_stats(&self, terminals: usize) -> (usize, Summary, u64, Vec<f64>) {
+    /// cycle per terminal, of `terminals`) over cycles `0..end`.
+    ///
+    /// The series has a bin for every `bin_cycles` up to `end`, also where nothing arrived
+    /// (a run ending in computation ends in idle bins), and the last bin is divided by the cycles
+    /// it spans, not by a whole bin: a run of 1.5 bins at full load reads 1.0 in both.
+    pub(crate) fn workload_stats(&self, terminals: usize, end: u64) -> (usize, Summary, u64, Vec<f64>) {
         let n = terminals as f64;
-        let bins = self.bins.iter().map(|&p| p as f64 / (self.bin_cycles as f64 * n)).collect();
-        (self.stream.data_messages, self.message_latency.summary(), self.bin_cycles, bins)
+        let width = self.bin_cycles;
+        let count = self.bins.len().max(end.div_ceil(width) as usize);
+        let bins = (0..count)
+            .map(|k| {
+                let phits = self.bins.get(k).copied().unwrap_or(0);
+                let spans = end.saturating_sub(k as u64 * width).clamp(1, width);
+                phits as f64 / (spans as f64 * n)
+            })
+            .collect();
+        (self.stream.data_messages, self.message_latency.summary(), width, bins)
     }
 }
