@@ -286,12 +286,33 @@ impl TryFrom<RoutingFields> for RoutingConfig {
             f.engine.is_some() || f.lmc.is_some() || f.tables.is_some() || f.address.is_some() || f.layering.is_some();
         let method = match f.algorithm {
             Algorithm::Table => {
+                if let Some(path) = &f.tables {
+                    // A dump carries its engine's name, its LMC and its lanes: the fields that
+                    // would compute tables have nothing to say, and a value there is a mistake.
+                    let computing = [
+                        ("engine", f.engine.clone()),
+                        ("lmc", f.lmc.map(|l| l.to_string())),
+                        ("layering", f.layering.map(|l| super::config_name(&l))),
+                    ];
+                    if let Some((field, value)) = computing.into_iter().find_map(|(n, v)| Some((n, v?))) {
+                        return Err(format!(
+                            "routing.{field} = '{value}' is invalid: not beside routing.tables = '{path}' \
+                             (a table dump carries its engine, LMC and lanes); remove one of them"
+                        ));
+                    }
+                }
                 let d = TableRouting::default();
                 let engine = match f.engine {
                     Some(name) => TableEngine::named(&name)
                         .ok_or_else(|| format!("routing.engine = '{name}' is invalid: one of {ENGINES}"))?,
                     None => d.engine,
                 };
+                if let Some(lmc) = f.lmc.filter(|&l| engine == TableEngine::Parx && l != 2) {
+                    return Err(format!(
+                        "routing.lmc = '{lmc}' is invalid: 2 or unset with routing.engine = 'parx' \
+                         (PARX routes four addresses per terminal)"
+                    ));
+                }
                 Method::Table(TableRouting {
                     engine,
                     lmc: f.lmc.unwrap_or(engine.default_lmc()),
@@ -326,10 +347,16 @@ impl From<RoutingConfig> for RoutingFields {
             address: None,
             layering: None,
         };
-        // Table routing writes every field in force; other methods none of them.
+        // Table routing writes every field in force (loaded tables: the file and the address
+        // policy, the dump has the rest); other methods none of them.
         if let Method::Table(t) = r.method {
-            f.engine = Some(t.engine.name().to_string());
-            (f.lmc, f.tables, f.address, f.layering) = (Some(t.lmc), t.tables, Some(t.address), Some(t.layering));
+            f.address = Some(t.address);
+            if t.tables.is_some() {
+                f.tables = t.tables;
+            } else {
+                f.engine = Some(t.engine.name().to_string());
+                (f.lmc, f.layering) = (Some(t.lmc), Some(t.layering));
+            }
         }
         f
     }
@@ -363,6 +390,35 @@ mod tests {
         assert!(json.get("tables").is_none());
         assert_eq!(serde_json::from_value::<RoutingConfig>(json).unwrap(), t);
         assert_eq!(read("algorithm = \"table\"").unwrap().table(), Some(&TableRouting::default()));
+    }
+
+    #[test]
+    fn table_fields_that_would_be_ignored_are_refused() {
+        for (field, shown) in [
+            ("engine = \"ftree\"", "engine = 'ftree'"),
+            ("lmc = 1", "lmc = '1'"),
+            ("layering = \"opensm\"", "layering = 'opensm'"),
+        ] {
+            let e = read(&format!("algorithm = \"table\"\ntables = \"x.lft\"\n{field}")).unwrap_err();
+            assert_eq!(
+                e,
+                format!(
+                    "routing.{shown} is invalid: not beside routing.tables = 'x.lft' (a table dump carries \
+                     its engine, LMC and lanes); remove one of them"
+                )
+            );
+        }
+        let e = read("algorithm = \"table\"\nengine = \"parx\"\nlmc = 0").unwrap_err();
+        assert!(e.starts_with("routing.lmc = '0' is invalid: 2 or unset with routing.engine = 'parx'"), "{e}");
+        assert_eq!(read("algorithm = \"table\"\nengine = \"parx\"").unwrap().table().unwrap().lmc, 2);
+        // What a config with loaded tables writes reads back to it.
+        let t = read("algorithm = \"table\"\ntables = \"x.lft\"\naddress = \"random\"").unwrap();
+        let json = serde_json::to_value(&t).unwrap();
+        assert_eq!(
+            json,
+            serde_json::json!({"algorithm": "table", "selection": "least-occupied", "tables": "x.lft", "address": "random"})
+        );
+        assert_eq!(serde_json::from_value::<RoutingConfig>(json).unwrap(), t);
     }
 
     #[test]

@@ -58,11 +58,12 @@ impl TableEngine {
         }
     }
 
-    /// The LMC when the config gives none: 3 for `ksp` (Singla et al.'s 8 paths per pair), 0
-    /// otherwise (PARX sets its own 2).
+    /// The LMC when the config gives none: 3 for `ksp` (Singla et al.'s 8 paths per pair), 2
+    /// for `parx` (its only one: four addresses routed around each other), 0 otherwise.
     pub fn default_lmc(self) -> u8 {
         match self {
             TableEngine::Ksp => 3,
+            TableEngine::Parx => 2,
             _ => 0,
         }
     }
