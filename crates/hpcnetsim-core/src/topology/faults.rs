@@ -61,7 +61,7 @@ pub fn split(spec: &str) -> Result<(&str, Option<&str>, Option<&str>)> {
 /// Parses the text after `|` (`faults:key=value,...`).
 pub fn parse(spec: &str, text: &str) -> Result<Faults> {
     let err = |field: &str, value: &str, allowed: &str| Error::invalid(spec, field, format!("'{value}'"), allowed);
-    let Some(body) = text.strip_prefix("faults:") else {
+    let Some(body) = text.strip_prefix("faults:").filter(|b| b.split(',').any(|item| !item.trim().is_empty())) else {
         return Err(err("suffix", text, "'faults:' followed by links=, switches=, random=, fraction=, seed="));
     };
     let mut f = Faults { seed: 1, ..Faults::default() };

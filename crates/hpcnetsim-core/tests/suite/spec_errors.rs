@@ -108,3 +108,12 @@ fn fault_errors_name_the_whole_spec() {
         expect(spec, &[&format!("{spec}: {value} is invalid")]);
     }
 }
+
+/// A `faults:` suffix that names nothing is a spec cut short, not a network without faults.
+#[test]
+fn an_empty_fault_suffix_is_refused() {
+    for spec in ["torus:4x4|faults:", "torus:4x4|faults: ", "torus:4x4|faults:,", "tree:k=4,n=2|planes:2|faults:"] {
+        expect(spec, &["suffix = 'faults:", "'faults:' followed by links=, switches=, random=, fraction=, seed="]);
+    }
+    assert!(Topology::from_spec("torus:4x4|faults:random=0").is_ok(), "no fault, written out, is a choice");
+}
