@@ -100,8 +100,16 @@ pub fn distances_with(topo: &Topology, symmetry: Option<&Symmetry>) -> Result<(u
                 continue;
             }
             if dist[d] == UNREACHED {
+                // A failed switch (`faults:switches=`) keeps its terminals but none of its links:
+                // say so, the user may have meant to fail a switch without terminals.
+                let cut_off: Vec<String> = [s, d]
+                    .into_iter()
+                    .filter(|&x| !topo.ports(x).iter().any(|p| matches!(p, Peer::Switch { .. })))
+                    .map(|x| format!("switch {x} has terminals but no working link"))
+                    .collect();
+                let why = if cut_off.is_empty() { String::new() } else { format!(" ({})", cut_off.join(", ")) };
                 return Err(Error::Unsupported(format!(
-                    "{}: terminals on switches {s} and {d} are disconnected",
+                    "{}: terminals on switches {s} and {d} are disconnected{why}",
                     topo.spec()
                 )));
             }

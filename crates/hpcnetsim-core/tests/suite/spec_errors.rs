@@ -117,3 +117,18 @@ fn an_empty_fault_suffix_is_refused() {
     }
     assert!(Topology::from_spec("torus:4x4|faults:random=0").is_ok(), "no fault, written out, is a choice");
 }
+
+/// Describing a network whose faults cut terminals off names the two switches, and a failed
+/// switch that carries terminals as the cause.
+#[test]
+fn a_failed_switch_with_terminals_is_named_when_describe_refuses() {
+    let e = Topology::from_spec("torus:4x4|faults:switches=3").unwrap().describe().unwrap_err().to_string();
+    assert_eq!(
+        e,
+        "torus:4x4|faults:switches=3: terminals on switches 0 and 3 are disconnected (switch 3 has terminals \
+         but no working link)"
+    );
+    // Links cut around a switch that keeps one: no failed switch to name.
+    let e = Topology::from_spec("mesh:4|faults:links=1.0").unwrap().describe().unwrap_err().to_string();
+    assert!(e.ends_with("terminals on switches 0 and 2 are disconnected"), "{e}");
+}
