@@ -291,6 +291,13 @@ fn parx_demands_steer_the_heavy_pairs_apart() {
     assert_ne!(aware, plain, "demands changed nothing");
     let n = sssp_normalise();
     assert_eq!(n, vec![(0, 1, 255), (1, 0, 1), (2, 3, 128)]);
+    // Demands that cross no link (a terminal to itself, two terminals of switch 0) change
+    // nothing, however large: before, the largest set the scale and the others shrank.
+    let mut local = demands.clone();
+    local.extend([(0, 0, 1e12), (1, 0, 5e11)]);
+    let with_local =
+        tables::compute(TableEngine::Parx, &t, &EngineOptions { demands: local, ..EngineOptions::default() }).unwrap();
+    assert_eq!(with_local, aware);
     let bad = EngineOptions { demands: vec![(0, 99, 1.0)], ..EngineOptions::default() };
     assert!(tables::compute(TableEngine::Parx, &t, &bad).unwrap_err().to_string().contains("demand"));
 }

@@ -189,7 +189,8 @@ pub fn normalise_demands(demands: &[(usize, usize, f64)]) -> Vec<(usize, usize, 
 /// routed first, each edge update adding the normalised demand of every source; the other
 /// destinations follow with +1 per route. Towards LID_i the links of rule R(i+1) are hidden;
 /// where that cuts a switch with terminals off (faults), that address is routed on the
-/// whole network instead. Layers are assigned afterwards, as in DFSSSP.
+/// whole network instead. Layers are assigned afterwards, as in DFSSSP. Demands between
+/// terminals of one switch are left out: they use no link.
 pub fn parx(topo: &Topology, demands: &[(usize, usize, f64)]) -> Result<Tables> {
     let dims = parx_dims(topo)?;
     let n = topo.num_terminals();
@@ -216,7 +217,14 @@ pub fn parx(topo: &Topology, demands: &[(usize, usize, f64)]) -> Result<Tables> 
                 .collect()
         })
         .collect();
-    let norm = normalise_demands(demands);
+    // Pairs on one switch (a rank's messages to itself among them, common in profiles taken
+    // from traces) cross no link: they neither set the scale nor put their destination first.
+    let crossing: Vec<(usize, usize, f64)> = demands
+        .iter()
+        .copied()
+        .filter(|&(s, d, _)| topo.terminal_attachment(s).0 != topo.terminal_attachment(d).0)
+        .collect();
+    let norm = normalise_demands(&crossing);
     // demand_to[dst]: (source switch, weight) pairs.
     let mut demand_to: Vec<Vec<(usize, u64)>> = vec![Vec::new(); n];
     for &(s, d, w) in &norm {
