@@ -1,7 +1,8 @@
 //! A table dump that says one thing twice is refused: a second block for a switch, a second
 //! entry for a LID, a second lane line for a terminal or a second `# lmc:` header each
 //! replaced what came before without a word, so two dumps pasted together loaded as the
-//! second one's tables. Lanes out of range are named by value.
+//! second one's tables. Lanes out of range are named by value, and a block's closing count must
+//! be its entries'.
 
 use crate::common::topo;
 use hpcnetsim_core::routing::tables::{self, dump, EngineOptions, TableEngine};
@@ -60,6 +61,19 @@ fn a_second_block_for_a_switch_is_refused() {
     let e = refusal(&DUMP.replace("of switch 1:", "of switch 0:"));
     assert!(e.starts_with("lft.txt:8: switch = 'Unicast lids [0x0001-0x0004] of switch 0:' is invalid"), "{e}");
     assert!(e.contains("one block per switch (switch 0's began on line 2)"), "{e}");
+}
+
+#[test]
+fn an_entry_count_that_differs_from_the_entries_is_refused() {
+    // Switch 2's entry for LID 3 deleted: its pair would have read as unreachable.
+    let cut = DUMP.replace("0x0003 002\n", "");
+    let e = refusal(&cut);
+    assert_eq!(
+        e,
+        "lft.txt:18: line = '4 lids valid for this switch' is invalid: the count of the entries above it: \
+         switch 2's block has 3"
+    );
+    assert!(refusal(&DUMP.replacen("4 lids valid", "x lids valid", 1)).contains("switch 0's block has 4"));
 }
 
 #[test]

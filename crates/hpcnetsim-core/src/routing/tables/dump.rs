@@ -69,6 +69,7 @@ pub fn load(text: &str, file: &str, topo: &Topology) -> Result<Tables> {
     let mut lmc: Option<u8> = None;
     let mut t: Option<Tables> = None;
     let mut switch: Option<usize> = None;
+    let mut entries = 0usize;
     let mut vl: Vec<u8> = Vec::new();
     let mut vls_used = 1usize;
     let mut spec: Option<&str> = None;
@@ -136,6 +137,7 @@ pub fn load(text: &str, file: &str, topo: &Topology) -> Result<Tables> {
                     }
                     block_line[s] = Some(i);
                     switch = Some(s);
+                    entries = 0;
                 }
                 _ => {
                     return Err(Error::invalid(
@@ -146,7 +148,20 @@ pub fn load(text: &str, file: &str, topo: &Topology) -> Result<Tables> {
                     ))
                 }
             }
-        } else if line.ends_with("lids valid for this switch") {
+        } else if let Some(count) = line.strip_suffix("lids valid for this switch") {
+            // The count a dump writes after its entries: one that differs from the entries
+            // read is a file cut or edited inside the block.
+            if let Some(s) = switch {
+                let written = parse_int(count);
+                if written != Some(entries) {
+                    return Err(Error::invalid(
+                        at(i),
+                        "line",
+                        format!("'{line}'"),
+                        format!("the count of the entries above it: switch {s}'s block has {entries}"),
+                    ));
+                }
+            }
             switch = None;
         } else if let Some(rest) = line.strip_prefix("VLs of terminal") {
             let (src, lanes) = rest.split_once(':').unwrap_or((rest, ""));
@@ -211,6 +226,7 @@ pub fn load(text: &str, file: &str, topo: &Topology) -> Result<Tables> {
                         ));
                     }
                     tables.set_port(s, lid - base, port);
+                    entries += 1;
                 }
                 _ => {
                     return Err(Error::invalid(
