@@ -133,7 +133,8 @@ pub struct Clock {
 impl Clock {
     /// Link bandwidth per direction in bytes per second.
     pub fn link_bytes_per_second(&self) -> f64 {
-        self.phit_bytes as f64 / (self.cycle_ns * 1e-9)
+        // Scaled before dividing: 1e-9 has no exact double, so 16 B per 1 ns read 15 999 999 999.999998.
+        self.phit_bytes as f64 * 1e9 / self.cycle_ns
     }
 
     /// Cycles (rounded to the nearest, at least 0) in `seconds`.
@@ -182,6 +183,10 @@ mod tests {
     fn clock_round_trip() {
         let c = Clock { cycle_ns: 5.0, phit_bytes: 2 };
         assert_eq!(c.link_bytes_per_second(), 4e8);
+        // Round rates come out round (a cycle of 1 ns used to give 15 999.999… MB/s).
+        for (cycle_ns, phit_bytes, rate) in [(1.0, 16, 16e9), (0.5, 8, 16e9), (0.4, 16, 40e9)] {
+            assert_eq!(Clock { cycle_ns, phit_bytes }.link_bytes_per_second(), rate);
+        }
         assert_eq!(c.cycles(parse_seconds("f", "35 ns").unwrap()), 7);
         assert_eq!(c.bytes_per_cycle(4e8), 2.0);
         assert_eq!(c.phits(0), 1);
