@@ -127,6 +127,33 @@ def test_command_line_repetitions(cli, tmp_path):
     assert (tmp_path / "c" / "curve_summary.csv").is_file() and (tmp_path / "c" / "curve.png").is_file()
 
 
+def test_command_line_repetitions_write_every_repetitions_stats_tables(cli, tmp_path):
+    """`--repetitions --out` wrote no [stats] tables (one run and a load curve both do): each
+    repetition's rows now follow one another, led by its repetition and seed (and load)."""
+    import pandas
+
+    cfg = tmp_path / "c.toml"
+    cfg.write_text('topology = "torus:4x4"\n[traffic]\nload = 0.1\n[measurement]\nwarmup_cycles = 100\n'
+                   "batch_cycles = 100\nbatches = 1\n[stats]\nlatency_percentiles = true\n")  # fmt: skip
+    out = tmp_path / "o"
+    out.mkdir()
+    (out / "link_utilisation.parquet").write_text("an earlier run's")
+    r = cli("run", str(cfg), "--repetitions", "3", "--out", str(out))
+    assert r.returncode == 0, r.stderr
+    table = pandas.read_parquet(out / "latency_percentiles.parquet")
+    assert list(table.columns[:3]) == ["repetition", "seed", "class"]
+    assert list(table["repetition"]) == [0, 1, 2]
+    assert list(table["seed"]) == confidence.repetition_seeds(1, 3)
+    counts = [r["latency"]["network"]["count"] for r in json.loads((out / "repetitions.json").read_text())["results"]]
+    assert list(table["count"]) == counts
+    assert not (out / "link_utilisation.parquet").exists(), "a table this run did not write is removed"
+    r = cli("run", str(cfg), "--repetitions", "2", "--loads", "0.1,0.2", "--out", str(tmp_path / "c"))
+    assert r.returncode == 0, r.stderr
+    table = pandas.read_parquet(tmp_path / "c" / "latency_percentiles.parquet")
+    assert list(table.columns[:3]) == ["repetition", "seed", "offered_load"]
+    assert list(zip(table["repetition"], table["offered_load"])) == [(0, 0.1), (0, 0.2), (1, 0.1), (1, 0.2)]
+
+
 def test_bad_repetitions_are_refused_in_one_line(cli, tmp_path):
     cfg = tmp_path / "c.toml"
     cfg.write_text('topology = "torus:4x4"\n')

@@ -75,18 +75,28 @@ def write_curve_tables(results: list, out: Path) -> list[Path]:
     """Writes ``<table>.parquet`` for every collector table of a load curve's ``results`` into
     ``out``: the loads' rows one after the other, each with its ``offered_load`` first (no
     heatmap: each load has its own time axis)."""
+    return write_stacked_tables([({"offered_load": r.offered_load}, r) for r in results], out)
+
+
+def write_stacked_tables(runs: list[tuple[dict[str, Any], Any]], out: Path) -> list[Path]:
+    """Writes ``<table>.parquet`` for every collector table of several runs into ``out``: each
+    run's rows one after the other, led by the columns of its key (``offered_load`` along a
+    curve, ``repetition`` and ``seed`` over repetitions). No heatmap: each run has its own
+    time axis."""
     import pandas
 
     from ._files import atomic_write
 
     by_name: dict[str, list] = {}
-    for r in results:
+    keys: list[str] = []
+    for key, r in runs:
+        keys += [k for k in key if k not in keys]
         for name, frame in r.tables.items():
-            by_name.setdefault(name, []).append(frame.assign(offered_load=r.offered_load))
+            by_name.setdefault(name, []).append(frame.assign(**key))
     paths = []
     for name, frames_ in by_name.items():
         table = pandas.concat(frames_, ignore_index=True)
-        table = table[["offered_load", *[c for c in table.columns if c != "offered_load"]]]
+        table = table[[*keys, *[c for c in table.columns if c not in keys]]]
         path = out / f"{name}.parquet"
         atomic_write(path, lambda tmp, t=table: t.to_parquet(tmp, index=False))
         paths.append(path)

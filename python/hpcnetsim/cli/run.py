@@ -154,18 +154,26 @@ def _run_repeated(args, config: dict, causal: bool) -> int:
         run = execute if causal else simulate
         control = {"max_seconds": args.max_seconds, "max_cycles": args.max_cycles, "check": args.check,
                    "threads": args.threads}  # fmt: skip
-        results = [run(c, **control).to_dict() for c in configs]
+        runs = [run(c, **control) for c in configs]
+        results = [r.to_dict() for r in runs]
         flat = [flatten(r) for r in results]
         print(format_repeated(flat))
         if args.out is not None:
+            from ..collected import remove_stale_tables, write_stacked_tables
             from ..provenance import provenance
 
             doc = {"config": config, "provenance": provenance(config), "seeds": [c["seed"] for c in configs],
                    "results": results}  # fmt: skip
-            atomic_write_text(args.out / "repetitions.json", json.dumps(doc, indent=2) + "\n")
+            written = [args.out / "repetitions.json", args.out / "repetitions.csv"]
+            atomic_write_text(written[0], json.dumps(doc, indent=2) + "\n")
             frame = pandas.DataFrame(flat).assign(repetition=range(len(flat)))
-            atomic_write(args.out / "repetitions.csv", lambda tmp: frame.to_csv(tmp, index=False))
-            print(f"wrote {args.out / 'repetitions.json'}\nwrote {args.out / 'repetitions.csv'}")
+            atomic_write(written[1], lambda tmp: frame.to_csv(tmp, index=False))
+            # The [stats] tables of every repetition, each row led by its repetition and seed.
+            keyed = [({"repetition": i, "seed": c["seed"]}, r) for i, (c, r) in enumerate(zip(configs, runs))]
+            written += write_stacked_tables(keyed, args.out)
+            remove_stale_tables(args.out, written)
+            for path in written:
+                print(f"wrote {path}")
         return EXIT_DEADLOCK if any(r.get("status") == "deadlock" for r in results) else 0
     loads = check_loads(args.loads)
     runs = [_curve(c, loads, args) for c in configs]
@@ -189,6 +197,12 @@ def _run_repeated(args, config: dict, causal: bool) -> int:
         title = f"{label}, {len(configs)} repetitions, 95 % intervals"
         for figure in paths[3:]:
             atomic_write(figure, lambda tmp: plot_load_curves({label: summary}, tmp, title))
+        from ..collected import remove_stale_tables, write_stacked_tables
+
+        keyed = [({"repetition": i, "seed": c["seed"], "offered_load": r.offered_load}, r)
+                 for i, (c, rs) in enumerate(zip(configs, runs)) for r in rs]  # fmt: skip
+        paths += write_stacked_tables(keyed, args.out)
+        remove_stale_tables(args.out, paths)
         for path in paths:
             print(f"wrote {path}")
     return 0
