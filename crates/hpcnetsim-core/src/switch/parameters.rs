@@ -179,7 +179,7 @@ mod tests {
         }
         let table = "topology = \"torus:4x4|faults:random=2\"\n[routing]\nalgorithm = \"table\"\n";
         assert!(Config::from_toml(table).is_ok());
-        assert!(Config::from_toml("topology = \"torus:4x4|faults:\"\n[switch]\nvcs = 2\n").is_ok());
+        assert!(Config::from_toml("topology = \"torus:4x4|faults:random=0\"\n[switch]\nvcs = 2\n").is_ok());
         assert!(Config::from_toml("topology = \"tree:k=2,n=2|planes:2|faults:random=1\"\n").is_ok());
     }
 }
