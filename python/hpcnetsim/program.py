@@ -35,13 +35,6 @@ MAX_BYTES = 1 << 40
 
 COLLECTIVES = ("barrier", "bcast", "reduce", "allreduce", "allgather", "alltoall", "gather", "scatter")
 
-#: The ``[workload]`` fields of a kernel (and its jobs), which a program's own ranks and messages
-#: replace: refused by :meth:`Program.run` rather than left unread, as beside a trace
-#: (``WorkloadConfig::kernel_field_beside_trace`` in the core).
-KERNEL_FIELDS = ("kernel", "tasks", "message_bytes", "length_evolution", "compute_cycles", "return_sweep", "wrap",
-                 "diagonals", "burst_messages", "mesh", "root", "jobs")  # fmt: skip
-
-
 class Program:
     """Task programs of ``ranks`` ranks, one list of operations per rank."""
 
@@ -232,28 +225,12 @@ class Program:
         from .units import with_physical
 
         cfg_json = to_json(cfg)
-        # Every value is checked before seconds are converted with workload.cycle_ns.
-        resolved = json.loads(_core.config_from_json(cfg_json))["workload"]
-        _refuse_kernel_fields(resolved)
+        # Every value is checked before seconds are converted with workload.cycle_ns (the core
+        # refuses a kernel's fields, which the program's ranks and messages replace).
+        _core.config_from_json(cfg_json)
         # Seconds of compute become cycles of the network's clock, as traced time does.
         result = _core.execute_program(cfg_json, "program", self.text(workload_cycle_ns(cfg_json, w)))
         return SimulationResult(json.loads(with_physical(result, cfg_json)))
 
     def __repr__(self) -> str:
         return f"Program({self.ranks} ranks, {len(self._lines)} calls)"
-
-
-def _refuse_kernel_fields(workload: dict) -> None:
-    """The first kernel field of a resolved ``[workload]`` table that differs from its default,
-    named with its value: a program's run would leave it unread."""
-    default = json.loads(_core.config_from_json(json.dumps({"topology": "crossbar:2", "workload": {}})))["workload"]
-    for field in KERNEL_FIELDS:
-        value = workload.get(field, [] if field in ("mesh", "jobs") else None)
-        if value != default.get(field, [] if field in ("mesh", "jobs") else None):
-            shown = f"'{value}'" if isinstance(value, str) else json.dumps(value)
-            if field == "jobs":
-                shown = f"{len(value)} [[workload.jobs]] table(s)"
-            raise ConfigError(
-                f"config: workload.{field} = {shown} is invalid: left out when a Program runs: the program "
-                "gives the ranks and their messages (a kernel's fields are not read)"
-            )

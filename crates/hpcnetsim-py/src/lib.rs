@@ -392,6 +392,9 @@ fn execute_program(
 ) -> PyResult<String> {
     let cfg = Config::from_json(config_json).map_err(to_py)?;
     let w = cfg.workload.clone().unwrap_or_default();
+    // The program (`hpcnetsim.Program`, or an OTF2 archive converted, whose config was checked
+    // with its trace) brings the ranks and messages: a kernel's fields would go unread.
+    w.refuse_kernel_fields("when a Program runs: the program").map_err(to_py)?;
     let opts = RunOptions { progress, budget: Budget { max_wall_seconds: max_seconds, max_cycles }, check, threads };
     controlled(py, opts, |ctl| {
         let t = hpcnetsim_core::workload::traces::read_text(name, text, hpcnetsim_core::workload::traces::scale(&w))?;

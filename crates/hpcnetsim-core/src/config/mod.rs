@@ -583,15 +583,8 @@ impl Config {
             );
         }
         if let Some(w) = &self.workload {
-            if let Some(field) = w.kernel_field_beside_trace() {
-                let value = serde_json::to_value(w).ok().and_then(|j| j.get(field).cloned()).unwrap_or_default();
-                let value = value.as_str().map(|s| format!("'{s}'")).unwrap_or_else(|| value.to_string());
-                return bad(
-                    &format!("workload.{field}"),
-                    &value,
-                    "left out with workload.trace: the trace gives the ranks and their messages \
-                     (a kernel's fields are not read)",
-                );
+            if w.trace.is_some() {
+                w.refuse_kernel_fields("with workload.trace: the trace")?;
             }
             if w.tasks_per_terminal == 0 || w.tasks_per_terminal > 1024 {
                 return bad("workload.tasks_per_terminal", &w.tasks_per_terminal, "an integer between 1 and 1024");

@@ -250,12 +250,12 @@ impl WorkloadConfig {
         }
     }
 
-    /// The first field of a kernel that this workload sets beside a `trace`, which replays the
-    /// trace's own ranks and messages and would silently leave the field unread.
-    pub fn kernel_field_beside_trace(&self) -> Option<&'static str> {
-        self.trace.as_ref()?;
+    /// The first field of a kernel that this workload sets (a value other than its default),
+    /// with the value as messages show it: a trace or a hand-made program brings its own ranks
+    /// and messages and would silently leave the field unread.
+    pub fn kernel_field_set(&self) -> Option<(&'static str, String)> {
         let d = WorkloadConfig::default();
-        [
+        let field = [
             ("kernel", self.kernel != d.kernel),
             ("tasks", self.tasks != d.tasks),
             ("message_bytes", self.message_bytes != d.message_bytes),
@@ -270,7 +270,29 @@ impl WorkloadConfig {
             ("jobs", !self.jobs.is_empty()),
         ]
         .into_iter()
-        .find_map(|(name, set)| set.then_some(name))
+        .find_map(|(name, set)| set.then_some(name))?;
+        let value = match field {
+            "jobs" => format!("{} [[workload.jobs]] table(s)", self.jobs.len()),
+            _ => {
+                let v = serde_json::to_value(self).ok().and_then(|j| j.get(field).cloned()).unwrap_or_default();
+                v.as_str().map(|s| format!("'{s}'")).unwrap_or_else(|| v.to_string())
+            }
+        };
+        Some((field, value))
+    }
+
+    /// Refuses a kernel field that `source` (what brings the ranks and messages instead, e.g.
+    /// "with workload.trace: the trace") would leave unread, naming the field and its value.
+    pub fn refuse_kernel_fields(&self, source: &str) -> crate::error::Result<()> {
+        match self.kernel_field_set() {
+            None => Ok(()),
+            Some((field, value)) => Err(crate::error::Error::invalid(
+                "config",
+                format!("workload.{field}"),
+                value,
+                format!("left out {source} gives the ranks and their messages (a kernel's fields are not read)"),
+            )),
+        }
     }
 }
 
