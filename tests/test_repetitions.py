@@ -152,6 +152,14 @@ def test_command_line_repetitions_write_every_repetitions_stats_tables(cli, tmp_
     table = pandas.read_parquet(tmp_path / "c" / "latency_percentiles.parquet")
     assert list(table.columns[:3]) == ["repetition", "seed", "offered_load"]
     assert list(zip(table["repetition"], table["offered_load"])) == [(0, 0.1), (0, 0.2), (1, 0.1), (1, 0.2)]
+def test_repeated_load_curve_with_a_deadlock_exits_3(cli, tmp_path):
+    """A deadlock at one load of a repeated curve exits with status 3, as the curve run once does."""
+    cfg = tmp_path / "d.toml"
+    cfg.write_text('topology = "torus:8"\nswitch.queue_packets = 1\n[routing]\nalgorithm = "table"\n'
+                   'engine = "minhop"\n[measurement]\nwarmup_cycles = 20000\ndeadlock_cycles = 2000\n')  # fmt: skip
+    r = cli("run", str(cfg), "--repetitions", "2", "--loads", "1.0")
+    assert r.returncode == 3, (r.returncode, r.stderr)
+    assert r.stderr.strip() == "2 of 2 runs (loads × repetitions) deadlocked", r.stderr
 
 
 def test_bad_repetitions_are_refused_in_one_line(cli, tmp_path):

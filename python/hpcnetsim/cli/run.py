@@ -131,11 +131,11 @@ def _curve(config: dict, loads: list[float], args) -> list:
     return results
 
 
-def _curve_status(results: list[dict]) -> int:
+def _curve_status(results: list[dict], what: str = "loads") -> int:
     """Exit status of a load curve: 3 when a load deadlocked, saying how many on stderr."""
     deadlocked = sum(r.get("status") == "deadlock" for r in results)
     if deadlocked:
-        print(f"{deadlocked} of {len(results)} loads deadlocked", file=sys.stderr)
+        print(f"{deadlocked} of {len(results)} {what} deadlocked", file=sys.stderr)
         return EXIT_DEADLOCK
     return 0
 
@@ -205,7 +205,8 @@ def _run_repeated(args, config: dict, causal: bool) -> int:
         remove_stale_tables(args.out, paths)
         for path in paths:
             print(f"wrote {path}")
-    return 0
+    # As one load curve: a deadlock at any load of any repetition exits with status 3.
+    return _curve_status([r.to_dict() for rs in runs for r in rs], "runs (loads × repetitions)")
 
 
 def _write_result(result, config: dict, out: Path) -> list[Path]:
