@@ -90,6 +90,25 @@ def test_simulate_converges_and_accepts_the_offered_load():
     assert "converged" in repr(r) and "\n" not in repr(r)
 
 
+def test_repr_shows_what_each_kind_of_result_measured():
+    """A causal run shows its execution time, the flow model its eBB or makespan: no offered
+    load, status or VCs that the result does not have."""
+    from hpcnetsim.flow import run_flows
+
+    r = hpcnetsim.execute({"topology": "tree:k=2,n=3", "switch": {"vcs": 2},
+                           "workload": {"kernel": "bu", "message_bytes": 64}})  # fmt: skip
+    assert repr(r) == ("SimulationResult(tree:k=2,n=3 tree-adaptive vcs=2: completed, bu on 8 tasks, "
+                       f"execution_time={r.execution_time_cycles} cycles)")  # fmt: skip
+    e = hpcnetsim.ebb({"topology": "torus:4x4", "flow": {"samples": 10}})
+    assert f"eBB={e.ebb:.4g} of the link bandwidth, 16 nodes" in repr(e)
+    m = hpcnetsim.mpigraph({"topology": "torus:4x4"})
+    assert "mpiGraph mean pair bandwidth=" in repr(m) and "bytes/cycle" in repr(m)
+    f = run_flows({"topology": "torus:4x4"}, [(0, 5, 1000), (1, 5, 1000)])
+    assert repr(f).endswith(": 2 flows, makespan=125 cycles)")
+    for x in (r, e, m, f):
+        assert "None" not in repr(x) and "None" not in x._repr_html_(), repr(x)
+
+
 def test_simulate_reads_a_toml_file_and_is_reproducible(torus_file):
     a, b = hpcnetsim.simulate(torus_file), hpcnetsim.simulate(str(torus_file))
     assert a.accepted_load == b.accepted_load and a.packet_hops == b.packet_hops

@@ -99,7 +99,9 @@ class SimulationResult:
         d = self._data
         ok = d.get("status") in ("converged", "completed")
         colour = "#1a7f37" if ok else "#b42318"
-        rows = [("status", f'<b style="color:{colour}">{html.escape(str(d.get("status")))}</b>')]
+        # The flow model's eBB, mpiGraph and flow runs have no status: no row rather than "None".
+        rows = [] if "status" not in d else [
+            ("status", f'<b style="color:{colour}">{html.escape(str(d.get("status")))}</b>')]  # fmt: skip
         for key, unit in RESULT_UNITS.items():
             v = d.get(key)
             if v is None or isinstance(v, (dict, list)):
@@ -114,11 +116,25 @@ class SimulationResult:
 
     def __repr__(self) -> str:
         d = self._data
-        acc = f"accepted={d['accepted_load']:.4g}" if self.converged else "accepted=-"
-        return (
-            f"SimulationResult({d.get('topology')} {d.get('routing')} vcs={d.get('vcs')}: {d.get('status')}, "
-            f"offered={d.get('offered_load')}, {acc}, saturated={d.get('saturated')})"
-        )
+        unit = d.get("bandwidth_unit", "")
+        if "ebb" in d:  # hpcnetsim.ebb: no status, load or VCs
+            what = f"eBB={d['ebb']:.4g} of the link bandwidth, {d.get('nodes')} nodes"
+        elif "pair_bandwidth" in d:  # hpcnetsim.mpigraph
+            what = f"mpiGraph mean pair bandwidth={d['pair_bandwidth']['mean']:.4g} {unit}"
+        elif "makespan" in d:  # flow.run_flows
+            tu = {"cycle": "cycles"}.get(d.get("time_unit"), d.get("time_unit"))
+            what = f"{len(d.get('rates', []))} flows, makespan={d['makespan']:.4g} {tu}"
+        else:
+            head = f"{d.get('routing')} vcs={d.get('vcs')}: {d.get('status')}"
+            if "execution_time_cycles" in d:  # a causal workload: an execution time, no offered load
+                t = d["execution_time_cycles"]
+                what = (f"{head}, {d.get('kernel')} on {d.get('tasks')} tasks, "
+                        f"execution_time={'-' if t is None else f'{t} cycles'}")  # fmt: skip
+            else:
+                acc = f"accepted={d['accepted_load']:.4g}" if self.converged else "accepted=-"
+                what = f"{head}, offered={d.get('offered_load')}, {acc}, saturated={d.get('saturated')}"
+            return f"SimulationResult({d.get('topology')} {what})"
+        return f"SimulationResult({d.get('topology')} {d.get('routing')}: {what})"
 
 
 def rate(count: float, seconds: float) -> float:
