@@ -80,6 +80,25 @@ def test_out_of_tolerance_reproduced_row_is_open_drift_and_exit_1(tmp_path, caps
     assert "| 900 | 1 | 1 | 1 | 1 |" in (tmp_path / "out" / "validate.md").read_text()
 
 
+def test_written_files_have_no_nan(tmp_path):
+    """A deterministic quantity has no interval: null in validate.json (strict JSON, readable by
+    any parser) and an empty cell in validate.csv, not NaN and "nan"."""
+    import csv
+
+    from hpcnetsim.cli import main
+
+    (tmp_path / "900.toml").write_text(SYNTHETIC)
+    main(["validate", "--data", str(tmp_path), "--out", str(tmp_path / "out")])
+
+    def refuse(constant):
+        raise ValueError(f"{constant} in validate.json")
+
+    doc = json.loads((tmp_path / "out" / "validate.json").read_text(), parse_constant=refuse)
+    assert [r["ci"] for r in doc["rows"]] == [None, None, None] and doc["rows"][0]["ours"] == 16
+    with open(tmp_path / "out" / "validate.csv", newline="") as f:
+        assert [r["ci"] for r in csv.DictReader(f)] == ["", "", ""]
+
+
 def test_within_tolerance_exits_0_and_prints_markdown(tmp_path, capsys):
     from hpcnetsim.cli import main
 

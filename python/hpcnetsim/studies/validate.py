@@ -790,7 +790,9 @@ def write(rows: list[Row], out: Path, settings: dict[str, Any]) -> list[Path]:
 
     from .._files import atomic_write_text
 
-    data = [asdict(r) for r in rows]
+    # No value (the interval of a deterministic quantity, ours when it could not be computed)
+    # is null in the JSON and an empty cell in the CSV: NaN is not JSON, and "nan" no number.
+    data = [{k: None if isinstance(x, float) and math.isnan(x) else x for k, x in asdict(r).items()} for r in rows]
     buf = io.StringIO()
     w = csv.DictWriter(buf, fieldnames=list(data[0]) if data else [f for f in Row.__dataclass_fields__])
     w.writeheader()
@@ -798,7 +800,7 @@ def write(rows: list[Row], out: Path, settings: dict[str, Any]) -> list[Path]:
         w.writerow({**d, "published": _num(d["published"])})
     paths = [out / "validate.json", out / "validate.csv", out / "validate.md"]
     doc = {"settings": settings, "counts": counts(rows), "rows": data}
-    atomic_write_text(paths[0], json.dumps(doc, indent=2, allow_nan=True) + "\n")
+    atomic_write_text(paths[0], json.dumps(doc, indent=2, allow_nan=False) + "\n")
     atomic_write_text(paths[1], buf.getvalue())
     atomic_write_text(paths[2], markdown(rows))
     return paths
