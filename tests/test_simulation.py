@@ -109,6 +109,14 @@ def test_repr_shows_what_each_kind_of_result_measured():
         assert "None" not in repr(x) and "None" not in x._repr_html_(), repr(x)
 
 
+def test_repr_of_a_partial_run_shows_the_load_it_measured():
+    cfg = torus(0.1)
+    full = hpcnetsim.simulate(cfg)
+    r = hpcnetsim.simulate(cfg, max_cycles=full.cycles - 1)  # the last batch cut short
+    assert r.status == "partial" and r.accepted_load is not None
+    assert f"partial, offered=0.1, accepted={r.accepted_load:.4g}," in repr(r)
+
+
 def test_simulate_reads_a_toml_file_and_is_reproducible(torus_file):
     a, b = hpcnetsim.simulate(torus_file), hpcnetsim.simulate(str(torus_file))
     assert a.accepted_load == b.accepted_load and a.packet_hops == b.packet_hops

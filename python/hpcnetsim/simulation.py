@@ -74,7 +74,8 @@ class SimulationResult:
 
     @property
     def converged(self) -> bool:
-        """Whether the run converged (only then is there an accepted load)."""
+        """Whether the run converged (a partial run may have an accepted load too: that of
+        the batches it measured)."""
         return self._data.get("status") == "converged"
 
     @property
@@ -131,7 +132,9 @@ class SimulationResult:
                 what = (f"{head}, {d.get('kernel')} on {d.get('tasks')} tasks, "
                         f"execution_time={'-' if t is None else f'{t} cycles'}")  # fmt: skip
             else:
-                acc = f"accepted={d['accepted_load']:.4g}" if self.converged else "accepted=-"
+                # A partial run keeps the accepted load of the batches it measured.
+                a = d.get("accepted_load")
+                acc = "accepted=-" if a is None else f"accepted={a:.4g}"
                 what = f"{head}, offered={d.get('offered_load')}, {acc}, saturated={d.get('saturated')}"
             return f"SimulationResult({d.get('topology')} {what})"
         return f"SimulationResult({d.get('topology')} {d.get('routing')}: {what})"
