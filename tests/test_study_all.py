@@ -34,6 +34,14 @@ def test_every_study_runs_and_the_landing_page_links_their_reports(tmp_path):
     assert "<table>" in index and "Published vs ours" in index
 
 
+def test_an_out_that_is_a_file_is_one_line_naming_out(tmp_path, cli):
+    (tmp_path / "f").write_text("")
+    r = cli("study", "run", "all", "--quick", "--out", str(tmp_path / "f"), "--no-progress")
+    assert r.returncode == 2 and r.stdout == "", r.stdout + r.stderr
+    assert r.stderr == f"error: --out = {tmp_path / 'f'} is invalid: a file, not a folder: a folder to write " \
+        "into (created if missing)\n", r.stderr
+
+
 def test_the_landing_page_escapes_and_fits(tmp_path):
     from hpcnetsim.reports.landing import Entry, index_html
 

@@ -52,7 +52,10 @@ def _report_name(folder: Path) -> str | None:
 def run_all(args: argparse.Namespace, run_one: Callable[[argparse.Namespace], int]) -> int:
     """Runs every built-in study with the options of ``args`` (``args.out``: the root, default
     ``results``), writes the landing page and returns the exit code (1 if any study failed)."""
+    from .._files import check_output_folder
+
     root = Path(args.out or "results")
+    check_output_folder(root)  # a file there is a one-line error naming --out, before any study runs
     root.mkdir(parents=True, exist_ok=True)
     entries = []
     for name, path in available().items():
