@@ -418,7 +418,10 @@ def test_an_unusable_out_folder_is_refused_before_running(command, out, files, t
 
 @pytest.mark.parametrize("text, needle", [("{bad", "not JSON"), ("{}", "name, title, points missing"),
                                           ("[]", "a JSON list, not an object"),
-                                          ('{"name": "a", "title": "A", "points": [7]}', "points[0]")])  # fmt: skip
+                                          ('{"name": "a", "title": "A", "points": [7]}', "points[0]"),
+                                          ('{"name": "a", "title": "A", "points": [{"key": "k", "group": 0, '
+                                           '"config": {}, "values": {}}]}', "points[0] has no config with a "
+                                           "topology")])  # fmt: skip
 def test_a_damaged_experiment_record_is_one_line(text, needle, tmp_path):
     (tmp_path / "experiment.json").write_text(text)
     assert_refused(run_cli(["report", str(tmp_path)]), f"{tmp_path / 'experiment.json'}: {needle}")

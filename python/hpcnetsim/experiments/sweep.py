@@ -90,6 +90,10 @@ def read_experiment(out: Path) -> dict:
             if not isinstance(p, dict) or any(k not in p for k in POINT_KEYS):
                 problem = f"points[{i}] is not a point with {', '.join(POINT_KEYS)}"
                 break
+            if not isinstance(p["config"], dict) or not isinstance(p["config"].get("topology"), str) \
+                    or not isinstance(p["values"], dict):  # fmt: skip
+                problem = f"points[{i}] has no config with a topology, or no values table"
+                break
     if problem is not None:
         raise ConfigError(f"{path}: {problem}: {what}; {redo}")
     return doc
