@@ -117,6 +117,23 @@ def test_repr_of_a_partial_run_shows_the_load_it_measured():
     assert f"partial, offered=0.1, accepted={r.accepted_load:.4g}," in repr(r)
 
 
+def test_statistics_without_samples_are_none_not_zero():
+    """A run stopped before its first batch measured no latency and no link: none (NaN in a
+    table), not a mean latency of 0 cycles over 0 packets; likewise a program with no message."""
+    r = hpcnetsim.simulate(torus(0.1), max_cycles=5)
+    assert r.status == "partial"
+    for which in ("network", "end_to_end"):
+        assert r.latency[which] == {"count": 0, "mean": None, "p50": None, "p90": None, "p99": None, "max": None}
+    assert r.link_utilisation == {"mean": None, "p50": None, "p99": None, "max": None}
+    row = r.to_pandas().iloc[0]
+    assert row["latency_network_count"] == 0 and row[["latency_network_mean", "link_utilisation_max"]].isna().all()
+    p = hpcnetsim.Program(2).compute(0, 100).compute(1, 50).run({"topology": "crossbar:2"})
+    assert (p.status, p.messages, p.message_latency["count"], p.message_latency["mean"]) == ("completed", 0, 0, None)
+    from hpcnetsim.cli.summary import format_execution
+
+    assert "messages          0\n" in format_execution(p.to_dict())  # no "latency mean 0.0"
+
+
 def test_simulate_reads_a_toml_file_and_is_reproducible(torus_file):
     a, b = hpcnetsim.simulate(torus_file), hpcnetsim.simulate(str(torus_file))
     assert a.accepted_load == b.accepted_load and a.packet_hops == b.packet_hops

@@ -108,9 +108,10 @@ def format_execution(r: dict) -> str:
     ]
     if r["status"] == "completed":
         m = r["message_latency"]
+        latency = f" (latency mean {m['mean']:.1f}, p99 {m['p99']:.0f} cycles)" if m["count"] else ""
         lines += [
             f"execution time    {r['execution_time_cycles']:,} cycles",
-            f"messages          {r['messages']} (latency mean {m['mean']:.1f}, p99 {m['p99']:.0f} cycles)",
+            f"messages          {r['messages']}{latency}",
         ]
         lines += _physical_lines(r)
     if r.get("replay"):

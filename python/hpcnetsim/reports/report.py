@@ -212,7 +212,10 @@ def check_figures(doc: dict[str, Any], df, where: str) -> None:
             continue
         import difflib
 
-        near = difflib.get_close_matches(str(metric), [c for c in done if done[c].dtype.kind in "fiu"], n=1)
+        # A numeric field without any value (latencies where no point measured a packet) is a
+        # column of nulls: still a field the metric may mean.
+        numeric = [c for c in done if done[c].dtype.kind in "fiu" or ("." not in c and done[c].isna().all())]
+        near = difflib.get_close_matches(str(metric), numeric, n=1)
         hint = f" (did you mean {near[0]}?)" if near else ""
         raise ConfigError(f"{where}: report.figures[{i}].metric = {metric!r} is invalid: a numeric field of the "
                           f"results{hint} such as {', '.join(c for c in confidence.METRICS if c in df)}")  # fmt: skip

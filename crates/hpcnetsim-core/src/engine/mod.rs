@@ -600,11 +600,12 @@ impl<'a> Engine<'a> {
             (0..self.sw.links.len()).filter(|&c| matches!(self.topo.peers()[c], Peer::Switch { .. })).map(u).collect();
         links.sort_by(f64::total_cmp);
         let q = |f: f64| links.get(((links.len() as f64 - 1.0) * f).round() as usize).copied().unwrap_or(0.0);
+        let measured = |x: f64| (cycles > 0).then_some(x);
         crate::stats::Utilisation {
-            mean: links.iter().sum::<f64>() / links.len().max(1) as f64,
-            p50: q(0.5),
-            p99: q(0.99),
-            max: links.last().copied().unwrap_or(0.0),
+            mean: measured(links.iter().sum::<f64>() / links.len().max(1) as f64),
+            p50: measured(q(0.5)),
+            p99: measured(q(0.99)),
+            max: measured(links.last().copied().unwrap_or(0.0)),
             per_channel: per_channel.then(|| (0..self.sw.links.len()).map(u).collect()),
         }
     }

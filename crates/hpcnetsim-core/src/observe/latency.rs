@@ -10,8 +10,9 @@ use std::collections::BTreeMap;
 /// Latencies below this many cycles are counted in the dense vector (at most 512 KiB).
 const DENSE: u64 = 1 << 16;
 
-/// Mean, percentiles and maximum of a set of latencies, in cycles.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+/// Mean, percentiles and maximum of a set of latencies, in cycles. Without samples they are
+/// zero here and serialised as null: a mean of 0 cycles over no packet would read as a value.
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct Summary {
     /// Number of samples.
     pub count: u64,
@@ -25,6 +26,21 @@ pub struct Summary {
     pub p99: f64,
     /// Largest value.
     pub max: f64,
+}
+
+impl Serialize for Summary {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let value = |x: f64| (self.count > 0).then_some(x);
+        let mut s = serializer.serialize_struct("Summary", 6)?;
+        s.serialize_field("count", &self.count)?;
+        s.serialize_field("mean", &value(self.mean))?;
+        s.serialize_field("p50", &value(self.p50))?;
+        s.serialize_field("p90", &value(self.p90))?;
+        s.serialize_field("p99", &value(self.p99))?;
+        s.serialize_field("max", &value(self.max))?;
+        s.end()
+    }
 }
 
 /// Counts of integer latencies.

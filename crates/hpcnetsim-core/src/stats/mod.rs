@@ -89,17 +89,18 @@ pub struct ExecutionResult {
     pub tables: std::collections::BTreeMap<String, crate::observe::table::Table>,
 }
 
-/// Utilisation of the links (busy fraction of the measured cycles, one phit per cycle = 1).
+/// Utilisation of the links (busy fraction of the measured cycles, one phit per cycle = 1);
+/// none without a measured cycle (a run stopped before its first batch).
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct Utilisation {
     /// Mean over the switch-to-switch channels (each direction of a link is a channel).
-    pub mean: f64,
+    pub mean: Option<f64>,
     /// Median channel.
-    pub p50: f64,
+    pub p50: Option<f64>,
     /// 99th percentile channel.
-    pub p99: f64,
+    pub p99: Option<f64>,
     /// Busiest channel.
-    pub max: f64,
+    pub max: Option<f64>,
     /// Every channel, indexed like the switch ports (`measurement.per_link_utilisation`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub per_channel: Option<Vec<f64>>,
