@@ -134,6 +134,20 @@ def test_statistics_without_samples_are_none_not_zero():
     assert "messages          0\n" in format_execution(p.to_dict())  # no "latency mean 0.0"
 
 
+def test_a_budget_inside_a_batch_measures_what_it_recorded():
+    """Stopped half-way through its third batch, a run's link utilisation and packet counts
+    cover the cycles its latencies were recorded over (2.5 batches), not 2.5 batches of busy
+    links over 2 batches of cycles."""
+    cfg = {"topology": "torus:4x4", "switch": {"vcs": 2}, "traffic": {"load": 0.3},
+           "measurement": {"warmup_cycles": 1000, "batches": 4, "batch_cycles": 1000}}  # fmt: skip
+    full = hpcnetsim.simulate(cfg)
+    assert full.status == "converged" and full.packets_delivered == full.latency["network"]["count"]
+    r = hpcnetsim.simulate(cfg, max_cycles=full.cycles - 1500)
+    assert r.status == "partial" and len(r.batch_accepted_loads) == 2
+    assert r.packets_delivered == r.latency["network"]["count"]
+    assert r.link_utilisation["mean"] == pytest.approx(full.link_utilisation["mean"], rel=0.1)
+
+
 def test_simulate_reads_a_toml_file_and_is_reproducible(torus_file):
     a, b = hpcnetsim.simulate(torus_file), hpcnetsim.simulate(str(torus_file))
     assert a.accepted_load == b.accepted_load and a.packet_hops == b.packet_hops

@@ -132,24 +132,25 @@ pub fn run_with(cfg: &Config, ctl: &mut Control) -> Result<RunResult> {
     }
 
     let mut batch_loads = Vec::new();
-    let (mut generated, mut dropped, mut delivered) = (0, 0, 0);
+    // Packet counts and link utilisation cover every recorded cycle, as the latencies do: a
+    // budget or a deadlock inside a batch keeps that batch's part (the accepted load is the
+    // mean of the whole batches only).
+    let (mut generated, mut dropped, mut delivered, mut recorded) = (0, 0, 0, 0);
     if ok {
         e.set_recording(true);
+        let (g, d, p, start) =
+            (e.stats.counters.generated, e.stats.counters.dropped, e.stats.counters.delivered, e.now());
         for _ in 0..m.batches {
-            let (g, d, p, phits) = (
-                e.stats.counters.generated,
-                e.stats.counters.dropped,
-                e.stats.counters.delivered,
-                e.stats.counters.delivered_phits,
-            );
+            let phits = e.stats.counters.delivered_phits;
             if !advance(&mut e, ctl, m.batch_cycles, "batches", &mut status, &mut message)? {
                 break;
             }
-            generated += e.stats.counters.generated - g;
-            dropped += e.stats.counters.dropped - d;
-            delivered += e.stats.counters.delivered - p;
             batch_loads.push(accepted(e.stats.counters.delivered_phits - phits, m.batch_cycles, sources));
         }
+        generated = e.stats.counters.generated - g;
+        dropped = e.stats.counters.dropped - d;
+        delivered = e.stats.counters.delivered - p;
+        recorded = e.now() - start;
     }
 
     let converged = status == Status::Converged;
@@ -183,7 +184,7 @@ pub fn run_with(cfg: &Config, ctl: &mut Control) -> Result<RunResult> {
             if saturated { " (saturated)" } else { "" }
         );
     }
-    let utilisation = e.link_utilisation(batch_loads.len() as u64 * m.batch_cycles, m.per_link_utilisation);
+    let utilisation = e.link_utilisation(recorded, m.per_link_utilisation);
     Ok(RunResult {
         topology: cfg.topology.clone(),
         routing: e.routing_name().to_string(),
