@@ -81,6 +81,20 @@ def test_bench_net_cli_writes_tables_and_figures(tmp_path):
     assert "per_hop_ns = 50" in p.stdout and (tmp_path / "hops.csv").exists()
 
 
+def test_bench_net_all_leaves_out_hops_where_it_cannot_run():
+    """On a torus with one terminal per switch ``hops`` has no neighbour to ping: ``all`` says
+    so first and runs the others, where it once ran them all and then failed without a table."""
+    from hpcnetsim.studies import netbench_run
+
+    p = cli("bench-net", "all", "--quick", "--topology", "torus:2x2")
+    assert p.returncode == 0, p.stderr
+    assert p.stderr.startswith("hops: not run: topology = torus:2x2 has no other terminal"), p.stderr
+    assert "== ping ==" in p.stdout and "== barrier ==" in p.stdout and "== hops ==\nnot run:" in p.stdout
+    assert netbench_run.skipped("all", QSNET) == {}
+    with pytest.raises(hpcnetsim.ConfigError, match="bench-net hops: topology = crossbar:4 has all its terminals"):
+        netbench_run.run("hops", {**QSNET, "topology": "crossbar:4"})
+
+
 def test_quadrics_quick_study_end_to_end(tmp_path):
     out, md = run_study(find("quadrics"), tmp_path, quick=True)
     table = pandas.read_csv(out / "summary.csv")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 from .arguments import UsageError, path_arg
 
 #: The network of ``bench-net`` without a config file.
@@ -26,7 +28,7 @@ def _bench_net(args) -> None:
     import tomllib
 
     from ..config import apply_overrides, load_config
-    from ..studies.netbench_run import format_tables, run, write
+    from ..studies.netbench_run import format_tables, run, skipped, write
 
     if args.config is not None:
         # A config names its own network: a flag beside it would be silently ignored.
@@ -47,8 +49,13 @@ def _bench_net(args) -> None:
         from .._files import check_output_folder
 
         check_output_folder(args.out)  # before the benchmarks: an unusable --out would lose the results
+    left_out = skipped(args.name, config)  # said first: the others may take long
+    for name, why in left_out.items():
+        print(f"{name}: not run: {why}", file=sys.stderr)
     frames = run(args.name, config, args.quick)
     print(format_tables(frames))
+    for name, why in left_out.items():
+        print(f"\n== {name} ==\nnot run: {why}")
     if args.out is not None:
         for path in write(frames, args.out, config.get("technology", "")):
             print(f"wrote {path}")

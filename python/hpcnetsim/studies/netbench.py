@@ -230,6 +230,27 @@ def contention(config, size: int = 16384, messages: int = 8):
     return pandas.DataFrame(rows)
 
 
+def _hops_ends(topology: str, src: int = 0) -> tuple[str | None, int | None, int]:
+    """Why ``hops`` cannot run from ``src`` on ``topology`` (``None`` when it can), the
+    terminal beside ``src`` on its switch and the farthest one. The delay per hop is the
+    difference of the two pings over their extra switches: it needs a second terminal on
+    ``src``'s switch and one behind more switches."""
+    t = Topology.from_spec(topology)
+    near = next((d for d in range(t.num_endpoints) if d != src and t.distance(src, d) == 2), None)
+    far = far_terminal(topology, src)
+    if near is None or t.distance(src, far) <= 2:
+        what = f"no other terminal on terminal {src}'s switch" if near is None else "all its terminals on one switch"
+        why = (f"topology = {topology} has {what}: the benchmark needs two terminals on one switch "
+               "and one behind more switches (a tree, or a torus with t=2)")  # fmt: skip
+        return why, near, far
+    return None, near, far
+
+
+def hops_unavailable(config) -> str | None:
+    """Why :func:`hops` cannot run on the network of ``config``, or ``None`` if it can."""
+    return _hops_ends(load_config(config)["topology"])[0]
+
+
 def hops(config, src: int = 0):
     """Paper 004 §4.1: a 0-byte ping to a node on the same switch and to the farthest one;
     their difference and the delay per extra hop (each way crosses distance − 2 more links)."""
@@ -237,16 +258,9 @@ def hops(config, src: int = 0):
 
     cfg, clock, n = _setup(config)
     t = Topology.from_spec(cfg["topology"])
-    near = next((d for d in range(n) if d != src and t.distance(src, d) == 2), None)
-    far = far_terminal(cfg["topology"], src)
-    # The delay per hop is the difference of the two pings over their extra switches: it needs
-    # a second terminal on terminal 0's switch and one behind more switches.
-    if near is None or t.distance(src, far) <= 2:
-        what = "no other terminal on terminal 0's switch" if near is None else "all its terminals on one switch"
-        raise ConfigError(
-            f"bench-net hops: topology = {cfg['topology']} has {what}: the benchmark needs two "
-            "terminals on one switch and one behind more switches (a tree, or a torus with t=2)"
-        )
+    why, near, far = _hops_ends(cfg["topology"], src)
+    if why is not None:
+        raise ConfigError(f"bench-net hops: {why}")
     rows = []
     for name, dst in (("near", near), ("far", far)):
         p = Program(2)

@@ -13,9 +13,23 @@ QUICK_PING = [0, 1, 64, 256, 512, 1024, 4096, 16384, 65536, 1 << 20]
 QUICK_EXCHANGE = [64, 1024, 16384]
 
 
+def skipped(name: str, config) -> dict[str, str]:
+    """The benchmarks ``name`` (``all``) leaves out on the network of ``config``, each with
+    the reason: ``hops`` needs two terminals on a switch and one behind more switches."""
+    if name != "all":
+        return {}
+    why = nb.hops_unavailable(config)
+    return {} if why is None else {"hops": why}
+
+
 def run(name: str, config, quick: bool = False) -> dict[str, Any]:
-    """Benchmark ``name`` (or ``all``) on ``config``: name → DataFrame."""
-    names = nb.BENCHMARKS if name == "all" else (name,)
+    """Benchmark ``name`` (or ``all``, without those :func:`skipped` names) on ``config``:
+    name → DataFrame. ``hops`` alone on a network it cannot measure is refused before any
+    other work."""
+    if name == "hops" and (why := nb.hops_unavailable(config)) is not None:
+        raise nb.ConfigError(f"bench-net hops: {why}")
+    leave_out = skipped(name, config)
+    names = [n for n in (nb.BENCHMARKS if name == "all" else (name,)) if n not in leave_out]
     out = {}
     for n in names:
         if n == "ping":
