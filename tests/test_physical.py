@@ -95,6 +95,16 @@ def test_bench_net_all_leaves_out_hops_where_it_cannot_run():
         netbench_run.run("hops", {**QSNET, "topology": "crossbar:4"})
 
 
+def test_bench_net_takes_empty_flags_as_given():
+    """An empty --topology is a bad spec and an empty --technology no preset (as in a config);
+    both once fell back to the defaults (the QsNET 4-ary 2-tree) without a word."""
+    p = cli("bench-net", "hops", "--topology", "")
+    assert p.returncode == 2 and "spec = ''" in p.stderr and p.stderr.count("\n") == 1, p.stderr
+    p = cli("bench-net", "hops", "--technology", "")
+    assert p.returncode == 0, p.stderr
+    assert "hop_ns = 1\n" in p.stdout  # 1 ns cycles, one cycle per hop: no QsNET preset (50 ns)
+
+
 def test_quadrics_quick_study_end_to_end(tmp_path):
     out, md = run_study(find("quadrics"), tmp_path, quick=True)
     table = pandas.read_csv(out / "summary.csv")

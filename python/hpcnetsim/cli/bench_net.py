@@ -16,7 +16,7 @@ def add_parser(sub) -> None:
     bn.add_argument("name", choices=("ping", "bidirectional", "hotspot", "exchange", "barrier", "contention", "hops", "all"))
     bn.add_argument("config", type=path_arg, nargs="?", help="TOML config (default: the 4-ary 2-tree with --technology)")
     bn.add_argument("--topology", help=f"topology without a config (default {DEFAULTS['topology']})")
-    bn.add_argument("--technology", help=f"technology preset without a config (default {DEFAULTS['technology']})")
+    bn.add_argument("--technology", help=f"technology preset without a config (default {DEFAULTS['technology']}; '' for none)")
     bn.add_argument("--set", dest="overrides", action="append", default=[], nargs="+", metavar="PATH=VALUE",
                     help="override a config value, e.g. --set nic.source_buffer=nic")  # fmt: skip
     bn.add_argument("--quick", action="store_true", help="fewer message sizes and messages")
@@ -43,7 +43,7 @@ def _bench_net(args) -> None:
 
         base = tomllib.loads(read_text_file(args.config))
     else:
-        base = {k: getattr(args, k) or v for k, v in DEFAULTS.items()}
+        base = {k: v if getattr(args, k) is None else getattr(args, k) for k, v in DEFAULTS.items()}
     config = apply_overrides(base, [o for group in args.overrides for o in group])
     if args.out is not None:
         from .._files import check_output_folder
