@@ -131,3 +131,14 @@ def test_run_flows_gives_rates_finish_times_and_link_sharing():
         run_flows({"topology": "crossbar:4"}, [(1, 1, 10)])
     with pytest.raises(hpcnetsim.ConfigError, match="triples"):
         run_flows({"topology": "crossbar:4"}, [(1, 2)])
+
+
+def test_table_routing_at_the_flow_level_needs_no_vcs():
+    """Flows have no VCs: tables whose engine layers its paths on several lanes (DFSSSP needs
+    more than one on a torus) route flows without a switch.vcs, as with switch.vcs = 8."""
+    cfg = flow_config("torus:4x4", routing="table", samples=20, seed=2)
+    with_lanes = hpcnetsim.ebb({**cfg, "switch": {"vcs": 8}})
+    assert with_lanes.routing.startswith("table (dfsssp")
+    assert hpcnetsim.ebb(cfg).sample_values == with_lanes.sample_values
+    run = {"topology": "torus:4x4", "model": "flow", "routing": {"algorithm": "table"}, "traffic": {"load": 0.5}}
+    assert hpcnetsim.simulate(run).status == "converged"
