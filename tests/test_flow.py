@@ -1,6 +1,7 @@
 """The flow-level model from Python and the command line: eBB, mpiGraph, model = "flow"."""
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -142,3 +143,16 @@ def test_table_routing_at_the_flow_level_needs_no_vcs():
     assert hpcnetsim.ebb(cfg).sample_values == with_lanes.sample_values
     run = {"topology": "torus:4x4", "model": "flow", "routing": {"algorithm": "table"}, "traffic": {"load": 0.5}}
     assert hpcnetsim.simulate(run).status == "converged"
+
+
+def test_minimal_paths_need_no_routing_on_faulty_networks_and_fabrics(cli):
+    """flow.paths = "minimal" ignores the routing, so the default routing (which a faulty
+    network or an imported fabric refuses) does not stop it."""
+    faulty = hpcnetsim.ebb(flow_config("torus:4x4|faults:links=0.0", paths="minimal", samples=20))
+    assert faulty.routing.startswith("minimal") and 0 < faulty.ebb <= 1
+    fabric = Path(__file__).parent / "data" / "fabrics" / "booksim_anynet_file"
+    r = cli("flow", "mpigraph", f"anynet:{fabric}", "--paths", "minimal")
+    assert r.returncode == 0 and "streams per cable" in r.stdout, r.stderr
+    # Other path sources still follow the routing, which the faulty network refuses.
+    with pytest.raises(hpcnetsim.ConfigError, match="routing.algorithm"):
+        hpcnetsim.ebb(flow_config("torus:4x4|faults:links=0.0", samples=20))

@@ -65,7 +65,13 @@ fn check(cfg: &mut Config, toml: Option<&str>) -> Result<()> {
     // the others).
     // The flow model has no VCs: it takes the routing with the VCs the routing needs
     // (`flow::run`), so only the family is judged.
-    if let crate::config::Method::Algorithm(a) = cfg.routing.method {
+    // Minimal flow paths ignore the routing, so it is not judged either.
+    let minimal_flows = cfg.model == crate::config::Model::Flow && cfg.flow.paths == crate::config::PathsKind::Minimal;
+    let judged = match cfg.routing.method {
+        crate::config::Method::Algorithm(a) if !minimal_flows => Some(a),
+        _ => None,
+    };
+    if let Some(a) = judged {
         let parsed = crate::topology::parse_spec(&cfg.topology)?;
         let vcs = match cfg.model {
             crate::config::Model::Flow => usize::MAX,
