@@ -134,6 +134,22 @@ def test_run_flows_gives_rates_finish_times_and_link_sharing():
         run_flows({"topology": "crossbar:4"}, [(1, 2)])
 
 
+def test_run_flows_takes_integer_terminals_only():
+    """A terminal index of 0.5 was truncated to terminal 0 and one beyond 2^64 raised the
+    binding's OverflowError; both are one-line ConfigErrors. NumPy integers are terminals."""
+    import numpy as np
+
+    from hpcnetsim.flow import run_flows
+
+    with pytest.raises(hpcnetsim.ConfigError, match="integer terminal indices"):
+        run_flows({"topology": "crossbar:4"}, [(0.5, 1, 160)])
+    with pytest.raises(hpcnetsim.ConfigError, match=f"terminal {2**70}: terminal indices from 0"):
+        run_flows({"topology": "crossbar:4"}, [(0, 2**70, 160)])
+    with pytest.raises(hpcnetsim.ConfigError, match="terminal -1"):
+        run_flows({"topology": "crossbar:4"}, [(-1, 1, 160)])
+    assert run_flows({"topology": "crossbar:4"}, [(np.int64(0), np.int32(1), 160)]).finish == [10.0]
+
+
 def test_table_routing_at_the_flow_level_needs_no_vcs():
     """Flows have no VCs: tables whose engine layers its paths on several lanes (DFSSSP needs
     more than one on a torus) route flows without a switch.vcs, as with switch.vcs = 8."""

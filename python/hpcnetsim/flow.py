@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import json
+import operator
 from pathlib import Path
 from typing import Any
 
@@ -89,11 +90,14 @@ def run_flows(config: ConfigSource, flows) -> SimulationResult:
     (bytes over finish time); ``makespan``, ``phases`` and ``link_loads`` (every channel's load
     and number of flows)."""
     try:
-        triples = [(int(s), int(d), float(b)) for s, d, b in flows]
+        # operator.index: a terminal is an integer (0.5 or "3" is not truncated to one)
+        triples = [(operator.index(s), operator.index(d), float(b)) for s, d, b in flows]
     except (TypeError, ValueError):
-        raise ConfigError("flows is invalid: a list of (source, destination, bytes) triples") from None
-    if any(s < 0 or d < 0 for s, d, _ in triples):
-        raise ConfigError("flows is invalid: terminal indices are >= 0")
+        raise ConfigError("flows is invalid: a list of (source, destination, bytes) triples, "
+                          "source and destination integer terminal indices") from None  # fmt: skip
+    bad = next((t for s, d, _ in triples for t in (s, d) if not 0 <= t < 2**63), None)
+    if bad is not None:
+        raise ConfigError(f"flows is invalid: terminal {bad}: terminal indices from 0 to the network's terminals - 1")
     return SimulationResult(json.loads(_core.flow_run(to_json(load_config(config)), triples)))
 
 
