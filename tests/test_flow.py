@@ -117,6 +117,14 @@ def test_cli_ebb_against_the_node_count(cli, tmp_path):
     assert (tmp_path / "ebb_curve.png").stat().st_size > 0
     r = cli("flow", "ebb", "hyperx:4x4,t=2", "--nodes", "2,99")
     assert r.returncode == 2 and "flow.nodes" in r.stderr
+    # 0 (every terminal) in a curve once gave the 32-node row twice.
+    r = cli("flow", "ebb", "hyperx:4x4,t=2", "--nodes", "0,32", "--samples", "10")
+    assert r.returncode == 2 and r.stderr == "error: flow.nodes = [0, 32] is invalid: node counts of a curve >= 2 " \
+        "(0, every terminal, only alone)\n", r.stderr
+    from hpcnetsim.flow import ebb_curve
+
+    with pytest.raises(hpcnetsim.ConfigError, match="each count at most once"):
+        ebb_curve(flow_config("hyperx:4x4,t=2", samples=10), [8, 8])
 
 
 def test_run_flows_gives_rates_finish_times_and_link_sharing():

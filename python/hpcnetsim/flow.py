@@ -50,9 +50,16 @@ def ebb_curve(config: ConfigSource, nodes: list[int]):
     ``wall_seconds``."""
     import pandas
 
+    counts = list(nodes)
+    # 0 is every terminal: in a curve it would repeat the largest count, or sit out of order.
+    if len(counts) > 1 and 0 in counts:
+        raise ConfigError(f"flow.nodes = {counts} is invalid: node counts of a curve >= 2 (0, every terminal, "
+                          "only alone)")  # fmt: skip
+    if len(set(counts)) < len(counts):
+        raise ConfigError(f"flow.nodes = {counts} is invalid: each count at most once")
     base = load_config(config)
     rows = []
-    for n in nodes:
+    for n in counts:
         cfg = {**base, "flow": {**base.get("flow", {}), "nodes": n}}
         r = ebb(cfg).to_dict()
         d = r["distribution"]
