@@ -152,6 +152,8 @@ def test_command_line_repetitions_write_every_repetitions_stats_tables(cli, tmp_
     table = pandas.read_parquet(tmp_path / "c" / "latency_percentiles.parquet")
     assert list(table.columns[:3]) == ["repetition", "seed", "offered_load"]
     assert list(zip(table["repetition"], table["offered_load"])) == [(0, 0.1), (0, 0.2), (1, 0.1), (1, 0.2)]
+
+
 def test_repeated_load_curve_with_a_deadlock_exits_3(cli, tmp_path):
     """A deadlock at one load of a repeated curve exits with status 3, as the curve run once does."""
     cfg = tmp_path / "d.toml"
