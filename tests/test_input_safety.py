@@ -233,7 +233,7 @@ def test_a_trace_of_more_ranks_than_memory_holds_is_refused_before_reading_on(tm
     "args, words",
     [
         (["topo", "describe", "torus:40x40x40|faults:random=1"], ["64000 switches with terminals", "2^32"]),
-        (["topo", "describe", "twin-torus:60x60x60|faults:"], ["2^32"]),
+        (["topo", "describe", "twin-torus:60x60x60|faults:random=1"], ["2^32"]),
         (["flow", "mpigraph", "mesh:22x30x32"], ["flow.nodes = 21120", "at most 4096 ranks"]),
         (["flow", "ebb", "mesh:20x20x20", "--samples", "10000"], ["flow.samples = 10000 x 8000 nodes", "2^24"]),
     ],

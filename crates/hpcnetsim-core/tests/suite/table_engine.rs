@@ -118,7 +118,18 @@ fn bad_table_setups_are_reported() {
     // Switch 0's route to terminal 1 (LID 2) left out.
     let full = hpcnetsim_core::routing::tables::dump::dump(&topo, &t);
     let hole = full.lines().position(|l| l.starts_with("0x0002 ")).unwrap();
-    let text: String = full.lines().enumerate().filter(|&(i, _)| i != hole).map(|(_, l)| format!("{l}\n")).collect();
+    // The block's closing count follows (a count that disagrees is refused before routing).
+    let count = hole + full.lines().skip(hole).position(|l| l.ends_with("lids valid for this switch")).unwrap();
+    let closing = |l: &str| {
+        let n: usize = l.split_whitespace().next().unwrap().parse().unwrap();
+        format!("{} lids valid for this switch\n", n - 1)
+    };
+    let text: String = full
+        .lines()
+        .enumerate()
+        .filter(|&(i, _)| i != hole)
+        .map(|(i, l)| if i == count { closing(l) } else { format!("{l}\n") })
+        .collect();
     let path = std::env::temp_dir().join(format!("hpcnetsim-holes-{}.lft", std::process::id()));
     std::fs::write(&path, text).unwrap();
     let mut c = quick(table_config("hyperx:2x2,t=1", 2, TableEngine::Dfsssp, 0.1));
