@@ -95,10 +95,25 @@ impl TableRouting {
         let stats = tables::stats::summarise(topo, &tables);
         if stats.unreachable_pairs > 0 {
             let pairs: Vec<String> = stats.unreachable_examples.iter().map(|(a, b)| format!("{a}->{b}")).collect();
-            // Computed tables miss pairs only where faults cut the network; read ones may
-            // simply not route them.
-            let cause =
-                if r.tables.is_some() { "the tables read do not route them" } else { "faults disconnect the network" };
+            // Computed tables miss pairs where faults cut the network, or where the engine
+            // cannot route around them (ftree on a damaged tree): a path between the first
+            // pair's switches tells which.
+            let (a, b) = stats.unreachable_examples[0];
+            let linked = || {
+                let reach = crate::topology::paths::bfs(topo, topo.terminal_attachment(a).0);
+                reach[topo.terminal_attachment(b).0] != u32::MAX
+            };
+            let cause = if r.tables.is_some() {
+                "the tables read do not route them".to_string()
+            } else if linked() {
+                format!(
+                    "the network links them, but '{}' finds no route around its faults; \
+                     dfsssp, sssp, minhop and updn route every linked pair",
+                    tables.engine
+                )
+            } else {
+                "faults disconnect the network".to_string()
+            };
             return Err(Error::Unsupported(format!(
                 "{}: {} terminal pairs are unreachable under routing '{}' ({cause}): {}{}",
                 topo.spec(),

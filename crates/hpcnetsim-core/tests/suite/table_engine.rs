@@ -167,3 +167,15 @@ fn table_fields_are_validated_with_the_config() {
             .unwrap();
     assert_eq!(ok.routing.table().map(|t| t.address), Some(AddressPolicy::Random));
 }
+
+/// Pairs an engine leaves without a route on a faulty network that still links them are the
+/// engine's doing, not a disconnection: ftree on a damaged 4-ary 3-tree, which DFSSSP routes whole.
+#[test]
+fn unreachable_pairs_of_a_connected_faulty_network_blame_the_engine() {
+    let spec = "tree:k=4,n=3|faults:random=5,seed=2";
+    let e = measure::run(&quick(table_config(spec, 2, TableEngine::Ftree, 0.1))).unwrap_err().to_string();
+    assert!(e.contains("unreachable under routing 'ftree'"), "{e}");
+    assert!(e.contains("the network links them, but 'ftree' finds no route around its faults"), "{e}");
+    assert!(!e.contains("disconnect"), "{e}");
+    measure::run(&quick(table_config(spec, 2, TableEngine::Dfsssp, 0.1))).unwrap();
+}
