@@ -180,3 +180,12 @@ def test_minimal_paths_need_no_routing_on_faulty_networks_and_fabrics(cli):
     # Other path sources still follow the routing, which the faulty network refuses.
     with pytest.raises(hpcnetsim.ConfigError, match="routing.algorithm"):
         hpcnetsim.ebb(flow_config("torus:4x4|faults:links=0.0", samples=20))
+
+
+def test_table_routing_at_the_flow_level_needs_no_lanes_at_all():
+    """DFSSSP on an 8x8x8 torus needs more lanes than a table holds: packets cannot use it, but
+    flows follow its paths (SSSP's, which DFSSSP only layers) without a word about switch.vcs."""
+    cfg = flow_config("torus:8x8x8", routing="table", samples=3, seed=2)
+    dfsssp = hpcnetsim.ebb({**cfg, "routing": {"algorithm": "table", "engine": "dfsssp"}})
+    sssp = hpcnetsim.ebb({**cfg, "routing": {"algorithm": "table", "engine": "sssp"}})
+    assert dfsssp.sample_values == sssp.sample_values and 0 < dfsssp.ebb <= 1

@@ -584,7 +584,7 @@ fn route(
             Some(_) => None,
             None => Some(TableEngine::parse(engine, "routing", "engine")?),
         };
-        let opts = EngineOptions { lmc, max_vls: vls, roots, demands, layering };
+        let opts = EngineOptions { lmc, max_vls: vls, roots, demands, layering, lanes: true };
         // A multi-plane network is routed plane by plane (`report_network`).
         let tables_of = |net: &Topology| match (tables_text, fdbs_ini, fdbs_hcas, engine) {
             (Some(text), Some(ini), Some(hcas), _) => tables::fdbs::load(text, ini, hcas, tables_name, net),

@@ -44,11 +44,8 @@ pub fn provider<'a>(cfg: &Config, topo: &'a Topology) -> Result<Box<dyn PathProv
         return Ok(Box::new(MinimalPaths::new(topo)));
     }
     if let Some(table) = cfg.routing.table() {
-        // Flows have no VCs: the tables may put their paths on as many lanes as a table
-        // holds (the lanes do not change the paths), whatever `switch.vcs` says.
-        let mut lanes = cfg.clone();
-        lanes.switch.vcs = crate::routing::tables::MAX_VLS as u32;
-        let tables = crate::routing::table_lookup::TableRouting::new(table, &lanes, topo)?;
+        // Flows have no VCs: the tables' paths without lanes, whatever `switch.vcs` says.
+        let tables = crate::routing::table_lookup::TableRouting::paths_only(table, cfg, topo)?;
         let walk = Box::new(super::table_paths::TablePaths::new(topo, tables, cfg.flow.message_bytes));
         if cfg.flow.paths == PathsKind::Valiant {
             return Ok(Box::new(ValiantPaths::new(topo, walk)));

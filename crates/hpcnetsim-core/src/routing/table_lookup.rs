@@ -56,6 +56,17 @@ pub struct TableRouting {
 impl TableRouting {
     /// Computes (or loads) the tables `r` names and checks them against the network.
     pub fn new(r: &config::TableRouting, cfg: &Config, topo: &Topology) -> Result<Self> {
+        Self::build(r, cfg, topo, true)
+    }
+
+    /// The tables' paths alone, for the flow model: flows have no VCs, so no lanes are
+    /// assigned and `switch.vcs` bounds nothing (a 3D torus whose DFSSSP layering needs more
+    /// lanes than a table holds still has its paths).
+    pub fn paths_only(r: &config::TableRouting, cfg: &Config, topo: &Topology) -> Result<Self> {
+        Self::build(r, cfg, topo, false)
+    }
+
+    fn build(r: &config::TableRouting, cfg: &Config, topo: &Topology, lanes: bool) -> Result<Self> {
         let vcs = cfg.switch.vcs as usize;
         let tables = match &r.tables {
             Some(path) => {
@@ -68,7 +79,7 @@ impl TableRouting {
                     )
                 })?;
                 let t = tables::dump::load(&text, path, topo)?;
-                if t.vls > vcs {
+                if lanes && t.vls > vcs {
                     return Err(Error::invalid(
                         "config",
                         "switch.vcs",
@@ -79,7 +90,8 @@ impl TableRouting {
                 t
             }
             None => {
-                let opts = EngineOptions { lmc: r.lmc, max_vls: vcs, layering: r.layering, ..EngineOptions::default() };
+                let opts =
+                    EngineOptions { lmc: r.lmc, max_vls: vcs, layering: r.layering, lanes, ..EngineOptions::default() };
                 tables::compute(r.engine, topo, &opts).map_err(|e| match e {
                     Error::Invalid { field, value, allowed, .. } if field == "vls" => Error::invalid(
                         "config",

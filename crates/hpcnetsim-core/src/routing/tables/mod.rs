@@ -244,6 +244,10 @@ pub struct EngineOptions {
     pub demands: Vec<(usize, usize, f64)>,
     /// How DFSSSP and PARX assign lanes.
     pub layering: Layering,
+    /// Whether DFSSSP, PARX and k-shortest paths put their paths on lanes. The flow model,
+    /// which has no VCs, needs only the paths (the same with or without lanes), and a network
+    /// needing more lanes than a table holds still has them.
+    pub lanes: bool,
 }
 
 impl Default for EngineOptions {
@@ -254,6 +258,7 @@ impl Default for EngineOptions {
             roots: Vec::new(),
             demands: Vec::new(),
             layering: Layering::Placement,
+            lanes: true,
         }
     }
 }
@@ -273,13 +278,13 @@ pub fn compute(engine: TableEngine, topo: &Topology, opts: &EngineOptions) -> Re
         TableEngine::Dfsssp => {
             let mut t = sssp::sssp(topo, opts.lmc);
             t.engine = "dfsssp".into();
-            layers::assign(topo, &mut t, opts.max_vls, opts.layering)?;
+            assign_lanes(topo, &mut t, opts)?;
             Ok(t)
         }
         TableEngine::Ftree => ftree::ftree(topo, opts.lmc),
         TableEngine::Ksp => {
             let mut t = ksp::ksp(topo, opts.lmc);
-            layers::assign(topo, &mut t, opts.max_vls, opts.layering).map_err(|e| match e {
+            assign_lanes(topo, &mut t, opts).map_err(|e| match e {
                 // Longer paths close more cycles: fewer of them need fewer lanes.
                 Error::Invalid { context, field, value, allowed } if opts.lmc > 0 => Error::Invalid {
                     context,
@@ -293,8 +298,16 @@ pub fn compute(engine: TableEngine, topo: &Topology, opts: &EngineOptions) -> Re
         }
         TableEngine::Parx => {
             let mut t = sssp::parx(topo, &opts.demands)?;
-            layers::assign(topo, &mut t, opts.max_vls, opts.layering)?;
+            assign_lanes(topo, &mut t, opts)?;
             Ok(t)
         }
+    }
+}
+
+/// The layering of `opts` on `t`, unless `opts.lanes` is off (every path then stays on lane 0).
+fn assign_lanes(topo: &Topology, t: &mut Tables, opts: &EngineOptions) -> Result<()> {
+    match opts.lanes {
+        true => layers::assign(topo, t, opts.max_vls, opts.layering),
+        false => Ok(()),
     }
 }
