@@ -127,6 +127,15 @@ def test_bad_options_are_one_line_exit_2(cli, args, field):
     assert "Traceback" not in r.stderr
 
 
+def test_jobs_are_bounded_as_sweep_jobs_are(cli):
+    """validate took up to 256 processes on any machine; sweep --jobs allows 4 per core."""
+    from hpcnetsim.cli.arguments import max_workers
+
+    r = cli("validate", "--jobs", str(max_workers() + 1))
+    assert r.returncode == 2 and r.stderr.count("\n") == 1, r.stderr
+    assert f"--jobs = '{max_workers() + 1}' is invalid: an integer from 1 to {max_workers()} (4 per core" in r.stderr
+
+
 @pytest.mark.parametrize(
     "old, new, message",
     [

@@ -9,13 +9,13 @@ from .._core import ConfigError
 from ..studies import validate as v
 
 
-def _positive(text: str, name: str, high: int) -> int:
+def _positive(text: str, name: str, high: int, why: str = "") -> int:
     try:
         n = int(text)
     except ValueError:
         n = 0
     if not 1 <= n <= high:
-        raise ConfigError(f"{name} = {text!r} is invalid: an integer from 1 to {high}")
+        raise ConfigError(f"{name} = {text!r} is invalid: an integer from 1 to {high}{why}")
     return n
 
 
@@ -28,7 +28,10 @@ def command(args) -> int:
         if p not in v.PAPERS:
             raise ConfigError(f"--paper = {p!r} is invalid: one of {', '.join(v.PAPERS)}")
     seeds = _positive(args.seeds, "--seeds", 1000)
-    jobs = _positive(args.jobs, "--jobs", 256)
+    # As many processes as `sweep --jobs` allows: more only queue for the same cores.
+    from .arguments import max_workers, workers_allowed
+
+    jobs = _positive(args.jobs, "--jobs", max_workers(), workers_allowed().removeprefix(str(max_workers())))
     if args.out:
         from .._files import check_output_folder
 
