@@ -129,3 +129,24 @@ def test_experiments_sweep_technology_link_and_nic_fields(tmp_path):
     cfg = exp.points[-1].config
     assert cfg["technology"] == "qdr-infiniband" and cfg["workload"]["message_bytes"] == 4096
     assert cfg["nic"]["source_buffer"] == "nic" and cfg["switch"]["phit_bytes"] == 4
+
+
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (lambda cfg: netbench.hotspot(cfg, processes=[0]), "hotspot: processes = 0 is invalid: counts of writers"),
+        (lambda cfg: netbench.exchange(cfg, nodes=1), "exchange: nodes = 1 is invalid: a number of nodes from 2 to 8"),
+        (lambda cfg: netbench.exchange(cfg, nodes=99), "exchange: nodes = 99 is invalid"),
+        (lambda cfg: netbench.barrier(cfg, nodes=[1]), "barrier: nodes = 1 is invalid"),
+        (lambda cfg: netbench.contention(cfg, messages=0), "contention: messages = 0 is invalid"),
+        (lambda cfg: netbench.ping(cfg, sizes=[2**40]), "ping: sizes = 1099511627776 is invalid"),
+        (lambda cfg: netbench.ping(cfg, sizes=[0.5]), "ping: sizes = 0.5 is invalid"),
+        (lambda cfg: netbench.bidirectional(cfg, src=3, dst=3), "bidirectional: dst = 3 is invalid"),
+    ],
+)
+def test_microbenchmark_arguments_are_named_when_out_of_range(call, message):
+    """Counts below range ran empty programs ("trace: no MPI call to replay"), a node count
+    above the network named an internal field, and a 2^40-byte ping ran for hours."""
+    with pytest.raises(hpcnetsim.ConfigError) as e:
+        call({"topology": "crossbar:8"})
+    assert str(e.value).startswith(message) and "\n" not in str(e.value), str(e.value)

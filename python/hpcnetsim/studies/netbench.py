@@ -11,6 +11,7 @@ contention, so one round of each message is exact.
 from __future__ import annotations
 
 import math
+import operator
 import random
 from typing import Any
 
@@ -32,7 +33,47 @@ def _setup(config) -> tuple[dict[str, Any], dict[str, Any], int]:
     cfg = load_config(config)
     cfg.pop("workload", None)
     clock = physical(to_json(cfg))
-    return cfg, clock, Topology.from_spec(cfg["topology"]).num_endpoints
+    n = Topology.from_spec(cfg["topology"]).num_endpoints
+    if n < 2:
+        raise ConfigError(
+            f"topology = {cfg['topology']!r} is invalid: a network of at least 2 nodes for a benchmark"
+        )
+    return cfg, clock, n
+
+
+#: Largest message a microbenchmark takes: larger ones are simulated packet by packet for hours.
+MAX_BYTES = 1 << 30
+
+
+def _whole(bench: str, name: str, value, low: int, high: int, what: str) -> int:
+    """``value`` as a whole number in ``low..=high``, or a one-line error naming the benchmark,
+    the argument and what it takes (a count below the range ran as an empty program, which
+    failed with "no MPI call to replay")."""
+    try:
+        v = None if isinstance(value, bool) else operator.index(value)
+    except TypeError:
+        v = None
+    if v is None or not low <= v <= high:
+        raise ConfigError(f"{bench}: {name} = {value!r} is invalid: {what} from {low} to {high}")
+    return v
+
+
+def _sizes(bench: str, sizes, default: list[int]) -> list[int]:
+    """The message sizes of a curve: ``default`` when none, else whole byte counts."""
+    if sizes is None:
+        return default
+    return [_whole(bench, "sizes", s, 0, MAX_BYTES, "message sizes in bytes") for s in sizes]
+
+
+def _ends(bench: str, topology: str, src: int, dst: int | None, n: int) -> tuple[int, int]:
+    """The two endpoints of a two-node benchmark: ``dst`` the farthest when not given."""
+    src = _whole(bench, "src", src, 0, n - 1, "an endpoint")
+    if dst is None:
+        return src, far_terminal(topology, src)
+    dst = _whole(bench, "dst", dst, 0, n - 1, "an endpoint")
+    if dst == src:
+        raise ConfigError(f"{bench}: dst = {dst} is invalid: an endpoint other than src = {src}")
+    return src, dst
 
 
 def _node_bytes_per_s(cfg: dict, clock: dict) -> float:
@@ -64,10 +105,10 @@ def ping(config, sizes=None, src: int = 0, dst: int | None = None):
     bandwidth (size over one-way time)."""
     import pandas
 
-    cfg, _, _ = _setup(config)
-    dst = far_terminal(cfg["topology"], src) if dst is None else dst
+    cfg, _, n = _setup(config)
+    src, dst = _ends("ping", cfg["topology"], src, dst, n)
     rows = []
-    for size in sizes or PING_SIZES:
+    for size in _sizes("ping", sizes, PING_SIZES):
         p = Program(2)
         p.send(0, 1, size).recv(1, 0, size).send(1, 0, size).recv(0, 1, size)
         one_way = _run(cfg, p, [src, dst]) / 2
@@ -92,10 +133,10 @@ def bidirectional(config, sizes=None, src: int = 0, dst: int | None = None):
     """Both ends send at once: per-direction bandwidth and the time of one exchange."""
     import pandas
 
-    cfg, _, _ = _setup(config)
-    dst = far_terminal(cfg["topology"], src) if dst is None else dst
+    cfg, _, n = _setup(config)
+    src, dst = _ends("bidirectional", cfg["topology"], src, dst, n)
     rows = []
-    for size in sizes or PING_SIZES:
+    for size in _sizes("bidirectional", sizes, PING_SIZES):
         p = Program(2)
         p.send(0, 1, size).send(1, 0, size).recv(0, 1, size).recv(1, 0, size)
         t = _run(cfg, p, [src, dst])
@@ -112,6 +153,9 @@ def hotspot(config, size: int = 65536, processes=None, kind: str = "write"):
     if kind not in ("read", "write"):
         raise ConfigError(f"hotspot kind = {kind!r} is invalid: read or write")
     cfg, _, n = _setup(config)
+    size = _whole("hotspot", "size", size, 0, MAX_BYTES, "a message size in bytes")
+    if processes is not None:
+        processes = [_whole("hotspot", "processes", p, 1, n - 1, "counts of writers") for p in processes]
     rows = []
     for p in processes or range(1, n):
         prog = Program(p + 1)
@@ -133,10 +177,10 @@ def exchange(config, sizes=None, nodes: int | None = None, algorithm: str = "pai
     import pandas
 
     cfg, clock, n = _setup(config)
-    nodes = nodes or n
+    nodes = n if nodes is None else _whole("exchange", "nodes", nodes, 2, n, "a number of nodes")
     b = _node_bytes_per_s(cfg, clock)
     rows = []
-    for size in sizes or [1 << i for i in range(4, 19, 2)]:
+    for size in _sizes("exchange", sizes, [1 << i for i in range(4, 19, 2)]):
         p = Program(nodes).alltoall(size, algorithm=algorithm)
         t = _run(cfg, p, list(range(nodes)))
         bound = size * (nodes - 1) / b * 1e9
@@ -158,6 +202,8 @@ def barrier(config, nodes=None):
     cfg, clock, n = _setup(config)
     events = {**cfg, "nic": {**cfg.get("nic", {}), "receive_overhead": "0 ns"}}
     receive_ns = (clock["receive_overhead_ns"] or 0.0) + (clock.get("thread_overhead_ns") or 0.0)
+    if nodes is not None:
+        nodes = [_whole("barrier", "nodes", k, 2, n, "numbers of nodes") for k in nodes]
     rows = []
     for k in nodes or range(2, n + 1):
         gather = Program(k)
@@ -203,6 +249,8 @@ def contention(config, size: int = 16384, messages: int = 8):
     import pandas
 
     cfg, clock, n = _setup(config)
+    size = _whole("contention", "size", size, 0, MAX_BYTES, "a message size in bytes")
+    messages = _whole("contention", "messages", messages, 1, 1 << 16, "messages per node")
     rng = random.Random(cfg.get("seed", 1))
     rows = []
     perm = list(range(n))
