@@ -29,6 +29,7 @@ pub mod properties;
 pub mod radix;
 pub mod slimfly;
 pub mod spec;
+pub mod split_cut;
 pub mod symmetry;
 pub mod torus;
 pub mod tree;

@@ -35,3 +35,32 @@ fn faulty_bisection_matches_exhaustive_search() {
         assert_eq!(got, best, "{spec}");
     }
 }
+
+/// Trees carry terminals on their leaves only. Their faulty instances reported the intact
+/// tree's cut, whatever failed across it: the leaves are now split in two halves of the
+/// terminals and the other switches placed by a minimum cut. Never below the exhaustive
+/// minimum, never above the intact cut, and the minimum itself on these instances.
+#[test]
+fn faulty_trees_report_the_cut_of_their_surviving_links() {
+    // The 2-ary 3-tree: switches 8-11 are its roots (level 2).
+    let t = topo("tree:k=2,n=3");
+    let intact = t.describe().unwrap().bisection_channels;
+    assert_eq!(intact, 4);
+    for spec in [
+        "tree:k=2,n=3|faults:random=2,seed=1",
+        "tree:k=2,n=3|faults:random=3,seed=4",
+        "tree:k=2,n=3|faults:switches=8",
+        "tree:k=4,kp=2,n=2|faults:random=2,seed=2",
+        "tree:k=4,kp=2,n=2|faults:random=3,seed=5",
+        "xgft:h=2;m=4,4;w=1,2|faults:random=2,seed=1",
+    ] {
+        let t = topo(spec);
+        let intact = topo(spec.split('|').next().unwrap()).describe().unwrap().bisection_channels;
+        let got = t.describe().unwrap().bisection_channels;
+        let best = brute_force_bisection(&t);
+        assert!(got <= intact, "{spec}: {got} above the intact {intact}");
+        assert_eq!(got, best, "{spec}: intact {intact}");
+    }
+    // A failed root of the 2-ary 3-tree takes one of the four links across its middle.
+    assert_eq!(topo("tree:k=2,n=3|faults:switches=8").describe().unwrap().bisection_channels, 3);
+}
