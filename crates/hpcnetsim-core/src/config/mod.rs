@@ -586,6 +586,16 @@ impl Config {
             if w.trace.is_some() {
                 w.refuse_kernel_fields("with workload.trace: the trace")?;
             }
+            // A job's own field (where its linear or clustered placement starts): a single
+            // workload always starts at terminal 0 and would leave it unread.
+            if w.first_terminal != 0 && w.jobs.is_empty() {
+                return bad(
+                    "workload.first_terminal",
+                    &w.first_terminal,
+                    "0 outside a [[workload.jobs]] table: it places a job; a single workload starts at \
+                     terminal 0 (placement = \"list\" places it anywhere)",
+                );
+            }
             if w.tasks_per_terminal == 0 || w.tasks_per_terminal > 1024 {
                 return bad("workload.tasks_per_terminal", &w.tasks_per_terminal, "an integer between 1 and 1024");
             }

@@ -84,12 +84,18 @@ mod tests {
         let twice = refused("[workload]\ntasks_per_terminal = 2\nplacement_list = [0, 0, 0]\n");
         assert!(twice.contains("at most tasks_per_terminal = 2 times"), "{twice}");
         assert!(refused("[workload]\nfirst_terminal = 16\n").contains("workload.first_terminal"));
+        // In range but outside a job, where nothing reads it.
+        let unread = refused("[workload]\nfirst_terminal = 5\n");
+        assert!(
+            unread.contains("workload.first_terminal = 5 is invalid: 0 outside a [[workload.jobs]] table"),
+            "{unread}"
+        );
     }
 
     #[test]
     fn references_within_the_network_are_accepted() {
         let ok = "topology = \"torus:4x4\"\n[traffic]\nhot_nodes = [0, 15]\n[workload]\nroot = 15\n\
-                  tasks_per_terminal = 2\nplacement_list = [0, 0, 15]\nfirst_terminal = 15\n";
+                  tasks_per_terminal = 2\nplacement_list = [0, 0, 15]\n";
         Config::from_toml(ok).expect("in range");
     }
 }
