@@ -258,3 +258,16 @@ def test_an_argument_with_a_newline_is_one_error_line(capfd):
     assert main(["topo", "describe", "torus:4x4\nx"]) == 2
     err = capfd.readouterr().err
     assert err.startswith("error:") and err.count("\n") == 1, err
+
+
+def test_a_collective_root_outside_its_communicator_is_named_with_what_is_allowed():
+    p = h.Program(4)
+    for root, where in ((-1, "the world in 0..3"), (4, "the world in 0..3"), ("1", "the world in 0..3"), (True, "the world in 0..3")):
+        with pytest.raises(h.ConfigError, match=f"bcast: root = {root!r} is invalid: a rank of {where}"):
+            p.bcast(64, root=root)
+    c = p.communicator([3, 1, 2])
+    with pytest.raises(h.ConfigError, match="reduce: root = 3 is invalid: a rank of communicator 1 in 0..2"):
+        p.reduce(64, root=3, comm=c)
+    # Nothing was added by the refused calls: the program still runs.
+    p.bcast(64, root=2, comm=c)
+    assert p.run({"topology": "torus:2x2"}).messages == 2

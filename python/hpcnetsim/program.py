@@ -166,6 +166,11 @@ class Program:
             raise ConfigError(f"{op}: comm = {comm!r} is invalid: a communicator made by communicator()")
         # Without ranks: every member of the communicator (the world: every rank).
         who = (self._members[comm] if comm else range(self.ranks)) if ranks is None else ranks
+        # The root is a rank of the communicator (its index among the members).
+        size = len(self._members[comm]) if comm else self.ranks
+        if not isinstance(root, int) or isinstance(root, bool) or not 0 <= root < size:
+            where = f"communicator {comm}" if comm else "the world"
+            raise ConfigError(f"{op}: root = {root!r} is invalid: a rank of {where} in 0..{size - 1}")
         size = "" if op == "barrier" else f" {self._bytes(nbytes)}"
         opts = self._opts(None, comm, root=root or None, algorithm=algorithm)
         for r in who:
