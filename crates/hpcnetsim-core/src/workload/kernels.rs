@@ -26,6 +26,19 @@ pub fn build(cfg: &WorkloadConfig, n: usize) -> Result<Programs> {
     if n < 2 {
         return Err(Error::invalid("config", "workload.tasks", n, "at least 2 tasks"));
     }
+    if !cfg.kernel.is_collective() && cfg.algorithm != crate::config::CollectiveAlgorithm::Auto {
+        // An application kernel has no algorithm to choose: a named one would go unread.
+        return Err(Error::invalid(
+            "config",
+            "workload.algorithm",
+            format!("'{}'", crate::config::config_name(&cfg.algorithm)),
+            format!(
+                "auto: '{}' is an application kernel; algorithms choose how the collectives run (bcast, reduce, \
+                 allreduce, allgather, alltoall, gather, scatter, mpi-barrier, deepbench-allreduce; docs/workloads.md)",
+                crate::config::config_name(&cfg.kernel)
+            ),
+        ));
+    }
     let mut p = Programs::new(n);
     match cfg.kernel {
         Kernel::Bt => binary_tree(&mut p, cfg, n, |t| length(cfg, t)),

@@ -243,3 +243,19 @@ fn an_unsupported_algorithm_names_the_ones_that_implement_the_operation() {
         }
     }
 }
+
+/// `workload.algorithm` names a collective's algorithm: with an application kernel, which has
+/// none, a named algorithm would go unread and is refused, naming the collectives.
+#[test]
+fn an_algorithm_with_an_application_kernel_is_refused() {
+    for kernel in [Kernel::Bt, Kernel::Bu, Kernel::W2, Kernel::Barrier] {
+        let w = WorkloadConfig { kernel, algorithm: A::Ring, ..Default::default() };
+        let line = kernels::build(&w, 4).expect_err("refused").to_string();
+        let name = hpcnetsim_core::config::config_name(&kernel);
+        assert!(line.contains("workload.algorithm = 'ring' is invalid: auto"), "{line}");
+        assert!(line.contains(&format!("'{name}' is an application kernel")), "{line}");
+        assert!(line.contains("allreduce") && !line.contains('\n'), "{line}");
+        // auto stays accepted.
+        kernels::build(&WorkloadConfig { kernel, ..Default::default() }, 4).unwrap();
+    }
+}
