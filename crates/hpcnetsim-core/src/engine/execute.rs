@@ -3,7 +3,7 @@
 
 use super::control::Control;
 use super::Engine;
-use crate::config::Config;
+use crate::config::{Config, WorkloadConfig};
 use crate::error::{Error, Result};
 use crate::stats::{ExecutionResult, Status};
 use crate::topology::Topology;
@@ -53,7 +53,9 @@ fn execute_jobs(cfg: &Config, topo: &Topology, ctl: &mut Control) -> Result<Exec
     // Each job is checked as a workload of its own; errors name the job.
     for (j, job) in w.jobs.iter().enumerate() {
         let mut one = cfg.clone();
-        one.workload = Some(job.clone());
+        // `first_terminal` is a job's own field (its range was checked with the config);
+        // checked as a single workload, which starts at terminal 0, it would be refused.
+        one.workload = Some(WorkloadConfig { first_terminal: 0, ..job.clone() });
         one.validate().map_err(|e| crate::workload::jobs::in_job(j, e))?;
     }
     let set = crate::workload::jobs::plan(w, topo.endpoints(), cfg.seed)?;
