@@ -271,3 +271,10 @@ def test_a_collective_root_outside_its_communicator_is_named_with_what_is_allowe
     # Nothing was added by the refused calls: the program still runs.
     p.bcast(64, root=2, comm=c)
     assert p.run({"topology": "torus:2x2"}).messages == 2
+
+
+def test_a_program_of_one_rank_collectives_says_why_nothing_runs():
+    """A collective of one rank expands to no message: the run named no reason."""
+    with pytest.raises(h.ConfigError) as e:
+        h.Program(1).allreduce(100).run({"topology": "crossbar:8"})
+    assert str(e.value).endswith("(a collective of one rank sends nothing)"), str(e.value)

@@ -837,7 +837,12 @@ impl Builder {
             }
         }
         if self.ops.iter().all(|&n| n == 0) {
-            return Err(Error::Unsupported("trace: no MPI call to replay".into()));
+            // Collectives of a single rank send nothing: a program of them has nothing to run.
+            return Err(Error::Unsupported(
+                "trace: no MPI call to replay: no rank sends, receives or computes (a collective of \
+                 one rank sends nothing)"
+                    .into(),
+            ));
         }
         self.check_collectives()?;
         // Every member made the same collectives: messages can still differ in length (the
