@@ -278,3 +278,9 @@ def test_a_program_of_one_rank_collectives_says_why_nothing_runs():
     with pytest.raises(h.ConfigError) as e:
         h.Program(1).allreduce(100).run({"topology": "crossbar:8"})
     assert str(e.value).endswith("(a collective of one rank sends nothing)"), str(e.value)
+
+
+def test_a_rank_listed_twice_in_a_collective_is_named():
+    """It made the rank call the collective twice; the run then said the others never call it."""
+    with pytest.raises(h.ConfigError, match=r"allreduce: ranks = \[0, 0, 1, 2, 3\] is invalid: each rank at most once"):
+        h.Program(4).allreduce(100, ranks=[0, 0, 1, 2, 3])

@@ -165,7 +165,12 @@ class Program:
         if comm and comm not in self._members:
             raise ConfigError(f"{op}: comm = {comm!r} is invalid: a communicator made by communicator()")
         # Without ranks: every member of the communicator (the world: every rank).
-        who = (self._members[comm] if comm else range(self.ranks)) if ranks is None else ranks
+        who = (self._members[comm] if comm else range(self.ranks)) if ranks is None else list(ranks)
+        # A rank twice would call the collective twice: the run then blamed the other ranks.
+        if ranks is not None and len(set(who)) != len(who):
+            seen: set = set()
+            twice = next(r for r in who if r in seen or seen.add(r))
+            raise ConfigError(f"{op}: ranks = {ranks!r} is invalid: each rank at most once (rank {twice} twice)")
         # The root is a rank of the communicator (its index among the members).
         size = len(self._members[comm]) if comm else self.ranks
         if not isinstance(root, int) or isinstance(root, bool) or not 0 <= root < size:
