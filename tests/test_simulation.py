@@ -388,6 +388,10 @@ def test_bench_scale_runs_and_compares_with_the_smallest(cli):
         (("--million",), "--million is invalid without --scale"),
         (("--scale", "--max-terminals", "0"), "--max-terminals = 0 is invalid"),
         (("--scale", "--target-phit-hops", "-1"), "--target-phit-hops = -1.0 is invalid"),
+        # Infinity and huge targets ended in a traceback (OverflowError, or the engine refusing
+        # the batch's cycles in a child process).
+        (("--scale", "--target-phit-hops", "inf"), "--target-phit-hops = inf is invalid: a positive number up to"),
+        (("--scale", "--target-phit-hops", "1e300"), "--target-phit-hops = 1e+300 is invalid"),
         (("--scale", "--repeat", "0"), "--repeat = 0 is invalid"),
         (("--repeat", "2"), "--repeat is invalid without --scale"),
     ],

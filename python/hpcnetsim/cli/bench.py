@@ -5,6 +5,10 @@ from __future__ import annotations
 from .._core import ConfigError
 from .arguments import thread_list_arg
 
+#: Largest ``--target-phit-hops``: a row of 10^12 phit-hops already runs for hours (and
+#: infinity made no number of cycles).
+MAX_TARGET_PHIT_HOPS = 1e12
+
 
 def add_parser(sub) -> None:
     """``hpcnetsim bench``."""
@@ -43,8 +47,11 @@ def _bench(args) -> None:
         raise ConfigError("--threads is invalid without --scale: the other benchmarks measure one thread")
     if args.max_terminals is not None and args.max_terminals < 1:
         raise ConfigError(f"--max-terminals = {args.max_terminals} is invalid: a positive number of terminals")
-    if not args.target_phit_hops > 0:
-        raise ConfigError(f"--target-phit-hops = {args.target_phit_hops} is invalid: a positive number")
+    if not 0 < args.target_phit_hops <= MAX_TARGET_PHIT_HOPS:
+        raise ConfigError(
+            f"--target-phit-hops = {args.target_phit_hops} is invalid: a positive number up to "
+            f"{MAX_TARGET_PHIT_HOPS:.0e}"
+        )
     if args.repeat < 1:
         raise ConfigError(f"--repeat = {args.repeat} is invalid: a positive number of runs")
     if args.repeat != 1 and not args.scale:
