@@ -394,6 +394,14 @@ def test_bench_scale_runs_and_compares_with_the_smallest(cli):
         (("--scale", "--target-phit-hops", "1e300"), "--target-phit-hops = 1e+300 is invalid"),
         (("--scale", "--repeat", "0"), "--repeat = 0 is invalid"),
         (("--repeat", "2"), "--repeat is invalid without --scale"),
+        # Flags the chosen benchmark does not read were ignored without a word (--max-terminals 10
+        # ran the whole default benchmark; --scale --max-terminals 10 printed an empty table).
+        (("--max-terminals", "64"), "--max-terminals is invalid without --scale"),
+        (("--target-phit-hops", "1e5"), "--target-phit-hops is invalid without --scale"),
+        (("--startup", "--scale"), "--startup is invalid with --scale"),
+        (("--startup", "--quick"), "--startup is invalid with --quick"),
+        (("--quick", "--scale"), "--quick is invalid with --scale"),
+        (("--scale", "--max-terminals", "10"), "--max-terminals = 10 is invalid: at least 64"),
     ],
 )
 def test_bench_refuses_bad_scale_flags(cli, args, needle):

@@ -20,8 +20,9 @@ def add_parser(sub) -> None:
     b.add_argument("--startup", action="store_true",
                    help="wall time of a tiny `hpcnetsim run` against the bare interpreter (best of 20)")
     b.add_argument("--million", action="store_true", help="with --scale: add the 1 048 576-terminal torus and tree")
-    b.add_argument("--max-terminals", type=int, help="with --scale: skip networks larger than this")
-    b.add_argument("--target-phit-hops", type=float, default=3e7,
+    b.add_argument("--max-terminals", type=int,
+                   help="with --scale: skip networks larger than this (not the rows of --million)")
+    b.add_argument("--target-phit-hops", type=float,
                    help="with --scale: phit-hops each row aims at (at least 3000 cycles; default 3e7)")
     b.add_argument("--threads", type=thread_list_arg, default=(1,), metavar="N[,N...]",
                    help="with --scale: run every row on each of these thread counts, 0 for the automatic "
@@ -37,10 +38,22 @@ def add_parser(sub) -> None:
 
 def _bench(args) -> None:
     from ..bench import (
-        SCALE_COLUMNS, format_memory, format_row, memory_cost, probe_bytes, run_benchmarks, run_scale, scale_rows,
-        table_header,
+        SCALE_COLUMNS, SCALE_TARGET_PHIT_HOPS, format_memory, format_row, memory_cost,
+        probe_bytes, run_benchmarks, run_scale, scale_rows, table_header,
     )  # fmt: skip
 
+    # Every flag given is used: one that the chosen benchmark would not read is refused.
+    if args.startup and (args.scale or args.quick):
+        other = "--scale" if args.scale else "--quick"
+        raise ConfigError(f"--startup is invalid with {other}: it measures start-up alone (run them one at a time)")
+    if args.quick and args.scale:
+        raise ConfigError("--quick is invalid with --scale: the scale rows size their runs by --target-phit-hops")
+    if args.max_terminals is not None and not args.scale:
+        raise ConfigError("--max-terminals is invalid without --scale: it skips rows of the scale benchmark")
+    if args.target_phit_hops is not None and not args.scale:
+        raise ConfigError("--target-phit-hops is invalid without --scale: it sizes the scale benchmark's rows")
+    if args.target_phit_hops is None:
+        args.target_phit_hops = SCALE_TARGET_PHIT_HOPS
     if args.million and not args.scale:
         raise ConfigError("--million is invalid without --scale: it adds rows to the scale benchmark")
     if args.threads != (1,) and not args.scale:
@@ -71,7 +84,14 @@ def _bench(args) -> None:
 
         # The memory's cost of a line, before and after the rows (with the neighbour, beside
         # it): what the host gave the large rows while they ran.
-        nbytes = probe_bytes(scale_rows(args.million, args.max_terminals, args.target_phit_hops))
+        rows = scale_rows(args.million, args.max_terminals, args.target_phit_hops)
+        if not rows:
+            smallest = min(r["terminals"] for r in scale_rows())
+            raise ConfigError(
+                f"--max-terminals = {args.max_terminals} is invalid: at least {smallest} (the smallest network "
+                "of the scale benchmark), else no row is left"
+            )
+        nbytes = probe_bytes(rows)
         with Neighbour() if args.neighbour else contextlib.nullcontext():
             print(format_memory(memory_cost(nbytes), "before the rows"), end="\n\n", flush=True)
             print(table_header(SCALE_COLUMNS), flush=True)
