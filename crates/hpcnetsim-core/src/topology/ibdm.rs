@@ -134,6 +134,14 @@ pub fn parse_ibdm(text: &str, file: &str) -> Result<Fabric> {
             seen.insert((a, *p), *line);
             let remote_port = |s: &str| s.strip_prefix('P').and_then(|x| x.parse::<usize>().ok()).filter(|&x| x >= 1);
             if let Some(&b) = index.get(name) {
+                if b == a {
+                    return Err(bad(
+                        *line,
+                        "remote system",
+                        name,
+                        "another system than the record's own (a cable from a system to itself is not modelled)",
+                    ));
+                }
                 let Some(q) = remote_port(rp).filter(|&q| q <= f.ports[b]) else {
                     return Err(bad(*line, "remote port", rp, &format!("P1 to P{} of {name}", f.ports[b])));
                 };

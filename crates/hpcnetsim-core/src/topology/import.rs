@@ -272,6 +272,15 @@ pub fn parse_ibnet(text: &str, file: &str) -> Result<Fabric> {
             if *rp == 0 || *rp > nodes[b].1.ports {
                 return Err(bad(file, *line, "remote port", rp, &format!("between 1 and {}", nodes[b].1.ports)));
             }
+            if b == a {
+                return Err(bad(
+                    file,
+                    *line,
+                    "remote",
+                    format!("'{remote}'"),
+                    "another node than the record's own (a cable from a node to itself is not modelled)",
+                ));
+            }
             let (here, there) = ((a, *p), (b, rp - 1));
             if let Some(&(x, y, _)) = ends.get(&here) {
                 if (x, y) != there {

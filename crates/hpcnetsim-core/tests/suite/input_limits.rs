@@ -164,3 +164,24 @@ fn ibdm_ports_beyond_the_radix_are_refused() {
     let e = spec_error(&format!("ibdm:{}", p.display()));
     assert!(e.contains("remote.topo:2") && e.contains("P9"), "{e}");
 }
+
+#[test]
+fn fabric_cables_from_a_switch_to_itself_are_refused() {
+    // A loop cable (or a port wired to itself, which was dropped without a word) is refused
+    // on its line, as `link a a` of an edge list and `router 0 ... router 0` of anynet are.
+    let ib =
+        "Switch 4 \"A\"\n[1] \"B\"[1]\n[2] \"A\"[3]\n[4] \"H\"[1]\n\nSwitch 4 \"B\"\n[1] \"A\"[1]\n[4] \"G\"[1]\n\n\
+              Hca 1 \"H\"\n[1] \"A\"[4]\n\nHca 1 \"G\"\n[1] \"B\"[4]\n";
+    let ok = tmp("noloop.ibnet", ib.replace("[2] \"A\"[3]\n", "").as_bytes());
+    assert_eq!(Topology::from_spec(&format!("ibnet:{}", ok.display())).unwrap().num_switches(), 2);
+    for (name, text) in [("loop.ibnet", ib.to_string()), ("selfport.ibnet", ib.replace("\"A\"[3]", "\"A\"[2]"))] {
+        let p = tmp(name, text.as_bytes());
+        let e = spec_error(&format!("ibnet:{}", p.display()));
+        assert!(e.contains(&format!("{name}:3")) && e.contains("'A'") && e.contains("itself"), "{e}");
+    }
+    let topo = "MTS800 S1\n   P1 -> MTS800 S2 P1\n   P2 -> HCA h1 P1\n   P3 -> MTS800 S1 P3\n\
+                MTS800 S2\n   P1 -> MTS800 S1 P1\n   P2 -> HCA h2 P1\n";
+    let p = tmp("loop.topo", topo.as_bytes());
+    let e = spec_error(&format!("ibdm:{}", p.display()));
+    assert!(e.contains("loop.topo:4") && e.contains("S1") && e.contains("itself"), "{e}");
+}
