@@ -337,11 +337,12 @@ pub fn parse_ibnet(text: &str, file: &str) -> Result<Fabric> {
 pub fn parse_edges(text: &str, file: &str) -> Result<Fabric> {
     let mut f = Fabric::new(file, Vec::new(), Vec::new());
     let mut index: HashMap<String, usize> = HashMap::new();
-    let mut declared: Vec<Option<usize>> = Vec::new();
+    // Declared port counts, with the line that declares them.
+    let mut declared: Vec<Option<(usize, usize)>> = Vec::new();
     let mut used: Vec<usize> = Vec::new();
     // Terminal names → the line that named them (two terminals may not share a name).
     let mut names: HashMap<String, usize> = HashMap::new();
-    let mut switch = |name: &str, f: &mut Fabric, declared: &mut Vec<Option<usize>>, used: &mut Vec<usize>| -> usize {
+    let mut switch = |name: &str, f: &mut Fabric, declared: &mut Vec<Option<(usize, usize)>>, used: &mut Vec<usize>| {
         *index.entry(name.to_string()).or_insert_with(|| {
             f.switch_names.push(name.to_string());
             declared.push(None);
@@ -360,8 +361,17 @@ pub fn parse_edges(text: &str, file: &str) -> Result<Fabric> {
                 let n: usize = n.parse().ok().filter(|&n| (1..=max).contains(&n)).ok_or_else(|| {
                     bad(file, i, "ports", format!("'{n}'"), &format!("a port count between 1 and {max}"))
                 })?;
-                declared[s] = Some(n);
-                let total = declared.iter().map(|d| d.unwrap_or(0) as u128).sum::<u128>();
+                if let Some((_, l)) = declared[s] {
+                    return Err(bad(
+                        file,
+                        i,
+                        "switch",
+                        format!("'{a}'"),
+                        &format!("a switch declared once (line {} declares it)", l + 1),
+                    ));
+                }
+                declared[s] = Some((n, i));
+                let total = declared.iter().map(|d| d.map_or(0, |(n, _)| n) as u128).sum::<u128>();
                 if n > 1024 || total > max as u128 {
                     port_budget(file, i, "ports", &n.to_string(), total)?;
                 }
@@ -405,18 +415,19 @@ pub fn parse_edges(text: &str, file: &str) -> Result<Fabric> {
         }
     }
     for (s, d) in declared.iter().enumerate() {
-        if let Some(d) = *d {
+        if let Some((d, l)) = *d {
             if used[s] > d {
-                return Err(Error::invalid(
+                return Err(bad(
                     file,
+                    l,
                     "ports",
-                    format!("{} on switch {}", used[s], f.switch_names[s]),
-                    format!("at most the {d} declared"),
+                    format!("{d} on switch {}", f.switch_names[s]),
+                    &format!("at least the {} its links and terminals use", used[s]),
                 ));
             }
         }
     }
-    f.ports = used.iter().zip(&declared).map(|(&u, d)| d.unwrap_or(u).max(1)).collect();
+    f.ports = used.iter().zip(&declared).map(|(&u, d)| d.map_or(u, |(n, _)| n).max(1)).collect();
     Ok(f)
 }
 

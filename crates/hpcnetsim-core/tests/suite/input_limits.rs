@@ -185,3 +185,18 @@ fn fabric_cables_from_a_switch_to_itself_are_refused() {
     let e = spec_error(&format!("ibdm:{}", p.display()));
     assert!(e.contains("loop.topo:4") && e.contains("S1") && e.contains("itself"), "{e}");
 }
+
+#[test]
+fn edge_list_switch_declarations_are_checked_on_their_line() {
+    let good = "switch a 4\nlink a b\nterminals a 1\nterminals b 1\n";
+    let p = tmp("declared.edges", good.as_bytes());
+    assert_eq!(Topology::from_spec(&format!("edges:{}", p.display())).unwrap().num_ports(0), 4);
+    // A second declaration replaced the first without a word (radix 3 from `switch a 4`, `switch a 3`).
+    let p = tmp("twice.edges", format!("{good}switch a 3\n").as_bytes());
+    let e = spec_error(&format!("edges:{}", p.display()));
+    assert!(e.contains("twice.edges:5") && e.contains("'a'") && e.contains("line 1"), "{e}");
+    // Fewer ports than the switch uses: the declaring line (the message had none).
+    let p = tmp("small.edges", good.replace("switch a 4", "switch a 1").as_bytes());
+    let e = spec_error(&format!("edges:{}", p.display()));
+    assert!(e.contains("small.edges:1") && e.contains("1 on switch a") && e.contains("at least the 2"), "{e}");
+}
