@@ -201,6 +201,7 @@ fn bracketed(s: &str) -> Option<(usize, &str)> {
 /// Parses ibnetdiscover / ibsim net text.
 pub fn parse_ibnet(text: &str, file: &str) -> Result<Fabric> {
     let mut nodes: Vec<(String, Node)> = Vec::new();
+    let mut total_ports: u128 = 0;
     for (i, raw) in text.lines().enumerate() {
         let line = raw.split('#').next().unwrap_or("").trim();
         if line.is_empty() || (line.contains('=') && !line.contains('"')) {
@@ -213,11 +214,16 @@ pub fn parse_ibnet(text: &str, file: &str) -> Result<Fabric> {
             }
             let rest = line[word.len()..].trim_start();
             let (count, rest) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
-            let ports: usize = count
-                .parse()
-                .ok()
-                .filter(|&p| (1..=4096).contains(&p))
-                .ok_or_else(|| bad(file, i, "ports", format!("'{count}'"), "a port count between 1 and 4096"))?;
+            // Any count our export writes (a 5000-port crossbar), bounded as an edge list's
+            // `switch A PORTS` is: by MAX_PORTS in total and the memory check.
+            let max = MAX_PORTS as usize;
+            let ports: usize = count.parse().ok().filter(|&p| (1..=max).contains(&p)).ok_or_else(|| {
+                bad(file, i, "ports", format!("'{count}'"), &format!("a port count between 1 and {max}"))
+            })?;
+            total_ports += ports as u128;
+            if ports > 1024 || total_ports > max as u128 {
+                port_budget(file, i, "ports", count, total_ports)?;
+            }
             let (name, _) =
                 quoted(rest).ok_or_else(|| bad(file, i, "node", format!("'{line}'"), "TYPE PORTS \"name\""))?;
             if nodes.iter().any(|(n, _)| n == name) {

@@ -200,3 +200,19 @@ fn edge_list_switch_declarations_are_checked_on_their_line() {
     let e = spec_error(&format!("edges:{}", p.display()));
     assert!(e.contains("small.edges:1") && e.contains("1 on switch a") && e.contains("at least the 2"), "{e}");
 }
+
+#[test]
+fn ibnet_exports_of_wide_switches_read_back() {
+    // `topo export --format ibnet` wrote a 5000-port crossbar that `ibnet:` refused (ports at
+    // most 4096); counts are bounded by MAX_PORTS in total, as an edge list's are.
+    let t = Topology::from_spec("crossbar:5000").unwrap();
+    let p = tmp("wide.ibnet", hpcnetsim_core::topology::import::to_ibnet(&t).as_bytes());
+    let back = Topology::from_spec(&format!("ibnet:{}", p.display())).unwrap();
+    assert_eq!((back.num_switches(), back.num_ports(0), back.num_terminals()), (1, 5000, 5000));
+    let p = tmp("huge.ibnet", b"Switch 300000000 \"A\"\n");
+    let e = spec_error(&format!("ibnet:{}", p.display()));
+    assert!(e.contains("huge.ibnet:1") && e.contains("'300000000'") && e.contains("200000000"), "{e}");
+    let p = tmp("total.ibnet", b"Switch 150000000 \"A\"\nSwitch 150000000 \"B\"\n");
+    let e = spec_error(&format!("ibnet:{}", p.display()));
+    assert!(e.contains("total.ibnet:2") && e.contains("at most 200000000 ports in total"), "{e}");
+}
