@@ -54,3 +54,23 @@ fn ftree_on_the_1944_node_fabric_is_as_balanced_as_opensm() {
     assert_eq!(ours.unreachable_pairs, 0);
     assert!(ours.max_routes_per_link <= opensm.max_routes_per_link);
 }
+
+#[test]
+fn damaged_opensm_tables_are_refused_on_their_line() {
+    let base = "is1_3l_32n";
+    let t = Topology::from_spec(&format!("ibdm:{}", data(&format!("{base}.topo")).display())).unwrap();
+    let (ini, hcas) = (read(&format!("{base}.fdbs.ini")), read(&format!("{base}.hcas")));
+    let good = read(&format!("{base}.fdbs"));
+    let load = |text: &str| fdbs::load(text, &ini, &hcas, "t.fdbs", &t).map(|_| ()).map_err(|e| e.to_string());
+    assert!(load(&good).is_ok());
+    let lines: Vec<&str> = good.lines().collect();
+    // A row listed twice was appended to the first (its entries shifted past the last LID and
+    // dropped without a word); it is refused with both lines.
+    let twice = format!("{}\n{}\n", good.trim_end(), lines[0]);
+    let e = load(&twice).unwrap_err();
+    assert!(e.contains(&format!("t.fdbs:{}", lines.len() + 1)) && e.contains("line 1"), "{e}");
+    // A port beyond the switch's: the line and the LID (the message named neither).
+    let wide = good.replacen(lines[1], &lines[1].replacen(" 0 1 ", " 0 99 ", 1), 1);
+    let e = load(&wide).unwrap_err();
+    assert!(e.contains("t.fdbs:2") && e.contains("LID 2") && e.contains("= 99"), "{e}");
+}

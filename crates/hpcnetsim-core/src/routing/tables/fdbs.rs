@@ -63,7 +63,8 @@ pub fn load(fdbs: &str, ini: &str, hcas: &str, file: &str, topo: &Topology) -> R
             }
         }
     }
-    let mut rows: HashMap<usize, Vec<u16>> = HashMap::new();
+    // Table rows by index, with their line (0-based).
+    let mut rows: HashMap<usize, (Vec<u16>, usize)> = HashMap::new();
     for (i, line) in fdbs.lines().enumerate() {
         if line.trim().is_empty() {
             continue;
@@ -78,15 +79,24 @@ pub fn load(fdbs: &str, ini: &str, hcas: &str, file: &str, topo: &Topology) -> R
         };
         let (idx, rest) = line.split_once(':').ok_or_else(|| bad(line.trim()))?;
         let idx: usize = idx.trim().parse().map_err(|_| bad(idx))?;
-        let row = rows.entry(idx).or_default();
+        if let Some((_, l)) = rows.get(&idx) {
+            return Err(Error::invalid(
+                format!("{file}:{}", i + 1),
+                "row",
+                idx,
+                format!("a table index listed once (line {} lists it)", l + 1),
+            ));
+        }
+        let (row, _) = rows.entry(idx).or_insert((Vec::new(), i));
         for v in rest.split_whitespace() {
             row.push(v.parse().ok().filter(|&p: &u16| p <= 255).ok_or_else(|| bad(v))?);
         }
     }
     let mut t = Tables::new("opensm", topo, 0);
-    for (&idx, row) in &rows {
+    for (&idx, (row, line)) in &rows {
+        let at = format!("{file}:{}", line + 1);
         let Some(&s) = row_switch.get(&idx) else {
-            return Err(Error::invalid(file, "row", idx, "an index listed in the .ini file"));
+            return Err(Error::invalid(at, "row", idx, "an index listed in the .ini file"));
         };
         for &(lid, term) in &lid_terminal {
             match row.get(lid).copied() {
@@ -94,10 +104,10 @@ pub fn load(fdbs: &str, ini: &str, hcas: &str, file: &str, topo: &Topology) -> R
                 Some(p) if (p as usize) < topo.num_ports(s) => t.set_port(s, term, p as usize),
                 Some(p) => {
                     return Err(Error::invalid(
-                        file,
-                        "port",
+                        at,
+                        format!("port of LID {lid}"),
                         p,
-                        format!("below {} on switch {}", topo.num_ports(s), fabric.switch_names[s]),
+                        format!("below {} on switch {} (or 255: none)", topo.num_ports(s), fabric.switch_names[s]),
                     ))
                 }
             }
