@@ -105,6 +105,8 @@ fn read_records(path: &str, fields: usize) -> Result<(Vec<Record>, bool)> {
                 "CODES' binary records or their text form",
             )
         })?;
+        // A byte order mark (files saved by some Windows editors) is not part of the first line.
+        let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
         for (i, raw) in text.lines().enumerate() {
             let line = raw.split('#').next().unwrap_or("").trim();
             if line.is_empty() {

@@ -150,13 +150,18 @@ pub(crate) fn read_text(format: &str, path: &str) -> Result<String> {
             ));
         }
     }
-    String::from_utf8(bytes).map_err(|e| {
+    let text = String::from_utf8(bytes).map_err(|e| {
         Error::invalid(
             &context,
             "file",
             format!("invalid UTF-8 at byte {}", e.utf8_error().valid_up_to()),
             "a text fabric file",
         )
+    })?;
+    // A byte order mark (files saved by some Windows editors) is not part of the first line.
+    Ok(match text.strip_prefix('\u{feff}') {
+        Some(rest) => rest.to_string(),
+        None => text,
     })
 }
 

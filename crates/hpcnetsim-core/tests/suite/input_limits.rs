@@ -216,3 +216,29 @@ fn ibnet_exports_of_wide_switches_read_back() {
     let e = spec_error(&format!("ibnet:{}", p.display()));
     assert!(e.contains("total.ibnet:2") && e.contains("at most 200000000 ports in total"), "{e}");
 }
+
+#[test]
+fn fabric_files_starting_with_a_byte_order_mark_are_read() {
+    // Saved by a Windows editor: the mark made the first line unreadable in every text format.
+    let bom = |name: &str, text: &str| tmp(name, format!("\u{feff}{text}").as_bytes()).display().to_string();
+    let files = [
+        (
+            "ibnet",
+            bom(
+                "bom.ibnet",
+                "Switch 2 \"A\"\n[1] \"H\"[1]\n[2] \"G\"[1]\nCa 1 \"H\"\n[1] \"A\"[1]\nCa 1 \"G\"\n[1] \"A\"[2]\n",
+            ),
+        ),
+        ("edges", bom("bom.edges", "link a b\nterminals a 1\nterminals b 1\n")),
+        ("anynet", bom("bom.anynet", "router 0 node 0 router 1\nrouter 1 node 1\n")),
+        ("ibdm", bom("bom.topo", "MTS800 S1\n   P1 -> HCA h1 P1\n   P2 -> HCA h2 P1\n")),
+    ];
+    for (format, path) in files {
+        let t = Topology::from_spec(&format!("{format}:{path}")).unwrap_or_else(|e| panic!("{format}: {e}"));
+        assert_eq!(t.num_terminals(), 2, "{format}");
+    }
+    let intra = bom("bom-intra.csv", "0,1,0\n1,0,0\n");
+    let inter = tmp("bom-inter.csv", b"0,2\n2,0\n").display().to_string();
+    let t = Topology::from_spec(&format!("codes-dragonfly:{intra},{inter},p=1")).unwrap();
+    assert_eq!(t.num_terminals(), 4);
+}
