@@ -52,7 +52,7 @@ impl Fabric {
     pub fn bisection_channels(&self) -> u64 {
         let Some(p) = self.uniform_terminals() else { return u64::MAX };
         let links: Vec<(usize, usize)> = self.links.iter().map(|&(a, _, b, _)| (a, b)).collect();
-        super::balanced_cut::bisection_from(self.ports.len(), &links, p, 0).unwrap_or(u64::MAX)
+        super::balanced_cut::best_bisection(self.ports.len(), &links, p).unwrap_or(u64::MAX)
     }
 
     /// Builds the port-level graph.

@@ -10,13 +10,8 @@
 //! terminals, in index order from several starts, and the others placed where they cut
 //! fewest surviving links (`split_cut.rs`, a minimum cut).
 
-use super::balanced_cut::{balancing_moves, bisection_from, uniform_terminals};
+use super::balanced_cut::{balancing_moves, best_bisection, uniform_terminals, STARTS};
 use super::Topology;
-
-/// Refinements tried, from breadth-first orders of switches spread evenly over the
-/// numbering: faults break the regularity that lets one start find the minimum (a 4x4 torus
-/// with 3 failed links: 8 links from switch 0, the minimum 6 from switch 8).
-const STARTS: usize = 8;
 
 /// Links cut by a balanced bisection of `topo` as built, faults included: an upper bound on
 /// the minimum, never above the intact network's.
@@ -30,8 +25,7 @@ pub fn bisection_channels(topo: &Topology) -> u64 {
     let Some(p) = uniform_terminals(topo.terminals_at()) else {
         return split_bisections(topo.terminals_at(), &links).fold(intact, u64::min);
     };
-    let starts = STARTS.min(switches);
-    (0..starts).filter_map(|i| bisection_from(switches, &links, p, i * switches / starts)).fold(intact, u64::min)
+    best_bisection(switches, &links, p).map_or(intact, |cut| cut.min(intact))
 }
 
 /// Balanced cuts of a network whose terminals sit on some switches only: from each of
