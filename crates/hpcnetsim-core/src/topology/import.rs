@@ -59,11 +59,17 @@ pub fn read(format: &str, spec_body: &str) -> Result<Fabric> {
         for (s, ports) in taken.iter().enumerate() {
             let free: Vec<usize> = (0..ports.len()).filter(|&p| !ports[p]).take(extra).collect();
             if free.len() < extra {
+                // An edge list's switch has the ports its lines use unless it is declared
+                // wider: without `switch NAME PORTS` lines, `,t=N` never finds a free port.
+                let hint = match format {
+                    "edges" => format!(" (declare it wider with a `switch {} PORTS` line)", fabric.switch_names[s]),
+                    _ => String::new(),
+                };
                 return Err(Error::invalid(
                     format!("{format}:{spec_body}"),
                     "t",
                     extra,
-                    format!("at most the {} free ports of switch {}", free.len(), fabric.switch_names[s]),
+                    format!("at most the {} free ports of switch {}{hint}", free.len(), fabric.switch_names[s]),
                 ));
             }
             for p in free {

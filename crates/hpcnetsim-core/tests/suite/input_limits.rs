@@ -201,6 +201,17 @@ fn edge_list_switch_declarations_are_checked_on_their_line() {
     assert!(e.contains("small.edges:1") && e.contains("1 on switch a") && e.contains("at least the 2"), "{e}");
 }
 
+/// `,t=N` puts terminals on free ports; an edge list's undeclared switch has none, which the
+/// refusal now says, with the line that gives it some.
+#[test]
+fn edge_list_terminals_per_switch_need_declared_ports() {
+    let p = tmp("tri.edges", b"link a b\nlink b c\nlink c a\n");
+    let e = spec_error(&format!("edges:{},t=2", p.display()));
+    assert!(e.contains("at most the 0 free ports of switch a (declare it wider with a `switch a PORTS` line)"), "{e}");
+    let p = tmp("tri-declared.edges", b"switch a 4\nswitch b 4\nswitch c 4\nlink a b\nlink b c\nlink c a\n");
+    assert_eq!(Topology::from_spec(&format!("edges:{},t=2", p.display())).unwrap().num_terminals(), 6);
+}
+
 #[test]
 fn ibnet_exports_of_wide_switches_read_back() {
     // `topo export --format ibnet` wrote a 5000-port crossbar that `ibnet:` refused (ports at
