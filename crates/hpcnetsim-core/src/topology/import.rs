@@ -26,7 +26,9 @@ fn bad(file: &str, line: usize, field: &str, value: impl std::fmt::Display, allo
 /// Reads a fabric file in `format` (`ibnet` or `edges`); `PATH,t=N` also attaches N
 /// terminals to the free ports of every switch (for fabric files without hosts).
 pub fn read(format: &str, spec_body: &str) -> Result<Fabric> {
-    let (path, extra) = match spec_body.rsplit_once(",t=") {
+    // `PATH,t=N`, spaces allowed around the comma (`PATH, t=2` named a file `PATH, t=2`).
+    let suffix = spec_body.rsplit_once(',').and_then(|(p, rest)| Some((p, rest.trim_start().strip_prefix("t=")?)));
+    let (path, extra) = match suffix {
         Some((p, n)) => {
             let n: usize = n.trim().parse().ok().filter(|&n| n >= 1).ok_or_else(|| {
                 Error::invalid(

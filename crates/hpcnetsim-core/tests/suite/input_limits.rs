@@ -210,6 +210,8 @@ fn edge_list_terminals_per_switch_need_declared_ports() {
     assert!(e.contains("at most the 0 free ports of switch a (declare it wider with a `switch a PORTS` line)"), "{e}");
     let p = tmp("tri-declared.edges", b"switch a 4\nswitch b 4\nswitch c 4\nlink a b\nlink b c\nlink c a\n");
     assert_eq!(Topology::from_spec(&format!("edges:{},t=2", p.display())).unwrap().num_terminals(), 6);
+    // A space after the comma was read as part of the file name.
+    assert_eq!(Topology::from_spec(&format!("edges:{}, t=2", p.display())).unwrap().num_terminals(), 6);
 }
 
 #[test]
