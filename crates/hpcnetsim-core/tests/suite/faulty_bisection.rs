@@ -13,6 +13,16 @@ fn failed_links_across_the_torus_cut_lower_the_bisection() {
     assert_eq!(t.describe().unwrap().bisection_channels, 4);
 }
 
+/// The cut reported for the faulty network `spec` is never above its intact network's and is
+/// the exhaustive minimum (a valid balanced cut is never below it).
+fn assert_exhaustive_minimum(spec: &str) {
+    let t = topo(spec);
+    let intact = topo(spec.split('|').next().unwrap()).describe().unwrap().bisection_channels;
+    let got = t.describe().unwrap().bisection_channels;
+    assert!(got <= intact, "{spec}: {got} above the intact {intact}");
+    assert_eq!(got, brute_force_bisection(&t), "{spec}: intact {intact}");
+}
+
 /// Small faulty instances of the families with the same terminals on every switch: the
 /// reported cut is a valid balanced cut (never below the exhaustive minimum), never above
 /// the intact network's, and on these instances the minimum itself.
@@ -27,12 +37,7 @@ fn faulty_bisection_matches_exhaustive_search() {
         "slimfly:q=3|faults:random=6,seed=2",
         "jellyfish:n=14,k=4,p=1|faults:random=4,seed=1",
     ] {
-        let t = topo(spec);
-        let intact = topo(spec.split('|').next().unwrap()).describe().unwrap().bisection_channels;
-        let got = t.describe().unwrap().bisection_channels;
-        let best = brute_force_bisection(&t);
-        assert!(got <= intact, "{spec}: {got} above the intact {intact}");
-        assert_eq!(got, best, "{spec}");
+        assert_exhaustive_minimum(spec);
     }
 }
 
@@ -54,12 +59,7 @@ fn faulty_trees_report_the_cut_of_their_surviving_links() {
         "tree:k=4,kp=2,n=2|faults:random=3,seed=5",
         "xgft:h=2;m=4,4;w=1,2|faults:random=2,seed=1",
     ] {
-        let t = topo(spec);
-        let intact = topo(spec.split('|').next().unwrap()).describe().unwrap().bisection_channels;
-        let got = t.describe().unwrap().bisection_channels;
-        let best = brute_force_bisection(&t);
-        assert!(got <= intact, "{spec}: {got} above the intact {intact}");
-        assert_eq!(got, best, "{spec}: intact {intact}");
+        assert_exhaustive_minimum(spec);
     }
     // A failed root of the 2-ary 3-tree takes one of the four links across its middle.
     assert_eq!(topo("tree:k=2,n=3|faults:switches=8").describe().unwrap().bisection_channels, 3);
