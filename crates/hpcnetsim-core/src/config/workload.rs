@@ -250,35 +250,49 @@ impl WorkloadConfig {
         }
     }
 
+    /// The fields of this workload (but those of `skip`) whose values differ from `base`'s, by
+    /// name, each with its value as a config error shows it.
+    pub(crate) fn differences(&self, base: &WorkloadConfig, skip: &[&str]) -> Vec<(String, String)> {
+        let (Ok(serde_json::Value::Object(a)), Ok(serde_json::Value::Object(b))) =
+            (serde_json::to_value(self), serde_json::to_value(base))
+        else {
+            return Vec::new();
+        };
+        a.into_iter()
+            .filter(|(k, v)| !skip.contains(&k.as_str()) && b.get(k) != Some(v))
+            .map(|(k, v)| {
+                let shown = v.as_str().map(|s| format!("'{s}'")).unwrap_or_else(|| v.to_string());
+                (k, shown)
+            })
+            .collect()
+    }
+
     /// The first field of a kernel that this workload sets (a value other than its default),
     /// with the value as messages show it: a trace or a hand-made program brings its own ranks
     /// and messages and would silently leave the field unread.
     pub fn kernel_field_set(&self) -> Option<(&'static str, String)> {
-        let d = WorkloadConfig::default();
-        let field = [
-            ("kernel", self.kernel != d.kernel),
-            ("tasks", self.tasks != d.tasks),
-            ("message_bytes", self.message_bytes != d.message_bytes),
-            ("length_evolution", self.length_evolution != d.length_evolution),
-            ("compute_cycles", self.compute_cycles != d.compute_cycles),
-            ("return_sweep", self.return_sweep != d.return_sweep),
-            ("wrap", self.wrap != d.wrap),
-            ("diagonals", self.diagonals != d.diagonals),
-            ("burst_messages", self.burst_messages != d.burst_messages),
-            ("mesh", self.mesh != d.mesh),
-            ("root", self.root != d.root),
-            ("jobs", !self.jobs.is_empty()),
-        ]
-        .into_iter()
-        .find_map(|(name, set)| set.then_some(name))?;
-        let value = match field {
-            "jobs" => format!("{} [[workload.jobs]] table(s)", self.jobs.len()),
-            _ => {
-                let v = serde_json::to_value(self).ok().and_then(|j| j.get(field).cloned()).unwrap_or_default();
-                v.as_str().map(|s| format!("'{s}'")).unwrap_or_else(|| v.to_string())
-            }
-        };
-        Some((field, value))
+        const KERNEL_FIELDS: [&str; 12] = [
+            "kernel",
+            "tasks",
+            "message_bytes",
+            "length_evolution",
+            "compute_cycles",
+            "return_sweep",
+            "wrap",
+            "diagonals",
+            "burst_messages",
+            "mesh",
+            "root",
+            "jobs",
+        ];
+        let set = self.differences(&WorkloadConfig::default(), &[]);
+        KERNEL_FIELDS.into_iter().find_map(|field| {
+            let (_, value) = set.iter().find(|(name, _)| name == field)?;
+            Some(match field {
+                "jobs" => (field, format!("{} [[workload.jobs]] table(s)", self.jobs.len())),
+                _ => (field, value.clone()),
+            })
+        })
     }
 
     /// Refuses a kernel field that `source` (what brings the ranks and messages instead, e.g.

@@ -43,7 +43,7 @@ pub struct JobResult {
 pub fn plan(w: &WorkloadConfig, terminals: usize, seed: u64) -> Result<JobSet> {
     // The run's own fields stay at the top level, every job's own fields go in its table.
     let rest = WorkloadConfig { jobs: Vec::new(), ..w.clone() };
-    if let Some((field, value)) = differences(&rest, &WorkloadConfig::default(), &["stall_cycles"]).into_iter().next() {
+    if let Some((field, value)) = rest.differences(&WorkloadConfig::default(), &["stall_cycles"]).into_iter().next() {
         return Err(Error::invalid(
             "config",
             format!("workload.{field}"),
@@ -66,7 +66,7 @@ pub fn plan(w: &WorkloadConfig, terminals: usize, seed: u64) -> Result<JobSet> {
         }
         // One run has one stall limit, and the packets of jobs have the fixed size: a job's
         // own value would go unread.
-        let own = differences(job, &WorkloadConfig::default(), &[]);
+        let own = job.differences(&WorkloadConfig::default(), &[]);
         if let Some((f, value)) = own.iter().find(|(f, _)| RUN_FIELDS.contains(&f.as_str())) {
             let allowed = match f.as_str() {
                 "stall_cycles" => "left out of a job: set [workload] stall_cycles, which applies to every job".into(),
@@ -103,23 +103,6 @@ pub fn plan(w: &WorkloadConfig, terminals: usize, seed: u64) -> Result<JobSet> {
 /// Fields of the whole run rather than of one job (`[workload]` keeps `stall_cycles` beside
 /// the jobs; packet size ranges are not available with jobs).
 const RUN_FIELDS: &[&str] = &["stall_cycles", "packet_cells_min", "packet_cells_max"];
-
-/// The fields of `w` (but those of `skip`) whose values differ from `base`'s, by name, each
-/// with its value as a config error shows it.
-fn differences(w: &WorkloadConfig, base: &WorkloadConfig, skip: &[&str]) -> Vec<(String, String)> {
-    let (Ok(serde_json::Value::Object(a)), Ok(serde_json::Value::Object(b))) =
-        (serde_json::to_value(w), serde_json::to_value(base))
-    else {
-        return Vec::new();
-    };
-    a.into_iter()
-        .filter(|(k, v)| !skip.contains(&k.as_str()) && b.get(k) != Some(v))
-        .map(|(k, v)| {
-            let shown = v.as_str().map(|s| format!("'{s}'")).unwrap_or_else(|| v.to_string());
-            (k, shown)
-        })
-        .collect()
-}
 
 /// An error about a job's own fields, named as the job's (`workload.tasks` of job 2 is
 /// `workload.jobs[2].tasks`), so that it reads as any other config error and names the file.
