@@ -49,6 +49,21 @@ def test_one_and_three_switches_differ_by_two_hops():
     assert f.attrs["per_hop_ns"] == pytest.approx(f.attrs["hop_ns"]) == pytest.approx(50.0)
 
 
+def test_an_infiniband_host_adapter_is_not_a_switch():
+    # QDR preset: 4 B phits at 4 GB/s, 1 ns cycles; a 0-byte message is its 26 B header, 7
+    # phits, whose tail arrives 6 cycles behind the head. One switch between the two NICs:
+    # overheads 0.5 + 0.5 us, the NIC's cable 5 ns, the switch 100 ns and its cable 5 ns.
+    # The adapters once counted as switches too (1.216 us).
+    f = netbench.hops({"topology": "hyperx:4x4,t=2", "technology": "qdr-infiniband"})
+    near = f.set_index("destination")["latency_us"]["near"]
+    assert near * 1e3 == pytest.approx(500 + 500 + 5 + 100 + 5 + 6, abs=0.5)
+    assert f.attrs["per_hop_ns"] == pytest.approx(105.0)
+    with pytest.raises(hpcnetsim.ConfigError, match=r"link.nic_wire_latency.*'0.2 ns'.*half a cycle"):
+        hpcnetsim.simulate({"topology": "crossbar:4", "link": {"nic_wire_latency": "0.2 ns"}})
+    with pytest.raises(hpcnetsim.ConfigError, match=r"link.nic_wire_latency.*wormhole"):
+        hpcnetsim.simulate({**QSNET, "link": {"nic_wire_latency": "5 ns"}})
+
+
 def test_ping_reaches_the_host_limit_and_total_exchange_respects_eq_1():
     main = netbench.ping(QSNET, [0, 64, 1 << 20])
     assert main["bandwidth_mb_s"].iloc[-1] == pytest.approx(200.0, rel=0.01)

@@ -24,6 +24,11 @@ pub struct LinkConfig {
     /// Time for a phit to cross a wire (with link protocol), e.g. `"15 ns"`; when set, it
     /// replaces `switch.link_delay_cycles` (rounded to the nearest cycle).
     pub wire_latency: String,
+    /// Time for a phit to cross the cable between a NIC and its switch, e.g. `"5 ns"`; when
+    /// set, it replaces `switch.nic_link_delay_cycles`: a NIC then has no switch stages of its
+    /// own (a host adapter, not a switch port), so a route crosses each switch's pipeline once.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub nic_wire_latency: String,
     /// Bandwidth of a node's host interface, e.g. `"10.4 GB/s"` (paper 003's normalized load):
     /// when set, results also give offered and accepted load as percentages of it.
     #[serde(skip_serializing_if = "String::is_empty")]
@@ -93,11 +98,27 @@ impl Config {
         };
         let switch = convert("link.switch_latency", &self.link.switch_latency)?;
         let wire = convert("link.wire_latency", &self.link.wire_latency)?;
+        let nic_wire = convert("link.nic_wire_latency", &self.link.nic_wire_latency)?;
+        if nic_wire == Some(0) {
+            let allowed = format!(
+                "at least half a cycle of {} ns: it rounds to 0 cycles, and a packet reaches its first switch a cycle after its NIC starts it at the earliest",
+                clock.cycle_ns
+            );
+            return Err(Error::invalid(
+                "config",
+                "link.nic_wire_latency",
+                format!("'{}'", self.link.nic_wire_latency),
+                allowed,
+            ));
+        }
         if let Some(c) = switch {
             self.switch.switch_delay_cycles = c;
         }
         if let Some(c) = wire {
             self.switch.link_delay_cycles = c;
+        }
+        if let Some(c) = nic_wire {
+            self.switch.nic_link_delay_cycles = Some(c);
         }
         // A hop takes at least a cycle. When a time written here rounds to no cycle and
         // leaves none, it is the value to change: the delay fields it replaced were not
