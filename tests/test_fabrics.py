@@ -63,6 +63,11 @@ def test_fabric_parameters_are_checked(capsys):
         paper001_fattree(directors=7)
     assert main(["topo", "fabric", "nope"]) == 2
     assert "paper001-fattree" in capsys.readouterr().err
+    # The nodes given are named, not the director-tree spec built from them, with the limit
+    # the ports set (a bound of 1 048 576 was named above it).
+    assert main(["topo", "fabric", "paper001-fattree", "--nodes", "2000000"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: fabric: nodes = 2000000 is invalid: at most 864 (18 per edge switch"), err
 
 
 def test_director_tree_spec_is_the_generated_fabric(tmp_path, capsys):

@@ -38,7 +38,12 @@ def paper001_spec(
 
 def paper001_fattree(**params: int) -> str:
     """Edge-list text of paper 001's fat-tree plane (parameters as :func:`paper001_spec`)."""
-    return director_tree_edges(paper001_spec(**params))
+    spec = paper001_spec(**params)
+    try:
+        return director_tree_edges(spec)
+    except ConfigError as e:
+        # The parameters were given, not the spec built from them: name those.
+        raise ConfigError(str(e).replace(f"{spec}: ", "fabric: ", 1)) from None
 
 
 def generate(name: str, **params: int) -> str:

@@ -327,11 +327,14 @@ impl Parser<'_> {
         let pairs = self.pairs(body, ',', &["nodes", "edges", "directors", "uplinks", "spines", "radix"])?;
         let n =
             |key: &str, what: &str| -> Result<usize> { self.int(key, self.required(&pairs, key, what)?, 1, 1 << 20) };
+        // Nodes up to 2^40 reach `DirectorTree::new`, which names the bound the ports set.
+        let nodes =
+            self.int("nodes", self.required(&pairs, "nodes", "nodes, the number of compute nodes")?, 2, 1 << 40)?;
         let radix = self.get(&pairs, "radix").map(|v| self.int("radix", v, 2, 4096)).transpose()?.unwrap_or(36);
         let half = |key: &str| self.get(&pairs, key).map(|v| self.int(key, v, 1, 4096)).transpose();
         DirectorTree::new(
             self.spec,
-            n("nodes", "nodes, the number of compute nodes")?,
+            nodes,
             n("edges", "edges, the number of edge switches")?,
             half("uplinks")?.unwrap_or(radix / 2),
             n("directors", "directors, the number of director chassis")?,

@@ -89,6 +89,9 @@ fn director_tree_node_and_uplink_limits_say_what_fits() {
             "at most 864 (18 per edge switch: 36 ports less 18 uplinks; 1000 nodes on 48 edge switches need 21 each)",
         ],
     );
+    // Far above the ports' limit, the same limit (not the parser's 1 048 576).
+    expect("director-tree:nodes=2000000,edges=48,directors=6", &["nodes = 2000000", "at most 864 (18 per edge switch"]);
+    expect("director-tree:nodes=1,edges=48,directors=6", &["nodes = 1", "between 2 and"]);
     expect("director-tree:nodes=10,edges=2,directors=1,uplinks=40", &["uplinks = 40", "at most 35"]);
     expect("director-tree:nodes=10,edges=2,directors=1,uplinks=36", &["uplinks = 36", "at most 35"]);
     assert!(Topology::from_spec("director-tree:nodes=864,edges=48,directors=6").is_ok());
