@@ -413,6 +413,16 @@ pub fn parse_edges(text: &str, file: &str) -> Result<Fabric> {
                 let s = switch(a, &mut f, &mut declared, &mut used);
                 let n: usize =
                     n.parse().map_err(|_| bad(file, i, "terminals", format!("'{n}'"), "a number of terminals"))?;
+                // No terminals would still make switch `a`, unlinked unless other lines link it.
+                if n == 0 {
+                    return Err(bad(
+                        file,
+                        i,
+                        "terminals",
+                        "'0'",
+                        "a number of terminals of at least 1 ('switch A PORTS' declares a switch without them)",
+                    ));
+                }
                 // Before a terminal is made: a typo such as 999999999999 is one line, not an abort.
                 let total = used.iter().map(|&u| u as u128).sum::<u128>() + n as u128;
                 if n > 1024 || total > MAX_PORTS as u128 {

@@ -8,7 +8,6 @@ use hpcnetsim_core::config::{TraceFormat, WorkloadConfig};
 use hpcnetsim_core::topology::Topology;
 use hpcnetsim_core::workload::traces;
 use std::path::PathBuf;
-use std::time::Instant;
 
 fn scale() -> traces::builder::Scale {
     traces::scale(&WorkloadConfig::default())
@@ -44,7 +43,6 @@ fn spec_error(spec: &str) -> String {
 
 #[test]
 fn rank_counts_are_bounded_before_anything_is_allocated() {
-    let t = Instant::now();
     let e = text_error("ranks 99999999999\n0 compute 10\n");
     assert!(e.contains("t.trace: line 1") && e.contains("ranks = 99999999999") && e.contains("67108864"), "{e}");
     // Within the bound, the memory estimate judges the count (about 200 bytes a rank: 13 GB at
@@ -62,7 +60,6 @@ fn rank_counts_are_bounded_before_anything_is_allocated() {
         let e = traces::scan(std::path::Path::new("/dev/urandom"), format, scale()).err().expect("an error");
         assert!(!e.to_string().contains('\n'), "{format:?}: {e}");
     }
-    assert!(t.elapsed().as_secs_f64() < 2.0, "refused at once");
 }
 
 #[test]
@@ -117,7 +114,6 @@ fn file_error_free(name: &str, text: &str) {
 
 #[test]
 fn edge_lists_are_bounded_checked_for_binary_data_and_unique_names() {
-    let t = Instant::now();
     let p = tmp("huge.edges", b"link a b\nterminals a 999999999999\nterminal x b\n");
     let e = spec_error(&format!("edges:{}", p.display()));
     assert!(e.contains("huge.edges:2") && e.contains("999999999999"), "{e}");
@@ -135,7 +131,6 @@ fn edge_lists_are_bounded_checked_for_binary_data_and_unique_names() {
     assert!(e.contains("random.edges:") && e.contains("binary data"), "{e}");
     let e = spec_error("edges:/dev/urandom");
     assert!(e.contains("binary data"), "{e}");
-    assert!(t.elapsed().as_secs_f64() < 2.0, "refused at once");
     let p = tmp("dup.edges", b"link a b\nterminal h1 a\nterminal h1 b\n");
     let e = spec_error(&format!("edges:{}", p.display()));
     assert!(e.contains("dup.edges:3") && e.contains("'h1'") && e.contains("line 2"), "{e}");
@@ -145,6 +140,10 @@ fn edge_lists_are_bounded_checked_for_binary_data_and_unique_names() {
     let p = tmp("ports.edges", b"switch a 999999999999\nlink a b\nterminal h1 a\nterminal h2 b\n");
     let e = spec_error(&format!("edges:{}", p.display()));
     assert!(e.contains("ports.edges:1") && e.contains("999999999999"), "{e}");
+    // No terminals made an unlinked switch `c` (three switches, one isolated).
+    let p = tmp("none.edges", b"link a b\nterminals a 2\nterminals c 0\n");
+    let e = spec_error(&format!("edges:{}", p.display()));
+    assert!(e.contains("none.edges:3") && e.contains("terminals = '0'") && e.contains("at least 1"), "{e}");
     // The control: a good file still reads.
     let p = tmp("ok.edges", b"link a b\nterminal h1 a\nterminals b 2\n");
     assert_eq!(Topology::from_spec(&format!("edges:{}", p.display())).unwrap().num_terminals(), 3);
