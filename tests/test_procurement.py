@@ -150,6 +150,36 @@ def test_study_file_errors_name_the_field(tmp_path, key, value, message):
         S.load(bad)
 
 
+@pytest.mark.parametrize(
+    "old, new, message",
+    [("samples = 20", "sample = 20", "ebb.sample is not a field: one of samples, max_nodes"),
+     ("max_tasks = 8192", "max_task = 8192", "collectives.max_task is not a field"),
+     ("max_tasks = 8192", "max_tasks = 1", "collectives.max_tasks = 1 is invalid: an integer >= 2"),
+     ('hyperx = { algorithm = "hyperx-dal",', 'hyper-x = { algorithm = "hyperx-dal",', "routing.hyper-x is invalid"),
+     ('worst_case = "group-shift" }', 'worst_case = "group-shift", vcs = 2 }', "routing.dragonfly.vcs is not a field"),
+     ("switch.vcs = 4", 'switch.vcs = 4\ntopology = "torus:4x4"', "base.topology is invalid: the runner sets"),
+     ("switch.vcs = 4", "switch.vcs = 4\nseed = 7", "base.seed is invalid: the runner sets seed"),
+     ("switch.vcs = 4", 'switch.vcs = 4\ntraffic.pattern = "uniform"', "base.traffic.pattern is invalid"),
+     ("ebb = { samples = 10 }", "ebb = { samples = 10, nodes = 5 }", "quick.ebb.nodes is not a field"),
+     ("max_ratio = 2.0", "max_ratio = inf", "max_ratio = inf is invalid: a finite number >= 1"),
+     ("demo = false", 'demo = "no"', "demo = 'no' is invalid: true or false"),
+     ("^title = .*$", "title = 5", "title = 5 is invalid: a string")],
+)  # fmt: skip
+def test_study_file_keys_the_runner_would_not_read_are_refused(tmp_path, old, new, message):
+    # A misspelt key of [ebb], [collectives] or [routing], or a [base] field the runner sets
+    # itself, was left unread; a title that is no string failed only when the report was written.
+    import re
+
+    text = find("procurement").read_text()
+    pattern = old if old.startswith("^") else re.escape(old)
+    edited, n = re.subn(pattern, lambda _: new, text, count=1, flags=re.M)
+    assert n == 1
+    bad = tmp_path / "bad.toml"
+    bad.write_text(edited)
+    with pytest.raises(ConfigError, match=re.escape(message)):
+        S.load(bad)
+
+
 def _row(label, family, cost, power, sat, **extra):
     row = {"class": 1000, "family": family, "label": label, "spec": f"{family}:x", "routing": "r", "endpoints": 1000,
            "switches": 10, "radix": 20, "budget_usd": 3e6, "cost_usd": cost, "power_w": power, "reason": "",

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import copy
 import json
+import math
 import re
 import sys
 import tomllib
@@ -27,6 +28,17 @@ KEYS = ("name", "title", "description", "runner", "demo", "seed", "classes", "ma
 QUICK_KEYS = ("classes", "loads", "base", "ebb", "collectives", "patterns", "families")
 PATTERNS = ("uniform", "random-permutation", "worst-case")
 COLLECTIVES = {"alltoall": "alltoall_bytes", "allreduce": "allreduce_bytes"}
+#: The keys of each table of the study file (``[routing]`` per family).
+SECTION_KEYS = {
+    "ebb": ("samples", "max_nodes"),
+    "collectives": ("alltoall_bytes", "allreduce_bytes", "max_tasks"),
+}
+ROUTING_KEYS = ("algorithm", "worst_case")
+#: Config fields every point's config gets from the runner, not from ``[base]``: a value there
+#: would be replaced without a word.
+RUNNER_FIELDS = {"topology": "the sized network of each family", "seed": "the top-level seed",
+                 "routing.algorithm": "[routing]", "traffic.pattern": "patterns and [routing]",
+                 "traffic.load": "loads", "workload": "[collectives]"}  # fmt: skip
 
 
 def is_procurement_study(path: Path) -> bool:
@@ -76,12 +88,19 @@ def load(path: str | Path, quick: bool = False) -> dict[str, Any]:
         unknown = sorted(set(section) - set(keys))
         if unknown:
             raise ConfigError(f"{where}: key = {prefix}{unknown[0]!r} is invalid: one of {', '.join(keys)}")
+    for section, prefix in ((study, ""), (study.get("quick", {}), "quick.")):
+        _check_tables(section, prefix, where)
     if quick:
         study = _merge(study, study.get("quick", {}))
     study["quick_variant"] = quick
     name = study.get("name")
     if not isinstance(name, str) or not re.match(r"^[a-z0-9][a-z0-9_-]*$", name):
         raise ConfigError(f"{where}: name = {name!r} is invalid: lowercase letters, digits, '-' and '_'")
+    for key in ("title", "description"):
+        if key in study and not isinstance(study[key], str):
+            raise ConfigError(f"{where}: {key} = {study[key]!r} is invalid: a string")
+    if "demo" in study and not isinstance(study["demo"], bool):
+        raise ConfigError(f"{where}: demo = {study['demo']!r} is invalid: true or false")
     study.setdefault("title", name)
     study.setdefault("description", "")
 
@@ -103,9 +122,21 @@ def load(path: str | Path, quick: bool = False) -> dict[str, Any]:
     if not isinstance(radix, int) or isinstance(radix, bool) or radix < 4:
         raise ConfigError(f"{where}: max_radix = {radix!r} is invalid: an integer >= 4 (switch ports)")
     ratio = study.get("max_ratio", 2.0)
-    if not isinstance(ratio, (int, float)) or isinstance(ratio, bool) or not ratio >= 1:
-        raise ConfigError(f"{where}: max_ratio = {ratio!r} is invalid: a number >= 1")
+    if not isinstance(ratio, (int, float)) or isinstance(ratio, bool) or not 1 <= ratio < math.inf:
+        raise ConfigError(f"{where}: max_ratio = {ratio!r} is invalid: a finite number >= 1")
     routing = study.get("routing", {})
+    if not isinstance(routing, dict):
+        raise ConfigError(f"{where}: routing = {routing!r} is invalid: a table of families")
+    for fam, r in routing.items():
+        if fam not in FAMILIES:
+            raise ConfigError(
+                f"{where}: routing.{fam} is invalid: not a family: one of {', '.join(FAMILIES)}"
+            )
+        extra = sorted(set(r) - set(ROUTING_KEYS)) if isinstance(r, dict) else []
+        if extra:
+            raise ConfigError(
+                f"{where}: routing.{fam}.{extra[0]} is not a field: one of {', '.join(ROUTING_KEYS)}"
+            )
     for fam in study["families"]:
         r = routing.get(fam)
         if not isinstance(r, dict) or not isinstance(r.get("algorithm"), str) or not isinstance(r.get("worst_case"), str):
@@ -117,9 +148,46 @@ def load(path: str | Path, quick: bool = False) -> dict[str, Any]:
     coll = study.setdefault("collectives", {})
     for key in (*COLLECTIVES.values(), "max_tasks"):
         v = coll.setdefault(key, {"alltoall_bytes": 1024, "allreduce_bytes": 1048576, "max_tasks": 8192}[key])
-        if not isinstance(v, int) or isinstance(v, bool) or v < (2 if key == "max_tasks" else 1):
-            raise ConfigError(f"{where}: collectives.{key} = {v!r} is invalid: a positive integer")
+        low = 2 if key == "max_tasks" else 1
+        if not isinstance(v, int) or isinstance(v, bool) or v < low:
+            raise ConfigError(f"{where}: collectives.{key} = {v!r} is invalid: an integer >= {low}")
     return study
+
+
+def _check_tables(section: Any, prefix: str, where: str) -> None:
+    """Refuses an unknown key of ``[ebb]`` or ``[collectives]`` and a ``[base]`` field the runner
+    sets itself (each would be left unread)."""
+    if not isinstance(section, dict):
+        raise ConfigError(f"{where}: {prefix.rstrip('.')} = {section!r} is invalid: a table")
+    for table, keys in SECTION_KEYS.items():
+        value = section.get(table, {})
+        if not isinstance(value, dict):
+            raise ConfigError(
+                f"{where}: {prefix}{table} = {value!r} is invalid: a table of {', '.join(keys)}"
+            )
+        extra = sorted(set(value) - set(keys))
+        if extra:
+            raise ConfigError(f"{where}: {prefix}{table}.{extra[0]} is not a field: one of {', '.join(keys)}")
+    base = section.get("base", {})
+    if not isinstance(base, dict):
+        raise ConfigError(
+            f"{where}: {prefix}base = {base!r} is invalid: a table of config fields (docs/config.md)"
+        )
+    for path in _paths(base):
+        for field, source in RUNNER_FIELDS.items():
+            if path == field or path.startswith(field + "."):
+                raise ConfigError(f"{where}: {prefix}base.{path} is invalid: the runner sets {field} from {source}; "
+                                  "leave it out of [base]")  # fmt: skip
+
+
+def _paths(table: dict, prefix: str = "") -> list[str]:
+    """The dotted path of every key of ``table`` and of its sub-tables."""
+    out = []
+    for k, v in table.items():
+        out.append(prefix + str(k))
+        if isinstance(v, dict):
+            out += _paths(v, prefix + str(k) + ".")
+    return out
 
 
 def _config(study: dict, spec: str, family: str) -> dict[str, Any]:
