@@ -191,6 +191,17 @@ def _row(label, family, cost, power, sat, **extra):
     return row
 
 
+def test_report_gives_the_link_bandwidth_and_cycle_the_points_ran_with():
+    # A study whose [base] sets 4-byte phits ran on 4 GB/s links; the assumptions said 16 GB/s.
+    rows = [_row("full fat-tree", "fat-tree", 3e6, 20000, 0.9, link_mb_s=4000.0, cycle_ns=1.0),
+            _row("thin-tree", "thin-tree", 1.2e6, 8000, 0.5, link_mb_s=4000.0, cycle_ns=1.0)]  # fmt: skip
+    study = S.load(find("procurement"), quick=True)
+    results = {"study": {k: v for k, v in study.items() if k != "quick"}, "rows": rows, "sizing": {},
+               "points": {"total": 2, "failed": 0, "statuses": {"converged": 2}}}  # fmt: skip
+    text, _ = R.markdown(results)
+    assert "defaults of docs/config.md (4 GB/s links, 1 ns cycles)." in text and "16 GB/s" not in text
+
+
 def test_pareto_front():
     # (cost, value): the second is dominated by the first (cheaper and better), the third is not.
     assert R.pareto([(1.0, 2.0), (2.0, 1.0), (3.0, 3.0)]) == [True, False, True]

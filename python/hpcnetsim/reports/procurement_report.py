@@ -140,6 +140,19 @@ def _notes(rows: list[dict], patterns: list[str]) -> list[str]:
     return notes
 
 
+def _clock(rows: list[dict]) -> str:
+    """The links' bandwidth and the cycle time the simulations ran with (their results say), as
+    `` (16 GB/s links, 1 ns cycles)``; empty when no simulation gave them."""
+    gb_s = sorted({r["link_mb_s"] / 1e3 for r in rows if r.get("link_mb_s")})
+    ns = sorted({r["cycle_ns"] for r in rows if r.get("cycle_ns")})
+    parts = []
+    if gb_s:
+        parts.append(" or ".join(f"{v:g}" for v in gb_s) + " GB/s links")
+    if ns:
+        parts.append(" or ".join(f"{v:g}" for v in ns) + " ns cycles")
+    return f" ({', '.join(parts)})" if parts else ""
+
+
 #: Relative to the full fat-tree: column, heading, how (share of the full tree's value, or times as long).
 RELATIVE = (
     ("cost_usd", "cost"), ("power_w", "power"), ("sat_uniform", "uniform"),
@@ -246,7 +259,7 @@ def markdown(results: dict) -> tuple[str, str]:
         "HyperX and Slim Fly is a shift by N/2 - 1 terminals (nearly all traffic crosses the bisection), not a "
         "pattern proven worst for that family.",
         "- **Switch, packets and measurement schedule** (every family alike): " + ", ".join(f"{k} = {v}" for k, v in flatten(study.get("base", {}), sep=".").items())
-        + "; the other fields are the defaults of docs/config.md (1 ns cycle, 16 B phits: 16 GB/s links).",
+        + f"; the other fields are the defaults of docs/config.md{_clock(rows)}.",
         f"- **Collectives**: alltoall of {coll['alltoall_bytes']} B and allreduce of {coll['allreduce_bytes']} B per "
         f"task, algorithm chosen by size and task count (workload.algorithm = auto), one task per endpoint on the "
         f"whole machine up to {coll['max_tasks']} tasks (above that, {coll['max_tasks']} tasks placed at random).",

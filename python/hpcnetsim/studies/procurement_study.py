@@ -295,7 +295,7 @@ def measurements(study: dict, sizing: dict, exp, rows: dict[str, dict], ebbs: di
                                    "switches": c.switches, "radix": c.radix, "budget_usd": c.budget_usd,
                                    "cost_usd": c.cost_usd if c.spec else None,
                                    "power_w": c.power_w if c.spec else None, "reason": c.reason}  # fmt: skip
-            link_mb_s = None
+            link_mb_s = cycle_ns = None
             for pattern in study["patterns"]:
                 acc, bad = [], 0
                 for p in by_network.get((c.family, c.spec), []):
@@ -305,6 +305,7 @@ def measurements(study: dict, sizing: dict, exp, rows: dict[str, dict], ebbs: di
                     if r.get("state") == "done" and r.get("status") == "converged" and r.get("accepted_load") is not None:
                         acc.append(float(r["accepted_load"]))
                         link_mb_s = link_mb_s or r.get("link_bandwidth_mb_s")
+                        cycle_ns = cycle_ns or r.get("cycle_ns")
                     else:
                         bad += 1
                 row[f"sat_{pattern}"] = max(acc) if acc else None
@@ -317,6 +318,7 @@ def measurements(study: dict, sizing: dict, exp, rows: dict[str, dict], ebbs: di
                 row[f"{kernel}_tasks"] = p.config["workload"]["tasks"] if p else None
             row.update(ebbs.get((target, c.family), {"ebb": None}))
             row["link_mb_s"] = link_mb_s
+            row["cycle_ns"] = cycle_ns
             sat = row.get("sat_uniform")
             if sat is not None and link_mb_s and c.spec:
                 agg = sat * c.endpoints * link_mb_s / 1e3  # GB/s over the whole machine
