@@ -376,3 +376,28 @@ def test_report_and_study_tables_rewrite_the_procurement_page(cli, tmp_path):
     assert "aria-label='Pareto chart'" in page and "name = &#x27;procurement&#x27;" in page
     t = cli("study", "tables", str(tmp_path))
     assert t.returncode == 0 and "| HyperX |" in t.stdout and "budget" in t.stdout
+
+
+@pytest.mark.parametrize(
+    "damage, message",
+    [(lambda text: text[:100], "not readable JSON"), (lambda text: "[1]", "a JSON list, not an object"),
+     (lambda text: text.replace('"rows"', '"rowz"'), "rows is missing"),
+     (lambda text: text.replace('"collectives"', '"collectivez"'), "collectives is missing")],
+)  # fmt: skip
+def test_report_of_a_damaged_procurement_results_file_is_one_line_and_keeps_the_page(cli, tmp_path, damage,
+                                                                                     message):  # fmt: skip
+    # A results.json missing a field gave a traceback; a truncated one made `hpcnetsim report`
+    # replace the procurement page (cost, power, Pareto chart) with the generic sweep page.
+    rows = [_row("full fat-tree", "fat-tree", 3e6, 20000, 0.9), _row("HyperX", "hyperx", 1.2e6, 8000, 0.6)]
+    study = S.load(find("procurement"), quick=True)
+    results = {"study": {k: v for k, v in study.items() if k != "quick"}, "rows": rows, "sizing": {},
+               "points": {"total": 2, "failed": 0, "statuses": {"converged": 2}}}  # fmt: skip
+    R.write(results, tmp_path, "name = 'procurement'\n")
+    (tmp_path / "experiment.json").write_text("{}")
+    path = tmp_path / "results.json"
+    path.write_text(damage(path.read_text()))
+    before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
+    r = cli("report", str(tmp_path))
+    assert r.returncode == 2 and r.stderr.count("\n") == 1, r.stderr
+    assert str(path) in r.stderr and message in r.stderr and "run the study again" in r.stderr
+    assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before

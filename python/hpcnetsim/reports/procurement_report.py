@@ -287,18 +287,51 @@ def markdown(results: dict) -> tuple[str, str]:
 
 
 def is_output(folder: Path) -> bool:
-    """Whether ``folder`` is the output of the procurement runner (its ``results.json`` says so)."""
-    try:
-        doc = json.loads((Path(folder) / "results.json").read_text())
-    except (OSError, ValueError):
+    """Whether ``folder`` is the output of the procurement runner: its ``results.json`` says so,
+    or it is damaged beside an ``experiment.json`` (only this runner writes both; the generic
+    report would replace its page without a word, :func:`rewrite` says what is wrong)."""
+    path = Path(folder) / "results.json"
+    if not path.is_file():
         return False
-    return isinstance(doc, dict) and isinstance(doc.get("study"), dict) and doc["study"].get("runner") == "procurement"
+    try:
+        doc = json.loads(path.read_text())
+    except (OSError, ValueError):
+        doc = None
+    study = doc.get("study") if isinstance(doc, dict) else None
+    if isinstance(study, dict) and study.get("runner") == "procurement":
+        return True
+    return (Path(folder) / "experiment.json").is_file()
 
 
 def rewrite(folder: Path) -> Path:
-    """The report of a finished run written again from its ``results.json`` (``hpcnetsim report``)."""
+    """The report of a finished run written again from its ``results.json`` (``hpcnetsim report``).
+    A file that lacks what the report needs is a one-line ``ConfigError`` naming it, raised
+    before anything is written."""
+    from .._core import ConfigError
+
     folder = Path(folder)
-    results = json.loads((folder / "results.json").read_text())
+    path = folder / "results.json"
+    what = "the results written by hpcnetsim study run procurement; run the study again to rewrite them"
+    try:
+        results = json.loads(path.read_text())
+    except (OSError, ValueError) as e:
+        raise ConfigError(f"{path}: not readable JSON ({e}): {what}") from None
+    problem = None
+    if not isinstance(results, dict):
+        problem = f"a JSON {type(results).__name__}, not an object"
+    elif not isinstance(results.get("rows"), list) or not all(isinstance(r, dict) for r in results["rows"]):
+        problem = "rows is missing or not a list of tables"
+    elif not isinstance(results.get("points"), dict):
+        problem = "points is missing or not a table"
+    else:
+        try:
+            markdown(results)
+        except KeyError as e:
+            problem = f"{e.args[0]} is missing"
+        except (TypeError, ValueError, AttributeError) as e:
+            problem = f"a field has a value of the wrong kind ({e})"
+    if problem is not None:
+        raise ConfigError(f"{path}: {problem}: {what}")
     return write(results, folder, results.get("source_text", ""))
 
 
