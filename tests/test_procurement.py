@@ -401,3 +401,20 @@ def test_report_of_a_damaged_procurement_results_file_is_one_line_and_keeps_the_
     assert r.returncode == 2 and r.stderr.count("\n") == 1, r.stderr
     assert str(path) in r.stderr and message in r.stderr and "run the study again" in r.stderr
     assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before
+
+
+def test_a_second_run_reports_the_points_the_first_computed(cli, tmp_path, monkeypatch):
+    # Every point stored: the second run ran none, and its report said "32 simulations (; 0 failed)".
+    studies = tmp_path / "studies"
+    studies.mkdir()
+    (studies / "tiny.toml").write_text(TINY.replace('"random-permutation", ', ""))
+    monkeypatch.setenv("HPCNETSIM_STUDIES", str(studies))
+    lines = []
+    for _ in range(2):
+        r = cli("study", "run", "tiny", "--jobs", "1", "--no-progress", "--out", str(tmp_path / "out"))
+        assert r.returncode == 0, r.stderr
+        report = (tmp_path / "out" / "report.md").read_text().splitlines()
+        lines.append(next(s for s in report if s.startswith("Points")))
+        res = json.loads((tmp_path / "out" / "results.json").read_text())
+        assert sum(res["points"]["statuses"].values()) + res["points"]["failed"] == res["points"]["total"] > 0
+    assert lines[0] == lines[1] and "completed" in lines[1], lines

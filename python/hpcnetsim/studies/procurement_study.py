@@ -331,6 +331,21 @@ def measurements(study: dict, sizing: dict, exp, rows: dict[str, dict], ebbs: di
     return out
 
 
+def point_counts(exp, rows: dict[str, dict]) -> dict[str, Any]:
+    """The experiment's points by how they ended, from the store (``rows`` by key): those run
+    before too, so that a second run of the study reports what the first computed."""
+    statuses: dict[str, int] = {}
+    failed = 0
+    for p in exp.points:
+        r = rows.get(p.key)
+        if r is not None and r.get("state") == "failed":
+            failed += 1
+            continue
+        status = "missing" if r is None else str(r.get("status") or "?")
+        statuses[status] = statuses.get(status, 0) + 1
+    return {"total": len(exp.points), "failed": failed, "statuses": statuses}
+
+
 def run(path: Path, out: Path, quick: bool = False, jobs: int | None = None, scheduler: str | None = None,
         progress: bool = True, log=print) -> int:  # fmt: skip
     """Size, simulate (sweep machinery), compute eBB and write the report; the exit status
@@ -358,7 +373,7 @@ def run(path: Path, out: Path, quick: bool = False, jobs: int | None = None, sch
     results = {"study": {k: v for k, v in study.items() if k != "quick"}, "rows": table,
                "sizing": {str(t): [{"family": c.family, "spec": c.spec, "priced": c.priced, "reason": c.reason}
                                    for c in cs] for t, cs in sizing.items()},
-               "points": {"total": summary.total, "failed": len(summary.failed), "statuses": summary.statuses}}  # fmt: skip
+               "points": point_counts(exp, rows)}  # fmt: skip
     page = write(results, out, Path(path).read_text())
     log(f"wrote {page}")
     # As `hpcnetsim sweep`: 1 when simulations of this run failed or deadlocked (their rows
