@@ -163,11 +163,14 @@ def test_study_file_errors_name_the_field(tmp_path, key, value, message):
      ("ebb = { samples = 10 }", "ebb = { samples = 10, nodes = 5 }", "quick.ebb.nodes is not a field"),
      ("max_ratio = 2.0", "max_ratio = inf", "max_ratio = inf is invalid: a finite number >= 1"),
      ("demo = false", 'demo = "no"', "demo = 'no' is invalid: true or false"),
-     ("^title = .*$", "title = 5", "title = 5 is invalid: a string")],
+     ("^title = .*$", "title = 5", "title = 5 is invalid: a string"),
+     ("loads = [0.1, 0.3, 0.5, 0.7, 1.0]", "loads = [0.1, 3.0]", "loads = [0.1, 3.0] is invalid"),
+     ("classes = [1000]", 'classes = ["1000"]', "(in the [quick] variant)")],
 )  # fmt: skip
 def test_study_file_keys_the_runner_would_not_read_are_refused(tmp_path, old, new, message):
     # A misspelt key of [ebb], [collectives] or [routing], or a [base] field the runner sets
-    # itself, was left unread; a title that is no string failed only when the report was written.
+    # itself, was left unread; a title that is no string failed only when the report was written;
+    # a bad value of [quick] passed until --quick was tried.
     import re
 
     text = find("procurement").read_text()

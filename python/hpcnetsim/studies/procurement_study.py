@@ -74,8 +74,8 @@ def _load(v) -> bool:
 
 
 def load(path: str | Path, quick: bool = False) -> dict[str, Any]:
-    """The study file, checked, with its ``[quick]`` overrides applied if asked. A bad key or
-    value raises :class:`ConfigError` naming the file and the field."""
+    """The study file, checked, with its ``[quick]`` overrides applied if asked (and checked
+    either way). A bad key or value raises :class:`ConfigError` naming the file and the field."""
     from ..procurement import FAMILIES
 
     path = Path(path)
@@ -151,6 +151,13 @@ def load(path: str | Path, quick: bool = False) -> dict[str, Any]:
         low = 2 if key == "max_tasks" else 1
         if not isinstance(v, int) or isinstance(v, bool) or v < low:
             raise ConfigError(f"{where}: collectives.{key} = {v!r} is invalid: an integer >= {low}")
+    if not quick and study.get("quick"):
+        # [quick] is checked when not used, as an experiment file's is: a value only the quick
+        # variant sets is refused before the full study runs, not when --quick is first tried.
+        try:
+            load(path, quick=True)
+        except ConfigError as e:
+            raise ConfigError(f"{e} (in the [quick] variant)") from None
     return study
 
 
