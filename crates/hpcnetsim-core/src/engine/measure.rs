@@ -29,6 +29,36 @@ fn settled(windows: &[f64], n: usize, tolerance: f64) -> bool {
     mean == 0.0 && max == 0.0 || (max - min) <= tolerance * mean
 }
 
+/// Why a run whose windows never settled was in its steady state after all, judged once the
+/// convergence cycles are spent (so that every run the paper's test settles is unchanged):
+/// windows that hold few packets (a low load or a small network: 40 packets a 1 000-cycle
+/// window on 64 terminals at 1 %) scatter by more than the tolerance from randomness alone,
+/// and the paper's test of consecutive windows may never pass. Steady, then: either the whole convergence phase, cut into as many parts as the
+/// test has windows, agrees within the tolerance (the same test on longer windows), or the
+/// network was below saturation as the batches judge it (nothing dropped, at least 95 % of the
+/// generated packets delivered), where the accepted load is the offered one.
+fn steady_anyway(
+    windows: &[f64],
+    n: usize,
+    tolerance: f64,
+    generated: u64,
+    dropped: u64,
+    delivered: u64,
+) -> Option<String> {
+    let part = windows.len() / n.max(1);
+    if part > 1 {
+        let skip = windows.len() - part * n;
+        let parts: Vec<f64> = windows[skip..].chunks(part).map(|c| c.iter().sum::<f64>() / c.len() as f64).collect();
+        if settled(&parts, n, tolerance) {
+            return Some(format!(
+                "; its windows scattered as few packets do, and {n} windows {part} times as long agree"
+            ));
+        }
+    }
+    (generated > 0 && dropped == 0 && delivered as f64 >= 0.95 * generated as f64)
+        .then(|| "; its windows scattered as few packets do, and the network kept up with its sources".to_string())
+}
+
 /// Runs one simulation of `cfg` through warm-up, convergence and batches.
 pub fn run(cfg: &Config) -> Result<RunResult> {
     run_with(cfg, &mut Control::default())
@@ -114,8 +144,17 @@ pub fn run_with(cfg: &Config, ctl: &mut Control) -> Result<RunResult> {
     let mut ok = advance(&mut e, ctl, m.warmup_cycles, "warm-up", &mut status, &mut message)?;
     let mut windows = Vec::new();
     let mut convergence = 0;
-    while ok && !settled(&windows, m.convergence_windows as usize, m.convergence_tolerance) {
+    let (g0, d0, p0) = (e.stats.counters.generated, e.stats.counters.dropped, e.stats.counters.delivered);
+    let mut steady_note = String::new();
+    let n = m.convergence_windows as usize;
+    while ok && !settled(&windows, n, m.convergence_tolerance) {
         if convergence >= m.max_convergence_cycles {
+            let c = &e.stats.counters;
+            let (generated, dropped, delivered) = (c.generated - g0, c.dropped - d0, c.delivered - p0);
+            if let Some(note) = steady_anyway(&windows, n, m.convergence_tolerance, generated, dropped, delivered) {
+                steady_note = note;
+                break;
+            }
             status = Status::NotConverged;
             message = format!(
                 "accepted load did not settle within {} cycles after warm-up (last windows: {:?})",
@@ -176,7 +215,7 @@ pub fn run_with(cfg: &Config, ctl: &mut Control) -> Result<RunResult> {
     let saturated = converged && (dropped as f64 > 0.01 * generated as f64 || (delivered as f64) < 0.95 * kept);
     if converged {
         message = format!(
-            "converged after {} + {} cycles; accepted {:.4} of offered {:.4}{}",
+            "converged after {} + {} cycles{steady_note}; accepted {:.4} of offered {:.4}{}",
             m.warmup_cycles,
             convergence,
             mean,

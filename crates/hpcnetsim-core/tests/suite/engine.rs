@@ -195,10 +195,11 @@ fn bad_configs_name_the_field() {
     }
 }
 
-/// A run whose accepted load never settles reports `not-converged` and no throughput.
+/// A run whose accepted load never settles reports `not-converged` and no throughput
+/// (saturated: below saturation the network keeping up with its sources is steady enough).
 #[test]
 fn unsettled_runs_report_no_throughput() {
-    let mut c = quick(config("torus:4x4", 2, 0.5));
+    let mut c = quick(config("torus:4x4", 2, 1.0));
     c.measurement.convergence_tolerance = 1e-9;
     c.measurement.max_convergence_cycles = 5_000;
     let r = measure::run(&c).unwrap();
@@ -206,6 +207,35 @@ fn unsettled_runs_report_no_throughput() {
     assert_eq!(r.accepted_load, None);
     assert!(r.batch_accepted_loads.is_empty());
     assert!(r.message.contains("did not settle within 5000 cycles"), "{}", r.message);
+}
+
+/// Windows of few packets scatter by more than 5 % from the sources' randomness alone: a 64-
+/// terminal torus at 1 % (about 40 packets a window) reported `not-converged` and nothing at
+/// two seeds of three. Once the convergence cycles are spent, a network that delivered what its
+/// sources generated, or whose whole convergence phase cut into four parts agrees, is in its
+/// steady state; runs that settle by the paper's test are unchanged.
+#[test]
+fn windows_of_few_packets_are_judged_by_what_the_network_kept_up_with() {
+    let mut unsettled = 0;
+    for seed in 1..=3 {
+        let mut c = config("torus:8x8", 2, 0.01);
+        c.seed = seed;
+        c.measurement.max_convergence_cycles = 20_000;
+        let r = measure::run(&c).unwrap();
+        assert_eq!(r.status, Status::Converged, "{}", r.message);
+        let accepted = r.accepted_load.unwrap();
+        assert!((accepted - 0.01).abs() < 0.003, "{accepted}");
+        if r.message.contains("kept up with its sources") {
+            unsettled += 1;
+            assert!(r.message.contains("after 30000 + 20000 cycles"), "{}", r.message);
+        }
+    }
+    assert!(unsettled > 0, "at least one seed needs the second look");
+    // Saturated, with drops, and asked to agree to 10^-9: not steady by either measure.
+    let mut c = quick(config("torus:4x4", 2, 1.0));
+    c.measurement.convergence_tolerance = 1e-9;
+    c.measurement.max_convergence_cycles = 5_000;
+    assert_eq!(measure::run(&c).unwrap().status, Status::NotConverged);
 }
 
 /// Link utilisation conserves the traffic: on a torus the switch channels carry, on
