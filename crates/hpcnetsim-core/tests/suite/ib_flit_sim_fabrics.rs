@@ -74,3 +74,65 @@ fn damaged_opensm_tables_are_refused_on_their_line() {
     let e = load(&wide).unwrap_err();
     assert!(e.contains("t.fdbs:2") && e.contains("LID 2") && e.contains("= 99"), "{e}");
 }
+
+#[test]
+fn a_row_wrapped_over_lines_with_its_index_loads_as_the_whole_row() {
+    // ib_flit_sim wraps long rows (the 1944-node fabric's 1945 LIDs over 20 lines), each line
+    // repeating the row's index: the lines are one row, not a row listed twice.
+    let base = "is1_3l_32n";
+    let t = Topology::from_spec(&format!("ibdm:{}", data(&format!("{base}.topo")).display())).unwrap();
+    let (ini, hcas) = (read(&format!("{base}.fdbs.ini")), read(&format!("{base}.hcas")));
+    let good = read(&format!("{base}.fdbs"));
+    let mut wrapped = String::new();
+    for line in good.lines() {
+        let (idx, rest) = line.split_once(':').unwrap();
+        let ports: Vec<&str> = rest.split_whitespace().collect();
+        let (a, b) = ports.split_at(ports.len() / 2);
+        wrapped += &format!("{idx}: {}\n{idx}: {}\n", a.join(" "), b.join(" "));
+    }
+    let whole = stats::summarise(&t, &fdbs::load(&good, &ini, &hcas, base, &t).unwrap());
+    let split = stats::summarise(&t, &fdbs::load(&wrapped, &ini, &hcas, base, &t).unwrap());
+    assert_eq!(split.paths, 32 * 31);
+    assert_eq!(split.unreachable_pairs, 0);
+    assert_eq!(split, whole);
+    // The same index after another row's is still a row listed twice.
+    let first = wrapped.lines().next().unwrap();
+    let e = fdbs::load(&format!("{wrapped}{first}\n"), &ini, &hcas, "t.fdbs", &t).map(|_| ()).unwrap_err().to_string();
+    assert!(e.contains(&format!("t.fdbs:{}", wrapped.lines().count() + 1)) && e.contains("line 1"), "{e}");
+}
+
+#[test]
+fn opensm_tables_of_the_1944_node_fabric_deliver_every_host_pair() {
+    let gz = data("is4_3l_1944n.fdbs.gz");
+    let out = std::process::Command::new("gzip").arg("-dc").arg(&gz).output().expect("gzip");
+    let text = String::from_utf8(out.stdout).unwrap();
+    let base = "is4_3l_1944n";
+    let t = Topology::from_spec(&format!("ibdm:{}", data(&format!("{base}.topo")).display())).unwrap();
+    let opensm =
+        fdbs::load(&text, &read(&format!("{base}.fdbs.ini")), &read(&format!("{base}.hcas")), base, &t).unwrap();
+    let s = stats::summarise(&t, &opensm);
+    assert_eq!((s.paths, s.unreachable_pairs), (1944 * 1943, 0));
+    assert_eq!(s.max_routes_per_link, 1926);
+}
+
+#[test]
+fn opensm_tables_cut_short_are_refused() {
+    // A row missing or ended early loaded, and its switch's pairs were reported unreachable
+    // (236 of 992 without the last row) as if OpenSM had left them so.
+    let base = "is1_3l_32n";
+    let t = Topology::from_spec(&format!("ibdm:{}", data(&format!("{base}.topo")).display())).unwrap();
+    let (ini, hcas) = (read(&format!("{base}.fdbs.ini")), read(&format!("{base}.hcas")));
+    let good = read(&format!("{base}.fdbs"));
+    let load = |text: &str| fdbs::load(text, &ini, &hcas, "t.fdbs", &t).map(|_| ()).map_err(|e| e.to_string());
+    let lines: Vec<&str> = good.lines().collect();
+    let without_last: String = lines[..19].iter().map(|l| format!("{l}\n")).collect();
+    assert_eq!(
+        load(&without_last).unwrap_err(),
+        "t.fdbs: row = 19 (switch SW-L2-3-1) missing is invalid: a row for each of the 20 indices of the .ini file (19 read)"
+    );
+    let short = format!("{without_last}19: 255 4 5 6\n");
+    assert_eq!(
+        load(&short).unwrap_err(),
+        "t.fdbs:20: row 19 = 4 entries is invalid: an entry for each LID from 0 to the hosts' last, 32 (a file cut short?)"
+    );
+}

@@ -63,8 +63,11 @@ pub fn load(fdbs: &str, ini: &str, hcas: &str, file: &str, topo: &Topology) -> R
             }
         }
     }
-    // Table rows by index, with their line (0-based).
+    // Table rows by index, with their line (0-based). A row may go on over the lines that
+    // follow it with the same index (ib_flit_sim wraps the 1945 LIDs of the 1944-node
+    // fabric's rows over 20 lines); the same index again after another row's is refused.
     let mut rows: HashMap<usize, (Vec<u16>, usize)> = HashMap::new();
+    let mut previous: Option<usize> = None;
     for (i, line) in fdbs.lines().enumerate() {
         if line.trim().is_empty() {
             continue;
@@ -79,7 +82,7 @@ pub fn load(fdbs: &str, ini: &str, hcas: &str, file: &str, topo: &Topology) -> R
         };
         let (idx, rest) = line.split_once(':').ok_or_else(|| bad(line.trim()))?;
         let idx: usize = idx.trim().parse().map_err(|_| bad(idx))?;
-        if let Some((_, l)) = rows.get(&idx) {
+        if let Some((_, l)) = rows.get(&idx).filter(|_| previous != Some(idx)) {
             return Err(Error::invalid(
                 format!("{file}:{}", i + 1),
                 "row",
@@ -87,9 +90,34 @@ pub fn load(fdbs: &str, ini: &str, hcas: &str, file: &str, topo: &Topology) -> R
                 format!("a table index listed once (line {} lists it)", l + 1),
             ));
         }
+        previous = Some(idx);
         let (row, _) = rows.entry(idx).or_insert((Vec::new(), i));
         for v in rest.split_whitespace() {
             row.push(v.parse().ok().filter(|&p: &u16| p <= 255).ok_or_else(|| bad(v))?);
+        }
+    }
+    // A file cut short: a switch of the .ini without its row, or a row that ends before the
+    // hosts' last LID, left pairs unreachable without a word.
+    let mut listed: Vec<(usize, usize)> = row_switch.iter().map(|(&i, &s)| (i, s)).collect();
+    listed.sort_unstable();
+    if let Some(&(idx, s)) = listed.iter().find(|(i, _)| !rows.contains_key(i)) {
+        return Err(Error::invalid(
+            file,
+            "row",
+            format!("{idx} (switch {}) missing", fabric.switch_names[s]),
+            format!("a row for each of the {} indices of the .ini file ({} read)", listed.len(), rows.len()),
+        ));
+    }
+    if let Some(last) = lid_terminal.iter().map(|&(lid, _)| lid).max() {
+        let mut by_line: Vec<(usize, usize, usize)> = rows.iter().map(|(&i, (r, l))| (*l, i, r.len())).collect();
+        by_line.sort_unstable();
+        if let Some(&(line, idx, n)) = by_line.iter().find(|&&(_, _, n)| n <= last) {
+            return Err(Error::invalid(
+                format!("{file}:{}", line + 1),
+                format!("row {idx}"),
+                format!("{n} entries"),
+                format!("an entry for each LID from 0 to the hosts' last, {last} (a file cut short?)"),
+            ));
         }
     }
     let mut t = Tables::new("opensm", topo, 0);
