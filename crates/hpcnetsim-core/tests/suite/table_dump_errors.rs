@@ -132,3 +132,53 @@ fn a_dump_of_another_network_is_refused() {
     let cut: String = DUMP.lines().take_while(|l| !l.ends_with("of switch 3:")).map(|l| format!("{l}\n")).collect();
     assert!(refusal(&cut).contains("switch = 3 (no 'Unicast lids' block)"), "{}", refusal(&cut));
 }
+
+/// A dump cut short is refused rather than loaded with what was left: cut inside a block
+/// (its remaining entries read as unreachable pairs), or after the tables with the lane lines
+/// its `# vls: N` header promises missing (their paths went on lane 0, and an acyclic layering
+/// was reported as a possible deadlock).
+#[test]
+fn a_dump_cut_short_is_refused() {
+    let t = topo("hyperx:4x4,t=2");
+    let tb = tables::compute(TableEngine::Dfsssp, &t, &EngineOptions::default()).unwrap();
+    assert!(tb.vls > 1);
+    let text = dump::dump(&t, &tb);
+    let lines: Vec<&str> = text.lines().collect();
+    let load = |n: usize| {
+        let cut: String = lines[..n].iter().map(|l| format!("{l}\n")).collect();
+        dump::load(&cut, "lft.txt", &t).map(|_| ()).map_err(|e| e.to_string())
+    };
+    assert!(load(lines.len()).is_ok());
+    // Cut two entries into the last switch's block.
+    let last = lines.iter().rposition(|l| l.starts_with("Unicast lids")).unwrap();
+    let e = load(last + 3).unwrap_err();
+    assert_eq!(
+        e,
+        format!(
+            "lft.txt: end of file: switch = 15's block (begun on line {}) not closed is invalid: every 'Unicast lids' \
+             block closed by its 'N lids valid for this switch' line",
+            last + 1
+        )
+    );
+    // A block whose closing line was cut out, followed by the next block.
+    let closing = lines.iter().position(|l| l.ends_with("lids valid for this switch")).unwrap();
+    let without: String =
+        lines.iter().enumerate().filter(|&(i, _)| i != closing).map(|(_, l)| format!("{l}\n")).collect();
+    let e = dump::load(&without, "lft.txt", &t).map(|_| ()).unwrap_err().to_string();
+    assert!(e.starts_with(&format!("lft.txt:{}: switch = 0's block (begun on line 6) not closed", closing + 1)), "{e}");
+    // Cut after the tables, before the last terminals' lane lines.
+    let first_vl = lines.iter().position(|l| l.starts_with("VLs of terminal")).unwrap();
+    let e = load(first_vl + 20).unwrap_err();
+    assert_eq!(
+        e,
+        format!(
+            "lft.txt: terminal = 20 (no 'VLs of terminal' line) is invalid: a lane line for each of the 32 terminals, \
+             as the '# vls: {}' header on line 5 says (20 read)",
+            tb.vls
+        )
+    );
+    assert!(load(first_vl).unwrap_err().contains("terminal = 0 (no 'VLs of terminal' line)"));
+    // The header's value is checked.
+    let e = dump::load(&text.replace("# vls: ", "# vls: 9"), "lft.txt", &t).map(|_| ()).unwrap_err().to_string();
+    assert!(e.starts_with("lft.txt:5: vls = '9"), "{e}");
+}

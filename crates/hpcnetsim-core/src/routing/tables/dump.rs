@@ -73,6 +73,9 @@ pub fn load(text: &str, file: &str, topo: &Topology) -> Result<Tables> {
     let mut vl: Vec<u8> = Vec::new();
     let mut vls_used = 1usize;
     let mut spec: Option<&str> = None;
+    // The lanes the `# vls: N` header says the dump uses (with N > 1 the dump writes a lane
+    // line for every terminal), and its line.
+    let mut vls_header: Option<(usize, usize)> = None;
     // The line of each switch's block and of each terminal's lanes: a second one would
     // silently replace the first (two dumps pasted together, an edit gone wrong), so it is
     // refused, naming both lines.
@@ -93,6 +96,12 @@ pub fn load(text: &str, file: &str, topo: &Topology) -> Result<Tables> {
         if let Some(rest) = line.strip_prefix('#') {
             if let Some(v) = rest.trim().strip_prefix("spec:") {
                 spec = Some(v.trim());
+            }
+            if let Some(v) = rest.trim().strip_prefix("vls:") {
+                let n = parse_int(v).filter(|&n| (1..=MAX_VLS).contains(&n)).ok_or_else(|| {
+                    Error::invalid(at(i), "vls", format!("'{}'", v.trim()), format!("an integer from 1 to {MAX_VLS}"))
+                })?;
+                vls_header = Some((n, i));
             }
             if let Some(v) = rest.trim().strip_prefix("lmc:") {
                 if t.is_some() {
@@ -127,6 +136,9 @@ pub fn load(text: &str, file: &str, topo: &Topology) -> Result<Tables> {
             let s = rest.rsplit_once("switch").and_then(|(_, v)| parse_int(v.trim_end_matches(':')));
             match s {
                 Some(s) if s < topo.num_switches() => {
+                    if let Some(open) = switch {
+                        return Err(unclosed(open, block_line[open].unwrap_or(i), at(i)));
+                    }
                     if let Some(first) = block_line[s] {
                         return Err(Error::invalid(
                             at(i),
@@ -246,6 +258,10 @@ pub fn load(text: &str, file: &str, topo: &Topology) -> Result<Tables> {
     let Some(mut tables) = t else {
         return Err(Error::invalid(file, "lmc", "missing", "a '# lmc: N' header line"));
     };
+    // A file cut inside its last block: the entries after the cut would read as unreachable.
+    if let Some(open) = switch {
+        return Err(unclosed(open, block_line[open].unwrap_or(0), format!("{file}: end of file")));
+    }
     // A dump writes a block for every switch: one missing is most likely a dump of another
     // network, whose every pair would otherwise be reported unreachable.
     if let Some(s) = block_line.iter().position(Option::is_none) {
@@ -262,6 +278,36 @@ pub fn load(text: &str, file: &str, topo: &Topology) -> Result<Tables> {
             ),
         ));
     }
+    // A dump with more than one lane writes every terminal's lanes: a terminal without its
+    // line (a file cut after the tables) would have every path on lane 0, which can turn an
+    // acyclic layering into a deadlock verdict.
+    if let Some((n, line)) = vls_header.filter(|&(n, _)| n > 1) {
+        if let Some(src) = vl_line.iter().position(Option::is_none) {
+            let read = vl_line.iter().filter(|l| l.is_some()).count();
+            return Err(Error::invalid(
+                file,
+                "terminal",
+                format!("{src} (no 'VLs of terminal' line)"),
+                format!(
+                    "a lane line for each of the {} terminals, as the '# vls: {n}' header on line {} says \
+                     ({read} read)",
+                    topo.num_terminals(),
+                    line + 1
+                ),
+            ));
+        }
+    }
     tables.set_vls(vl, vls_used);
     Ok(tables)
+}
+
+/// The error for switch `s`'s block (begun on line `begun`, 0-based) that `at` reaches
+/// without its closing `N lids valid for this switch` line: the file was cut inside it.
+fn unclosed(s: usize, begun: usize, at: String) -> Error {
+    Error::invalid(
+        at,
+        "switch",
+        format!("{s}'s block (begun on line {}) not closed", begun + 1),
+        "every 'Unicast lids' block closed by its 'N lids valid for this switch' line",
+    )
 }
