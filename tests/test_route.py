@@ -30,6 +30,15 @@ def test_route_cli_dump_and_load(tmp_path, capsys):
     assert back["engine"] == "loaded" and back["deadlock"] == "acyclic"
     for k in ("max_routes_per_link", "mean_hops", "paths", "routed_throughput"):
         assert back[k] == first[k]
+    # An engine beside --load was not read: the dump's tables were reported under it.
+    assert main(["route", "tree:k=4,n=2", "--routing", "minhop", "--load", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err == (
+        "error: route: engine = 'minhop' is invalid with the tables loaded from --load: the dump is the routing "
+        "(leave the engine out)\n"
+    )
+    with pytest.raises(hpcnetsim.ConfigError, match="engine = 'dfsssp' is invalid with the tables loaded"):
+        hpcnetsim.route("tree:k=4,n=2", "dfsssp", tables=out)
 
 
 @pytest.mark.parametrize(

@@ -65,7 +65,7 @@ _check_algorithmic = check_deadlock
 
 def route(
     spec: str,
-    engine: str = "dfsssp",
+    engine: str | None = None,
     *,
     lmc: int | None = None,
     vls: int | None = None,
@@ -85,7 +85,12 @@ def route(
     `lmc` defaults to 3 for ``ksp`` (8 paths per pair), 0 otherwise (``parx`` always uses 2).
     An algorithmic `engine` (``dor``, ``bubble``, ``duato``...) has no tables: with
     ``check_deadlock=True`` the result is :func:`check_deadlock`'s with `vcs`. An option the
-    engine (or a loaded dump) does not read is refused rather than ignored."""
+    engine (or a loaded dump) does not read is refused rather than ignored. `engine` defaults to
+    ``dfsssp``; with `tables` the dump is the routing, and an engine beside it is refused."""
+    if engine is not None and tables is not None:
+        raise ConfigError(f"route: engine = {engine!r} is invalid with the tables loaded from --load: the dump is the "
+                          f"routing (leave the engine out)")  # fmt: skip
+    engine = "dfsssp" if engine is None else engine
     _check_types(engine, roots, tables, layering)
     if tables is None and _ALIASES.get(engine, engine) in ALGORITHMS:
         if not check_deadlock:

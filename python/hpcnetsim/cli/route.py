@@ -12,7 +12,7 @@ def add_parser(sub) -> None:
     """``hpcnetsim route``."""
     ro = sub.add_parser("route", help="forwarding tables of a routing engine: paths, link loads, lanes, deadlock")
     ro.add_argument("spec", help="topology spec (faults allowed, see docs/routing.md)")
-    ro.add_argument("--routing", default="dfsssp",
+    ro.add_argument("--routing",
                     help="table engine: minhop, sssp, dfsssp, updn, ftree, parx, ksp (default dfsssp); or, with "
                          "--check-deadlock, an algorithmic routing: dor, dor-upper-lower, bubble, duato, tree, "
                          "hyperx-dor, hyperx-adaptive, hyperx-valiant, hyperx-ugal, hyperx-dal, dragonfly-*, graph-*, dort, "
