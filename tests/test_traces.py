@@ -53,6 +53,9 @@ def test_program_rejects_bad_calls():
         p.send(0, 2, 10)
     with pytest.raises(h.ConfigError, match="collective = 'scan' is invalid"):
         p.collective("scan", 10)
+    # A root on a collective without one was written into the program and left unread.
+    with pytest.raises(h.ConfigError, match="allreduce: root = 1 is invalid: allreduce has no root"):
+        p.allreduce(10, root=1)
     # A receive nobody sends to is reported with its rank and tag, not waited for forever.
     p.recv(1, 0, 10, tag=3)
     r = p.run({"topology": "crossbar:2", "workload": {"stall_cycles": 100}})

@@ -466,3 +466,31 @@ fn vef_world_listing_a_task_twice_is_refused() {
     let e = execute(&cfg).expect_err("refused before the run").to_string();
     assert!(e.contains("twice.vef: line 2") && e.contains("lists rank 0 twice"), "{e}");
 }
+
+#[test]
+fn an_option_the_call_does_not_read_or_given_twice_is_refused() {
+    // Each was accepted and dropped: the root of a send, the tag of a bcast (collectives have
+    // their own context), a blocking send's request, the first of two tags.
+    let e = error_of("ranks 2\n0 send 1 8 root=1\n1 recv 0 8\n");
+    assert_eq!(e, "bad.trace: line 2 (rank 0): send: option root=1 is invalid: send takes only tag, comm");
+    let e = error_of("ranks 2\n0 bcast 8 tag=3\n1 bcast 8 tag=3\n");
+    assert_eq!(e, "bad.trace: line 2 (rank 0): bcast: option tag=3 is invalid: bcast takes only root, comm, algorithm");
+    let e = error_of("ranks 2\n0 allreduce 8 root=1\n1 allreduce 8 root=1\n");
+    assert!(e.ends_with("allreduce: option root=1 is invalid: allreduce takes only comm, algorithm"), "{e}");
+    let e = error_of("ranks 2\n0 compute 5 tag=1\n");
+    assert!(e.ends_with("compute: option tag=1 is invalid: compute takes no options"), "{e}");
+    let e = error_of("ranks 2\n0 send 1 8 req=1\n1 recv 0 8\n");
+    assert!(e.ends_with("send: option req=1 is invalid: send takes only tag, comm"), "{e}");
+    let e = error_of("ranks 2\n0 send 1 8 tag=3 tag=4\n1 recv 0 8 tag=4\n");
+    assert_eq!(
+        e,
+        "bad.trace: line 2 (rank 0): send: option tag=4 is invalid: each option once (tag=3 is given before it)"
+    );
+    // The options each call reads are still accepted.
+    let ok = "ranks 2\ncomm 1 0 1\n0 isend 1 8 tag=2 comm=1 req=1\n1 irecv 0 8 tag=any comm=1 req=3\n0 wait 1\n\
+              1 wait 3\n0 bcast 8 root=1 comm=1 algorithm=binomial\n1 bcast 8 root=1 comm=1 algorithm=binomial\n\
+              0 allreduce 8 comm=1 algorithm=ring\n1 allreduce 8 comm=1 algorithm=ring\n0 barrier comm=1\n1 barrier comm=1\n\
+              0 barrier\n1 barrier\n";
+    let r = replay_text(&config("crossbar:4", |_| {}), ok);
+    assert_eq!(r.status, Status::Completed, "{}", r.message);
+}

@@ -145,7 +145,35 @@ pub(crate) fn call(
     let mut positional = Vec::new();
     let (mut tag, mut comm, mut req, mut root) = (None, WORLD, None, 0u32);
     let mut algorithm = builder_algorithm;
+    // The options each call reads: another one (`root=` on a send, `tag=` on a bcast) or the
+    // same one twice would be left unread.
+    let allowed: &[&str] = match call {
+        "compute" | "wait" | "waitall" | "waitany" => &[],
+        "send" | "recv" => &["tag", "comm"],
+        "isend" | "irecv" => &["tag", "comm", "req"],
+        "barrier" | "allreduce" | "allgather" | "alltoall" => &["comm", "algorithm"],
+        _ => &["root", "comm", "algorithm"],
+    };
+    let mut given: Vec<(&str, &str)> = Vec::new();
     for w in words.iter().skip(2) {
+        if let Some((k, v)) = w.split_once('=') {
+            if ["tag", "comm", "req", "root", "algorithm"].contains(&k) {
+                if let Some((_, first)) = given.iter().find(|(g, _)| *g == k) {
+                    return Err(at.error(format!(
+                        "{call}: option {k}={v} is invalid: each option once ({k}={first} is given before it)"
+                    )));
+                }
+                if !allowed.contains(&k) {
+                    let takes = if allowed.is_empty() {
+                        "no options".to_string()
+                    } else {
+                        format!("only {}", allowed.join(", "))
+                    };
+                    return Err(at.error(format!("{call}: option {k}={v} is invalid: {call} takes {takes}")));
+                }
+                given.push((k, v));
+            }
+        }
         match w.split_once('=') {
             Some(("tag", v)) => tag = Some(if v == "any" { ANY_TAG } else { num(at, "tag", v)? }),
             Some(("comm", v)) => comm = num(at, "comm", v)?,
