@@ -426,6 +426,11 @@ fn bad_vef_traces_name_file_line_and_rank() {
     assert!(e.contains("ranks.vef: line 2: rank count mismatch"), "{e}");
     let e = err("op.vef", "VEF 2 0 1 1 2 FALSE\nC0 0 1\nG0 0 9 1 0 0 0 0 -1\n");
     assert!(e.contains("op.vef: line 3 (rank 1): collective op 9"), "{e}");
+    // A negative or non-finite time was taken as 0.
+    let e = err("time.vef", "VEF 2 1 1 0 0 FALSE\nC0 0 1\n0 0 1 640 0 -5 0\n");
+    assert!(e.ends_with("time.vef: line 3 (rank 0): time = -5 is invalid: a number of ns >= 0"), "{e}");
+    let e = err("nan.vef", "VEF 2 1 1 0 0 FALSE\nC0 0 1\nG0 0 6 1 0 0 1 NaN 0\n");
+    assert!(e.ends_with("line 3 (rank 1): time = NaN is invalid: a number of ns >= 0"), "{e}");
 }
 
 #[test]

@@ -198,6 +198,10 @@ impl VefLines {
         let mine = only.is_none_or(|o| o == rank);
         let dep: u32 = num(&at, "dependency type", dep)?;
         let time: f64 = num(&at, "time", time)?;
+        // A negative or non-finite time was taken as 0 without a word.
+        if !(time.is_finite() && time >= 0.0) {
+            return Err(at.error(format!("time = {time} is invalid: a number of ns >= 0")));
+        }
         let dep_id = dep_id.ok_or_else(|| at.error("missing dependency id (truncated line?)"))?;
         let ns = |x: f64| x.max(0.0) * 1e-9;
         if let Some(known) = &self.known {
