@@ -386,3 +386,37 @@ def test_a_send_with_the_wildcard_tag_is_named(call):
     # ANY matches on the receiving side only; a send names its tag.
     with pytest.raises(h.ConfigError, match=f"{call}: tag = 'any' is invalid: an integer ≥ 0"):
         getattr(h.Program(2), call)(0, 1, 8, tag=h.ANY)
+
+
+@pytest.mark.parametrize("event", ["NonBlockingCollectiveRequest", "MpiMrecv", "RmaPut"])
+def test_otf2_events_that_move_data_and_are_not_replayed_are_refused(monkeypatch, event):
+    # A non-blocking collective (OTF2 3's request/complete events), a matched-probe receive or
+    # a one-sided put was skipped: its traffic was missing from the replay without a word.
+    otf2 = pytest.importorskip("otf2")
+    from contextlib import contextmanager
+
+    from hpcnetsim.inputs import otf2_trace
+
+    real_open = otf2_trace._open
+    args = {"NonBlockingCollectiveRequest": (7,), "MpiMrecv": (3, 64), "RmaPut": (None, 1, 64, 0)}[event]
+
+    @contextmanager
+    def with_event(path):
+        with real_open(path) as tr:
+            events = list(tr.events)
+            loc, first = events[0]
+            events.insert(1, (loc, getattr(otf2.events, event)(first.time, *args)))
+
+            class Reader:
+                definitions = tr.definitions
+
+            Reader.events = events
+            yield Reader
+
+    monkeypatch.setattr(otf2_trace, "_open", with_event)
+    archive = DATA / "otf2_bcast4" / "traces.otf2"
+    with pytest.raises(h.ConfigError) as e:
+        h.inputs.trace.info(archive)
+    message = str(e.value)
+    assert message.startswith(f"{archive}: rank ") and f"event {event} is invalid: not replayed" in message
+    assert "\n" not in message

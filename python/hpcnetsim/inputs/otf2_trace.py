@@ -42,6 +42,14 @@ _COLLECTIVES = {
 }
 
 
+#: Events that move MPI data which the conversion does not replay: skipped, their messages (or
+#: a non-blocking collective's traffic) would be missing from the replay without a word.
+_REFUSED = (
+    "NonBlockingCollectiveRequest", "NonBlockingCollectiveComplete", "MpiMrecv", "MpiImrecv", "MpiImrecvRequest",
+    "MpiRequestCancelled", "RmaPut", "RmaGet", "RmaAtomic",
+)  # fmt: skip
+
+
 def _open(path):
     try:
         import otf2
@@ -137,6 +145,12 @@ def _to_text(path, cycle_ns: float) -> tuple[str, list[dict]]:
             if r is None:
                 continue
             kind = type(ev).__name__
+            if kind in _REFUSED:
+                raise ConfigError(
+                    f"{path}: rank {r}: event {kind} is invalid: not replayed; the events replayed are MpiSend, "
+                    f"MpiIsend, MpiIsendComplete, MpiRecv, MpiIrecvRequest, MpiIrecv and MpiCollectiveEnd "
+                    f"(docs/traces.md)"
+                )
             out = lines[r]
             comm = getattr(ev, "communicator", None)
             memberless = comm is not None and comm.group is not None and not comm.group.members
