@@ -499,3 +499,25 @@ fn an_option_the_call_does_not_read_or_given_twice_is_refused() {
     let r = replay_text(&config("crossbar:4", |_| {}), ok);
     assert_eq!(r.status, Status::Completed, "{}", r.message);
 }
+
+#[test]
+fn the_checks_over_the_whole_trace_name_its_file() {
+    // They said "trace: ..." and named no file (trace info, run, and the config's trace alike).
+    let empty = "ranks 2\ncomm 1 0 1\n";
+    assert!(error_of(empty).starts_with("bad.trace: no MPI call to replay"), "{}", error_of(empty));
+    let scale = traces::scale(&WorkloadConfig::default());
+    let scan = |name: &str, text: &str| {
+        let path = vef_file(name, text);
+        let e = traces::scan(&path, hpcnetsim_core::config::TraceFormat::Auto, scale).err().expect("refused");
+        (path.display().to_string(), e.to_string())
+    };
+    let (path, e) = scan("empty.trace", empty);
+    assert_eq!(
+        e,
+        format!("{path}: no MPI call to replay: no rank sends, receives or computes (a collective of one rank sends nothing)")
+    );
+    let e = traces::read(Path::new(&path), hpcnetsim_core::config::TraceFormat::Auto, scale).err().expect("refused");
+    assert!(e.to_string().starts_with(&format!("{path}: no MPI call")), "{e}");
+    let (path, e) = scan("sizes.trace", "ranks 2\n0 allreduce 100\n1 allreduce 200\n");
+    assert!(e.starts_with(&format!("{path}: the collectives' messages from rank 0 to rank 1 do not match")), "{e}");
+}

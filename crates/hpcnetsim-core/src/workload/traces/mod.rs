@@ -205,7 +205,19 @@ pub fn read(path: &Path, format: TraceFormat, scale: Scale) -> Result<Trace> {
         // `detect` never answers auto; read it as text if it ever did.
         TraceFormat::Auto => text::read(path, scale)?,
     };
-    finish(builder, &config_name(&format))
+    finish(builder, &config_name(&format)).map_err(|e| named(&path.display().to_string(), e))
+}
+
+/// The errors of the checks over the whole trace (no call to replay, collectives whose
+/// messages differ) name the trace file: the builder that makes them does not know it.
+fn named(file: &str, e: Error) -> Error {
+    match e {
+        Error::Unsupported(m) => match m.strip_prefix("trace: ") {
+            Some(rest) => Error::Unsupported(format!("{file}: {rest}")),
+            None => Error::Unsupported(m),
+        },
+        e => e,
+    }
 }
 
 /// OTF2 archives are converted by the Python package.
@@ -219,7 +231,7 @@ fn otf2_in_python(path: &Path) -> Error {
 /// Reads a trace in the hpcnetsim text format from a string (`name` in messages).
 pub fn read_text(name: &str, text: &str, scale: Scale) -> Result<Trace> {
     let builder = text::parse(name, std::io::Cursor::new(text), scale)?;
-    finish(builder, "text")
+    finish(builder, "text").map_err(|e| named(name, e))
 }
 
 /// A trace checked and summarised by a first pass in memory independent of its length,
@@ -261,7 +273,7 @@ pub fn scan(path: &Path, format: TraceFormat, scale: Scale) -> Result<Scanned> {
         }
         TraceFormat::Otf2 => return Err(otf2_in_python(path)),
     };
-    first.check()?;
+    first.check().map_err(|e| named(&path.display().to_string(), e))?;
     let summary = summarise(&first, &config_name(&format));
     let traffic = TrafficMatrix::from_pairs(&first.traffic);
     Ok(Scanned { summary, traffic, first, format, path: path.to_path_buf(), per_rank, dumpi, vef })
