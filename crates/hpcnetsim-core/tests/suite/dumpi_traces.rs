@@ -169,6 +169,19 @@ fn broken_dumpi_traces_name_file_record_and_rank() {
     assert!(e.contains("t.meta: rank count mismatch: numprocs=3") && e.contains("rank 3"), "{e}");
     copy("numprocs=5\nfileprefix=t\n");
     assert!(err().contains("the file of rank 4"), "{}", err());
+    // A key given twice: the second line was left unread.
+    copy("numprocs=4\nfileprefix=t\nnumprocs=5\n");
+    assert!(
+        err().ends_with("t.meta: line 3: numprocs = '5' is invalid: one 'numprocs=' line (line 1 gives '4')"),
+        "{}",
+        err()
+    );
+    copy("numprocs=4\nfileprefix=t\nfileprefix=u\n");
+    assert!(
+        err().contains("line 3: fileprefix = 'u' is invalid: one 'fileprefix=' line (line 2 gives 't')"),
+        "{}",
+        err()
+    );
     // A truncated file.
     copy("numprocs=4\nfileprefix=t\n");
     let f = dir.join("t-0002.bin");

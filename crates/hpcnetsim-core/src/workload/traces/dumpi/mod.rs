@@ -50,6 +50,21 @@ pub fn files(meta: &Path) -> Result<Vec<PathBuf>> {
     let text = read_meta(meta)?;
     let get = |key: &str| text.lines().find_map(|l| l.strip_prefix(key).and_then(|v| v.strip_prefix('=')));
     let line = |key: &str| text.lines().position(|l| l.starts_with(key)).map_or(1, |i| i + 1);
+    // A key given twice (two meta files pasted together) left the second line unread.
+    for key in ["numprocs", "fileprefix"] {
+        let given: Vec<(usize, &str)> = text
+            .lines()
+            .enumerate()
+            .filter_map(|(i, l)| l.strip_prefix(key).and_then(|v| v.strip_prefix('=')).map(|v| (i + 1, v)))
+            .collect();
+        if let [(first, v1), (second, v2), ..] = given[..] {
+            return Err(Error::Unsupported(format!(
+                "{m}: line {second}: {key} = '{}' is invalid: one '{key}=' line (line {first} gives '{}')",
+                v2.trim(),
+                v1.trim()
+            )));
+        }
+    }
     let procs = get("numprocs").ok_or_else(|| Error::Unsupported(format!("{m}: no 'numprocs=N' line")))?;
     // Bounded and estimated before the rank files are listed (one path per rank).
     let at = Location { file: m.to_string(), record: format!("line {}", line("numprocs")), rank: None };
