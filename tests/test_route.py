@@ -106,6 +106,13 @@ def test_opensm_tables_of_an_ibdm_fabric_load(capsys):
     assert ours["max_routes_per_link"] <= theirs["max_routes_per_link"]
     assert main(["route", f"ibdm:{d}/is1_3l_32n.topo", "--load", f"{d}/missing.fdbs"]) == 2
     assert "missing.fdbs" in capsys.readouterr().err
+    # A config names a dump: the .fdbs was read as one and refused on its first row; the error
+    # gives the command that converts it, whose dump then runs.
+    spec = f"ibdm:{d}/is1_3l_32n.topo"
+    cfg = {"topology": spec, "routing": {"algorithm": "table", "tables": f"{d}/is1_3l_32n.fdbs"},
+           "traffic": {"load": 0.1}, "measurement": {"warmup_cycles": 500, "batches": 1, "batch_cycles": 1000}}  # fmt: skip
+    with pytest.raises(hpcnetsim.ConfigError, match=r"routing.tables = .*--load .*is1_3l_32n.fdbs --dump FILE"):
+        hpcnetsim.simulate(cfg)
 
 
 def test_run_prints_the_routed_bound_beside_the_ideal(tmp_path, capsys):

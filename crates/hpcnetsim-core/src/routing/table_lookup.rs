@@ -70,6 +70,20 @@ impl TableRouting {
         let vcs = cfg.switch.vcs as usize;
         let tables = match &r.tables {
             Some(path) => {
+                // ib_flit_sim's tables need their .ini and host list beside them: `route` reads
+                // the three and writes one dump, which is what a config names.
+                if path.ends_with(".fdbs") || path.ends_with(".fdbs.gz") {
+                    return Err(Error::invalid(
+                        "config",
+                        "routing.tables",
+                        format!("'{path}'"),
+                        format!(
+                            "a table dump of hpcnetsim's own ('# lmc: N' first): ib_flit_sim tables become one with \
+                             `hpcnetsim route '{}' --load {path} --dump FILE`, then routing.tables = FILE",
+                            topo.spec()
+                        ),
+                    ));
+                }
                 let text = std::fs::read_to_string(path).map_err(|e| {
                     Error::invalid(
                         "config",
