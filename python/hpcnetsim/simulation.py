@@ -58,7 +58,8 @@ class SimulationResult:
         """The tables of the ``[stats]`` collectors (``link_utilisation``,
         ``latency_percentiles``, ``packets``; none unless switched on) and a replay's traffic
         matrix (``traffic``: ``source``, ``destination``, ``bytes``, ``messages`` of every pair
-        of ranks that exchanged messages), as DataFrames."""
+        of ranks the trace or program has messages between, delivered or not when the run
+        stopped early), as DataFrames."""
         from .collected import frames
 
         return frames(self._tables)
