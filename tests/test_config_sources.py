@@ -32,6 +32,11 @@ def test_link_times_become_cycles_from_the_clock(tmp_path):
     got = _by_field(sources(load_layer(path)))
     assert got["switch.link_delay_cycles"] == (3, "[link] clock")
     assert got["link.wire_latency"] == ("15 ns", "config")
+    # An optional field the clock sets was "default" (it is absent, not different, without it).
+    path.write_text('topology = "torus:4x4"\n[link]\ncycle = "5 ns"\nnic_wire_latency = "10 ns"\n')
+    got = _by_field(sources(load_layer(path)))
+    assert got["switch.nic_link_delay_cycles"] == (2, "[link] clock")
+    assert got["link.cycle"] == ("5 ns", "config") and got["switch.credit_delay_cycles"] == (0, "default")
 
 
 def test_a_technology_override_fills_what_the_file_leaves_out(tmp_path):

@@ -67,9 +67,7 @@ pub fn sources(user: &str) -> Result<Vec<Sourced>> {
                 format!("technology {}", resolved.technology)
             } else if written(&preset, &field) {
                 format!("switch preset {}", resolved.switch.preset)
-            } else if !unclocked.is_null()
-                && field.split('.').try_fold(&unclocked, |t, k| t.get(k)).is_some_and(|u| *u != value)
-            {
+            } else if !unclocked.is_null() && set_by_clock(&unclocked, &field, &value) {
                 "[link] clock".to_string()
             } else {
                 "default".to_string()
@@ -77,4 +75,18 @@ pub fn sources(user: &str) -> Result<Vec<Sourced>> {
             Sourced { field, value, source }
         })
         .collect())
+}
+
+/// Whether `value` of `field` differs from the config without a clock (`unclocked`): there, an
+/// optional field the clock sets (`switch.nic_link_delay_cycles`, from `link.nic_wire_latency`)
+/// is absent from a table that is present.
+fn set_by_clock(unclocked: &Value, field: &str, value: &Value) -> bool {
+    let (parent, leaf) = field.rsplit_once('.').unwrap_or(("", field));
+    let table =
+        if parent.is_empty() { Some(unclocked) } else { parent.split('.').try_fold(unclocked, |t, k| t.get(k)) };
+    match table.map(|t| t.get(leaf)) {
+        Some(Some(u)) => u != value,
+        Some(None) => !value.is_null(),
+        None => false,
+    }
 }

@@ -516,7 +516,7 @@ fn the_checks_over_the_whole_trace_name_its_file() {
         e,
         format!("{path}: no MPI call to replay: no rank sends, receives or computes (a collective of one rank sends nothing)")
     );
-    let e = traces::read(Path::new(&path), hpcnetsim_core::config::TraceFormat::Auto, scale).err().expect("refused");
+    let e = traces::read(Path::new(&path), hpcnetsim_core::config::TraceFormat::Auto, scale).expect_err("refused");
     assert!(e.to_string().starts_with(&format!("{path}: no MPI call")), "{e}");
     let (path, e) = scan("sizes.trace", "ranks 2\n0 allreduce 100\n1 allreduce 200\n");
     assert!(e.starts_with(&format!("{path}: the collectives' messages from rank 0 to rank 1 do not match")), "{e}");
