@@ -12,7 +12,9 @@
 //! VC classes by hop count: a packet's k-th switch-to-switch hop uses class k (UGAL's minimal
 //! packets class D + k, with D the diameter), so classes only increase along a route and the
 //! channel dependency graph is acyclic. Minimal needs D classes, Valiant and UGAL 2·D (Slim
-//! Fly: 2 and 4). The class of the arrival VC tells a later switch the packet's phase: a
+//! Fly: 2 and 4). The VCs are shared out among the classes as the dragonfly routings do
+//! (an equal share each, the last class taking the remainder), so VCs beyond the classes
+//! give every class more queues rather than staying idle. The class of the arrival VC tells a later switch the packet's phase: a
 //! Valiant packet reaches its intermediate switch after exactly that switch's distance from
 //! the source, and a UGAL packet with a class from D on went minimally.
 
@@ -154,11 +156,36 @@ impl HopClassRouting {
         self.neighbours[cur].iter().filter(move |&&(_, v)| self.d(v as usize, to) + 1 == d).map(|&(p, _)| p as usize)
     }
 
-    /// The next hops from `cur` towards switch `to` on VC class `class` (one VC per class;
-    /// VCs beyond the classes stay unused).
+    /// Number of VC classes of the mode.
+    fn classes(&self) -> usize {
+        if self.mode == Mode::Minimal {
+            self.diameter.max(1)
+        } else {
+            2 * self.diameter.max(1)
+        }
+    }
+
+    /// VCs of class `c`: an equal share of the VCs, the last class taking the remainder.
+    fn class_vcs(&self, c: usize) -> std::ops::Range<usize> {
+        let share = (self.vcs / self.classes()).max(1);
+        let first = (c * share).min(self.vcs - 1);
+        if c + 1 >= self.classes() {
+            first..self.vcs
+        } else {
+            first..((c + 1) * share).min(self.vcs)
+        }
+    }
+
+    /// The class of arrival VC `vc`.
+    fn class_of(&self, vc: usize) -> usize {
+        (vc / (self.vcs / self.classes()).max(1)).min(self.classes() - 1)
+    }
+
+    /// The next hops from `cur` towards switch `to` on every VC of class `class`.
     fn push(&self, cur: usize, to: usize, class: usize, out: &mut Vec<Candidate>) {
-        debug_assert!(class < self.vcs, "class {class} of {} VCs", self.vcs);
-        out.extend(self.closer(cur, to).map(|p| Candidate::new(p, class)));
+        debug_assert!(class < self.classes(), "class {class} of {}", self.classes());
+        let vcs = self.class_vcs(class);
+        out.extend(self.closer(cur, to).flat_map(|p| vcs.clone().map(move |vc| Candidate::new(p, vc))));
     }
 
     fn route_with(&self, req: &Request, load: Option<&dyn Fn(usize) -> u32>, out: &mut Vec<Candidate>) {
@@ -173,11 +200,12 @@ impl HopClassRouting {
         let mid = self.intermediate(req);
         let detour = self.mode != Mode::Minimal && mid != src_sw && mid != dst_sw;
         if !at_source {
-            let next = req.in_vc + 1;
+            let class = self.class_of(req.in_vc);
+            let next = class + 1;
             // Classes from the diameter on are UGAL's minimal packets; below, a packet is on
             // its way to its intermediate switch exactly while it has taken fewer hops than
             // that switch's distance from the source.
-            if detour && req.in_vc < self.diameter && next < self.d(src_sw, mid) {
+            if detour && class < self.diameter && next < self.d(src_sw, mid) {
                 return self.push(cur, mid, next, out);
             }
             return self.push(cur, dst_sw, next, out);
