@@ -444,3 +444,20 @@ def test_a_damaged_store_file_is_one_line(command, files, tmp_path):
     args = ["report", str(tmp_path)] if command == "report" else \
         ["sweep", str(files / "one.toml"), "--out", str(tmp_path), "--no-progress"]  # fmt: skip
     assert_refused(run_cli(args), f"{part}: not a readable Parquet file")
+
+
+def test_too_few_vcs_for_a_routing_name_the_vcs_the_config_wrote(tmp_path):
+    """With traffic classes the routing judges one class's VCs: the refusal names the
+    `switch.vcs` written and the share per class; a routing that needs more VCs than a
+    switch can have says so instead of asking for the impossible."""
+    cfg = tmp_path / "classes.toml"
+    cfg.write_text('topology = "dragonfly:a=4,p=2,h=2"\n[switch]\nvcs = 4\ntraffic_classes = 2\n'
+                   '[routing]\nalgorithm = "dragonfly-ugal"\n')  # fmt: skip
+    r = run_cli(["run", str(cfg)])
+    per_class = "2 VCs per traffic class (switch.traffic_classes = 2) are too few"
+    assert_refused(r, f"switch.vcs = 4 is invalid: {per_class}")
+    assert "at least 3 for non-minimal dragonfly routing" in r.stderr
+    ring = {"topology": "jellyfish:n=20,k=2,p=1", "switch": {"vcs": 8}}
+    beyond = 'at least 10 .*more than the 8 a switch has: use routing.algorithm = "table"'
+    with pytest.raises(ConfigError, match=beyond):
+        hpcnetsim.simulate({**ring, "routing": {"algorithm": "graph-minimal"}})

@@ -34,6 +34,9 @@ pub enum Mode {
 /// pair: 64 MiB).
 pub const MAX_SWITCHES: usize = 8192;
 
+/// Most VCs a routing gets (`switch.vcs` per traffic class).
+const MAX_CLASS_VCS: usize = 8;
+
 /// A load difference below this many packets never makes a packet leave its minimal path.
 const THRESHOLD_PACKETS: u32 = 1;
 
@@ -110,12 +113,18 @@ impl HopClassRouting {
         let diameter = dist.iter().copied().max().unwrap_or(0) as usize;
         let classes = if mode == Mode::Minimal { diameter } else { 2 * diameter };
         if vcs < classes.max(1) {
+            // A switch has at most MAX_CLASS_VCS VCs per traffic class: beyond, no value helps.
+            let beyond = if classes > MAX_CLASS_VCS {
+                format!(", more than the {MAX_CLASS_VCS} a switch has: use routing.algorithm = \"table\"")
+            } else {
+                String::new()
+            };
             return Err(Error::invalid(
                 "config",
                 "switch.vcs",
                 vcs,
                 format!(
-                    "at least {} for '{}' on {} (one VC per hop of the longest route)",
+                    "at least {} for '{}' on {} (one VC per hop of the longest route{beyond})",
                     classes,
                     name(mode),
                     topo.spec()

@@ -3,7 +3,7 @@
 //! of that class (class c owns VCs c·v .. c·v + v − 1 with v = vcs / classes).
 
 use crate::config::Config;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::routing::{self, Candidate, Request, Routing};
 use crate::topology::Topology;
 
@@ -57,5 +57,26 @@ pub fn build(cfg: &Config, topo: &Topology) -> Result<Box<dyn Routing>> {
     let mut one = cfg.clone();
     one.switch.vcs = cfg.switch.class_vcs();
     one.switch.traffic_classes = 1;
-    Ok(Box::new(Classes { inner: routing::build(&one, topo)?, class_vcs: one.switch.vcs as usize }))
+    let inner = routing::build(&one, topo).map_err(|e| per_class(e, cfg))?;
+    Ok(Box::new(Classes { inner, class_vcs: one.switch.vcs as usize }))
+}
+
+/// A refusal of one class's VCs told in the config's own terms: the routing judged the
+/// `vcs / traffic_classes` VCs of a class, but the user wrote `vcs`.
+pub(crate) fn per_class(e: Error, cfg: &Config) -> Error {
+    match e {
+        Error::Invalid { context, field, allowed, .. } if field == "switch.vcs" && cfg.switch.traffic_classes > 1 => {
+            Error::invalid(
+                context,
+                field,
+                cfg.switch.vcs,
+                format!(
+                    "{} VCs per traffic class (switch.traffic_classes = {}) are too few: per class, {allowed}",
+                    cfg.switch.class_vcs(),
+                    cfg.switch.traffic_classes
+                ),
+            )
+        }
+        other => other,
+    }
 }

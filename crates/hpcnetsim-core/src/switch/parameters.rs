@@ -77,7 +77,7 @@ fn check(cfg: &mut Config, toml: Option<&str>) -> Result<()> {
             crate::config::Model::Flow => usize::MAX,
             crate::config::Model::Packet => cfg.switch.class_vcs() as usize,
         };
-        crate::routing::resolve(a, &parsed.family, vcs)?;
+        crate::routing::resolve(a, &parsed.family, vcs).map_err(|e| super::classes::per_class(e, cfg))?;
         if parsed.faulty_single_plane() {
             return Err(crate::routing::on_faulty_network(a, cfg.topology.trim()));
         }
