@@ -461,3 +461,15 @@ def test_too_few_vcs_for_a_routing_name_the_vcs_the_config_wrote(tmp_path):
     beyond = 'at least 10 .*more than the 8 a switch has: use routing.algorithm = "table"'
     with pytest.raises(ConfigError, match=beyond):
         hpcnetsim.simulate({**ring, "routing": {"algorithm": "graph-minimal"}})
+
+
+@pytest.mark.parametrize(
+    "spec,routing",
+    [("tree:k=2,n=2", "dor"), ("torus:4x4", "tree-adaptive"), ("mesh:3x3", "direct"), ("hyperx:3x3", "dor"),
+     ("crossbar:4", "dor"), ("twin-torus:2x2x2", "dor"), ("dragonfly:a=2,p=1,h=1", "dor"), ("slimfly:q=3", "dor")],
+)  # fmt: skip
+def test_a_routing_the_family_cannot_take_lists_table_routing_among_those_it_can(spec, routing):
+    """Table routing takes any network: the list of what is allowed names it on every family."""
+    allowed = r"routing.algorithm = .* is invalid: for [\w-]+ topologies one of: auto, .*, table$"
+    with pytest.raises(ConfigError, match=allowed):
+        hpcnetsim.simulate({"topology": spec, "switch": {"vcs": 4}, "routing": {"algorithm": routing}})

@@ -299,7 +299,7 @@ pub fn resolve(requested: Algorithm, family: &Family, vcs: usize) -> Result<Algo
     };
     match (algorithm, family) {
         (Algorithm::TreeAdaptive | Algorithm::TreeDeterministic, Family::Tree(_)) => Ok(algorithm),
-        (_, Family::Tree(_)) => unsuited("auto, tree-adaptive, tree-deterministic"),
+        (_, Family::Tree(_)) => unsuited("auto, tree-adaptive, tree-deterministic, table"),
         (Algorithm::Dor, Family::Torus(t)) if t.wrap => need_vcs(2, "dor on a torus (two VC classes with a dateline)"),
         (Algorithm::Dor | Algorithm::BubbleAdaptive, Family::Torus(_)) => Ok(algorithm),
         (Algorithm::DorUpperLower, Family::Torus(t)) if t.wrap => {
@@ -308,7 +308,7 @@ pub fn resolve(requested: Algorithm, family: &Family, vcs: usize) -> Result<Algo
         (Algorithm::Duato, Family::Torus(_)) => {
             need_vcs(3, "duato (two escape VCs and at least one adaptive VC per traffic class)")
         }
-        (_, Family::Torus(_)) => unsuited("auto, dor, bubble-adaptive, dor-upper-lower (tori), duato"),
+        (_, Family::Torus(_)) => unsuited("auto, dor, bubble-adaptive, dor-upper-lower (tori), duato, table"),
         (Algorithm::HyperxDor, Family::HyperX(_)) => Ok(algorithm),
         (Algorithm::HyperxAdaptive, Family::HyperX(_)) => {
             need_vcs(2, "hyperx-adaptive (an escape VC and adaptive VCs)")
@@ -317,14 +317,14 @@ pub fn resolve(requested: Algorithm, family: &Family, vcs: usize) -> Result<Algo
             need_vcs(2, "non-minimal HyperX routing (two VC classes, or an escape VC and adaptive VCs)")
         }
         (_, Family::HyperX(_)) => {
-            unsuited("auto, hyperx-dor, hyperx-adaptive, hyperx-valiant, hyperx-ugal, hyperx-dal")
+            unsuited("auto, hyperx-dor, hyperx-adaptive, hyperx-valiant, hyperx-ugal, hyperx-dal, table")
         }
         (Algorithm::Direct, Family::Crossbar(_)) => Ok(algorithm),
-        (_, Family::Crossbar(_)) => unsuited("auto, direct"),
+        (_, Family::Crossbar(_)) => unsuited("auto, direct, table"),
         (Algorithm::Dort | Algorithm::TsDor, Family::TwinTorus(_)) => {
             need_vcs(4, "twin-torus routing (two VC pairs on the internal link)")
         }
-        (_, Family::TwinTorus(_)) => unsuited("auto, dort, ts-dor"),
+        (_, Family::TwinTorus(_)) => unsuited("auto, dort, ts-dor, table"),
         (_, Family::Fabric(_)) => unsuited("table (imported fabrics have no coordinates)"),
         (dragonfly_routings!(), Family::Dragonfly(_) | Family::Cascade(_) | Family::Megafly(_)) => match algorithm {
             Algorithm::DragonflyMinimal => {
