@@ -117,6 +117,8 @@ def test_bad_new_specs_are_one_line(capsys):
         ("cascade:groups=15,rows=6,cols=16,p=4,global=69", ["global = 69", "between 1 and 68"]),
         ("cascade:groups=15,rows=6,cols=16", ["p", "missing"]),
         ("megafly:leaves=4,spines=4,p=4,h=4,groups=4", ["groups = 4", "2, 3, 5, 9, 17"]),
+        # 25 links per group pair cannot be wired 2 ports at a time: a cable would reach two groups.
+        ("cascade:groups=15,rows=6,cols=16,p=4,global=25", ["global = 25", "a multiple of cable = 2"]),
     ]:
         assert main(["topo", "describe", spec]) == 2, spec
         err = capsys.readouterr().err.strip()

@@ -124,6 +124,17 @@ impl Cascade {
                         ),
                     ));
                 }
+                if !m.is_multiple_of(cable) {
+                    return Err(Error::invalid(
+                        spec,
+                        "global",
+                        m,
+                        format!(
+                            "a multiple of cable = {cable} (a router's global ports are wired {cable} at a time to \
+                             one far router; cable=1 allows any number)"
+                        ),
+                    ));
+                }
                 m
             }
             (_, None) => {
