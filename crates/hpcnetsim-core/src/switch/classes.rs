@@ -19,18 +19,50 @@ struct Classes {
     class_vcs: usize,
 }
 
+impl Classes {
+    /// Routes `req` on its class's VCs: `inner` sees them numbered from 0 and its candidates
+    /// are moved back to the class's own.
+    #[inline]
+    fn in_class(&self, req: &Request, out: &mut Vec<Candidate>, route: impl FnOnce(&Request, &mut Vec<Candidate>)) {
+        let class = req.in_vc / self.class_vcs;
+        let local = Request { in_vc: req.in_vc % self.class_vcs, ..*req };
+        let start = out.len();
+        route(&local, out);
+        for c in &mut out[start..] {
+            c.vc += (class * self.class_vcs) as u8;
+        }
+    }
+}
+
+// The load-reading methods are forwarded too: loads are per output port (every VC), the same
+// for every class, and without them UGAL, PAR and DAL never saw a queue with classes on.
 impl Routing for Classes {
     fn name(&self) -> &'static str {
         self.inner.name()
     }
     fn route(&self, req: &Request, out: &mut Vec<Candidate>) {
-        let class = req.in_vc / self.class_vcs;
-        let local = Request { in_vc: req.in_vc % self.class_vcs, ..*req };
-        let start = out.len();
-        self.inner.route(&local, out);
-        for c in &mut out[start..] {
-            c.vc += (class * self.class_vcs) as u8;
-        }
+        self.in_class(req, out, |r, o| self.inner.route(r, o))
+    }
+    fn route_loaded(&self, req: &Request, load: &dyn Fn(usize) -> u32, out: &mut Vec<Candidate>) {
+        self.in_class(req, out, |r, o| self.inner.route_loaded(r, load, o))
+    }
+    fn reads_load(&self) -> bool {
+        self.inner.reads_load()
+    }
+    fn global_view(&self) -> bool {
+        self.inner.global_view()
+    }
+    fn route_global(
+        &self,
+        req: &Request,
+        load: &dyn Fn(usize) -> u32,
+        remote: &dyn Fn(usize, usize) -> u32,
+        out: &mut Vec<Candidate>,
+    ) {
+        self.in_class(req, out, |r, o| self.inner.route_global(r, load, remote, o))
+    }
+    fn prefetch(&self, switch: usize) {
+        self.inner.prefetch(switch)
     }
     fn offsets(&self) -> usize {
         self.inner.offsets()
