@@ -65,9 +65,19 @@ pub fn parse(spec: &str, text: &str) -> Result<Faults> {
         return Err(err("suffix", text, "'faults:' followed by links=, switches=, random=, fraction=, seed="));
     };
     let mut f = Faults { seed: 1, ..Faults::default() };
+    let mut seen: Vec<&str> = Vec::new();
     for item in body.split(',').map(str::trim).filter(|s| !s.is_empty()) {
         let (k, v) = item.split_once('=').unwrap_or((item, ""));
         let (k, v) = (k.trim(), v.trim());
+        if seen.contains(&k) {
+            let allowed = if matches!(k, "links" | "switches") {
+                "each key at most once (join several with '+')"
+            } else {
+                "each key at most once"
+            };
+            return Err(err(&format!("faults.{k}"), v, allowed));
+        }
+        seen.push(k);
         match k {
             "links" => {
                 for l in v.split('+') {
@@ -121,7 +131,20 @@ impl Faults {
                 t.faults += 1;
             }
         };
-        for &(s, p) in &self.links {
+        for (i, &(s, p)) in self.links.iter().enumerate() {
+            let named_before = |&(s2, p2): &(usize, usize)| {
+                (s2, p2) == (s, p)
+                    || matches!(topo.ports(s2).get(p2), Some(Peer::Switch { switch, port })
+                        if (*switch as usize, *port as usize) == (s, p))
+            };
+            if let Some(&(s2, p2)) = self.links[..i].iter().find(|l| named_before(l)) {
+                return Err(Error::invalid(
+                    &spec,
+                    "faults.links",
+                    format!("{s}.{p}"),
+                    format!("each link once ({s2}.{p2} names the same link)"),
+                ));
+            }
             if s >= t.num_switches() || p >= t.num_ports(s) || !matches!(t.ports(s)[p], Peer::Switch { .. }) {
                 return Err(Error::invalid(
                     &spec,

@@ -135,3 +135,36 @@ fn a_failed_switch_with_terminals_is_named_when_describe_refuses() {
     let e = Topology::from_spec("mesh:4|faults:links=1.0").unwrap().describe().unwrap_err().to_string();
     assert!(e.ends_with("terminals on switches 0 and 2 are disconnected"), "{e}");
 }
+
+/// A fault key written twice was read as its last value (`random=1,random=5` failed 5 links)
+/// or added up, silently; it is refused, naming the key and the second value.
+#[test]
+fn a_fault_key_written_twice_is_refused() {
+    for (spec, part) in [
+        ("torus:4x4|faults:random=1,random=5", "faults.random = '5' is invalid: each key at most once"),
+        ("torus:4x4|faults:random=1,seed=2,seed=3", "faults.seed = '3' is invalid: each key at most once"),
+        ("torus:4x4|faults:fraction=0.1,fraction=0.2", "faults.fraction = '0.2' is invalid"),
+        ("torus:4x4|faults:links=0.0,links=5.2", "faults.links = '5.2' is invalid: each key at most once (join"),
+        ("torus:4x4|faults:switches=1,switches=2", "faults.switches = '2' is invalid"),
+    ] {
+        expect(spec, &[part]);
+    }
+    assert_eq!(Topology::from_spec("torus:4x4|faults:links=0.0+5.2").unwrap().switch_links(), 30);
+}
+
+/// A link named twice, from one end or from both, was refused as "not a switch.port at one
+/// end of a switch-to-switch link", which it is; the message names the repetition.
+#[test]
+fn a_failed_link_named_twice_is_named_as_such() {
+    // torus:4x4: port 0 of switch 0 (+ of dimension 0) leads to port 1 of switch 1.
+    expect(
+        "torus:4x4|faults:links=0.0+1.1",
+        &["faults.links = 1.1 is invalid: each link once (0.0 names the same link)"],
+    );
+    expect(
+        "torus:4x4|faults:links=0.0+0.0",
+        &["faults.links = 0.0 is invalid: each link once (0.0 names the same link)"],
+    );
+    // A ring of two: switches 0 and 1 joined by two links, 0.0-1.1 and 0.1-1.0.
+    assert_eq!(Topology::from_spec("torus:2x4|faults:links=0.0+0.1").unwrap().switch_links(), 14);
+}
