@@ -214,3 +214,26 @@ def test_arguments_of_the_wrong_type_are_config_errors(kwargs, needle):
     """Not the binding's TypeError, nor (``tables=5``) a read of file descriptor 5."""
     with pytest.raises(hpcnetsim.ConfigError, match=re.escape(needle)):
         hpcnetsim.route("hyperx:2x2,t=1", **kwargs)
+
+
+@pytest.mark.parametrize(
+    "spec", ["mesh:4|faults:links=1.0", "tree:k=4,n=2|faults:switches=0", "mesh:4x4|faults:switches=5"]
+)
+def test_a_network_cut_in_two_has_no_uniform_traffic_bounds(spec, capsys):
+    # Uniform traffic between terminals the faults separate cannot be delivered: `topo describe`
+    # refuses, and the route report gave 1.0 (mesh:4 cut in halves, a tree's leaf cut off) or
+    # 0.595 as if the network carried it.
+    with pytest.raises(hpcnetsim.ConfigError, match="disconnected"):
+        hpcnetsim.describe(spec)
+    r = hpcnetsim.route(spec, "updn")
+    assert r["unreachable_pairs"] > 0
+    keys = ("routed_throughput", "ideal_throughput", "minimal_spread_throughput")
+    assert [r[key] for key in keys] == [None, None, None], r
+    assert main(["route", spec, "--routing", "updn"]) == 0
+    out = capsys.readouterr().out
+    for key in keys:
+        assert re.search(rf"^{key} +not computed$", out, re.M), out
+    # The intact line: the middle channel carries 2 x 2 / 3 of every terminal's unit.
+    whole = hpcnetsim.route("mesh:4", "updn")
+    bounds = (whole["routed_throughput"], whole["ideal_throughput"], whole["minimal_spread_throughput"])
+    assert bounds == pytest.approx((0.75, 0.75, 0.75))

@@ -189,7 +189,7 @@ impl TableRouting {
                 let (_, load) = tables::stats::channel_usage_split(topo, &tables, &split);
                 tables::stats::throughput_bound(topo, &load)
             }
-            _ => stats.routed_throughput,
+            _ => stats.routed_throughput.expect("every pair is routed: unreachable ones are refused above"),
         };
         Ok(TableRouting {
             bound,

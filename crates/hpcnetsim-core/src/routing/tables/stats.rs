@@ -37,8 +37,9 @@ pub struct RouteStats {
     /// Mean number of paths per switch-to-switch channel.
     pub mean_routes_per_link: f64,
     /// Uniform-traffic throughput bound under these tables (addresses used equally),
-    /// as a fraction of injection bandwidth: 1 / max(1, largest channel load).
-    pub routed_throughput: f64,
+    /// as a fraction of injection bandwidth: 1 / max(1, largest channel load); `None` when
+    /// some pair is unreachable (uniform traffic cannot be delivered).
+    pub routed_throughput: Option<f64>,
 }
 
 /// Routes per channel (paths crossing it) and the load per channel under uniform traffic
@@ -144,7 +145,7 @@ pub fn summarise(topo: &Topology, t: &Tables) -> RouteStats {
         } else {
             links.iter().map(|&c| routes[c]).sum::<usize>() as f64 / links.len() as f64
         },
-        routed_throughput: 1.0 / max_load,
+        routed_throughput: (unreachable == 0).then_some(1.0 / max_load),
     }
 }
 
@@ -158,19 +159,32 @@ pub struct RouteReport {
     /// Uniform-traffic bound of every routing (`topo describe`'s `ideal_throughput`), `None`
     /// where it is not computed.
     pub ideal_throughput: Option<f64>,
-    /// Uniform-traffic bound with every minimal path weighted evenly (`topo describe`).
-    pub minimal_spread_throughput: f64,
+    /// Uniform-traffic bound with every minimal path weighted evenly (`topo describe`),
+    /// `None` where faults disconnect terminals.
+    pub minimal_spread_throughput: Option<f64>,
     /// Deadlock verdict of the tables with their lanes, when checked.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub deadlock: Option<super::super::deadlock::Verdict>,
 }
 
+/// `topo describe`'s `ideal_throughput` and `minimal_spread_throughput`, both `None` when the
+/// tables leave pairs unreachable because faults disconnect terminals (describe refuses such a
+/// network: uniform traffic cannot be delivered, so no bound holds).
+fn network_bounds(topo: &Topology, unreachable_pairs: usize) -> (Option<f64>, Option<f64>) {
+    if unreachable_pairs > 0 && topo.distances().is_err() {
+        return (None, None);
+    }
+    (topo.throughput_bound(), Some(topo.minimal_spread_throughput()))
+}
+
 /// Summarises `t`, adding the ideal bound and, with `check_deadlock`, the verdict.
 pub fn report(topo: &Topology, t: &Tables, check_deadlock: bool) -> crate::Result<RouteReport> {
+    let stats = summarise(topo, t);
+    let (ideal_throughput, minimal_spread_throughput) = network_bounds(topo, stats.unreachable_pairs);
     Ok(RouteReport {
-        stats: summarise(topo, t),
-        ideal_throughput: topo.throughput_bound(),
-        minimal_spread_throughput: topo.minimal_spread_throughput(),
+        stats,
+        ideal_throughput,
+        minimal_spread_throughput,
         deadlock: check_deadlock.then(|| t.deadlock_verdict(topo)),
     })
 }
@@ -253,13 +267,9 @@ pub fn report_network(
         } else {
             planes.iter().map(|p| p.0.mean_routes_per_link * p.1 as f64).sum::<f64>() / channels as f64
         },
-        routed_throughput: planes.iter().map(|p| p.0.routed_throughput).fold(f64::INFINITY, f64::min),
+        routed_throughput: planes.iter().try_fold(f64::INFINITY, |b, p| p.0.routed_throughput.map(|r| b.min(r))),
     };
-    let report = RouteReport {
-        stats,
-        ideal_throughput: topo.throughput_bound(),
-        minimal_spread_throughput: topo.minimal_spread_throughput(),
-        deadlock,
-    };
+    let (ideal_throughput, minimal_spread_throughput) = network_bounds(topo, stats.unreachable_pairs);
+    let report = RouteReport { stats, ideal_throughput, minimal_spread_throughput, deadlock };
     Ok((report, first.expect("a network has at least two planes here")))
 }
