@@ -225,6 +225,14 @@ impl Parser<'_> {
     }
 
     fn twin_torus(&self, body: &str) -> Result<Family> {
+        let (body, rest) = body.split_once(',').unwrap_or((body, ""));
+        if let Some(item) = rest.split(',').map(str::trim).find(|s| !s.is_empty()) {
+            return Err(self.err(
+                "parameter",
+                format!("'{item}'"),
+                "none: a twin torus takes sizes only (one PE per card), e.g. twin-torus:4x4x2x2x2",
+            ));
+        }
         let dims = self.dims(body, 2)?;
         let n = dims.len();
         if n < 3 || n % 2 == 0 {

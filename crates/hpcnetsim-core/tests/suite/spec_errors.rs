@@ -168,3 +168,13 @@ fn a_failed_link_named_twice_is_named_as_such() {
     // A ring of two: switches 0 and 1 joined by two links, 0.0-1.1 and 0.1-1.0.
     assert_eq!(Topology::from_spec("torus:2x4|faults:links=0.0+0.1").unwrap().switch_links(), 14);
 }
+
+/// A twin torus takes no parameters: `twin-torus:4x4x4,t=2` was refused as "dimension 2 =
+/// '4,t=2'", which named neither the parameter nor that none is allowed.
+#[test]
+fn a_parameter_of_a_twin_torus_is_named() {
+    for (spec, item) in [("twin-torus:4x4x4,t=2", "'t=2'"), ("twin-torus:4x4x4, k=2,t=1", "'k=2'")] {
+        expect(spec, &[&format!("parameter = {item} is invalid: none: a twin torus takes sizes only")]);
+    }
+    assert_eq!(Topology::from_spec("twin-torus:4x4x4,").unwrap().num_terminals(), 128);
+}
