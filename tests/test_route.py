@@ -237,3 +237,18 @@ def test_a_network_cut_in_two_has_no_uniform_traffic_bounds(spec, capsys):
     whole = hpcnetsim.route("mesh:4", "updn")
     bounds = (whole["routed_throughput"], whole["ideal_throughput"], whole["minimal_spread_throughput"])
     assert bounds == pytest.approx((0.75, 0.75, 0.75))
+
+
+@pytest.mark.parametrize("routing", ["DOR", "", "bubbles"])
+def test_an_unknown_routing_with_check_deadlock_lists_the_algorithmic_ones(routing, capsys):
+    # The error listed the table engines only, though --check-deadlock takes dor, duato...
+    assert main(["route", "torus:4x4", "--routing", routing, "--check-deadlock"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"routing = {routing!r} is invalid" in err, err
+    assert "a table engine (minhop, sssp, dfsssp, updn, ftree, parx, ksp)" in err
+    assert "an algorithmic routing (auto, dor, dor-upper-lower, bubble-adaptive, duato," in err
+    assert err.endswith("graph-ugal, bubble, tree)\n")
+    # Without --check-deadlock only a table engine is allowed, and the error says so.
+    engines = "is invalid: one of minhop, sssp, dfsssp, updn, ftree, parx, ksp$"
+    with pytest.raises(hpcnetsim.ConfigError, match=engines):
+        hpcnetsim.route("torus:4x4", routing)

@@ -106,6 +106,11 @@ def route(
                 raise ConfigError(f"route: {field}{shown} is invalid with routing {engine!r}: an algorithmic routing "
                                   f"has no forwarding tables (only vcs applies to its deadlock check)")  # fmt: skip
         return _check_algorithmic(spec, engine, vcs=vcs)
+    if check_deadlock and tables is None and engine not in ENGINES:
+        raise ConfigError(
+            f"route: routing = {engine!r} is invalid: a table engine ({', '.join(ENGINES)}) or, with "
+            f"--check-deadlock, an algorithmic routing ({', '.join(ALGORITHMS + tuple(_ALIASES))})"
+        )
     _check_engine_options(engine, roots, demands, tables)
     _check_table_options(engine, tables, lmc, vls, layering, vcs)
     text, name, ini, hcas = None, "tables", None, None
