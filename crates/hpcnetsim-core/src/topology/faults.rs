@@ -108,6 +108,14 @@ pub fn parse(spec: &str, text: &str) -> Result<Faults> {
             _ => return Err(err("faults", k, "one of links, switches, random, fraction, seed")),
         }
     }
+    // The seed draws the random links only: beside explicit faults alone it would be unread.
+    if seen.contains(&"seed") && !seen.iter().any(|k| matches!(*k, "random" | "fraction")) {
+        return Err(err(
+            "faults.seed",
+            &f.seed.to_string(),
+            "beside random= or fraction= (it draws their links; links= and switches= are not drawn)",
+        ));
+    }
     Ok(f)
 }
 

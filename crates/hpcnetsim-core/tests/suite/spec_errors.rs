@@ -178,3 +178,11 @@ fn a_parameter_of_a_twin_torus_is_named() {
     }
     assert_eq!(Topology::from_spec("twin-torus:4x4x4,").unwrap().num_terminals(), 128);
 }
+
+/// A seed beside explicit faults alone draws nothing: it was read and left unused.
+#[test]
+fn a_fault_seed_without_random_faults_is_refused() {
+    expect("torus:4x4|faults:links=0.0,seed=5", &["faults.seed = '5'", "beside random= or fraction="]);
+    assert!(Topology::from_spec("torus:4x4|faults:random=2,seed=5").is_ok());
+    assert!(Topology::from_spec("torus:4x4|faults:fraction=0.1,seed=5").is_ok());
+}
