@@ -187,26 +187,16 @@ impl<N: Groups> DragonflyRouting<N> {
         }
     }
 
-    /// VCs of class `c`: an equal share, the last class taking the remainder. With fewer VCs
-    /// than classes (refused by `routing::build`; the deadlock tests' control) the lowest
-    /// classes share VC 0: PAR on three VCs is PAR on UGAL's classes.
+    /// VCs of class `c` (`vc_share`: an equal share, the last class taking the remainder;
+    /// with fewer VCs than classes, the deadlock tests' control, the lowest classes share VC
+    /// 0: PAR on three VCs is PAR on UGAL's classes).
     fn class(&self, c: usize) -> std::ops::Range<usize> {
-        let n = self.classes();
-        if self.vcs < n {
-            let vc = c.saturating_sub(n - self.vcs);
-            return vc..vc + 1;
-        }
-        let share = self.vcs / n;
-        if c + 1 == n {
-            c * share..self.vcs
-        } else {
-            c * share..(c + 1) * share
-        }
+        super::vc_share::class_vcs(self.vcs, self.classes(), c)
     }
 
     /// The class of arrival VC `vc`.
     fn class_of(&self, vc: usize) -> usize {
-        (0..self.classes()).find(|&c| self.class(c).contains(&vc)).unwrap_or(0)
+        super::vc_share::class_of(self.vcs, self.classes(), vc)
     }
 
     fn group(&self, s: usize) -> usize {

@@ -12,9 +12,9 @@
 //! VC classes by hop count: a packet's k-th switch-to-switch hop uses class k (UGAL's minimal
 //! packets class D + k, with D the diameter), so classes only increase along a route and the
 //! channel dependency graph is acyclic. Minimal needs D classes, Valiant and UGAL 2·D (Slim
-//! Fly: 2 and 4). The VCs are shared out among the classes as the dragonfly routings do
-//! (an equal share each, the last class taking the remainder), so VCs beyond the classes
-//! give every class more queues rather than staying idle. The class of the arrival VC tells a later switch the packet's phase: a
+//! Fly: 2 and 4). The VCs are shared out among the classes as the dragonfly routings share
+//! theirs (`vc_share.rs`), so VCs beyond the classes give every class more queues rather
+//! than staying idle. The class of the arrival VC tells a later switch the packet's phase: a
 //! Valiant packet reaches its intermediate switch after exactly that switch's distance from
 //! the source, and a UGAL packet with a class from D on went minimally.
 
@@ -39,6 +39,15 @@ const MAX_CLASS_VCS: usize = 8;
 
 /// A load difference below this many packets never makes a packet leave its minimal path.
 const THRESHOLD_PACKETS: u32 = 1;
+
+/// VC classes `mode` needs on a network of this diameter (one at least, a single switch's).
+fn class_count(mode: Mode, diameter: usize) -> usize {
+    if mode == Mode::Minimal {
+        diameter.max(1)
+    } else {
+        2 * diameter.max(1)
+    }
+}
 
 /// A hop-class routing on one network.
 pub struct HopClassRouting {
@@ -111,8 +120,8 @@ impl HopClassRouting {
             ));
         }
         let diameter = dist.iter().copied().max().unwrap_or(0) as usize;
-        let classes = if mode == Mode::Minimal { diameter } else { 2 * diameter };
-        if vcs < classes.max(1) {
+        let classes = class_count(mode, diameter);
+        if vcs < classes {
             // A switch has at most MAX_CLASS_VCS VCs per traffic class: beyond, no value helps.
             let beyond = if classes > MAX_CLASS_VCS {
                 format!(", more than the {MAX_CLASS_VCS} a switch has: use routing.algorithm = \"table\"")
@@ -167,27 +176,17 @@ impl HopClassRouting {
 
     /// Number of VC classes of the mode.
     fn classes(&self) -> usize {
-        if self.mode == Mode::Minimal {
-            self.diameter.max(1)
-        } else {
-            2 * self.diameter.max(1)
-        }
+        class_count(self.mode, self.diameter)
     }
 
-    /// VCs of class `c`: an equal share of the VCs, the last class taking the remainder.
+    /// VCs of class `c` (`vc_share`: an equal share, the last class taking the remainder).
     fn class_vcs(&self, c: usize) -> std::ops::Range<usize> {
-        let share = (self.vcs / self.classes()).max(1);
-        let first = (c * share).min(self.vcs - 1);
-        if c + 1 >= self.classes() {
-            first..self.vcs
-        } else {
-            first..((c + 1) * share).min(self.vcs)
-        }
+        super::vc_share::class_vcs(self.vcs, self.classes(), c)
     }
 
     /// The class of arrival VC `vc`.
     fn class_of(&self, vc: usize) -> usize {
-        (vc / (self.vcs / self.classes()).max(1)).min(self.classes() - 1)
+        super::vc_share::class_of(self.vcs, self.classes(), vc)
     }
 
     /// The next hops from `cur` towards switch `to` on every VC of class `class`.

@@ -18,6 +18,7 @@ pub mod tables;
 pub mod torus;
 pub mod tree;
 pub mod twin;
+pub mod vc_share;
 
 use crate::config::{Algorithm, Config, Method, Selection, TieBreak};
 use crate::error::{Error, Result};
