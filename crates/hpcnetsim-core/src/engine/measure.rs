@@ -29,14 +29,26 @@ fn settled(windows: &[f64], n: usize, tolerance: f64) -> bool {
     mean == 0.0 && max == 0.0 || (max - min) <= tolerance * mean
 }
 
+/// Whether the network fell behind its sources (saturated), given the packets they generated,
+/// dropped at full source queues and the network delivered: more than 1 % dropped, or fewer
+/// than 95 % of the others delivered (piled up in the queues). Measured against the packets
+/// the sources generated, not the nominal load: with few packets (a low load, short batches)
+/// the generated load itself falls short of the nominal by more than 5 % as often as not, and
+/// the network that delivers all of it is not saturated.
+fn falls_behind(generated: u64, dropped: u64, delivered: u64) -> bool {
+    let kept = generated.saturating_sub(dropped) as f64;
+    dropped as f64 > 0.01 * generated as f64 || (delivered as f64) < 0.95 * kept
+}
+
 /// Why a run whose windows never settled was in its steady state after all, judged once the
 /// convergence cycles are spent (so that every run the paper's test settles is unchanged):
 /// windows that hold few packets (a low load or a small network: 40 packets a 1 000-cycle
 /// window on 64 terminals at 1 %) scatter by more than the tolerance from randomness alone,
-/// and the paper's test of consecutive windows may never pass. Steady, then: either the whole convergence phase, cut into as many parts as the
-/// test has windows, agrees within the tolerance (the same test on longer windows), or the
-/// network was below saturation as the batches judge it (nothing dropped, at least 95 % of the
-/// generated packets delivered), where the accepted load is the offered one.
+/// and the paper's test of consecutive windows may never pass. Steady, then: either the whole
+/// convergence phase, cut into as many parts as the test has windows, agrees within the
+/// tolerance (the same test on longer windows), or nothing was dropped and the network did
+/// not fall behind its sources as the batches judge it ([`falls_behind`]), where the accepted
+/// load is the offered one.
 fn steady_anyway(
     windows: &[f64],
     n: usize,
@@ -55,7 +67,7 @@ fn steady_anyway(
             ));
         }
     }
-    (generated > 0 && dropped == 0 && delivered as f64 >= 0.95 * generated as f64)
+    (generated > 0 && dropped == 0 && !falls_behind(generated, dropped, delivered))
         .then(|| "; its windows scattered as few packets do, and the network kept up with its sources".to_string())
 }
 
@@ -206,13 +218,7 @@ pub fn run_with(cfg: &Config, ctl: &mut Control) -> Result<RunResult> {
     let mean = batch_loads.iter().sum::<f64>() / n;
     let std = (batch_loads.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / n).sqrt();
     let offered = cfg.traffic.load;
-    // Saturated: the network falls behind its sources, so packets are dropped at full source
-    // queues or pile up in them. Measured against the packets the sources generated, not the
-    // nominal load: with few packets (a low load, short batches) the generated load itself
-    // falls short of the nominal by more than 5 % as often as not, and the network that
-    // delivers all of it is not saturated.
-    let kept = generated.saturating_sub(dropped) as f64;
-    let saturated = converged && (dropped as f64 > 0.01 * generated as f64 || (delivered as f64) < 0.95 * kept);
+    let saturated = converged && falls_behind(generated, dropped, delivered);
     if converged {
         message = format!(
             "converged after {} + {} cycles{steady_note}; accepted {:.4} of offered {:.4}{}",
