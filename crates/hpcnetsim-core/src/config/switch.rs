@@ -126,20 +126,13 @@ pub fn validate(cfg: &Config, family: &crate::topology::Family) -> crate::Result
             "0, or cycles between 1 and 1000 with arbitration = \"islip\" (its crossbar inputs take one packet at a time)",
         );
     }
-    if s.switching == Switching::Wormhole && s.nic_link_delay_cycles.is_some() && !cfg.link.nic_wire_latency.is_empty()
-    {
-        return bad(
-            "link.nic_wire_latency",
-            &format!("'{}'", cfg.link.nic_wire_latency),
-            "unset with switching = \"wormhole\" (NIC links are timed like any other there)",
-        );
-    }
-    if s.switching == Switching::Wormhole && s.nic_link_delay_cycles.is_some() {
-        return bad(
-            "switch.nic_link_delay_cycles",
-            &s.nic_link_delay_cycles.unwrap_or(0),
-            "unset with switching = \"wormhole\" (NIC links are timed like any other there)",
-        );
+    if let Some(cycles) = s.nic_link_delay_cycles.filter(|_| s.switching == Switching::Wormhole) {
+        // Named as written: as a time of [link] when that set it.
+        let (field, value): (&str, &dyn std::fmt::Display) = match cfg.link.nic_wire_latency.as_str() {
+            "" => ("switch.nic_link_delay_cycles", &cycles),
+            _ => ("link.nic_wire_latency", &format!("'{}'", cfg.link.nic_wire_latency)),
+        };
+        return bad(field, value, "unset with switching = \"wormhole\" (NIC links are timed like any other there)");
     }
     if s.switching == Switching::Wormhole {
         let bubble = match (cfg.routing.algorithm(), family) {
