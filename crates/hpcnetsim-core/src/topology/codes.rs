@@ -97,16 +97,7 @@ fn read_records(path: &str, fields: usize) -> Result<(Vec<Record>, bool)> {
             out.push(Record { a, b, at: i + 1 });
         }
     } else {
-        let text = String::from_utf8(bytes).map_err(|e| {
-            Error::invalid(
-                &context,
-                "file",
-                format!("invalid UTF-8 at byte {}", e.utf8_error().valid_up_to()),
-                "CODES' binary records or their text form",
-            )
-        })?;
-        // A byte order mark (files saved by some Windows editors) is not part of the first line.
-        let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
+        let text = super::import::utf8_text(bytes, &context, "CODES' binary records or their text form")?;
         for (i, raw) in text.lines().enumerate() {
             let line = raw.split('#').next().unwrap_or("").trim();
             if line.is_empty() {

@@ -158,15 +158,16 @@ pub(crate) fn read_text(format: &str, path: &str) -> Result<String> {
             ));
         }
     }
+    utf8_text(bytes, &context, "a text fabric file")
+}
+
+/// The text of a network file's `bytes`, or an error naming the first byte that is not UTF-8
+/// (`allowed`: what the file should be); a byte order mark (files saved by some Windows
+/// editors) is not part of the first line.
+pub(crate) fn utf8_text(bytes: Vec<u8>, context: &str, allowed: &str) -> Result<String> {
     let text = String::from_utf8(bytes).map_err(|e| {
-        Error::invalid(
-            &context,
-            "file",
-            format!("invalid UTF-8 at byte {}", e.utf8_error().valid_up_to()),
-            "a text fabric file",
-        )
+        Error::invalid(context, "file", format!("invalid UTF-8 at byte {}", e.utf8_error().valid_up_to()), allowed)
     })?;
-    // A byte order mark (files saved by some Windows editors) is not part of the first line.
     Ok(match text.strip_prefix('\u{feff}') {
         Some(rest) => rest.to_string(),
         None => text,
