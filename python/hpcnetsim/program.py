@@ -34,6 +34,9 @@ MAX_CYCLES = 10**12
 MAX_BYTES = 1 << 40
 
 COLLECTIVES = ("barrier", "bcast", "reduce", "allreduce", "allgather", "alltoall", "gather", "scatter")
+#: The collectives with a root rank.
+ROOTED = ("bcast", "reduce", "gather", "scatter")
+
 
 class Program:
     """Task programs of ``ranks`` ranks, one list of operations per rank."""
@@ -173,10 +176,8 @@ class Program:
             raise ConfigError(f"{op}: ranks = {ranks!r} is invalid: each rank at most once (rank {twice} twice)")
         # The root is a rank of the communicator (its index among the members).
         size = len(self._members[comm]) if comm else self.ranks
-        if root != 0 and op not in ("bcast", "reduce", "gather", "scatter"):
-            raise ConfigError(
-                f"{op}: root = {root!r} is invalid: {op} has no root (bcast, reduce, gather, scatter do)"
-            )
+        if root != 0 and op not in ROOTED:
+            raise ConfigError(f"{op}: root = {root!r} is invalid: {op} has no root ({', '.join(ROOTED)} do)")
         if not isinstance(root, int) or isinstance(root, bool) or not 0 <= root < size:
             where = f"communicator {comm}" if comm else "the world"
             raise ConfigError(f"{op}: root = {root!r} is invalid: a rank of {where} in 0..{size - 1}")
