@@ -7,7 +7,7 @@
 //! dimension `i` leads to the switch `d` steps further along that dimension (mod S_i),
 //! copy `c`. Offsets keep port numbers invariant under translation. Terminal ports follow.
 
-use super::balanced_cut::balancing_moves;
+use super::lattice_cut::{lattice_bisection, Line};
 use super::radix::{digits, from_digits};
 use super::symmetry::Symmetry;
 use super::wiring::{check_size, wide_product, Builder, Wiring};
@@ -84,16 +84,12 @@ impl HyperX {
     }
 
     /// Split one dimension in halves: each of its S/S_i lines (a complete graph on S_i
-    /// switches) loses ⌊S_i/2⌋·⌈S_i/2⌉·K links; an odd S_i also cuts the terminal links
-    /// that balance the sides. The best dimension wins.
+    /// switches) loses ⌊S_i/2⌋·⌈S_i/2⌉·K links; an odd S_i's middle plane is split in turn
+    /// (`lattice_cut.rs`). The best dimension wins.
     pub fn bisection_channels(&self) -> u64 {
-        let s = self.switches();
-        let t = self.terminals_per_switch;
-        let k = self.link_multiplicity;
-        self.dims
-            .iter()
-            .map(|&d| ((d / 2) * d.div_ceil(2) * k * (s / d)) as u64 + balancing_moves(s * t, (d / 2) * (s / d) * t))
-            .min()
-            .unwrap_or(u64::MAX)
+        let k = self.link_multiplicity as u64;
+        let lines: Vec<Line> =
+            self.dims.iter().map(|&d| Line { size: d, cut_per_line: ((d / 2) * d.div_ceil(2)) as u64 * k }).collect();
+        lattice_bisection(&lines, self.terminals_per_switch)
     }
 }

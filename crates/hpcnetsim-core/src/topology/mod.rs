@@ -21,6 +21,7 @@ pub mod hyperx;
 pub mod ibdm;
 pub mod import;
 pub mod jellyfish;
+pub mod lattice_cut;
 pub mod megafly;
 pub mod optimal;
 pub mod paths;

@@ -5,7 +5,7 @@
 //! A torus ring of size 2 has two links between its switches (each switch's + port to
 //! the other's − port), so every torus switch has exactly 2n network ports.
 
-use super::balanced_cut::balancing_moves;
+use super::lattice_cut::{lattice_bisection, Line};
 use super::radix::{digits, from_digits};
 use super::symmetry::{Symmetry, SymmetryKind};
 use super::wiring::{check_size, wide_product, Builder, Wiring};
@@ -130,18 +130,12 @@ impl Torus {
     }
 
     /// Cut one dimension in two halves: each torus ring is cut twice, each mesh line once,
-    /// and there are S/k_i of them. An odd dimension leaves one side a plane short, so
-    /// that many terminal links are cut too. The best dimension wins.
+    /// and there are S/k_i of them; an odd dimension's middle plane is split in turn
+    /// (`lattice_cut.rs`). The best dimension wins.
     pub fn bisection_channels(&self) -> u64 {
         let per_ring = if self.wrap { 2 } else { 1 };
-        let s = self.switches();
-        let t = self.terminals_per_switch;
-        self.dims
-            .iter()
-            .filter(|&&k| k > 1)
-            .map(|&k| per_ring * (s / k) as u64 + balancing_moves(s * t, (k / 2) * (s / k) * t))
-            .min()
-            .unwrap_or(u64::MAX)
+        let lines: Vec<Line> = self.dims.iter().map(|&size| Line { size, cut_per_line: per_ring }).collect();
+        lattice_bisection(&lines, self.terminals_per_switch)
     }
 
     /// Largest switch-channel load of DOR on a mesh under uniform traffic, per unit of

@@ -72,9 +72,38 @@ fn symmetry_shortcut_matches_all_sources() {
     }
 }
 
+/// All-odd meshes, tori and HyperX: the dimension cut with its middle plane split in turn
+/// (`lattice_cut.rs`) against exhaustive search. The 5x5 mesh's staircase cut is 6 links
+/// (the plain dimension cut with two terminal links moved across was 7).
+#[test]
+fn odd_lattice_bisection_matches_exhaustive_search() {
+    for (spec, want) in [
+        ("mesh:5x5", Some(6)),
+        ("mesh:3x3", None),
+        ("mesh:5x3", None),
+        ("mesh:7x3", None),
+        ("mesh:3x3,t=3", None),
+        ("mesh:5x3,t=2", None),
+        ("mesh:3x3x2", None),
+        ("torus:5x3", None),
+        ("torus:3x3,t=3", None),
+        ("torus:5x3,t=3", None),
+        ("torus:7x3", None),
+        ("hyperx:3x3,t=3", None),
+        ("hyperx:5x3,t=4", None),
+        ("hyperx:3x5,t=5", None),
+    ] {
+        let t = topo(spec);
+        let best = brute_force_bisection(&t);
+        if let Some(want) = want {
+            assert_eq!(best, want, "{spec}: exhaustive search");
+        }
+        assert_eq!(t.family().bisection_channels(), best, "{spec}");
+    }
+}
+
 /// Even-sized instances, where a balanced cut exists; the closed forms must find the
-/// optimum. (For all-odd tori, meshes and HyperX the reported cut is the standard
-/// dimension cut, which cannot be exactly balanced: see docs/topologies.md.)
+/// optimum.
 #[test]
 fn bisection_matches_exhaustive_search() {
     for spec in [

@@ -128,7 +128,7 @@ pub fn brute_force_channel_loads(t: &Topology) -> Vec<f64> {
 /// may sit on the other side of their switch, each such terminal cutting its link.
 pub fn brute_force_bisection(t: &Topology) -> u64 {
     let s = t.num_switches();
-    assert!(s <= 22, "too many switches for brute force");
+    assert!(s <= 25, "too many switches for brute force");
     let links = t.link_list();
     let term = t.terminals_at();
     // With N odd, either side may hold the extra terminal.
