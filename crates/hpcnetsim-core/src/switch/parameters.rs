@@ -79,6 +79,10 @@ fn check(cfg: &mut Config, toml: Option<&str>) -> Result<()> {
         };
         crate::routing::resolve(a, &parsed.family, vcs).map_err(|e| super::classes::per_class(e, cfg))?;
         if parsed.faulty_single_plane() {
+            // A fault list that names no link of the network is the first thing to fix: the
+            // routing's refusal alone sent users to table routing, only to meet it there.
+            // Building the network costs only on this way out.
+            crate::topology::Topology::from_spec(&cfg.topology)?;
             return Err(crate::routing::on_faulty_network(a, cfg.topology.trim()));
         }
     }
@@ -183,6 +187,11 @@ mod tests {
             assert!(err.contains(&format!("routing.algorithm = 'auto' on the faulty network {spec}")), "{err}");
             assert!(err.contains("table routing"), "{err}");
         }
+        // A fault list naming no link is reported first, not the routing.
+        let err = Config::from_toml("topology = \"torus:4x4|faults:links=99.0\"\n[switch]\nvcs = 2\n")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("faults.links = 99.0") && !err.contains("table routing"), "{err}");
         let table = "topology = \"torus:4x4|faults:random=2\"\n[routing]\nalgorithm = \"table\"\n";
         assert!(Config::from_toml(table).is_ok());
         assert!(Config::from_toml("topology = \"torus:4x4|faults:random=0\"\n[switch]\nvcs = 2\n").is_ok());
