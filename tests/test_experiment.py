@@ -109,7 +109,12 @@ BAD = [
     ),
     (
         'name = "x"\nbase.topology = "torus:4x4"\n[[sweep]]\naxes.switch.vcs = [1, "two"]\n',
-        "switch.vcs[1] = 'two' is invalid: an integer",
+        "switch.vcs[1] = \"two\" is invalid: an integer",
+    ),
+    # Values as the TOML file writes them, not as Python prints them (True, '1').
+    (
+        'name = "x"\nbase.topology = "torus:4x4"\n[[sweep]]\naxes.switch.vcs = [true]\n',
+        "switch.vcs[0] = true is invalid: an integer",
     ),
     (
         'name = "x"\nbase.topology = "torus:4x4"\n[[sweep]]\naxes.switch.vcs = 2\n',
@@ -121,7 +126,7 @@ BAD = [
     ),
     (
         'name = "x"\nbase.topology = "torus:4x4"\n[[sweep]]\naxes.traffic.load = ["=import(os)"]\n',
-        "traffic.load = '=import(os)' is invalid",
+        'traffic.load = "=import(os)" is invalid',
     ),
     (
         'name = "x"\nbase.topology = "torus:4x4"\n[[sweep]]\naxes.traffic.load = [0.1]\nbogus = 1\n',
@@ -130,7 +135,7 @@ BAD = [
     ('name = "x"\n[[sweep]]\naxes.traffic.load = [0.1]\n', "topology = missing"),
     ('name = "x"\nbase.topology = "torus:4x0"\n[[sweep]]\naxes.seed = [1]\n', "dimension 1 = 0"),
     ('name = "x"\nbase.topology = "torus:4x4"\n', "at least one [[sweep]]"),
-    ('name = "X Y"\nbase.topology = "torus:4x4"\n[[sweep]]\naxes.seed = [1]\n', "name = 'X Y' is invalid"),
+    ('name = "X Y"\nbase.topology = "torus:4x4"\n[[sweep]]\naxes.seed = [1]\n', "name = \"X Y\" is invalid"),
     (
         'name = "x"\nbase.topology = "torus:4x4"\n[[sweep]]\naxes.seed = [1]\n[quick]\nsweeps = ["nope"]\n',
         "quick.sweeps",
@@ -162,7 +167,7 @@ BAD = [
     ),
     (
         'name = "x"\nbase.topology = "torus:4x4"\n[[sweep]]\naxes.topology = ["=1"]\n',
-        "axes.topology[0] = '=1' is invalid: a string, as topology in docs/config.md (expressions",
+        "axes.topology[0] = \"=1\" is invalid: a string, as topology in docs/config.md (expressions",
     ),
     ('name = "x"\nbase = 3\n', "base = 3 is invalid"),
     ('name = "x"\n[[sweep]\n', "invalid TOML"),
@@ -201,21 +206,21 @@ axes.variant = [{ label = "dor", routing.algorithm = "dor" }, { label = "duato",
 
 
 @pytest.mark.parametrize("figure,needle", [
-    ('kind = "throughput"\npanels = "nocolumn"', "report.figures[0].panels = 'nocolumn' is invalid: one of"),
-    ('kind = "latency"\ncurves = "switch.vc"', "curves = 'switch.vc' is invalid: one of the points' columns "
+    ('kind = "throughput"\npanels = "nocolumn"', "report.figures[0].panels = \"nocolumn\" is invalid: one of"),
+    ('kind = "latency"\ncurves = "switch.vc"', "curves = \"switch.vc\" is invalid: one of the points' columns "
                                                "(did you mean switch.vcs?)"),
-    ('kind = "throughput"\nsweep = "grid"\ncurves = "point"', "curves = 'point' is invalid"),
-    ('kind = "heatmap"\nx = "traffic.load"', "x = 'traffic.load' is invalid: one of the points' config columns"),
-    ('kind = "heatmap"\ny = "variant"', "y = 'variant' is invalid"),
-    ('kind = "heatmap"\nvalue = "nope"', "value = 'nope' is invalid: one of max_over_ideal"),
-    ('kind = "cost"\ncurves = "nocolumn"', "curves = 'nocolumn' is invalid"),
-    ('kind = "normalized-time"\nreference = "torus:4x4"\npanels = "nocolumn"', "panels = 'nocolumn' is invalid"),
+    ('kind = "throughput"\nsweep = "grid"\ncurves = "point"', "curves = \"point\" is invalid"),
+    ('kind = "heatmap"\nx = "traffic.load"', "x = \"traffic.load\" is invalid: one of the points' config columns"),
+    ('kind = "heatmap"\ny = "variant"', "y = \"variant\" is invalid"),
+    ('kind = "heatmap"\nvalue = "nope"', "value = \"nope\" is invalid: one of max_over_ideal"),
+    ('kind = "cost"\ncurves = "nocolumn"', "curves = \"nocolumn\" is invalid"),
+    ('kind = "normalized-time"\nreference = "torus:4x4"\npanels = "nocolumn"', "panels = \"nocolumn\" is invalid"),
     # A key the figure's kind does not read is refused, not ignored.
-    ('kind = "cost"\npanels = "topology"', "report.figures[0].panels = 'topology' is invalid: a figure of kind 'cost' "
+    ('kind = "cost"\npanels = "topology"', "report.figures[0].panels = \"topology\" is invalid: a figure of kind \"cost\" "
                                           "does not read it; its keys are kind, sweep, title, curves"),
-    ('kind = "heatmap"\ncurves = "switch.vcs"', "curves = 'switch.vcs' is invalid: a figure of kind 'heatmap'"),
-    ('kind = "throughput"\nx = "switch.vcs"', "x = 'switch.vcs' is invalid: a figure of kind 'throughput'"),
-    ('kind = "evolution"\nreference = "torus:4x4"', "reference = 'torus:4x4' is invalid: a figure of kind 'evolution'"),
+    ('kind = "heatmap"\ncurves = "switch.vcs"', "curves = \"switch.vcs\" is invalid: a figure of kind \"heatmap\""),
+    ('kind = "throughput"\nx = "switch.vcs"', "x = \"switch.vcs\" is invalid: a figure of kind \"throughput\""),
+    ('kind = "evolution"\nreference = "torus:4x4"', "reference = \"torus:4x4\" is invalid: a figure of kind \"evolution\""),
 ])  # fmt: skip
 def test_figures_name_columns_the_points_have(figure, needle):
     # Refused when the file is read: the report would fail only after the sweep ran.
@@ -268,7 +273,7 @@ def test_report_checks_its_figures_without_a_converged_point(cli, tmp_path):
     r = cli("report", str(out))
     assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr
     assert r.stderr.splitlines() == [f"error: {out / 'experiment.json'}: report.figures[0].metric = "
-                                     "'latency_network_p9' is invalid: a numeric field of the results (did you mean "
+                                     '"latency_network_p9" is invalid: a numeric field of the results (did you mean '
                                      "latency_network_p99?) such as accepted_load, latency_network_mean, "
                                      "latency_end_to_end_mean, latency_network_p99"]  # fmt: skip
     # A record written before the columns were checked when the file is read.
@@ -276,7 +281,7 @@ def test_report_checks_its_figures_without_a_converged_point(cli, tmp_path):
     record["report"]["figures"] = [{"kind": "throughput", "panels": "nocolumn"}]
     (out / "experiment.json").write_text(json.dumps(record))
     r = cli("report", str(out))
-    assert r.returncode == 2 and "report.figures[0].panels = 'nocolumn' is invalid" in r.stderr, r.stderr
+    assert r.returncode == 2 and "report.figures[0].panels = \"nocolumn\" is invalid" in r.stderr, r.stderr
     # A heatmap over a column no point varies (one VC count) draws one column of cells.
     record["report"]["figures"] = [{"kind": "heatmap", "value": "points"}]
     (out / "experiment.json").write_text(json.dumps(record))
@@ -327,7 +332,7 @@ def test_quick_variant_values_are_checked_when_not_used(tmp_path):
 @pytest.mark.parametrize("topology,setting,line,needle", [
     ("torus:4x4", "axes.traffic.load = []", 7, "sweep 'g'.axes.traffic.load = [] is invalid"),
     ("torus:4x4", "axes.switch.vcs = [1.5]", 7, "sweep 'g'.axes.switch.vcs[0] = 1.5 is invalid"),
-    ("torus:4x4", 'axes."switch.vcs" = [2, "two"]', 7, "sweep 'g'.axes.switch.vcs[1] = 'two' is invalid"),
+    ("torus:4x4", 'axes."switch.vcs" = [2, "two"]', 7, "sweep 'g'.axes.switch.vcs[1] = \"two\" is invalid"),
     ("torus:4x4", "axes.traffic.lod = [0.1]", 7, "unknown axis or field 'traffic.lod'"),
     ("torus:4x4", "points = [{ switch.vsc = 2 }]", 7, "sweep 'g'.points[0].switch.vsc: unknown axis or field"),
     ("torus:4x4", 'axes.topology = ["torus:4x4", "torus:4x0"]', 7, "sweep 'g': torus:4x0: dimension 1 = 0"),
@@ -358,5 +363,5 @@ def test_expressions_in_base_are_computed_for_each_point():
     over = text.replace('axes.routing.algorithm = ["dor"]', 'axes.routing.algorithm = ["dor"]\naxes.traffic.load = [0.1]')
     assert {p.config["traffic"]["load"] for p in experiment.parse(tomllib.loads(over), "f.toml").points} == {0.1}
     bad = text.replace("0.5 * ideal", "0.5 * idel")
-    with pytest.raises(ConfigError, match=r"^f.toml:4: sweep '0'.traffic.load = '=0.5 \* idel' is invalid"):
+    with pytest.raises(ConfigError, match=r"^f.toml:4: sweep '0'.traffic.load = \"=0.5 \* idel\" is invalid"):
         experiment.parse(tomllib.loads(bad), "f.toml", text=bad)

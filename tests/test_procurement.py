@@ -130,8 +130,8 @@ def test_study_file_parses_and_the_quick_variant_has_the_points_the_report_needs
 @pytest.mark.parametrize(
     "key, value, message",
     [("max_radix", "2", "max_radix = 2 is invalid"), ("loads", "[0.5, 1.5]", "loads = [0.5, 1.5] is invalid"),
-     ("families", '["torus"]', "must include fat-tree"), ("colour", "1", "key = 'colour' is invalid"),
-     ("patterns", '["bitrev"]', "patterns = ['bitrev'] is invalid"), ("seed", "1", "")],
+     ("families", '["torus"]', "must include fat-tree"), ("colour", "1", "key = \"colour\" is invalid"),
+     ("patterns", '["bitrev"]', "patterns = [\"bitrev\"] is invalid"), ("seed", "1", "")],
 )  # fmt: skip
 def test_study_file_errors_name_the_field(tmp_path, key, value, message):
     import re
@@ -162,7 +162,7 @@ def test_study_file_errors_name_the_field(tmp_path, key, value, message):
      ("switch.vcs = 4", 'switch.vcs = 4\ntraffic.pattern = "uniform"', "base.traffic.pattern is invalid"),
      ("ebb = { samples = 10 }", "ebb = { samples = 10, nodes = 5 }", "quick.ebb.nodes is not a field"),
      ("max_ratio = 2.0", "max_ratio = inf", "max_ratio = inf is invalid: a finite number >= 1"),
-     ("demo = false", 'demo = "no"', "demo = 'no' is invalid: true or false"),
+     ("demo = false", 'demo = "no"', "demo = \"no\" is invalid: true or false"),
      ("^title = .*$", "title = 5", "title = 5 is invalid: a string"),
      ("loads = [0.1, 0.3, 0.5, 0.7, 1.0]", "loads = [0.1, 3.0]", "loads = [0.1, 3.0] is invalid"),
      ("classes = [1000]", 'classes = ["1000"]', "(in the [quick] variant)")],

@@ -48,6 +48,21 @@ def _value(v: Any, path: str) -> str:
     raise ConfigError(f"{path} = {v!r} is invalid: a number, string, boolean or list")
 
 
+def shown(v: Any) -> str:
+    """A value as TOML writes it (``true``, ``"3"``, ``[1, 2]``, ``{a = 1}``), for messages about
+    what a TOML file gave: Python's spelling (``True``, ``'3'``) is not what the user wrote."""
+    if v is None:
+        return "(missing)"
+    if isinstance(v, dict):
+        return "{" + ", ".join(f"{_key(str(k))} = {shown(x)}" for k, x in v.items()) + "}"
+    if isinstance(v, (list, tuple)):
+        return "[" + ", ".join(shown(x) for x in v) + "]"
+    try:
+        return _value(v, "")
+    except ConfigError:
+        return str(v)
+
+
 def canonical_config(config: dict[str, Any], folder: str | None = None) -> dict[str, Any]:
     """The config with every default filled in and every value validated by the core; with
     ``folder``, the file names it writes (a fabric topology's files, ``routing.tables``,

@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from . import _core
+from .canonical import shown
 from .layout import place
 
 #: Upper edges (m) of the cable-length buckets of ``cables_by_length``; the last is open.
@@ -90,14 +91,14 @@ def _check(section: str, key: str, value: Any) -> float | int:
     if kind == "int":
         allowed = f"an integer ≥ {low}"
         if isinstance(value, bool) or not isinstance(value, int) or value < low:
-            raise _err(f"{name} = {value!r} is invalid: {allowed}")
+            raise _err(f"{name} = {shown(value)} is invalid: {allowed}")
         return value
     bound = "" if low is None else (f" ≥ {low}" if inclusive else f" > {low}")
     allowed = f"a finite number{bound}"
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        raise _err(f"{name} = {value!r} is invalid: {allowed}")
+        raise _err(f"{name} = {shown(value)} is invalid: {allowed}")
     if low is not None and (value < low or (not inclusive and value == low)):
-        raise _err(f"{name} = {value!r} is invalid: {allowed}")
+        raise _err(f"{name} = {shown(value)} is invalid: {allowed}")
     return float(value)
 
 
@@ -127,7 +128,7 @@ def load_table(overrides: dict | str | Path | None = None) -> dict[str, dict[str
         if section not in _FIELDS:
             raise _err(f"[{section}] is not a section: one of {', '.join(_FIELDS)}")
         if not isinstance(values, dict):
-            raise _err(f"{section} = {values!r} is invalid: a table of {', '.join(_FIELDS[section])}")
+            raise _err(f"{section} = {shown(values)} is invalid: a table of {', '.join(_FIELDS[section])}")
         for key, value in values.items():
             if key not in _FIELDS[section]:
                 raise _err(f"{section}.{key} is not a field: one of {', '.join(_FIELDS[section])}")

@@ -12,6 +12,7 @@ import operator
 from typing import Any
 
 from ._core import ConfigError
+from .canonical import shown
 
 #: Names usable in expressions → key of ``Topology.describe()``.
 NAMES = {
@@ -64,7 +65,7 @@ def evaluate(text: str, topology: str, where: str) -> float | int:
         tree = ast.parse(text[1:].strip(), mode="eval")
         return _eval(tree.body, topology)
     except (SyntaxError, ValueError, TypeError, ZeroDivisionError, OverflowError, RecursionError) as e:
-        raise ConfigError(f"{where} = {text!r} is invalid: {ALLOWED} ({e})") from None
+        raise ConfigError(f"{where} = {shown(text)} is invalid: {ALLOWED} ({e})") from None
 
 
 def _eval(node: ast.AST, topology: str):

@@ -14,7 +14,7 @@ from typing import Any
 
 from .. import _core
 from .._core import ConfigError
-from ..canonical import canonical_config, config_key, settable_config
+from ..canonical import canonical_config, config_key, settable_config, shown
 from ..confidence import check_repetitions, repetition_seeds
 from ..expressions import evaluate, is_expression
 
@@ -90,14 +90,14 @@ def _check_value(path: str, value: Any, where: str) -> None:
     if is_expression(value):
         # Expressions give numbers: in another field the core would refuse the number, not name
         # the expression.
-        raise ConfigError(f"{where} = {value!r} is invalid: {_type_name(default)}, as {path} in docs/config.md "
+        raise ConfigError(f"{where} = {shown(value)} is invalid: {_type_name(default)}, as {path} in docs/config.md "
                           f"(expressions, '=...', are for numeric fields)")  # fmt: skip
     ok = type(value) is type(default) or (type(default) is float and type(value) is int)
     # Sizes may be written with a unit ("16 KiB", docs/config.md).
     ok = ok or (path in SIZE_PATHS and isinstance(value, str))
     if not ok:
         raise ConfigError(
-            f"{where} = {value!r} is invalid: {_type_name(default)}, as {path} in docs/config.md"
+            f"{where} = {shown(value)} is invalid: {_type_name(default)}, as {path} in docs/config.md"
         )
 
 
@@ -116,7 +116,7 @@ def _flatten(table: dict[str, Any], prefix: str = "") -> dict[str, Any]:
 def _settings(table: Any, prefix: str, where: str) -> dict[str, Any]:
     """A table of config settings (a list entry or a table-valued axis value), checked path by path."""
     if not isinstance(table, dict):
-        raise ConfigError(f"{where} = {table!r} is invalid: a table of config paths and values")
+        raise ConfigError(f"{where} = {shown(table)} is invalid: a table of config paths and values")
     flat = _flatten({k: v for k, v in table.items() if k != "label"}, prefix)
     for path, v in flat.items():
         _check_path(path, f"{where}.{path}")
@@ -128,19 +128,19 @@ def _axes(axes: Any, where: Callable[[str], str]) -> list[tuple[str, list[dict[s
     """Each axis as (name, list of settings, list of labels); a grid is their cartesian product.
     ``where(field)`` names the file, the line that sets ``field`` and the group."""
     if not isinstance(axes, dict):
-        raise ConfigError(f"{where('axes')}.axes = {axes!r} is invalid: a table of axes")
+        raise ConfigError(f"{where('axes')}.axes = {shown(axes)} is invalid: a table of axes")
     out = []
     for name, values in _axis_lists(axes, ""):
         w = f"{where(name)}.axes.{name}"
         if not isinstance(values, list):
-            raise ConfigError(f"{w} = {values!r} is invalid: a non-empty list of values")
+            raise ConfigError(f"{w} = {shown(values)} is invalid: a non-empty list of values")
         if not values:
             raise ConfigError(f"{w} = [] is invalid: a non-empty list of values")
         tables = [isinstance(v, dict) for v in values]
         if any(tables) and not all(tables):
             odd = tables.index(not tables[0])
             kind = "a table of fields" if tables[0] else "a plain value"
-            raise ConfigError(f"{w}[{odd}] = {values[odd]!r} is invalid: {kind}, as [0] is (an axis's values are "
+            raise ConfigError(f"{w}[{odd}] = {shown(values[odd])} is invalid: {kind}, as [0] is (an axis's values are "
                               f"all tables or all plain values)")  # fmt: skip
         if all(tables):
             prefix = (
@@ -198,7 +198,7 @@ def _group_points(group: dict[str, Any], where: str,
         raise ConfigError(f"{where}: no 'axes' and no 'points': a grid of axes, a list of points, or both")
     listed = group.get("points", [{}])
     if not isinstance(listed, list) or not listed:
-        raise ConfigError(f"{where}.points = {listed!r} is invalid: a non-empty list of tables")
+        raise ConfigError(f"{where}.points = {shown(listed)} is invalid: a non-empty list of tables")
     entries = [(_settings(p, "", f"{line('points')}.points[{i}]"), {"point": p.get("label", i)} if "points" in group
                 else {}) for i, p in enumerate(listed)]  # fmt: skip
     axes = _axes(group.get("axes", {}), line)
@@ -251,7 +251,7 @@ def _resolve(settings: dict[str, Any], base: dict[str, Any], where: Callable[[st
     for path, v in expressions.items():
         value = evaluate(v, network, f"{where(path)}.{path}")
         if isinstance(paths[path], int) and value != int(value):
-            raise ConfigError(f"{where(path)}.{path} = {v!r} gives {value}: an integer is required")
+            raise ConfigError(f"{where(path)}.{path} = {shown(v)} gives {value}: an integer is required")
         _set(config, path, int(value) if isinstance(paths[path], int) else float(value))
     try:
         return canonical_config(config, folder)
@@ -346,29 +346,29 @@ def parse(
     if name is None:  # also an empty file: "name = None" would read as a value the user wrote
         raise ConfigError(f"{where}: name = missing: the experiment's name, lowercase letters, digits, '-' and '_'")
     if not isinstance(name, str) or not NAME_RE.match(name):
-        raise ConfigError(f"{where}: name = {name!r} is invalid: lowercase letters, digits, '-' and '_'")
+        raise ConfigError(f"{where}: name = {shown(name)} is invalid: lowercase letters, digits, '-' and '_'")
     base = doc.get("base", {})
     if not isinstance(base, dict):
-        raise ConfigError(f"{where}: base = {base!r} is invalid: a table (a simulation config)")
+        raise ConfigError(f"{where}: base = {shown(base)} is invalid: a table (a simulation config)")
     base = _merge({}, _settings(base, "", f"{where}: base"))
     groups = doc.get("sweep", [])
     if isinstance(groups, dict):
         groups = [groups]
     if not isinstance(groups, list) or not groups:
-        raise ConfigError(f"{where}: sweep = {groups!r} is invalid: at least one [[sweep]] table")
+        raise ConfigError(f"{where}: sweep = {shown(groups)} is invalid: at least one [[sweep]] table")
     names = [g.get("name", str(i)) if isinstance(g, dict) else str(i) for i, g in enumerate(groups)]
     for i, n in enumerate(names):
         # Groups are selected (quick.sweeps, a figure's sweep) and reported by their name as
         # text: name = 3 and name = "3" would be two groups that look alike.
         if not isinstance(n, str) or not n:
-            raise ConfigError(f"{where}: sweep {i} name = {n!r} is invalid: a non-empty string (default: the "
+            raise ConfigError(f"{where}: sweep {i} name = {shown(n)} is invalid: a non-empty string (default: the "
                               f"group's index)")  # fmt: skip
     for key in ("title", "description"):
         if key in doc and not isinstance(doc[key], str):
-            raise ConfigError(f"{where}: {key} = {doc[key]!r} is invalid: a string")
+            raise ConfigError(f"{where}: {key} = {shown(doc[key])} is invalid: a string")
     for i, n in enumerate(names):
         if n in names[:i]:
-            raise ConfigError(f"{where}: sweep name = {n!r} is invalid: given to sweep groups {names.index(n)} and "
+            raise ConfigError(f"{where}: sweep name = {shown(n)} is invalid: given to sweep groups {names.index(n)} and "
                               f"{i}; each group needs a name of its own (points are stored and reported by it)")  # fmt: skip
     all_names = list(names)
     variant = _quick(doc.get("quick", {}), base, groups, names, where)  # checked even when not used
@@ -413,7 +413,7 @@ def _expand(base: dict[str, Any], groups: list, names: list[str], all_names: lis
         number = all_names.index(gname)
         w = f"{at(number, '')}: sweep '{gname}'{variant}"
         if not isinstance(group, dict):
-            raise ConfigError(f"{w} = {group!r} is invalid: a table")
+            raise ConfigError(f"{w} = {shown(group)} is invalid: a table")
         def line(f: str, n: int = number, g: str = gname) -> str:
             return f"{at(n, f)}: sweep '{g}'{variant}"
 
@@ -462,7 +462,7 @@ def _check_report(report: Any, where: str, groups: list[str]) -> None:
     is written at the end of the sweep: known keys, lists of tables, figure kinds that exist,
     and sweep groups that exist."""
     if not isinstance(report, dict):
-        raise ConfigError(f"{where}: report = {report!r} is invalid: a table")
+        raise ConfigError(f"{where}: report = {shown(report)} is invalid: a table")
     _unknown(report, tuple(REPORT_KEYS), f"{where}: report")
     for section, allowed in REPORT_KEYS.items():
         entries = report.get(section, [])
@@ -475,18 +475,18 @@ def _check_report(report: Any, where: str, groups: list[str]) -> None:
             sweep = entry.get("sweep")
             for g in sweep if isinstance(sweep, list) else [] if sweep is None else [sweep]:
                 if g not in groups:
-                    raise ConfigError(f"{w}.sweep = {g!r} is invalid: one of the sweep groups {groups}")
+                    raise ConfigError(f"{w}.sweep = {shown(g)} is invalid: one of the sweep groups {groups}")
         if section == "figures":
             kinds = PLOT_FIGURE_KINDS + CAUSAL_FIGURE_KINDS
             for i, entry in enumerate(entries):
                 if entry.get("kind") not in kinds:
-                    raise ConfigError(f"{where}: report.figures[{i}].kind = {entry.get('kind')!r} is invalid: "
+                    raise ConfigError(f"{where}: report.figures[{i}].kind = {shown(entry.get('kind'))} is invalid: "
                                       f"one of {', '.join(kinds)}")  # fmt: skip
                 own = ("kind", "sweep", "title", *FIGURE_KEYS[entry["kind"]])
                 for key in entry:
                     if key not in own:
-                        raise ConfigError(f"{where}: report.figures[{i}].{key} = {entry[key]!r} is invalid: "
-                                          f"a figure of kind {entry['kind']!r} does not read it; its keys are "
+                        raise ConfigError(f"{where}: report.figures[{i}].{key} = {shown(entry[key])} is invalid: "
+                                          f"a figure of kind {shown(entry['kind'])} does not read it; its keys are "
                                           f"{', '.join(own)}")  # fmt: skip
                 if entry["kind"] == "normalized-time" and "reference" not in entry:
                     raise ConfigError(f"{where}: report.figures[{i}].reference = missing: a topology spec, "
@@ -549,11 +549,11 @@ def check_figure_columns(figures: list[dict[str, Any]], columns: dict[str, set[s
             allowed = {c for c in have if not config_only or ("." in c or c in ("topology", "group"))
                        and c not in NOT_CURVE}  # fmt: skip
             if column is not None and column not in allowed:
-                raise ConfigError(f"{where}: report.figures[{i}].{name} = {column!r} is invalid: "
+                raise ConfigError(f"{where}: report.figures[{i}].{name} = {shown(column)} is invalid: "
                                   f"{describe_columns(column, allowed, config_only)}")  # fmt: skip
         value = spec.get("value", "max_over_ideal") if spec.get("kind") == "heatmap" else None
         if value is not None and value not in SATURATION_VALUES:
-            raise ConfigError(f"{where}: report.figures[{i}].value = {value!r} is invalid: one of "
+            raise ConfigError(f"{where}: report.figures[{i}].value = {shown(value)} is invalid: one of "
                               f"{', '.join(SATURATION_VALUES)} (columns of the saturation table)")  # fmt: skip
 
 
@@ -573,13 +573,13 @@ def describe_columns(column: Any, allowed: set[str], config_only: bool) -> str:
 def _quick(q: Any, base: dict, groups: list, names: list, where: str):
     """Apply the ``[quick]`` table: base overrides and a subset of the sweep groups."""
     if not isinstance(q, dict):
-        raise ConfigError(f"{where}: quick = {q!r} is invalid: a table with base and sweeps")
+        raise ConfigError(f"{where}: quick = {shown(q)} is invalid: a table with base and sweeps")
     _unknown(q, QUICK_KEYS, f"{where}: quick")
     base = _merge(base, _settings(q.get("base", {}), "", f"{where}: quick.base"))
     keep = q.get("sweeps", names)
     if not isinstance(keep, list) or not keep or any(k not in names for k in keep):
         raise ConfigError(
-            f"{where}: quick.sweeps = {keep!r} is invalid: a non-empty list of sweep names {names}"
+            f"{where}: quick.sweeps = {shown(keep)} is invalid: a non-empty list of sweep names {names}"
         )
     chosen = [(n, g) for n, g in zip(names, groups) if n in keep]
     return base, [g for _, g in chosen], [n for n, _ in chosen]

@@ -15,6 +15,7 @@ from ..studies import comparisons
 from .. import confidence
 from ..experiments import store
 from .._core import ConfigError, __version__
+from ..canonical import shown
 from .._files import atomic_write_text
 from ..experiments.experiment import PLOT_FIGURE_KINDS as FIGURE_KINDS  # one list, checked when a file is read
 from ..experiments.experiment import NOT_CURVE, check_figure_columns, point_columns
@@ -152,7 +153,7 @@ def figure(spec: dict[str, Any], df, sat) -> str:
     The figure carries no title: the report's heading above it is the spec's title."""
     kind = spec.get("kind")
     if kind not in FIGURE_KINDS:
-        raise ConfigError(f"report.figures.kind = {kind!r} is invalid: one of "
+        raise ConfigError(f"report.figures.kind = {shown(kind)} is invalid: one of "
                           f"{', '.join(FIGURE_KINDS + causal_report.FIGURE_KINDS)}")  # fmt: skip
     if spec.get("sweep"):
         # One group, or a list of groups (e.g. a study's full and quick groups).
@@ -177,7 +178,7 @@ def figure(spec: dict[str, Any], df, sat) -> str:
     if kind == "heatmap":
         value = spec.get("value", "max_over_ideal")
         if value not in sat:  # max_accepted_pct_host: only with a host bandwidth
-            raise ConfigError(f"report.figures.value = {value!r} is invalid: a column of this study's saturation "
+            raise ConfigError(f"report.figures.value = {shown(value)} is invalid: a column of this study's saturation "
                               f"table: {', '.join(c for c in sat if sat[c].dtype.kind in 'fiu')}")  # fmt: skip
         sat = constant_columns(sat, df, [spec.get("y", "topology"), spec.get("x", "switch.vcs")])
         table = sat.pivot_table(index=spec.get("y", "topology"), columns=spec.get("x", "switch.vcs"),
@@ -217,7 +218,7 @@ def check_figures(doc: dict[str, Any], df, where: str) -> None:
         numeric = [c for c in done if done[c].dtype.kind in "fiu" or ("." not in c and done[c].isna().all())]
         near = difflib.get_close_matches(str(metric), numeric, n=1)
         hint = f" (did you mean {near[0]}?)" if near else ""
-        raise ConfigError(f"{where}: report.figures[{i}].metric = {metric!r} is invalid: a numeric field of the "
+        raise ConfigError(f"{where}: report.figures[{i}].metric = {shown(metric)} is invalid: a numeric field of the "
                           f"results{hint} such as {', '.join(c for c in confidence.METRICS if c in df)}")  # fmt: skip
 
 

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from .._core import ConfigError
+from ..canonical import shown
 
 RUNNER = "procurement"
 KEYS = ("name", "title", "description", "runner", "demo", "seed", "classes", "max_radix", "max_ratio", "families",
@@ -59,7 +60,7 @@ def _merge(base: dict, extra: dict) -> dict:
 def _list(study: dict, key: str, where: str, check) -> list:
     value = study.get(key)
     if not isinstance(value, list) or not value or not all(check(v) for v in value):
-        raise ConfigError(f"{where}: {key} = {value!r} is invalid: {check.__doc__}")
+        raise ConfigError(f"{where}: {key} = {shown(value)} is invalid: {check.__doc__}")
     return value
 
 
@@ -82,12 +83,12 @@ def load(path: str | Path, quick: bool = False) -> dict[str, Any]:
     try:
         study = tomllib.loads(path.read_text())
     except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
-        raise ConfigError(f"study file = {str(path)!r} is invalid: {e}") from None
+        raise ConfigError(f"study file = {shown(str(path))} is invalid: {e}") from None
     where = str(path)
     for section, keys, prefix in ((study, KEYS, ""), (study.get("quick", {}), QUICK_KEYS, "quick.")):
         unknown = sorted(set(section) - set(keys))
         if unknown:
-            raise ConfigError(f"{where}: key = {prefix}{unknown[0]!r} is invalid: one of {', '.join(keys)}")
+            raise ConfigError(f"{where}: key = {prefix}{shown(unknown[0])} is invalid: one of {', '.join(keys)}")
     for section, prefix in ((study, ""), (study.get("quick", {}), "quick.")):
         _check_tables(section, prefix, where)
     if quick:
@@ -95,12 +96,12 @@ def load(path: str | Path, quick: bool = False) -> dict[str, Any]:
     study["quick_variant"] = quick
     name = study.get("name")
     if not isinstance(name, str) or not re.match(r"^[a-z0-9][a-z0-9_-]*$", name):
-        raise ConfigError(f"{where}: name = {name!r} is invalid: lowercase letters, digits, '-' and '_'")
+        raise ConfigError(f"{where}: name = {shown(name)} is invalid: lowercase letters, digits, '-' and '_'")
     for key in ("title", "description"):
         if key in study and not isinstance(study[key], str):
-            raise ConfigError(f"{where}: {key} = {study[key]!r} is invalid: a string")
+            raise ConfigError(f"{where}: {key} = {shown(study[key])} is invalid: a string")
     if "demo" in study and not isinstance(study["demo"], bool):
-        raise ConfigError(f"{where}: demo = {study['demo']!r} is invalid: true or false")
+        raise ConfigError(f"{where}: demo = {shown(study['demo'])} is invalid: true or false")
     study.setdefault("title", name)
     study.setdefault("description", "")
 
@@ -117,16 +118,16 @@ def load(path: str | Path, quick: bool = False) -> dict[str, Any]:
     _list(study, "families", where, family)
     _list(study, "patterns", where, pattern)
     if "fat-tree" not in study["families"]:
-        raise ConfigError(f"{where}: families = {study['families']!r} is invalid: must include fat-tree (it sets the budget)")
+        raise ConfigError(f"{where}: families = {shown(study['families'])} is invalid: must include fat-tree (it sets the budget)")
     radix = study.get("max_radix", 64)
     if not isinstance(radix, int) or isinstance(radix, bool) or radix < 4:
-        raise ConfigError(f"{where}: max_radix = {radix!r} is invalid: an integer >= 4 (switch ports)")
+        raise ConfigError(f"{where}: max_radix = {shown(radix)} is invalid: an integer >= 4 (switch ports)")
     ratio = study.get("max_ratio", 2.0)
     if not isinstance(ratio, (int, float)) or isinstance(ratio, bool) or not 1 <= ratio < math.inf:
-        raise ConfigError(f"{where}: max_ratio = {ratio!r} is invalid: a finite number >= 1")
+        raise ConfigError(f"{where}: max_ratio = {shown(ratio)} is invalid: a finite number >= 1")
     routing = study.get("routing", {})
     if not isinstance(routing, dict):
-        raise ConfigError(f"{where}: routing = {routing!r} is invalid: a table of families")
+        raise ConfigError(f"{where}: routing = {shown(routing)} is invalid: a table of families")
     for fam, r in routing.items():
         if fam not in FAMILIES:
             raise ConfigError(
@@ -140,17 +141,17 @@ def load(path: str | Path, quick: bool = False) -> dict[str, Any]:
     for fam in study["families"]:
         r = routing.get(fam)
         if not isinstance(r, dict) or not isinstance(r.get("algorithm"), str) or not isinstance(r.get("worst_case"), str):
-            raise ConfigError(f"{where}: routing.{fam} = {r!r} is invalid: a table with algorithm and worst_case")
+            raise ConfigError(f"{where}: routing.{fam} = {shown(r)} is invalid: a table with algorithm and worst_case")
     for key, default, low in (("samples", 100, 1), ("max_nodes", 8192, 2)):
         v = study.get("ebb", {}).get(key, default)
         if not isinstance(v, int) or isinstance(v, bool) or v < low:
-            raise ConfigError(f"{where}: ebb.{key} = {v!r} is invalid: an integer >= {low}")
+            raise ConfigError(f"{where}: ebb.{key} = {shown(v)} is invalid: an integer >= {low}")
     coll = study.setdefault("collectives", {})
     for key in (*COLLECTIVES.values(), "max_tasks"):
         v = coll.setdefault(key, {"alltoall_bytes": 1024, "allreduce_bytes": 1048576, "max_tasks": 8192}[key])
         low = 2 if key == "max_tasks" else 1
         if not isinstance(v, int) or isinstance(v, bool) or v < low:
-            raise ConfigError(f"{where}: collectives.{key} = {v!r} is invalid: an integer >= {low}")
+            raise ConfigError(f"{where}: collectives.{key} = {shown(v)} is invalid: an integer >= {low}")
     if not quick and study.get("quick"):
         # [quick] is checked when not used, as an experiment file's is: a value only the quick
         # variant sets is refused before the full study runs, not when --quick is first tried.
@@ -165,12 +166,12 @@ def _check_tables(section: Any, prefix: str, where: str) -> None:
     """Refuses an unknown key of ``[ebb]`` or ``[collectives]`` and a ``[base]`` field the runner
     sets itself (each would be left unread)."""
     if not isinstance(section, dict):
-        raise ConfigError(f"{where}: {prefix.rstrip('.')} = {section!r} is invalid: a table")
+        raise ConfigError(f"{where}: {prefix.rstrip('.')} = {shown(section)} is invalid: a table")
     for table, keys in SECTION_KEYS.items():
         value = section.get(table, {})
         if not isinstance(value, dict):
             raise ConfigError(
-                f"{where}: {prefix}{table} = {value!r} is invalid: a table of {', '.join(keys)}"
+                f"{where}: {prefix}{table} = {shown(value)} is invalid: a table of {', '.join(keys)}"
             )
         extra = sorted(set(value) - set(keys))
         if extra:
@@ -178,7 +179,7 @@ def _check_tables(section: Any, prefix: str, where: str) -> None:
     base = section.get("base", {})
     if not isinstance(base, dict):
         raise ConfigError(
-            f"{where}: {prefix}base = {base!r} is invalid: a table of config fields (docs/config.md)"
+            f"{where}: {prefix}base = {shown(base)} is invalid: a table of config fields (docs/config.md)"
         )
     for path in _paths(base):
         for field, source in RUNNER_FIELDS.items():
