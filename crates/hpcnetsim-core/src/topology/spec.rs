@@ -133,7 +133,22 @@ impl Parser<'_> {
     /// `key=value` pairs separated by `sep`, each key allowed once and known.
     fn pairs<'b>(&self, body: &'b str, sep: char, known: &[&str]) -> Result<Vec<(&'b str, &'b str)>> {
         let mut out: Vec<(&str, &str)> = Vec::new();
-        for item in body.split(sep).map(str::trim).filter(|s| !s.is_empty()) {
+        if body.trim().is_empty() {
+            return Ok(out);
+        }
+        for item in body.split(sep).map(str::trim) {
+            // `torus:4x4,,t=2` or a separator at the end: refused rather than read as
+            // another spelling of the same network (specs name results and store keys).
+            if item.is_empty() {
+                return Err(self.err(
+                    "parameter",
+                    "''",
+                    format!(
+                        "key=value with key one of {}, without an empty one between '{sep}'s or at the end",
+                        known.join(", ")
+                    ),
+                ));
+            }
             let Some((k, v)) = item.split_once('=') else {
                 return Err(self.err(
                     "parameter",
@@ -172,8 +187,16 @@ impl Parser<'_> {
 
     /// Splits `8x8,t=2` into the dimension part and the `key=value` rest.
     fn dims_and_pairs<'b>(&self, body: &'b str, known: &[&str]) -> Result<(&'b str, Vec<(&'b str, &'b str)>)> {
-        let (dims, rest) = body.split_once(',').unwrap_or((body, ""));
-        Ok((dims, self.pairs(rest, ',', known)?))
+        match body.split_once(',') {
+            // `torus:4x4,`: the comma promises a parameter.
+            Some((_, rest)) if rest.trim().is_empty() => Err(self.err(
+                "parameter",
+                "''",
+                format!("key=value with key one of {} after the comma, or no comma", known.join(", ")),
+            )),
+            Some((dims, rest)) => Ok((dims, self.pairs(rest, ',', known)?)),
+            None => Ok((body, Vec::new())),
+        }
     }
 
     fn tree(&self, body: &str) -> Result<Family> {
@@ -225,8 +248,8 @@ impl Parser<'_> {
     }
 
     fn twin_torus(&self, body: &str) -> Result<Family> {
-        let (body, rest) = body.split_once(',').unwrap_or((body, ""));
-        if let Some(item) = rest.split(',').map(str::trim).find(|s| !s.is_empty()) {
+        if let Some((_, rest)) = body.split_once(',') {
+            let item = rest.split(',').map(str::trim).find(|s| !s.is_empty()).unwrap_or("");
             return Err(self.err(
                 "parameter",
                 format!("'{item}'"),

@@ -55,6 +55,13 @@ fn bad_specs() {
     expect("crossbar:1", &["ports = 1"]);
     expect("crossbar:abc", &["ports = 'abc'"]);
     expect("crossbar:99999999999999999999999", &["ports = '99999999999999999999999'"]);
+    // An empty parameter was skipped: `torus:4x4,` ran as another spelling of `torus:4x4`.
+    expect("torus:4x4,", &["parameter = ''", "after the comma, or no comma"]);
+    expect("torus:4x4,,t=2", &["parameter = ''", "without an empty one"]);
+    expect("tree:k=4,n=2,", &["parameter = ''", "k, kp, n"]);
+    expect("hyperx:4x4,t=2,", &["parameter = ''"]);
+    expect("xgft:m=4,4;w=1,2;", &["parameter = ''", "between ';'s"]);
+    expect("twin-torus:4x4x2,", &["parameter = ''", "sizes only"]);
 }
 
 #[test]
@@ -176,7 +183,7 @@ fn a_parameter_of_a_twin_torus_is_named() {
     for (spec, item) in [("twin-torus:4x4x4,t=2", "'t=2'"), ("twin-torus:4x4x4, k=2,t=1", "'k=2'")] {
         expect(spec, &[&format!("parameter = {item} is invalid: none: a twin torus takes sizes only")]);
     }
-    assert_eq!(Topology::from_spec("twin-torus:4x4x4,").unwrap().num_terminals(), 128);
+    assert_eq!(Topology::from_spec("twin-torus:4x4x4").unwrap().num_terminals(), 128);
 }
 
 /// A seed beside explicit faults alone draws nothing: it was read and left unused.
