@@ -124,3 +124,16 @@ def test_every_table_a_run_returns_is_one_the_folder_cleanup_knows():
 
     r = hpcnetsim.simulate(CONFIG)
     assert {f"{name}.parquet" for name in r.tables} <= set(TABLE_FILES)
+
+
+def test_results_compare_by_what_was_simulated():
+    # `simulate(cfg) == simulate(cfg)` compared identities (False for the same run); equal
+    # runs are equal now, tables included, and the host's wall_seconds is left out.
+    a, b = hpcnetsim.simulate(CONFIG), hpcnetsim.simulate(CONFIG)
+    assert a.wall_seconds != b.wall_seconds or a.wall_seconds > 0
+    assert a == b
+    other = hpcnetsim.simulate({**CONFIG, "seed": 3})
+    assert a != other
+    # The same fields with another sampled packet table differ too.
+    assert a != hpcnetsim.simulate({**CONFIG, "stats": {**CONFIG["stats"], "packet_sample": 0.5}})
+    assert a != "not a result"

@@ -44,6 +44,21 @@ RESULT_UNITS = {
 }  # fmt: skip
 
 
+def _same(a: Any, b: Any) -> bool:
+    """Structural equality of result values, NaN equal to NaN (a latency of no packets)."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+    if isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b):
+        return True
+    if hasattr(a, "shape") or hasattr(b, "shape"):  # arrays of a collector's table
+        import numpy as np
+
+        return bool(np.array_equal(np.asarray(a), np.asarray(b), equal_nan=np.asarray(a).dtype.kind == "f"))
+    return type(a) is type(b) and a == b
+
+
 class SimulationResult:
     """The result of one run; result fields are attributes (``r.accepted_load``, ``r.latency``)."""
 
@@ -83,6 +98,19 @@ class SimulationResult:
     def packet_hops_per_second(self) -> float:
         """Simulation speed: packet hops per wall-clock second."""
         return rate(self._data.get("packet_hops", 0), self._data.get("wall_seconds", 0.0))
+
+    def __eq__(self, other: object) -> bool:
+        """Equal when every simulated field and table is, bit for bit (NaN equal to NaN):
+        ``simulate(cfg) == simulate(cfg)`` checks that a seed gives the same run.
+        ``wall_seconds`` (the host's time, not the simulation's) is left out."""
+        if not isinstance(other, SimulationResult):
+            return NotImplemented
+        mine = {k: v for k, v in self._data.items() if k != "wall_seconds"}
+        theirs = {k: v for k, v in other._data.items() if k != "wall_seconds"}
+        return _same(mine, theirs) and _same(self._tables, other._tables)
+
+    # Results are mutable-looking containers compared by content: no hash.
+    __hash__ = None  # type: ignore[assignment]
 
     def to_dict(self) -> dict[str, Any]:
         """The result as a (deep-copied) dict, as the core returned it."""
