@@ -1,5 +1,5 @@
 //! Fields that name terminals or tasks (`traffic.hot_nodes`, `workload.root`,
-//! `workload.placement_list`, `workload.first_terminal`), checked against the network's
+//! `workload.placement_list`, `workload.first_terminal`, `flow.placement_list`), checked against the network's
 //! terminal count when the config is read, whether or not the pattern, kernel or placement
 //! of this run uses them: a value that could never be right is refused at once rather than
 //! kept until a sweep axis happens to use it.
@@ -11,6 +11,8 @@ use crate::error::{Error, Result};
 pub(crate) fn check(cfg: &Config, terminals: usize) -> Result<()> {
     let t = &cfg.traffic;
     check_terminals("traffic.hot_nodes", &t.hot_nodes, terminals, 1)?;
+    // One rank per terminal: eBB and mpiGraph place one rank on each terminal they use.
+    check_terminals("flow.placement_list", &cfg.flow.placement_list, terminals, 1)?;
     if let Some(w) = &cfg.workload {
         check_workload("workload", w, terminals, w.trace.is_none() && w.jobs.is_empty())?;
         for (i, job) in w.jobs.iter().enumerate() {
