@@ -638,6 +638,16 @@ impl Config {
             }
         }
         self.flow.validate()?;
+        // Forwarding tables hold one route per address: the flow model follows them (split
+        // over the LID offsets), so a per-hop candidate choice would be silently ignored.
+        if self.routing.table().is_some() && matches!(self.flow.paths, PathsKind::First | PathsKind::Spread) {
+            let name = if self.flow.paths == PathsKind::First { "'first'" } else { "'spread'" };
+            return bad(
+                "flow.paths",
+                &name,
+                "auto, minimal or valiant with routing.algorithm = 'table' (the forwarding tables give the paths)",
+            );
+        }
         self.clock()?;
         self.host_bytes_per_second()?;
         self.nic_model()?;
