@@ -125,6 +125,9 @@ def test_cli_ebb_against_the_node_count(cli, tmp_path):
 
     with pytest.raises(hpcnetsim.ConfigError, match="each count at most once"):
         ebb_curve(flow_config("hyperx:4x4,t=2", samples=10), [8, 8])
+    # No count at all once gave an empty table with no columns.
+    with pytest.raises(hpcnetsim.ConfigError, match=r"flow.nodes = \[\] is invalid: at least one node count"):
+        ebb_curve(flow_config("hyperx:4x4,t=2", samples=10), [])
 
 
 def test_run_flows_gives_rates_finish_times_and_link_sharing():

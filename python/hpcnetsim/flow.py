@@ -51,6 +51,8 @@ def ebb_curve(config: ConfigSource, nodes: list[int]):
     import pandas
 
     counts = list(nodes)
+    if not counts:
+        raise ConfigError("flow.nodes = [] is invalid: at least one node count (0 = every terminal)")
     # 0 is every terminal: in a curve it would repeat the largest count, or sit out of order.
     if len(counts) > 1 and 0 in counts:
         raise ConfigError(f"flow.nodes = {counts} is invalid: node counts of a curve >= 2 (0, every terminal, "
