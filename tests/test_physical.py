@@ -157,6 +157,9 @@ def test_experiments_sweep_technology_link_and_nic_fields(tmp_path):
         (lambda cfg: netbench.ping(cfg, sizes=[2**40]), "ping: sizes = 1099511627776 is invalid"),
         (lambda cfg: netbench.ping(cfg, sizes=[0.5]), "ping: sizes = 0.5 is invalid"),
         (lambda cfg: netbench.bidirectional(cfg, src=3, dst=3), "bidirectional: dst = 3 is invalid"),
+        # hops named an internal distance() argument or "terminal a" for a bad src.
+        (lambda cfg: netbench.hops({"topology": "tree:k=4,n=2"}, src=-1), "hops: src = -1 is invalid: an endpoint"),
+        (lambda cfg: netbench.hops({"topology": "tree:k=4,n=2"}, src=16), "hops: src = 16 is invalid: an endpoint"),
     ],
 )
 def test_microbenchmark_arguments_are_named_when_out_of_range(call, message):

@@ -305,6 +305,7 @@ def hops(config, src: int = 0):
     import pandas
 
     cfg, clock, n = _setup(config)
+    src = _whole("hops", "src", src, 0, n - 1, "an endpoint")
     t = Topology.from_spec(cfg["topology"])
     why, near, far = _hops_ends(cfg["topology"], src)
     if why is not None:
