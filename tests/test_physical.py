@@ -160,6 +160,11 @@ def test_experiments_sweep_technology_link_and_nic_fields(tmp_path):
         # hops named an internal distance() argument or "terminal a" for a bad src.
         (lambda cfg: netbench.hops({"topology": "tree:k=4,n=2"}, src=-1), "hops: src = -1 is invalid: an endpoint"),
         (lambda cfg: netbench.hops({"topology": "tree:k=4,n=2"}, src=16), "hops: src = 16 is invalid: an endpoint"),
+        # An empty list ran every count (processes, nodes) or returned an empty table (sizes).
+        (lambda cfg: netbench.hotspot(cfg, processes=[]), "hotspot: processes = [] is invalid"),
+        (lambda cfg: netbench.barrier(cfg, nodes=[]), "barrier: nodes = [] is invalid"),
+        (lambda cfg: netbench.ping(cfg, sizes=[]), "ping: sizes = [] is invalid"),
+        (lambda cfg: netbench.exchange(cfg, sizes=[]), "exchange: sizes = [] is invalid"),
     ],
 )
 def test_microbenchmark_arguments_are_named_when_out_of_range(call, message):

@@ -62,6 +62,8 @@ def _sizes(bench: str, sizes, default: list[int]) -> list[int]:
     """The message sizes of a curve: ``default`` when none, else whole byte counts."""
     if sizes is None:
         return default
+    if not len(sizes):
+        raise ConfigError(f"{bench}: sizes = [] is invalid: at least one message size (None: the defaults)")
     return [_whole(bench, "sizes", s, 0, MAX_BYTES, "message sizes in bytes") for s in sizes]
 
 
@@ -155,9 +157,11 @@ def hotspot(config, size: int = 65536, processes=None, kind: str = "write"):
     cfg, _, n = _setup(config)
     size = _whole("hotspot", "size", size, 0, MAX_BYTES, "a message size in bytes")
     if processes is not None:
+        if not len(processes):
+            raise ConfigError("hotspot: processes = [] is invalid: at least one count of writers (None: all)")
         processes = [_whole("hotspot", "processes", p, 1, n - 1, "counts of writers") for p in processes]
     rows = []
-    for p in processes or range(1, n):
+    for p in range(1, n) if processes is None else processes:
         prog = Program(p + 1)
         for r in range(1, p + 1):
             if kind == "write":
@@ -203,9 +207,11 @@ def barrier(config, nodes=None):
     events = {**cfg, "nic": {**cfg.get("nic", {}), "receive_overhead": "0 ns"}}
     receive_ns = (clock["receive_overhead_ns"] or 0.0) + (clock.get("thread_overhead_ns") or 0.0)
     if nodes is not None:
+        if not len(nodes):
+            raise ConfigError("barrier: nodes = [] is invalid: at least one number of nodes (None: 2 to N)")
         nodes = [_whole("barrier", "nodes", k, 2, n, "numbers of nodes") for k in nodes]
     rows = []
-    for k in nodes or range(2, n + 1):
+    for k in range(2, n + 1) if nodes is None else nodes:
         gather = Program(k)
         for r in range(1, k):
             gather.send(r, 0, 0).recv(0, r, 0)
