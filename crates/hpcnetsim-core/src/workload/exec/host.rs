@@ -153,11 +153,25 @@ pub(crate) trait HostPath: TaskSide {
         let m = tasks.messages[message as usize];
         match m.kind {
             Kind::Rts { data } => {
-                // The receiver's NIC answers with a clear-to-send.
+                // The receiver's NIC answers with a clear-to-send at once: ahead of the data
+                // it has still to send, which would otherwise hold the answer (and the
+                // sender's whole message) for as long as its own message takes.
                 tasks.release(message);
                 let cts = Message { src: m.dst, dst: m.src, kind: Kind::Cts { data }, ready: now, ..m };
                 let id = tasks.alloc(Message { packets: 1, arrived: 0, bytes: 0, ..cts });
-                tasks.backlog[nic].push_back(Pending::all(id, 1));
+                let reading = tasks.host.as_ref().is_some_and(|h| h.reading[nic].is_some());
+                let backlog = &mut tasks.backlog[nic];
+                match backlog.front_mut() {
+                    // The DMA engine is reading the front packet: that packet goes first.
+                    Some(front) if reading && front.left > 1 => {
+                        let next = Pending { left: 1, end: front.end - front.left + 1, ..*front };
+                        front.left -= 1;
+                        backlog.push_front(Pending::all(id, 1));
+                        backlog.push_front(next);
+                    }
+                    Some(_) if reading => backlog.insert(1, Pending::all(id, 1)),
+                    _ => backlog.push_front(Pending::all(id, 1)),
+                }
                 self.wake_nic(nic, now);
             }
             Kind::Cts { data } => {
