@@ -122,6 +122,8 @@ CASES = [
      "--topology: 'crossbar:4' is not used with a config file"),
     ("bench-net config and --technology", "bench-net ping {d}/base.toml --technology elite --quick",
      "--technology: 'elite' is not used with a config file"),
+    ("bench-net --set workload", "bench-net exchange --quick --set workload.algorithm=linear",
+     "--set workload.algorithm=linear: bench-net builds its own task programs"),
     ("flow spec and --set topology", "flow ebb torus:4x4 --set topology=tree:k=4,n=2",
      "topology is already given by the spec argument"),
     ("flow --seed and --set seed", "flow ebb torus:4x4 --seed 3 --set seed=4", "seed is already given by --seed"),

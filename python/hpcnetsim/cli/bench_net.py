@@ -44,7 +44,16 @@ def _bench_net(args) -> None:
         base = tomllib.loads(read_text_file(args.config))
     else:
         base = {k: v if getattr(args, k) is None else getattr(args, k) for k, v in DEFAULTS.items()}
-    config = apply_overrides(base, [o for group in args.overrides for o in group])
+    overrides = [o for group in args.overrides for o in group]
+    for item in overrides:
+        # The benchmarks write their own programs and drop [workload]: a value set there
+        # (workload.algorithm for the exchange) would be silently ignored.
+        if item.partition("=")[0].split(".")[0].strip() == "workload":
+            raise UsageError(
+                f"--set {item}: bench-net builds its own task programs and uses no [workload] value "
+                "(the exchange is a pairwise alltoall; netbench.exchange(config, algorithm=...) takes another)"
+            )
+    config = apply_overrides(base, overrides)
     if args.out is not None:
         from .._files import check_output_folder
 
