@@ -70,6 +70,10 @@ def _flow_args_config(args) -> dict:
     given.update({f"flow.{k}": "--" + k.replace("_", "-") for k in config.get("flow", {})})
     for item in overrides:
         path = ".".join(p.strip() for p in item.partition("=")[0].split("."))
+        if path.split(".")[0] in ("workload", "traffic"):
+            # eBB and mpiGraph have fixed patterns: such a value would be silently ignored.
+            raise UsageError(f"--set {item}: eBB and mpiGraph send their own flows and use no "
+                             "[workload] or [traffic] value (hpcnetsim run with model = \"flow\" runs a pattern)")  # fmt: skip
         if path in given and (path == "topology" or _has(config, path)):
             raise UsageError(f"--set {item}: {path} is already given by {given[path]}")
     config = apply_overrides(config, overrides)
