@@ -126,6 +126,11 @@ fn a_dump_of_another_network_is_refused() {
     let e = dump::load(&text, "small.lft", &topo("hyperx:4x4,t=1")).expect_err("refused").to_string();
     assert!(e.contains("switch = 4 (no 'Unicast lids' block) is invalid"), "{e}");
     assert!(e.contains("16 switches of hyperx:4x4,t=1 (4 read; the dump's header names hyperx:2x2,t=1)"), "{e}");
+    // Same switches, more terminals: the first line that cannot fit names the dump's network.
+    let two = topo("hyperx:4x4,t=2");
+    let wide = dump::dump(&two, &tables::compute(TableEngine::Dfsssp, &two, &EngineOptions::default()).unwrap());
+    let e = dump::load(&wide, "two.lft", &topo("hyperx:4x4,t=3")).expect_err("refused").to_string();
+    assert!(e.ends_with("(the dump's header names hyperx:4x4,t=2; these tables are loaded for hyperx:4x4,t=3)"), "{e}");
     // The same dump on its own network loads, every switch's block read.
     assert!(dump::load(&text, "small.lft", &small).is_ok());
     // A block left out of a dump of the right network is refused too.

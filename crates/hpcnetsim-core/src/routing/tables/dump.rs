@@ -65,6 +65,40 @@ pub fn dump(topo: &Topology, t: &Tables) -> String {
 /// Reads tables written by [`dump`] (or by hand in the same form) for `topo`; `file`
 /// names the source in errors, which give the line number.
 pub fn load(text: &str, file: &str, topo: &Topology) -> Result<Tables> {
+    // Tables of another network fail on whatever they meet first (a port the switch lacks,
+    // too few lanes for the LIDs): the error then says which network the dump was made for.
+    read(text, file, topo).map_err(|e| match header_spec(text) {
+        Some(theirs) if !same_spec(theirs, topo.spec()) => names_other_network(e, theirs, topo.spec()),
+        _ => e,
+    })
+}
+
+/// The `# spec:` header of a dump, if it has one.
+fn header_spec(text: &str) -> Option<&str> {
+    text.lines().map_while(|l| l.trim().strip_prefix('#')).find_map(|h| h.trim().strip_prefix("spec:")).map(str::trim)
+}
+
+fn same_spec(a: &str, b: &str) -> bool {
+    a.split_whitespace().collect::<String>() == b.split_whitespace().collect::<String>()
+}
+
+fn names_other_network(e: Error, theirs: &str, ours: &str) -> Error {
+    const NAMED: &str = "the dump's header names";
+    match e {
+        Error::Invalid { context, field, value, allowed } if !allowed.contains(NAMED) => Error::Invalid {
+            context,
+            field,
+            value,
+            allowed: format!("{allowed} ({NAMED} {theirs}; these tables are loaded for {ours})"),
+        },
+        Error::Unsupported(m) if !m.contains(NAMED) => {
+            Error::Unsupported(format!("{m} ({NAMED} {theirs}; these tables are loaded for {ours})"))
+        }
+        other => other,
+    }
+}
+
+fn read(text: &str, file: &str, topo: &Topology) -> Result<Tables> {
     let at = |line: usize| format!("{file}:{}", line + 1);
     let mut lmc: Option<u8> = None;
     let mut t: Option<Tables> = None;
