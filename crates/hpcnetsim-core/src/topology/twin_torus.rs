@@ -7,7 +7,7 @@
 //! ports: the two ports of each of its m full dimensions (+ then −, in dimension order),
 //! then its port of d_m, then the internal link, then the PE.
 
-use super::balanced_cut::balancing_moves;
+use super::lattice_cut::{lattice_bisection, Line};
 use super::radix::{digits, from_digits};
 use super::symmetry::Symmetry;
 use super::wiring::{check_size, wide_product, Builder, Wiring};
@@ -90,14 +90,10 @@ impl TwinTorus {
     }
 
     /// Cut the node torus across one dimension, both cards of a node on the same side:
-    /// every ring of that dimension is cut twice; an odd dimension also cuts the terminal
-    /// links that balance the sides. The best dimension wins.
+    /// every ring of that dimension is cut twice; an odd dimension's middle plane of nodes
+    /// (two terminals each) is split in turn (`lattice_cut.rs`). The best dimension wins.
     pub fn bisection_channels(&self) -> u64 {
-        let nodes = self.nodes();
-        self.dims
-            .iter()
-            .map(|&k| (2 * (nodes / k)) as u64 + balancing_moves(2 * nodes, 2 * (k / 2) * (nodes / k)))
-            .min()
-            .unwrap_or(u64::MAX)
+        let lines: Vec<Line> = self.dims.iter().map(|&size| Line { size, cut_per_line: 2 }).collect();
+        lattice_bisection(&lines, 2)
     }
 }
