@@ -202,9 +202,75 @@ def test_the_quick_causal_studies_run_end_to_end(cli, tmp_path):
         df = hpcnetsim.results(out)
         assert set(df["status"]) <= {"completed", "skipped"} and (df["status"] == "completed").sum() > 30
     df = hpcnetsim.results(tmp_path / "thin-trees")
-    small = df[(df["status"] == "completed") & (df["workload.tasks"] == 64) & df["topology"].str.endswith(",n=2")]
+    small = df[
+        (df["status"] == "completed") & (df["workload.tasks"] == 64) & df["topology"].str.endswith(",n=2")
+    ]
     small = small[small["topology"].str.startswith("tree:k=8,")]
     perf = metrics.performance(metrics.normalized_times(small, "tree:k=8,kp=8,n=2"), "tree:k=8,kp=8,n=2")
     phi = perf.set_index("topology")["phi"]
     order = [phi[f"tree:k=8,kp={kp},n=2"] for kp in (1, 2, 4, 8)]
     assert order == sorted(order) and order[-1] == 1.0, phi
+
+
+def test_normalized_times_refuse_runs_that_differ_in_more_than_the_seed():
+    """Runs of one network, kernel and size are averaged over seeds only: two placements (or
+    routings, variants ...) of one network would be averaged into one T without a word."""
+    rows = [("ref", "bu", 64, "linear", 1, 100), ("ref", "bu", 64, "linear", 2, 300),  # seeds: mean 200
+            ("thin", "bu", 64, "linear", 1, 150), ("thin", "bu", 64, "random", 1, 450)]  # fmt: skip
+    cols = ["topology", metrics.KERNEL, metrics.BYTES, "workload.placement", "seed", metrics.TIME]
+    df = pandas.DataFrame(rows, columns=cols)
+    with pytest.raises(hpcnetsim.ConfigError) as e:
+        metrics.normalized_times(df, "ref")
+    assert str(e.value) == (
+        "thin ran bu with 64 bytes under several workload.placement values ('linear', 'random'): "
+        "T would average them; keep one (topologies, sweep) or make it the figure's panels"
+    )
+    linear = metrics.normalized_times(df[df["workload.placement"] == "linear"], "ref")
+    assert linear.set_index("topology").loc["thin", "normalized"] == 0.75  # 150 / mean(100, 300)
+
+
+def test_a_report_of_two_placements_per_network_is_refused_unless_they_are_panels(cli, tmp_path):
+    f = tmp_path / "placements.toml"
+    f.write_text(
+        TINY.read_text().split("[[sweep]]")[0]
+        + """
+[[sweep]]
+name = "causal"
+axes.topology = ["crossbar:8", "crossbar:16"]
+axes.workload.kernel = ["bt"]
+axes.workload.placement = ["linear", "random"]
+axes."workload.tasks" = [8]
+
+[[report.figures]]
+kind = "normalized-time"
+reference = "crossbar:8"
+"""
+    )
+    r = cli("sweep", str(f), "--out", str(tmp_path / "out"), "--jobs", "1", "--no-progress")
+    assert r.returncode == 0, r.stderr
+    r = cli("report", str(tmp_path / "out"))
+    assert r.returncode == 2 and len(r.stderr.splitlines()) == 1, r.stdout + r.stderr
+    assert r.stderr.startswith(
+        "error: report.figures (normalized-time): crossbar:8 ran bt with 640 bytes under "
+        "several workload.placement values ('linear', 'random')"
+    )
+    text = f.read_text()
+    # The consumed load over time draws one line per network: the placements would overwrite each other.
+    f.write_text(text.replace("[[report.figures]]\nkind = \"normalized-time\"\nreference = \"crossbar:8\"\n", "")
+                 + '[[report.figures]]\nkind = "evolution"\ntitle = "Load"\n')  # fmt: skip
+    assert (
+        cli("sweep", str(f), "--out", str(tmp_path / "evolution"), "--jobs", "1", "--no-progress").returncode
+        == 0
+    )
+    r = cli("report", str(tmp_path / "evolution"))
+    assert r.returncode == 2 and r.stderr.startswith("error: report.figures (Load): crossbar:8 ran bt"), (
+        r.stderr
+    )
+    f.write_text(text + 'panels = "workload.placement"\n')
+    r = cli("sweep", str(f), "--out", str(tmp_path / "panels"), "--jobs", "1", "--no-progress")
+    assert r.returncode == 0, r.stderr
+    r = cli("report", str(tmp_path / "panels"))
+    assert (
+        r.returncode == 0
+        and "workload.placement = random" in (tmp_path / "panels" / "report.html").read_text()
+    )

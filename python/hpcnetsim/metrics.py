@@ -59,17 +59,38 @@ def normalized_times(df: pd.DataFrame, reference: str, network: str = "topology"
 
     ``df`` has one row per completed run (columns ``network``, ``workload.kernel``,
     ``workload.message_bytes``, ``execution_time_cycles``); several seeds are averaged.
-    Workloads the reference did not complete have no normalized time (NaN).
+    Workloads the reference did not complete have no normalized time (NaN). Runs of one network,
+    kernel and size that differ in any other config field (a dotted column such as
+    ``workload.placement``) are refused: their mean would be no one network's time.
     """
     import pandas
 
     if df.empty:
         return pandas.DataFrame(columns=[network, KERNEL, BYTES, "time", "reference_time", "normalized"])
+    refuse_mixed_runs(df, network)
     t = df.groupby([network, KERNEL, BYTES], sort=False)[TIME].mean().rename("time").reset_index()
     ref = t[t[network] == reference][[KERNEL, BYTES, "time"]].rename(columns={"time": "reference_time"})
     out = t.merge(ref, on=[KERNEL, BYTES], how="left")
     out["normalized"] = out["time"] / out["reference_time"]
     return out
+
+
+def refuse_mixed_runs(df: pd.DataFrame, network: str = "topology") -> None:
+    """Refuses runs of one (network, kernel, size) that differ in a config field other than the
+    seed (a dotted column of ``df``), naming the field and its values."""
+    from ._core import ConfigError
+
+    keys = [network, KERNEL, BYTES]
+    fields = [c for c in df.columns if "." in c and c not in keys]
+    for (net, kernel, size), runs in df.groupby(keys, sort=False):
+        for field in fields:
+            # Lists (placement_list, mesh) are compared by their text.
+            values = list(dict.fromkeys(repr(v.tolist() if hasattr(v, "tolist") else v) for v in runs[field]))
+            if len(values) > 1:
+                raise ConfigError(
+                    f"{net} ran {kernel} with {size} bytes under several {field} values ({', '.join(values)}): "
+                    "T would average them; keep one (topologies, sweep) or make it the figure's panels"
+                )
 
 
 def performance(norm: pd.DataFrame, reference: str, weights: Mapping[str, float] | None = None,

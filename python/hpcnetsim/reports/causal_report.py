@@ -75,7 +75,9 @@ def normalized_frames(spec: dict[str, Any], df):
     panels, tables = {}, []
     for key in keys:
         mine = runs if key is None else runs[runs[panels_col] == key]
-        norm = _ordered(metrics.normalized_times(mine, ref), spec)
+        norm = _ordered(
+            _normalized_times(mine, ref, f"report.figures ({spec.get('title', 'normalized-time')})"), spec
+        )
         sizes = norm.groupby(metrics.KERNEL)[metrics.BYTES].nunique().max()
         norm["workload"] = [
             metrics.workload_name(k, b, sizes) for k, b in zip(norm[metrics.KERNEL], norm[metrics.BYTES])
@@ -95,6 +97,14 @@ def normalized_frames(spec: dict[str, Any], df):
     return panels, pandas.concat(tables, ignore_index=True)
 
 
+def _normalized_times(runs, reference: str, where: str):
+    """``metrics.normalized_times``, its refusal of mixed runs naming the figure or table."""
+    try:
+        return metrics.normalized_times(runs, reference)
+    except ConfigError as e:
+        raise ConfigError(f"{where}: {e}") from None
+
+
 def evolution(spec: dict[str, Any], df, figure) -> str:
     """Consumed load over time: one panel per kernel, one line per network (largest message size)."""
     runs = completed(df, spec)
@@ -104,6 +114,10 @@ def evolution(spec: dict[str, Any], df, figure) -> str:
         return ""
     size = spec.get("message_bytes") or runs["workload.message_bytes"].max()
     runs = runs[runs["workload.message_bytes"] == size]
+    try:  # one line per network: runs of a network that differ in more than the seed would overwrite each other
+        metrics.refuse_mixed_runs(runs, "topology")
+    except ConfigError as e:
+        raise ConfigError(f"report.figures ({spec.get('title', 'evolution')}): {e}") from None
     panels: dict[str, dict[str, tuple[int, list[float]]]] = {}
     for kernel in kernels:
         for _, r in runs[runs["workload.kernel"] == kernel].iterrows():
@@ -124,7 +138,7 @@ def performance_frames(doc: dict[str, Any], df) -> list[tuple[str, str, Any]]:
         runs = completed(df, spec)
         if runs.empty:
             continue
-        norm = metrics.normalized_times(runs, ref)
+        norm = _normalized_times(runs, ref, f"report.performance[{i}]")
         perf = _ordered(metrics.performance(norm, ref, spec.get("weights")), spec)
         if spec.get("cost"):
             perf = metrics.with_costs(perf, ref, {t: topology_properties(t) for t in perf["topology"]})
