@@ -39,6 +39,7 @@ pub fn build(cfg: &WorkloadConfig, n: usize) -> Result<Programs> {
             ),
         ));
     }
+    refuse_unread_fields(cfg)?;
     let mut p = Programs::new(n);
     match cfg.kernel {
         Kernel::Bt => binary_tree(&mut p, cfg, n, |t| length(cfg, t)),
@@ -117,6 +118,54 @@ pub fn build(cfg: &WorkloadConfig, n: usize) -> Result<Programs> {
     }
     p.check()?;
     Ok(p)
+}
+
+/// Refuses a field set beside a kernel that does not read it (a mesh beside `bt`, a root
+/// beside `bu`, ...): it would go unread and the run would look like what it is not.
+fn refuse_unread_fields(cfg: &WorkloadConfig) -> Result<()> {
+    use Kernel::*;
+    const MESHES: &[Kernel] = &[W2, W3, Wf, M2, M3, D2, D3];
+    const DISTRIBUTIONS: &[Kernel] = &[M2, M3, D2, D3];
+    let readers: [(&str, &[Kernel]); 9] = [
+        ("length_evolution", &[Bt, Ibt, Bu]),
+        ("compute_cycles", &[Bt, Ibt, Barrier, Bu, D2, D3, Reduce, Allreduce, DeepbenchAllreduce]),
+        ("return_sweep", &[W2, W3, Wf]),
+        ("wrap", DISTRIBUTIONS),
+        ("diagonals", DISTRIBUTIONS),
+        ("burst_messages", &[Wf]),
+        ("mesh", MESHES),
+        ("root", &[Bcast, Reduce, Gather, Scatter]),
+        ("segment_bytes", &[Bcast]),
+    ];
+    let set = cfg.differences(&WorkloadConfig::default(), &[]);
+    let value = |field: &str| set.iter().find(|(f, _)| f == field).map(|(_, v)| v.clone());
+    let kernel = crate::config::config_name(&cfg.kernel);
+    for (field, kernels) in readers {
+        if kernels.contains(&cfg.kernel) {
+            continue;
+        }
+        if let Some(v) = value(field) {
+            let names: Vec<String> = kernels.iter().map(crate::config::config_name).collect();
+            return Err(Error::invalid(
+                "config",
+                format!("workload.{field}"),
+                v,
+                format!("left out with kernel '{kernel}', which does not read it (read by {})", names.join(", ")),
+            ));
+        }
+    }
+    if cfg.placement != crate::config::PlacementKind::List && !cfg.placement_list.is_empty() {
+        return Err(Error::invalid(
+            "config",
+            "workload.placement_list",
+            format!("{} entries", cfg.placement_list.len()),
+            format!(
+                "left out with placement '{}', which does not read it (placement = \"list\" does)",
+                crate::config::config_name(&cfg.placement)
+            ),
+        ));
+    }
+    Ok(())
 }
 
 /// BT: at stage t, tasks ≡ 2^t (mod 2^(t+1)) send to task − 2^t, which waits for them;

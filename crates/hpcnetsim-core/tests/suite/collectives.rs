@@ -10,7 +10,9 @@ use hpcnetsim_core::workload::collectives::default_algorithm;
 use hpcnetsim_core::workload::{kernels, Op, Programs};
 
 fn build(kernel: Kernel, algorithm: A, n: usize, bytes: u64) -> Programs {
-    let w = WorkloadConfig { kernel, algorithm, message_bytes: bytes, segment_bytes: 30, ..Default::default() };
+    // Segments of 30 bytes for the pipelined chain, the only reader of segment_bytes.
+    let segment_bytes = if kernel == Kernel::Bcast { 30 } else { 8192 };
+    let w = WorkloadConfig { kernel, algorithm, message_bytes: bytes, segment_bytes, ..Default::default() };
     kernels::build(&w, n).unwrap_or_else(|e| panic!("{kernel:?} {algorithm:?} on {n}: {e}"))
 }
 

@@ -4,7 +4,7 @@
 //! waiting for a message that never comes is reported, not run forever.
 
 use crate::common::{sim_config, topo};
-use hpcnetsim_core::config::{Algorithm, Kernel, PlacementKind, WorkloadConfig};
+use hpcnetsim_core::config::{Algorithm, Kernel, LengthEvolution, PlacementKind, WorkloadConfig};
 use hpcnetsim_core::engine::execute::{execute, run_to_completion};
 use hpcnetsim_core::engine::Engine;
 use hpcnetsim_core::stats::Status;
@@ -258,5 +258,63 @@ fn consumed_load_has_the_same_mean_whatever_the_bin_width() {
         let spans = |k: usize| (end - k as u64 * bin).min(bin) as f64;
         let mean = bins.iter().enumerate().map(|(k, load)| load * spans(k)).sum::<f64>() / end as f64;
         assert!((mean - whole[0]).abs() < 1e-9 * whole[0], "bin {bin}: mean {mean} vs {}", whole[0]);
+    }
+}
+
+/// A field of one kernel set beside another kernel would go unread (a mesh for the binary
+/// tree, a wrap for the wave-front, a root for the butterfly, ...): it is refused, naming the
+/// field, its value, the kernel and the kernels that read it.
+#[test]
+fn a_field_the_kernel_does_not_read_is_refused() {
+    type Edit = fn(&mut WorkloadConfig);
+    let cases: [(Kernel, Edit, &str); 10] = [
+        (Kernel::Bt, |w| w.mesh = vec![4, 4], "workload.mesh = [4,4] is invalid"),
+        (Kernel::W2, |w| w.wrap = true, "workload.wrap = true is invalid"),
+        (Kernel::Bu, |w| w.diagonals = true, "workload.diagonals = true is invalid"),
+        (Kernel::M2, |w| w.return_sweep = true, "workload.return_sweep = true is invalid"),
+        (Kernel::W2, |w| w.burst_messages = 8, "workload.burst_messages = 8 is invalid"),
+        (Kernel::M2, |w| w.length_evolution = LengthEvolution::Doubling, "workload.length_evolution = 'doubling'"),
+        (Kernel::M3, |w| w.compute_cycles = 10, "workload.compute_cycles = 10 is invalid"),
+        (Kernel::Bt, |w| w.root = 3, "workload.root = 3 is invalid"),
+        (Kernel::Allreduce, |w| w.segment_bytes = 1024, "workload.segment_bytes = 1024 is invalid"),
+        (Kernel::Bt, |w| w.placement_list = (0..16).collect(), "workload.placement_list = "),
+    ];
+    for (kernel, edit, start) in cases {
+        let mut w = WorkloadConfig { kernel, ..Default::default() };
+        edit(&mut w);
+        let line = kernels::build(&w, 16).expect_err("refused").to_string();
+        assert!(line.contains(start) && !line.contains('\n'), "{line}");
+        let name = hpcnetsim_core::config::config_name(&kernel);
+        let named =
+            if start.contains("placement_list") { "placement 'linear'".to_string() } else { format!("'{name}'") };
+        assert!(line.contains(&named), "{line}");
+    }
+    let mut w = WorkloadConfig { kernel: Kernel::Bt, root: 3, ..Default::default() };
+    assert_eq!(
+        kernels::build(&w, 16).unwrap_err().to_string(),
+        "config: workload.root = 3 is invalid: left out with kernel 'bt', which does not read it \
+         (read by bcast, reduce, gather, scatter)"
+    );
+    // The kernels that read them accept them.
+    for (kernel, edit) in [
+        (Kernel::W2, (|w| w.return_sweep = true) as Edit),
+        (Kernel::Wf, |w| w.burst_messages = 8),
+        (Kernel::D2, |w| {
+            w.wrap = true;
+            w.diagonals = true;
+            w.compute_cycles = 5;
+            w.mesh = vec![8, 2];
+        }),
+        (Kernel::Ibt, |w| w.length_evolution = LengthEvolution::Halving),
+        (Kernel::Scatter, |w| w.root = 3),
+        (Kernel::Bcast, |w| w.segment_bytes = 1024),
+        (Kernel::Bu, |w| {
+            w.placement = PlacementKind::List;
+            w.placement_list = (0..16).collect();
+        }),
+    ] {
+        w = WorkloadConfig { kernel, ..Default::default() };
+        edit(&mut w);
+        kernels::build(&w, 16).unwrap();
     }
 }
