@@ -318,3 +318,25 @@ fn a_field_the_kernel_does_not_read_is_refused() {
         kernels::build(&w, 16).unwrap();
     }
 }
+
+/// A message of more packets than a message can count (2^32) stops the run with one error
+/// naming the message, rather than allocating one entry per packet (2^34 packets of 64 bytes
+/// for the largest allowed message: an abort for want of 64 GB) or wrapping the count.
+#[test]
+fn a_message_of_more_packets_than_a_message_counts_is_an_error() {
+    let mut c = sim_config("crossbar:4", 1, Algorithm::Auto, 0.0);
+    c.switch.phit_bytes = 4;
+    c.workload = Some(WorkloadConfig { kernel: Kernel::Bt, message_bytes: 1 << 40, ..Default::default() });
+    let line = execute(&c).expect_err("refused").to_string();
+    assert_eq!(
+        line,
+        "workload: message from task 1 to task 0 = 1099511627776 bytes is invalid: at most 4294967295 packets \
+         of 64 bytes (switch.phit_bytes × traffic.packet_phits)"
+    );
+    // 2^32 − 1 packets is the largest count, 2^32 one too many (and a multiple of 2^32 would wrap to 0).
+    let mut c = sim_config("crossbar:4", 1, Algorithm::Auto, 0.0);
+    c.switch.phit_bytes = 1;
+    c.traffic.packet_phits = 1;
+    c.workload = Some(WorkloadConfig { kernel: Kernel::Bt, message_bytes: 1 << 32, ..Default::default() });
+    assert!(execute(&c).expect_err("refused").to_string().contains("= 4294967296 bytes is invalid"));
+}

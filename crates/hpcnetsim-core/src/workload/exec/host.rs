@@ -58,8 +58,8 @@ impl HostState {
     }
 
     /// Packets of a message of `bytes`.
-    pub(crate) fn packets(&self, bytes: u64) -> u32 {
-        bytes.div_ceil(self.model.max_payload).max(1) as u32
+    pub(crate) fn packets(&self, bytes: u64) -> u64 {
+        bytes.div_ceil(self.model.max_payload).max(1)
     }
 
     /// Payload of packet `index` (from 0) of `m`.

@@ -10,7 +10,7 @@ use crate::observe::latency::{LatencyHistogram, Summary};
 use crate::rng::Stream;
 use crate::routing::plane_selection::PlaneChoice;
 use crate::workload::traces::Replay;
-use crate::workload::{message_packets, Op};
+use crate::workload::Op;
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::collections::VecDeque;
 
@@ -167,10 +167,14 @@ impl Tasks {
 
     /// What a message of `bytes` counts for until it has arrived: its packets, or its phits
     /// (whole cells, at least one) when messages are cell-granular.
-    pub(crate) fn units(&self, bytes: u64) -> u32 {
+    /// Counted without building the list of packets: the largest message allowed (2^40
+    /// bytes) has billions of them.
+    pub(crate) fn units(&self, bytes: u64) -> u64 {
         match self.cells {
-            None => message_packets(bytes, self.phit_bytes, self.packet_phits).len() as u32,
-            Some((cell_phits, cell_bytes, _, _)) => bytes.div_ceil(cell_bytes as u64).max(1) as u32 * cell_phits,
+            None => bytes.div_ceil(self.phit_bytes as u64 * self.packet_phits as u64).max(1),
+            Some((cell_phits, cell_bytes, _, _)) => {
+                bytes.div_ceil(cell_bytes as u64).max(1).saturating_mul(cell_phits as u64)
+            }
         }
     }
 
@@ -215,10 +219,30 @@ impl Tasks {
                 false => choice.pick(from, to, rng, |p| backlog[p * e + from].len()) as u8,
             };
         }
-        m.packets = match &self.host {
-            Some(h) => h.packets(m.bytes),
-            None => self.units(m.bytes),
+        let (units, unit) = match &self.host {
+            Some(h) => {
+                (h.packets(m.bytes), format!("packets of at most {} bytes (nic.max_payload)", h.model.max_payload))
+            }
+            None if self.cells.is_some() => (self.units(m.bytes), "phits in cells (switch.cell_bytes)".to_string()),
+            None => (
+                self.units(m.bytes),
+                format!(
+                    "packets of {} bytes (switch.phit_bytes × traffic.packet_phits)",
+                    self.phit_bytes as u64 * self.packet_phits as u64
+                ),
+            ),
         };
+        // A message counts its packets in 32 bits: a larger one stops the run (a wrapped count
+        // would deliver nothing, or too little, and call it done).
+        m.packets = u32::try_from(units).unwrap_or_else(|_| {
+            self.stream.error.get_or_insert(crate::error::Error::invalid(
+                "workload",
+                format!("message from task {} to task {}", m.src, m.dst),
+                format!("{} bytes", m.bytes),
+                format!("at most {} {unit}", u32::MAX),
+            ));
+            1
+        });
         let id = self.admit(m);
         let threshold = self.host.as_ref().map_or(0, |h| h.model.rendezvous_threshold);
         if threshold > 0 && m.bytes > threshold {
