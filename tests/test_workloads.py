@@ -82,4 +82,33 @@ def test_a_crossbar_with_deep_queues_is_the_lower_bound_of_paper_002():
     assert abs(statistics.mean(torus) / statistics.mean(shallow) - 1) < 0.015, (torus, shallow)
     for d, t, s in zip(deep, torus, shallow, strict=True):
         assert d < t and d < s, (deep, torus, shallow)
-    assert statistics.mean(deep) < 0.97 * min(statistics.mean(torus), statistics.mean(shallow)), (deep, torus, shallow)
+    assert statistics.mean(deep) < 0.97 * min(statistics.mean(torus), statistics.mean(shallow)), (
+        deep,
+        torus,
+        shallow,
+    )
+
+
+def test_a_placement_list_beside_another_placement_is_refused_for_programs_traces_and_jobs(cli, tmp_path):
+    """Only placement = "list" reads workload.placement_list: beside linear it ran linearly."""
+    p = hpcnetsim.Program(4)
+    p.allreduce(1024)
+    with pytest.raises(
+        hpcnetsim.ConfigError, match="workload.placement_list = 4 entries is invalid: left out"
+    ):
+        p.run({"topology": "torus:2x2", "workload": {"placement_list": [3, 2, 1, 0]}})
+    trace = tmp_path / "t.trace"
+    p.save(trace)
+    with pytest.raises(hpcnetsim.ConfigError, match="placement 'random', which does not read it"):
+        hpcnetsim.execute({"topology": "torus:2x2", "workload": {"trace": str(trace), "placement": "random",
+                                                                 "placement_list": [3, 2, 1, 0]}})  # fmt: skip
+    cfg = tmp_path / "jobs.toml"
+    cfg.write_text(
+        'topology = "torus:4x4"\n[[workload.jobs]]\nkernel = "bt"\ntasks = 4\nplacement_list = [0, 1, 2, 3]\n'
+    )
+    r = cli("run", str(cfg))
+    assert r.returncode == 2 and r.stderr.count("\n") == 1, r.stderr
+    assert (
+        "workload.jobs[0].placement_list = 4 entries is invalid: left out with placement 'linear'" in r.stderr
+    )
+    assert p.run({"topology": "torus:2x2", "workload": {"placement": "list", "placement_list": [3, 2, 1, 0]}})

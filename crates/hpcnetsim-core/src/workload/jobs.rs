@@ -139,7 +139,7 @@ fn place_job(job: &WorkloadConfig, j: usize, terminals: usize, owner: &[Option<u
                     ),
                 ));
             }
-            let placed = placement::place(job.placement, &[], job.tasks, per, room, seed)?;
+            let placed = placement::place(job.placement, &job.placement_list, job.tasks, per, room, seed)?;
             Ok(placed.into_iter().map(|t| t + first as u32).collect())
         }
         PlacementKind::Random => {
@@ -156,7 +156,8 @@ fn place_job(job: &WorkloadConfig, j: usize, terminals: usize, owner: &[Option<u
                     ),
                 ));
             }
-            let placed = placement::place(PlacementKind::Random, &[], job.tasks, per, free.len(), seed)?;
+            let placed =
+                placement::place(PlacementKind::Random, &job.placement_list, job.tasks, per, free.len(), seed)?;
             Ok(placed.into_iter().map(|i| free[i as usize]).collect())
         }
         PlacementKind::List => {

@@ -154,17 +154,6 @@ fn refuse_unread_fields(cfg: &WorkloadConfig) -> Result<()> {
             ));
         }
     }
-    if cfg.placement != crate::config::PlacementKind::List && !cfg.placement_list.is_empty() {
-        return Err(Error::invalid(
-            "config",
-            "workload.placement_list",
-            format!("{} entries", cfg.placement_list.len()),
-            format!(
-                "left out with placement '{}', which does not read it (placement = \"list\" does)",
-                crate::config::config_name(&cfg.placement)
-            ),
-        ));
-    }
     Ok(())
 }
 

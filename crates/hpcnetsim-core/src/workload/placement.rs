@@ -16,6 +16,18 @@ pub fn place(
     terminals: usize,
     seed: u64,
 ) -> Result<Vec<u32>> {
+    if kind != PlacementKind::List && !list.is_empty() {
+        // Only a list placement reads the list: beside another it would go unread.
+        return Err(Error::invalid(
+            "config",
+            "workload.placement_list",
+            format!("{} entries", list.len()),
+            format!(
+                "left out with placement '{}', which does not read it (placement = \"list\" does)",
+                crate::config::config_name(&kind)
+            ),
+        ));
+    }
     let slots = terminals * per_terminal;
     if tasks > slots {
         return Err(Error::invalid(
