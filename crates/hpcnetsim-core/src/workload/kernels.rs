@@ -154,6 +154,19 @@ fn refuse_unread_fields(cfg: &WorkloadConfig) -> Result<()> {
             ));
         }
     }
+    // A trace's own fields: its format and how its traced time becomes cycles. (cycle_ns
+    // is left out: a [link] clock sets it for every workload, and it names the clock of the
+    // µs outputs.)
+    for field in ["format", "cpu_factor", "flops_per_second"] {
+        if let Some(v) = value(field) {
+            return Err(Error::invalid(
+                "config",
+                format!("workload.{field}"),
+                v,
+                format!("left out with kernel '{kernel}', which does not read it (read by workload.trace replays)"),
+            ));
+        }
+    }
     Ok(())
 }
 

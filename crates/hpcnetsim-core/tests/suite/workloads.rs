@@ -4,7 +4,7 @@
 //! waiting for a message that never comes is reported, not run forever.
 
 use crate::common::{sim_config, topo};
-use hpcnetsim_core::config::{Algorithm, Kernel, LengthEvolution, PlacementKind, WorkloadConfig};
+use hpcnetsim_core::config::{Algorithm, Kernel, LengthEvolution, PlacementKind, TraceFormat, WorkloadConfig};
 use hpcnetsim_core::engine::execute::{execute, run_to_completion};
 use hpcnetsim_core::engine::Engine;
 use hpcnetsim_core::stats::Status;
@@ -300,6 +300,15 @@ fn a_field_the_kernel_does_not_read_is_refused() {
             if start.contains("placement_list") { "placement 'linear'".to_string() } else { format!("'{name}'") };
         assert!(line.contains(&named), "{line}");
     }
+    // A trace's own fields beside a kernel, as beside a job's kernel.
+    let w = WorkloadConfig { kernel: Kernel::Bu, cpu_factor: 0.5, ..Default::default() };
+    assert_eq!(
+        kernels::build(&w, 16).unwrap_err().to_string(),
+        "config: workload.cpu_factor = 0.5 is invalid: left out with kernel 'bu', which does not read it \
+         (read by workload.trace replays)"
+    );
+    let w = WorkloadConfig { kernel: Kernel::M2, format: TraceFormat::Dumpi, ..Default::default() };
+    assert!(kernels::build(&w, 16).unwrap_err().to_string().contains("workload.format = 'dumpi' is invalid"));
     let mut w = WorkloadConfig { kernel: Kernel::Bt, root: 3, ..Default::default() };
     assert_eq!(
         kernels::build(&w, 16).unwrap_err().to_string(),
