@@ -273,6 +273,24 @@ fn consumed_load_has_the_same_mean_whatever_the_bin_width() {
     }
 }
 
+/// No bin of the consumed load exceeds a phit per cycle and terminal (each terminal link
+/// delivers at most one): packets counted whole at their tail put 16 phits into the 4-cycle
+/// last bin of the butterfly on `crossbar:8` (4.0; 2.29 on `crossbar:64`, paper 002's Fig. 9).
+#[test]
+fn consumed_load_never_exceeds_a_phit_per_cycle() {
+    for bin in [100, 800, 1000, 7] {
+        let mut c = sim_config("crossbar:8", 1, Algorithm::Auto, 0.0);
+        c.switch.phit_bytes = 4;
+        c.measurement.window_cycles = bin;
+        c.workload = Some(WorkloadConfig { kernel: Kernel::Bu, tasks: 8, message_bytes: 3200, ..Default::default() });
+        let r = execute(&c).unwrap();
+        assert_eq!(r.status, Status::Completed, "{}", r.message);
+        let most = r.consumed_load.iter().copied().fold(0.0, f64::max);
+        assert!(most <= 1.0 + 1e-12, "bin {bin}: {most} phits per cycle and terminal ({:?})", r.consumed_load);
+        assert!(most > 0.5, "bin {bin}: {most}");
+    }
+}
+
 /// A field of one kernel set beside another kernel would go unread (a mesh for the binary
 /// tree, a wrap for the wave-front, a root for the butterfly, ...): it is refused, naming the
 /// field, its value, the kernel and the kernels that read it.
