@@ -420,3 +420,24 @@ def test_otf2_events_that_move_data_and_are_not_replayed_are_refused(monkeypatch
     message = str(e.value)
     assert message.startswith(f"{archive}: rank ") and f"event {event} is invalid: not replayed" in message
     assert "\n" not in message
+
+
+def test_a_program_takes_numpy_integers_and_floats():
+    # Ranks and sizes often come from numpy (np.arange, an array of sizes): numpy integers are
+    # integers, as a Python int of the same value is, and a float32 of seconds is a number.
+    np = pytest.importorskip("numpy")
+    p, q = h.Program(np.int64(4)), h.Program(4)
+    for r in np.arange(4):
+        p.compute(r, np.int64(500)).send(r, (r + 1) % 4, np.int32(2048))
+        p.recv(r, (r - 1) % 4, np.uint16(2048))
+    for r in range(4):
+        q.compute(r, 500).send(r, (r + 1) % 4, 2048).recv(r, (r - 1) % 4, 2048)
+    p.bcast(np.int64(64), root=np.int64(1))
+    q.bcast(64, root=1)
+    p.compute(0, seconds=np.float32(0.5))
+    q.compute(0, seconds=0.5)
+    assert p.text() == q.text()
+    # Whole-valued floats and booleans stay refused: a rank or a size is an integer.
+    for bad in (1.0, True, np.float64(1.0)):
+        with pytest.raises(h.ConfigError, match=r"rank = .* is invalid: a rank in 0\.\.3"):
+            h.Program(4).compute(bad, 1)

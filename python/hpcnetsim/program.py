@@ -17,6 +17,8 @@ returns and :meth:`Program.save` writes, so the same program also replays from a
 from __future__ import annotations
 
 import json
+import numbers
+import operator
 import os
 from pathlib import Path
 
@@ -38,13 +40,25 @@ COLLECTIVES = ("barrier", "bcast", "reduce", "allreduce", "allgather", "alltoall
 ROOTED = ("bcast", "reduce", "gather", "scatter")
 
 
+def _integer(v) -> int | None:
+    """``v`` as an int when it is an integer (a Python or numpy one), else None: a bool or a
+    whole-valued float is not a rank or a size."""
+    if isinstance(v, bool):
+        return None
+    try:
+        return operator.index(v)
+    except TypeError:
+        return None
+
+
 class Program:
     """Task programs of ``ranks`` ranks, one list of operations per rank."""
 
     def __init__(self, ranks: int):
-        if not isinstance(ranks, int) or isinstance(ranks, bool) or not 1 <= ranks <= MAX_RANKS:
+        n = _integer(ranks)
+        if n is None or not 1 <= n <= MAX_RANKS:
             raise ConfigError(f"ranks = {ranks!r} is invalid: a number of ranks between 1 and {MAX_RANKS}")
-        self.ranks = ranks
+        self.ranks = ranks = n
         self._members: dict[int, list[int]] = {}
         self._comms: list[str] = []
         # Text-format lines; compute given in seconds stays (rank, seconds) until a clock is known.
@@ -53,16 +67,18 @@ class Program:
         self._next_req = [0] * ranks
 
     def _rank(self, r, what: str = "rank") -> int:
-        if not isinstance(r, int) or isinstance(r, bool) or not 0 <= r < self.ranks:
+        i = _integer(r)
+        if i is None or not 0 <= i < self.ranks:
             raise ConfigError(f"{what} = {r!r} is invalid: a rank in 0..{self.ranks - 1}")
-        return r
+        return i
 
     @staticmethod
     def _count(v, what: str, high: int | None = None) -> int:
-        if not isinstance(v, int) or isinstance(v, bool) or v < 0 or (high is not None and v > high):
+        i = _integer(v)
+        if i is None or i < 0 or (high is not None and i > high):
             allowed = "an integer ≥ 0" if high is None else f"an integer between 0 and {high}"
             raise ConfigError(f"{what} = {v!r} is invalid: {allowed}")
-        return v
+        return i
 
     def _bytes(self, v) -> int:
         return self._count(v, "nbytes", MAX_BYTES)
@@ -77,7 +93,7 @@ class Program:
         parts = []
         if tag is not None:
             if tag != ANY:
-                self._count(tag, "tag")
+                tag = self._count(tag, "tag")
             parts.append(f"tag={tag}")
         if comm:
             parts.append(f"comm={comm}")
@@ -92,7 +108,7 @@ class Program:
             given = f"cycles = {cycles!r}, seconds = {seconds!r}"
             raise ConfigError(f"compute: {given} is invalid: exactly one of the two")
         if seconds is not None:
-            if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not 0 <= seconds <= 1e6:
+            if isinstance(seconds, bool) or not isinstance(seconds, numbers.Real) or not 0 <= seconds <= 1e6:
                 raise ConfigError(f"compute: seconds = {seconds!r} is invalid: a number between 0 and 1e6")
             self._lines.append((self._rank(rank), float(seconds)))
             return self
@@ -119,13 +135,15 @@ class Program:
     def isend(self, rank: int, to: int, nbytes: int, tag: int = 0, comm: int = 0) -> int:
         """Non-blocking send; returns the request to :meth:`wait` on (complete when delivered)."""
         dst, size, tag = self._rank(to, "to"), self._bytes(nbytes), self._send_tag(tag, "isend")
-        req = self._request(self._rank(rank))
+        rank = self._rank(rank)
+        req = self._request(rank)
         self._lines.append(f"{rank} isend {dst} {size}{self._opts(tag, comm, req=req)}")
         return req
 
     def irecv(self, rank: int, source, nbytes: int, tag=0, comm: int = 0) -> int:
         """Non-blocking receive; returns the request to :meth:`wait` on."""
-        req = self._request(self._rank(rank))
+        rank = self._rank(rank)
+        req = self._request(rank)
         src = source if source == ANY else self._rank(source, "source")
         size = self._bytes(nbytes)
         self._lines.append(f"{rank} irecv {src} {size}{self._opts(tag or None, comm, req=req)}")
@@ -178,9 +196,11 @@ class Program:
         size = len(self._members[comm]) if comm else self.ranks
         if root != 0 and op not in ROOTED:
             raise ConfigError(f"{op}: root = {root!r} is invalid: {op} has no root ({', '.join(ROOTED)} do)")
-        if not isinstance(root, int) or isinstance(root, bool) or not 0 <= root < size:
+        index = _integer(root)
+        if index is None or not 0 <= index < size:
             where = f"communicator {comm}" if comm else "the world"
             raise ConfigError(f"{op}: root = {root!r} is invalid: a rank of {where} in 0..{size - 1}")
+        root = index
         size = "" if op == "barrier" else f" {self._bytes(nbytes)}"
         opts = self._opts(None, comm, root=root or None, algorithm=algorithm)
         for r in who:
