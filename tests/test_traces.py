@@ -441,3 +441,18 @@ def test_a_program_takes_numpy_integers_and_floats():
     for bad in (1.0, True, np.float64(1.0)):
         with pytest.raises(h.ConfigError, match=r"rank = .* is invalid: a rank in 0\.\.3"):
             h.Program(4).compute(bad, 1)
+
+
+def test_a_program_refuses_an_algorithm_or_communicator_that_is_not_one_word():
+    # The program is kept as text lines: an algorithm or a communicator with spaces or a line
+    # break became other calls (here a send of rank 0 written after every allreduce).
+    bad = r"allreduce: algorithm = 'ring\\n0 send 1 5' is invalid: a name such as"
+    with pytest.raises(h.ConfigError, match=bad):
+        h.Program(4).allreduce(64, algorithm="ring\n0 send 1 5")
+    with pytest.raises(h.ConfigError, match="algorithm = 3 is invalid"):
+        h.Program(4).allreduce(64, algorithm=3)
+    for call in ("send", "recv"):
+        with pytest.raises(h.ConfigError, match=r"comm = '1 tag=5' is invalid: an integer ≥ 0"):
+            getattr(h.Program(4), call)(0, 1, 8, comm="1 tag=5")
+    p = h.Program(4)
+    assert p.allreduce(64, algorithm="ring").text().count("algorithm=ring") == 4

@@ -51,6 +51,12 @@ def _integer(v) -> int | None:
         return None
 
 
+def _one_word(v) -> bool:
+    """Whether ``v`` is a name of letters, digits, ``-`` and ``_`` (no space or line break,
+    which in the text a program is kept as would start another field or call)."""
+    return isinstance(v, str) and v.isascii() and v.replace("-", "").replace("_", "").isalnum()
+
+
 class Program:
     """Task programs of ``ranks`` ranks, one list of operations per rank."""
 
@@ -95,6 +101,8 @@ class Program:
             if tag != ANY:
                 tag = self._count(tag, "tag")
             parts.append(f"tag={tag}")
+        # A program is text: a communicator is a number, never words that would read as more.
+        comm = self._count(comm, "comm")
         if comm:
             parts.append(f"comm={comm}")
         parts += [f"{k}={v}" for k, v in kw.items() if v is not None]
@@ -201,6 +209,9 @@ class Program:
             where = f"communicator {comm}" if comm else "the world"
             raise ConfigError(f"{op}: root = {root!r} is invalid: a rank of {where} in 0..{size - 1}")
         root = index
+        if algorithm is not None and not _one_word(algorithm):
+            raise ConfigError(f"{op}: algorithm = {algorithm!r} is invalid: a name such as 'ring' or 'binomial' "
+                              "(docs/workloads.md)")  # fmt: skip
         size = "" if op == "barrier" else f" {self._bytes(nbytes)}"
         opts = self._opts(None, comm, root=root or None, algorithm=algorithm)
         for r in who:
