@@ -456,3 +456,14 @@ def test_a_program_refuses_an_algorithm_or_communicator_that_is_not_one_word():
             getattr(h.Program(4), call)(0, 1, 8, comm="1 tag=5")
     p = h.Program(4)
     assert p.allreduce(64, algorithm="ring").text().count("algorithm=ring") == 4
+
+
+@pytest.mark.parametrize("workload", ["bu", 3])
+def test_a_workload_that_is_not_a_table_is_named(workload):
+    # execute() and Program.run() read the [workload] table before the core checks it: a
+    # string or a number failed as "'str' object has no attribute 'get'".
+    cfg = {"topology": "crossbar:4", "workload": workload}
+    for run in (h.execute, h.Program(4).barrier().run):
+        with pytest.raises(h.ConfigError, match="config: workload: invalid type: .*, expected a table") as e:
+            run(cfg)
+        assert "\n" not in str(e.value)

@@ -262,7 +262,11 @@ class Program:
         """Runs the program on the network of ``config`` (dict or TOML path; its ``[workload]``
         table, if any, gives placement, ``cpu_factor`` and the collective ``algorithm``)."""
         cfg = load_config(config)
-        w = dict(cfg.get("workload") or {})
+        w = cfg.get("workload") or {}
+        if not isinstance(w, dict):  # the core names a [workload] of the wrong type
+            _core.config_from_json(to_json(cfg))
+            raise ConfigError(f"config: workload = {w!r} is invalid: a table")
+        w = dict(w)
         w.pop("trace", None)
         if algorithm is not None:
             w["algorithm"] = algorithm

@@ -239,7 +239,9 @@ def execute(
     """
     check_run_options(max_cycles, threads)
     cfg = load_config(config)
-    w = cfg.get("workload") or {}
+    w = cfg.get("workload")
+    # Not a table: the core names it (below) as it does any other value of the wrong type.
+    w = w if isinstance(w, dict) else {}
     from .inputs.otf2_trace import is_otf2
 
     if w.get("trace") and is_otf2(w["trace"], w.get("format", "auto")):
