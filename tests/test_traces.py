@@ -467,3 +467,15 @@ def test_a_workload_that_is_not_a_table_is_named(workload):
         with pytest.raises(h.ConfigError, match="config: workload: invalid type: .*, expected a table") as e:
             run(cfg)
         assert "\n" not in str(e.value)
+
+
+@pytest.mark.parametrize("cycle_ns", [0, -1.0, float("nan"), "1"])
+def test_a_program_text_needs_a_positive_cycle(cycle_ns, tmp_path):
+    # Compute given in seconds becomes cycles of cycle_ns: 0 raised ZeroDivisionError and a
+    # negative clock wrote negative compute times.
+    p = h.Program(2).compute(0, seconds=1e-6)
+    for write in (p.text, lambda c: p.save(tmp_path / "p.trace", c)):
+        with pytest.raises(h.ConfigError, match=r"cycle_ns = .* is invalid: a positive number of ns"):
+            write(cycle_ns)
+    assert not (tmp_path / "p.trace").exists()
+    assert "0 compute 2000" in p.text(0.5)

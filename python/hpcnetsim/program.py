@@ -245,6 +245,9 @@ class Program:
     def text(self, cycle_ns: float = 1.0) -> str:
         """The program in the hpcnetsim text format (compute given in seconds in cycles of
         ``cycle_ns``)."""
+        number = isinstance(cycle_ns, numbers.Real) and not isinstance(cycle_ns, bool)
+        if not number or not 0 < cycle_ns < float("inf"):
+            raise ConfigError(f"cycle_ns = {cycle_ns!r} is invalid: a positive number of ns")
         lines = [
             line if isinstance(line, str) else f"{line[0]} compute {round(line[1] * 1e9 / cycle_ns)}"
             for line in self._lines
