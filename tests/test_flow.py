@@ -192,3 +192,30 @@ def test_table_routing_at_the_flow_level_needs_no_lanes_at_all():
     dfsssp = hpcnetsim.ebb({**cfg, "routing": {"algorithm": "table", "engine": "dfsssp"}})
     sssp = hpcnetsim.ebb({**cfg, "routing": {"algorithm": "table", "engine": "sssp"}})
     assert dfsssp.sample_values == sssp.sample_values and 0 < dfsssp.ebb <= 1
+
+
+def test_plot_helpers_leave_the_matplotlib_backend_alone(tmp_path):
+    # In a notebook the backend is the inline one: a plot helper that switched it to Agg left
+    # every later figure of the session undisplayed. The helpers draw on a Figure of their own.
+    matplotlib = pytest.importorskip("matplotlib")
+    from hpcnetsim.collected import link_heatmap
+    from hpcnetsim.flow import ebb_curve, plot_ebb, plot_ebb_curve, plot_mpigraph
+    from hpcnetsim.inputs.trace import plot_traffic
+
+    before = matplotlib.get_backend()
+    matplotlib.use("pdf")
+    try:
+        m = hpcnetsim.mpigraph(flow_config("torus:4x4", nodes=4)).to_dict()
+        e = hpcnetsim.ebb(flow_config("torus:4x4", samples=20)).to_dict()
+        plot_mpigraph(m, tmp_path / "m.png")
+        plot_ebb(e, tmp_path / "e.svg")
+        plot_ebb_curve({"torus": ebb_curve(flow_config("torus:4x4", samples=20), [4, 8])}, tmp_path / "c.png")
+        r = hpcnetsim.simulate({"topology": "torus:4x4", "stats": {"link_utilisation": True, "interval_cycles": 1000},
+                                "measurement": {"warmup_cycles": 1000, "batches": 2, "batch_cycles": 1000}})  # fmt: skip
+        link_heatmap(r.tables["link_utilisation"], tmp_path / "l.png", "links")
+        plot_traffic({"source": [0, 1], "destination": [1, 0], "bytes": [8, 8]}, 2, tmp_path / "t.png", "t")
+        assert matplotlib.get_backend() == "pdf"
+    finally:
+        matplotlib.use(before)
+    for name in ("m.png", "e.svg", "c.png", "l.png", "t.png"):
+        assert (tmp_path / name).stat().st_size > 1000

@@ -20,10 +20,8 @@ def frames(tables: dict[str, Any]) -> dict[str, pd.DataFrame]:
 def link_heatmap(frame: pd.DataFrame, path: Path, title: str) -> None:
     """Utilisation of every link (its VCs together) over time: links on the vertical axis in
     channel order, intervals on the horizontal one, idle links left out."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    # A Figure of its own, not pyplot's: the user's backend (a notebook's inline one) stays.
+    from matplotlib.figure import Figure
     import numpy as np
 
     per_link = frame.groupby(["channel", "interval_start"], sort=True)["utilisation"].sum().unstack(fill_value=0.0)
@@ -31,7 +29,8 @@ def link_heatmap(frame: pd.DataFrame, path: Path, title: str) -> None:
     starts = per_link.columns.to_numpy()
     step = int(np.diff(starts).min()) if len(starts) > 1 else 1
     height = min(12.0, 2.0 + 0.02 * len(per_link))
-    fig, ax = plt.subplots(figsize=(8, height), layout="constrained")
+    fig = Figure(figsize=(8, height), layout="constrained")
+    ax = fig.subplots()
     extent = (float(starts[0]), float(starts[-1] + step), len(per_link) - 0.5, -0.5)
     image = ax.imshow(grid, aspect="auto", interpolation="nearest", cmap="viridis", vmin=0.0, vmax=1.0, extent=extent)
     ax.set_xlabel("cycle")
@@ -39,7 +38,6 @@ def link_heatmap(frame: pd.DataFrame, path: Path, title: str) -> None:
     ax.set_title(title)
     fig.colorbar(image, ax=ax, label="utilisation")
     fig.savefig(path)
-    plt.close(fig)
 
 
 #: The files ``hpcnetsim run --out`` writes from a result's tables: ``<table>.parquet`` for

@@ -73,12 +73,11 @@ def ebb_curve(config: ConfigSource, nodes: list[int]):
 
 def plot_ebb_curve(frames: dict, path: Path) -> None:
     """eBB (with its 5th-95th percentile band) against the node count, one line per label."""
-    import matplotlib
+    # A Figure of its own, not pyplot's: the user's backend (a notebook's inline one) stays.
+    from matplotlib.figure import Figure
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(6.5, 4))
+    fig = Figure(figsize=(6.5, 4))
+    ax = fig.subplots()
     for label, df in frames.items():
         line = ax.plot(df["nodes"], df["ebb"], marker="o", label=label)[0]
         ax.fill_between(df["nodes"], df["p5"], df["p95"], color=line.get_color(), alpha=0.2)
@@ -90,7 +89,6 @@ def plot_ebb_curve(frames: dict, path: Path) -> None:
     ax.legend(fontsize=8)
     fig.tight_layout()
     fig.savefig(path, format=Path(path).suffix.lstrip(".") or "png", dpi=110)  # .svg for reports
-    plt.close(fig)
 
 
 def run_flows(config: ConfigSource, flows) -> SimulationResult:
@@ -117,17 +115,16 @@ def _scale(unit: str) -> tuple[float, str]:
 
 def plot_mpigraph(result: dict, path: Path, title: str | None = None) -> None:
     """Heatmap of the mpiGraph matrix, senders down, receivers across (paper 001 Fig. 1 style)."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    # A Figure of its own, not pyplot's: the user's backend (a notebook's inline one) stays.
+    from matplotlib.figure import Figure
     import numpy as np
 
     scale, unit = _scale(result["bandwidth_unit"])
     m = np.array(result["bandwidth"], dtype=float) * scale
     n = len(m)
     np.fill_diagonal(m, np.nan)
-    fig, ax = plt.subplots(figsize=(5.2, 4.6))
+    fig = Figure(figsize=(5.2, 4.6))
+    ax = fig.subplots()
     im = ax.imshow(m, cmap="viridis", vmin=0, vmax=np.nanmax(m) if n > 1 else 1, interpolation="nearest")
     ax.set_xlabel("receiver rank")
     ax.set_ylabel("sender rank")
@@ -136,17 +133,15 @@ def plot_mpigraph(result: dict, path: Path, title: str | None = None) -> None:
     fig.colorbar(im, ax=ax, label=f"bandwidth [{unit}]")
     fig.tight_layout()
     fig.savefig(path, format=Path(path).suffix.lstrip(".") or "png", dpi=110)  # .svg for reports
-    plt.close(fig)
 
 
 def plot_ebb(result: dict, path: Path) -> None:
     """Histogram of the per-bisection bandwidths of an eBB run."""
-    import matplotlib
+    # A Figure of its own, not pyplot's: the user's backend (a notebook's inline one) stays.
+    from matplotlib.figure import Figure
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(6, 3.8))
+    fig = Figure(figsize=(6, 3.8))
+    ax = fig.subplots()
     ax.hist(result["sample_values"], bins=40, color="tab:blue", alpha=0.8)
     ax.axvline(result["ebb"], color="k", ls="--", label=f"eBB = {result['ebb']:.3f}")
     ax.set_xlabel("mean bandwidth per flow (fraction of link bandwidth)")
@@ -155,4 +150,3 @@ def plot_ebb(result: dict, path: Path) -> None:
     ax.legend()
     fig.tight_layout()
     fig.savefig(path, format=Path(path).suffix.lstrip(".") or "png", dpi=110)  # .svg for reports
-    plt.close(fig)

@@ -89,14 +89,13 @@ def dense(traffic, ranks: int, value: str = "bytes", cells: int | None = None):
 def plot_traffic(traffic, ranks: int, path: Path, title: str, value: str = "bytes") -> None:
     """Heatmap of a traffic matrix: source rank down, destination rank across; beyond 512 ranks
     each cell sums a block of ranks (a pixel per rank pair would not show)."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    # A Figure of its own, not pyplot's: the user's backend (a notebook's inline one) stays.
+    from matplotlib.figure import Figure
 
     m = dense(traffic, ranks, value, cells=512)
     block = -(-ranks // len(m)) if len(m) else 1
-    fig, ax = plt.subplots(figsize=(5, 4.2))
+    fig = Figure(figsize=(5, 4.2))
+    ax = fig.subplots()
     im = ax.imshow(m, cmap="viridis", interpolation="nearest", extent=(0, len(m) * block, len(m) * block, 0))
     ax.set_xlabel("destination rank")
     ax.set_ylabel("source rank")
@@ -104,7 +103,6 @@ def plot_traffic(traffic, ranks: int, path: Path, title: str, value: str = "byte
     fig.colorbar(im, ax=ax, label=value)
     fig.tight_layout()
     fig.savefig(path, dpi=120)
-    plt.close(fig)
 
 
 def write_replay(result, out: Path, title: str) -> list[Path]:
