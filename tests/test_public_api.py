@@ -65,3 +65,21 @@ def test_a_topology_is_built_from_its_spec():
         hpcnetsim.Topology(3)
     with pytest.raises(hpcnetsim.ConfigError, match="torus"):
         hpcnetsim.Topology("torus:0x4")
+
+
+def test_a_topology_lists_copies_pickles_and_compares_like_a_value():
+    # The core's methods (links, distance, minimal_paths ...) were missing from dir() and so
+    # from a notebook's completion; a copy or a pickle (a sweep's worker) failed with "cannot
+    # pickle 'hpcnetsim._core.Topology' object"; two topologies of one spec were unequal.
+    import copy
+    import pickle
+
+    t = hpcnetsim.Topology("torus:4x4")
+    names = dir(t)
+    for name in ("links", "distance", "minimal_paths", "num_switches", "spec", "describe", "to_networkx"):
+        assert name in names
+    for other in (copy.copy(t), copy.deepcopy(t), pickle.loads(pickle.dumps(t))):
+        assert isinstance(other, hpcnetsim.Topology) and other is not t
+        assert other == t and hash(other) == hash(t)
+        assert other.links() == t.links() and other.describe() == t.describe()
+    assert t != hpcnetsim.Topology("torus:4x8") and t != "torus:4x4"

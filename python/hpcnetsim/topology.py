@@ -108,6 +108,23 @@ class Topology:
         checked.__doc__ = attr.__doc__
         return checked
 
+    def __dir__(self):
+        # The core's methods too, for help() and a notebook's completion.
+        return sorted({*super().__dir__(), *(n for n in dir(self._core) if not n.startswith("_"))})
+
+    # A spec builds the same network every time: a topology is the value of its spec, copied
+    # and pickled (to a sweep's workers) as the spec and rebuilt from it.
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Topology):
+            return NotImplemented
+        return self.spec == other.spec
+
+    def __hash__(self) -> int:
+        return hash(self.spec)
+
+    def __reduce__(self):
+        return (Topology, (self.spec,))
+
     def __repr__(self) -> str:
         return repr(self._core)
 
