@@ -501,3 +501,13 @@ def test_package_names_load_on_first_use():
     assert set(hpcnetsim.__all__) <= set(dir(hpcnetsim))
     with pytest.raises(AttributeError, match="no attribute 'nope'"):
         hpcnetsim.nope  # noqa: B018
+
+
+def test_apply_overrides_names_arguments_of_the_wrong_type():
+    # One string was read as a list of one-character overrides ("override 's' is invalid"), and
+    # a config that is not a dict failed inside with AttributeError.
+    with pytest.raises(ConfigError, match=r"overrides = 'switch.vcs=4' is invalid: a list of PATH=VALUE"):
+        apply_overrides({}, "switch.vcs=4")
+    with pytest.raises(ConfigError, match=r"config = None is invalid: a dict"):
+        apply_overrides(None, ["switch.vcs=4"])
+    assert apply_overrides({}, ("switch.vcs=4",)) == {"switch": {"vcs": 4}}

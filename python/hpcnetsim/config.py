@@ -113,6 +113,12 @@ def parse_value(text: str) -> Any:
 
 def apply_overrides(config: dict[str, Any], overrides: list[str]) -> dict[str, Any]:
     """A copy of ``config`` with every ``path.to.key=value`` override applied in order."""
+    if not isinstance(config, dict):
+        raise ConfigError(f"config = {config!r} is invalid: a dict (hpcnetsim.load_config reads a TOML file)")
+    # One string is not a list of one-character overrides.
+    if isinstance(overrides, (str, bytes)):
+        allowed = "a list of PATH=VALUE strings such as ['switch.vcs=4']"
+        raise ConfigError(f"overrides = {overrides!r} is invalid: {allowed}")
     config = copy.deepcopy(config)
     for item in overrides:
         key, sep, value = item.partition("=")
