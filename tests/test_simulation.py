@@ -511,3 +511,17 @@ def test_apply_overrides_names_arguments_of_the_wrong_type():
     with pytest.raises(ConfigError, match=r"config = None is invalid: a dict"):
         apply_overrides(None, ["switch.vcs=4"])
     assert apply_overrides({}, ("switch.vcs=4",)) == {"switch": {"vcs": 4}}
+
+
+def test_booleans_and_dicts_are_not_loads_cycles_threads_or_progress():
+    # True was taken as the load 1.0 and as max_cycles = 1; a dict's keys as the loads; a
+    # progress that cannot be called failed only when the run first reported.
+    for loads, shown in (([0.1, True], "True"), ({"a": 0.1}, "{'a': 0.1}")):
+        with pytest.raises(ConfigError, match=re.escape(f"= {shown} is invalid")):
+            hpcnetsim.load_curve(torus(), loads)
+    with pytest.raises(ConfigError, match="max_cycles = True is invalid: a positive number of cycles"):
+        hpcnetsim.simulate(torus(), max_cycles=True)
+    with pytest.raises(ConfigError, match="threads = False is invalid: a whole number of threads"):
+        hpcnetsim.execute(torus(), threads=False)
+    with pytest.raises(ConfigError, match="progress = 3 is invalid: a function taking a dict, or None"):
+        hpcnetsim.simulate(torus(), progress=3)

@@ -174,14 +174,18 @@ def rate(count: float, seconds: float) -> float:
     return count / seconds if seconds and seconds > 0 else math.nan
 
 
-def check_run_options(max_cycles: int | None, threads: int) -> None:
+def check_run_options(max_cycles: int | None, threads: int, progress=None) -> None:
     """Raises :class:`ConfigError` for a ``max_cycles`` or ``threads`` out of range, as the core
     does for ``max_seconds``: the core takes them as unsigned integers, and would refuse a
-    negative one with a bare OverflowError. Other types stay the core's TypeError."""
-    if isinstance(max_cycles, int) and not 1 <= max_cycles < 2**64:
+    negative one with a bare OverflowError, and take a boolean as 0 or 1. Other types stay the
+    core's TypeError. A ``progress`` that cannot be called is named before the run, not when
+    it first reports."""
+    if isinstance(max_cycles, int) and (isinstance(max_cycles, bool) or not 1 <= max_cycles < 2**64):
         raise ConfigError(f"run: max_cycles = {max_cycles} is invalid: a positive number of cycles below 2^64")
-    if isinstance(threads, int) and not 0 <= threads < 2**64:
+    if isinstance(threads, int) and (isinstance(threads, bool) or not 0 <= threads < 2**64):
         raise ConfigError(f"run: threads = {threads} is invalid: a whole number of threads >= 0 (0: automatic)")
+    if progress is not None and not callable(progress):
+        raise ConfigError(f"run: progress = {progress!r} is invalid: a function taking a dict, or None")
 
 
 def simulate(
@@ -205,7 +209,7 @@ def simulate(
     """
     from .units import with_physical
 
-    check_run_options(max_cycles, threads)
+    check_run_options(max_cycles, threads, progress)
     cfg = to_json(load_config(config))
     with naming_file(config):
         text = _core.simulate(cfg, progress, max_seconds, max_cycles, check, threads)
@@ -237,7 +241,7 @@ def execute(
     bin and, for a deadlocked workload, ``blocked`` (what the waiting tasks wait for) and
     ``blocked_channels`` when packets are stuck. Arguments as for :func:`simulate`.
     """
-    check_run_options(max_cycles, threads)
+    check_run_options(max_cycles, threads, progress)
     cfg = load_config(config)
     w = cfg.get("workload")
     # Not a table: the core names it (below) as it does any other value of the wrong type.
@@ -279,13 +283,16 @@ def check_loads(loads) -> list[float]:
     out = []
     if isinstance(loads, (str, bytes)):
         loads = [loads]
-    elif not hasattr(loads, "__iter__"):  # load_curve(config, 0.2): a number, or None
+    # load_curve(config, 0.2): a number, or None; a dict's keys are no loads either.
+    elif not hasattr(loads, "__iter__") or isinstance(loads, dict):
         raise ConfigError(f"loads = {loads!r} is invalid: a list of offered loads, each in [0, 1]")
     loads = list(loads)
     if len(loads) > MAX_LOADS:
         raise ConfigError(f"loads = {len(loads)} values is invalid: at most {MAX_LOADS} offered loads")
     for x in loads:
         try:
+            if isinstance(x, bool):  # True is no load of 1.0
+                raise TypeError
             v = float(x)
         except (TypeError, ValueError):
             raise ConfigError(f"load = {x!r} is invalid: phits per cycle per node in [0, 1]") from None
