@@ -83,3 +83,17 @@ def test_a_topology_lists_copies_pickles_and_compares_like_a_value():
         assert other == t and hash(other) == hash(t)
         assert other.links() == t.links() and other.describe() == t.describe()
     assert t != hpcnetsim.Topology("torus:4x8") and t != "torus:4x4"
+
+
+def test_a_config_error_pickles_as_the_public_class():
+    # The core made ConfigError in a module named "_core": pickling one (an error raised in a
+    # multiprocessing or Dask worker, sent back) failed with "Can't pickle <class
+    # '_core.ConfigError'>: import of module '_core' failed".
+    import pickle
+
+    with pytest.raises(hpcnetsim.ConfigError) as e:
+        hpcnetsim.simulate({"topology": "torus:0x4"})
+    back = pickle.loads(pickle.dumps(e.value))
+    assert type(back) is hpcnetsim.ConfigError and str(back) == str(e.value)
+    assert "dimension 0 = 0 is invalid" in str(back)
+    assert hpcnetsim.ConfigError.__module__ == "hpcnetsim"

@@ -2,6 +2,10 @@
 
 from ._core import ConfigError, __version__
 
+# The core names its module "_core": the public name lets a ConfigError pickle (raised in a
+# worker process and sent back) and reads as hpcnetsim.ConfigError in tracebacks.
+ConfigError.__module__ = __name__
+
 #: Where each public name lives. Modules load on first use, so a CLI command pays only for
 #: the modules it needs (start-up is part of every run).
 _EXPORTS = {
