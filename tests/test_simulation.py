@@ -525,3 +525,19 @@ def test_booleans_and_dicts_are_not_loads_cycles_threads_or_progress():
         hpcnetsim.execute(torus(), threads=False)
     with pytest.raises(ConfigError, match="progress = 3 is invalid: a function taking a dict, or None"):
         hpcnetsim.simulate(torus(), progress=3)
+
+
+def test_the_notebook_table_of_a_flow_result_shows_its_figures():
+    # The notebook table of ebb, mpigraph and run_flows results showed the routing and the wall
+    # time only: not the eBB, the pair bandwidth or the makespan.
+    from hpcnetsim.flow import run_flows
+
+    e = hpcnetsim.ebb({"topology": "torus:4x4", "flow": {"samples": 10}})
+    html = e._repr_html_()
+    assert f"<th style='text-align:left'>ebb</th><td style='text-align:left'>{e.ebb:.4g} of the link" in html
+    assert f"{e.ebb_bandwidth:.4g} bytes/cycle" in html
+    m = hpcnetsim.mpigraph({"topology": "torus:4x4", "flow": {"nodes": 4}})
+    html = m._repr_html_()
+    assert f"{m.pair_bandwidth['mean']:.4g} bytes/cycle" in html and "worst_streams_per_cable" in html
+    f = run_flows({"topology": "torus:4x4"}, [(0, 5, 1000), (1, 5, 1000)])
+    assert "<td style='text-align:left'>125 cycles</td>" in f._repr_html_()

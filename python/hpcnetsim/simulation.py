@@ -138,6 +138,7 @@ class SimulationResult:
                 continue
             text = f"{v:.4g}" if isinstance(v, float) else str(v)
             rows.append((key, f"{html.escape(text)} {unit}".strip()))
+        rows += [(k, html.escape(v)) for k, v in _flow_figures(d)]
         if d.get("message"):
             rows.append(("message", html.escape(str(d["message"]))))
         body = "".join(f"<tr><th style='text-align:left'>{k}</th><td style='text-align:left'>{v}</td></tr>"
@@ -167,6 +168,21 @@ class SimulationResult:
                 what = f"{head}, offered={d.get('offered_load')}, {acc}, saturated={d.get('saturated')}"
             return f"SimulationResult({d.get('topology')} {what})"
         return f"SimulationResult({d.get('topology')} {d.get('routing')}: {what})"
+
+
+def _flow_figures(d: dict[str, Any]) -> list[tuple[str, str]]:
+    """The main figures of a flow-model result (eBB, mpiGraph, a flow run), for its table."""
+    unit = d.get("bandwidth_unit", "")
+    if "ebb" in d:
+        return [("ebb", f"{d['ebb']:.4g} of the link bandwidth"), ("ebb_bandwidth", f"{d['ebb_bandwidth']:.4g} {unit}"),
+                ("nodes", str(d.get("nodes"))), ("samples", str(d.get("samples")))]  # fmt: skip
+    if "pair_bandwidth" in d:
+        return [("pair_bandwidth mean", f"{d['pair_bandwidth']['mean']:.4g} {unit}"),
+                ("worst_streams_per_cable", str(d.get("worst_streams_per_cable")))]  # fmt: skip
+    if "makespan" in d:
+        tu = {"cycle": "cycles"}.get(d.get("time_unit"), d.get("time_unit"))
+        return [("flows", str(len(d.get("rates", [])))), ("makespan", f"{d['makespan']:.4g} {tu}")]
+    return []
 
 
 def rate(count: float, seconds: float) -> float:
