@@ -4,6 +4,7 @@ a hang or a silent default (docs/reliability.md, "Refused inputs")."""
 
 import json
 import random
+import re
 import shlex
 import signal
 import subprocess
@@ -66,6 +67,7 @@ def files(tmp_path_factory):
         (d / name / "004.toml").write_text(text)
     (d / "one.toml").write_text(SWEEP.format(name="one"))
     (d / "kernel3.toml").write_text(CAUSAL.replace('kernel = "bt"', "kernel = 3"))
+    (d / "list-table.toml").write_text('topology = "torus:4x4"\ntraffic = ["tornado", 0.9]\n')
     return d
 
 
@@ -149,6 +151,11 @@ CASES = [
      "workload.message_bytes: 64.5 is invalid: a whole number of bytes"),
     ("kernel=3", "run {d}/causal.toml --set workload.kernel=3", "workload.kernel: expected a name in quotes"),
     ("kernel = 3 in a file", "run {d}/kernel3.toml", "line 5 (in [workload]): expected a name in quotes"),
+    # A table written as a list was read field by field: this file ran tornado at 0.9.
+    ("table as a list in a file", "run {d}/list-table.toml",
+     'config: traffic = ["tornado", 0.9] is invalid: a table ([traffic] with named fields)'),
+    ("table as a list in --set", "run {d}/causal.toml --set 'workload=[\"bu\"]'",
+     'config: workload = ["bu"] is invalid: a table'),
     ("validate --data no quantities", "validate --quick --data {d}/published-empty", "no [[quantity]] or [[group]]"),
 ]  # fmt: skip
 
@@ -212,6 +219,10 @@ def test_the_api_refuses_the_same_configs():
     ]:
         with pytest.raises(ConfigError, match=field.replace(".", r"\.")):
             hpcnetsim.simulate({**base, **patch})
+    for patch, shown in [({"traffic": ["tornado", 0.9]}, "traffic = [\"tornado\", 0.9]"),
+                         ({"workload": ["bu"]}, "workload = [\"bu\"]"), ({"stats": []}, "stats = []")]:  # fmt: skip
+        with pytest.raises(ConfigError, match=re.escape(f"config: {shown} is invalid: a table")):
+            hpcnetsim.execute({**base, **patch}) if "workload" in patch else hpcnetsim.simulate({**base, **patch})
     # In range: accepted (a sweep axis may turn the field on later).
     ok = {**base, "traffic": {"hot_nodes": [15]}, "nic": {"max_payload": "64 KiB"}, "workload": {"root": 15}}
     hpcnetsim.load_config(ok)

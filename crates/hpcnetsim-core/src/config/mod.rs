@@ -412,11 +412,55 @@ impl Default for MeasurementConfig {
     }
 }
 
+/// The tables of a config. serde reads a struct from a list as well, its fields in order, so
+/// `traffic = ["tornado", 0.9]` ran as a pattern and a load and `workload = ["bu"]` as a kernel:
+/// a list is refused where a table belongs (the top-level tables and the jobs of a workload).
+const TABLES: [&str; 9] = ["switch", "routing", "traffic", "measurement", "workload", "flow", "link", "nic", "stats"];
+
+fn check_tables(doc: &serde_json::Value) -> Result<()> {
+    use serde_json::Value;
+    let refuse = |field: String, value: &Value, header: &str| {
+        Err(Error::invalid("config", field, shown(value), format!("a table ({header} with named fields)")))
+    };
+    let Some(top) = doc.as_object() else { return Ok(()) };
+    for key in TABLES {
+        match top.get(key) {
+            Some(v @ Value::Array(_)) => return refuse(key.to_string(), v, &format!("[{key}]")),
+            Some(Value::Object(workload)) if key == "workload" => {
+                if let Some(Value::Array(jobs)) = workload.get("jobs") {
+                    if let Some((i, job)) = jobs.iter().enumerate().find(|(_, j)| j.is_array()) {
+                        return refuse(format!("workload.jobs[{i}]"), job, "[[workload.jobs]]");
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+/// A value as TOML writes it (`["bu", 8]`, `{ kernel = "bu" }`), for messages.
+fn shown(v: &serde_json::Value) -> String {
+    use serde_json::Value;
+    match v {
+        Value::Array(items) => format!("[{}]", items.iter().map(shown).collect::<Vec<_>>().join(", ")),
+        Value::Object(map) => {
+            let fields: Vec<String> = map.iter().map(|(k, v)| format!("{k} = {}", shown(v))).collect();
+            format!("{{ {} }}", fields.join(", "))
+        }
+        other => other.to_string(),
+    }
+}
+
 impl Config {
     /// Reads a config from TOML text and checks everything but the switch technologies' own
     /// fields; errors name the offending key. `Config::from_toml` (`switch/parameters.rs`)
     /// checks those too.
     pub(crate) fn read_toml(text: &str, dir: Option<&std::path::Path>) -> Result<Config> {
+        // Text that is no TOML table fails below, with its line.
+        if let Ok(table) = toml::from_str::<toml::Table>(text) {
+            check_tables(&serde_json::to_value(table).unwrap_or_default())?;
+        }
         let cfg: Config = toml::from_str(text).map_err(|e| {
             let msg = bounds::plain(&e.message().replace('\n', " "));
             let at = e.span().map(|span| {
@@ -467,6 +511,9 @@ impl Config {
     /// Reads a config from JSON text (what the Python API sends), checked as [`Config::read_toml`];
     /// errors name the key path.
     pub(crate) fn read_json(text: &str) -> Result<Config> {
+        if let Ok(value) = serde_json::from_str::<serde_json::Value>(text) {
+            check_tables(&value)?;
+        }
         let de = &mut serde_json::Deserializer::from_str(text);
         let cfg: Config = serde_path_to_error::deserialize(de).map_err(|e| {
             let path = e.path().to_string();

@@ -195,6 +195,38 @@ fn bad_configs_name_the_field() {
     }
 }
 
+/// A table given as a list was read field by field in order: `traffic = ["tornado", 0.9]` ran
+/// as pattern and load, `workload = ["bu"]` as a kernel. A list is refused where a table
+/// belongs, from TOML and from JSON (Python dicts) alike.
+#[test]
+fn a_table_given_as_a_list_is_refused() {
+    let cases: &[(&str, &str)] = &[
+        ("traffic = [\"tornado\", 0.9]", "config: traffic = [\"tornado\", 0.9] is invalid: a table"),
+        ("workload = [\"bu\"]", "config: workload = [\"bu\"] is invalid: a table"),
+        ("routing = []", "config: routing = [] is invalid: a table"),
+        ("switch = [4]", "config: switch = [4] is invalid: a table"),
+    ];
+    for table in ["measurement", "flow", "link", "nic", "stats"] {
+        let text = format!("topology = \"torus:4x4\"\n{table} = []");
+        let err = Config::from_toml(&text).unwrap_err().to_string();
+        assert_eq!(err, format!("config: {table} = [] is invalid: a table ([{table}] with named fields)"));
+    }
+    for (line, needle) in cases {
+        let err = Config::from_toml(&format!("topology = \"torus:4x4\"\n{line}")).unwrap_err().to_string();
+        assert!(err.starts_with(needle), "{line}: {err}");
+        let (key, value) = line.split_once(" = ").unwrap();
+        let json = format!("{{\"topology\": \"torus:4x4\", \"{key}\": {value}}}");
+        let err = Config::from_json(&json).unwrap_err().to_string();
+        assert!(err.starts_with(needle), "{json}: {err}");
+    }
+    // A job of [[workload.jobs]] is a table too.
+    let json = r#"{"topology": "torus:4x4", "workload": {"jobs": [{"kernel": "bu", "tasks": 8}, ["bu", 8]]}}"#;
+    let err = Config::from_json(json).unwrap_err().to_string();
+    assert!(err.starts_with("config: workload.jobs[1] = [\"bu\", 8] is invalid: a table"), "{err}");
+    // Tables stay tables, and an empty jobs list is no job given as a list.
+    Config::from_toml("topology = \"torus:4x4\"\n[traffic]\npattern = \"tornado\"").unwrap();
+}
+
 /// A run whose accepted load never settles reports `not-converged` and no throughput
 /// (saturated: below saturation the network keeping up with its sources is steady enough).
 #[test]
