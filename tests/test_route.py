@@ -252,3 +252,19 @@ def test_an_unknown_routing_with_check_deadlock_lists_the_algorithmic_ones(routi
     engines = "is invalid: one of minhop, sssp, dfsssp, updn, ftree, parx, ksp$"
     with pytest.raises(hpcnetsim.ConfigError, match=engines):
         hpcnetsim.route("torus:4x4", routing)
+
+
+def test_route_and_check_deadlock_take_numpy_integers():
+    # lmc, vls, vcs, roots and queue_packets from numpy were refused as "lmc = np.int64(1) is
+    # invalid: an integer between 0 and 7", and queue_packets failed in json.dumps.
+    np = pytest.importorskip("numpy")
+    i = np.int64
+    assert hpcnetsim.route("tree:k=2,n=3", lmc=i(1), vls=i(2)) == hpcnetsim.route("tree:k=2,n=3", lmc=1, vls=2)
+    assert hpcnetsim.route("tree:k=2,n=3", "updn", roots=[i(4)]) == hpcnetsim.route("tree:k=2,n=3", "updn", roots=[4])
+    numpy_check = hpcnetsim.check_deadlock("torus:4x4", "dor", vcs=i(2), queue_packets=np.int32(4))
+    assert numpy_check == hpcnetsim.check_deadlock("torus:4x4", "dor", vcs=2, queue_packets=4)
+    for bad in ({"lmc": 1.0}, {"vls": True}):
+        with pytest.raises(hpcnetsim.ConfigError, match=f"route: {next(iter(bad))} = .* is invalid: an integer"):
+            hpcnetsim.route("tree:k=2,n=3", **bad)
+    with pytest.raises(hpcnetsim.ConfigError, match="route: vcs = 2.0 is invalid: an integer between 1 and 8"):
+        hpcnetsim.check_deadlock("torus:4x4", "dor", vcs=2.0)

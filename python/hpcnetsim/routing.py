@@ -33,6 +33,16 @@ ALGORITHMS = (
 _ALIASES = {"bubble": "bubble-adaptive", "tree": "tree-adaptive"}
 
 
+def _whole(v) -> int | None:
+    """``v`` as an int when it is an integer, NumPy's included (a bool or 2.0 is none), else None."""
+    if isinstance(v, bool):
+        return None
+    try:
+        return operator.index(v)
+    except TypeError:
+        return None
+
+
 def check_deadlock(
     spec: str, routing: str = "auto", *, vcs: int | None = None, queue_packets: int | None = None
 ) -> dict:
@@ -48,15 +58,19 @@ def check_deadlock(
             f"route: routing = {routing!r} is invalid: one of {', '.join(ALGORITHMS)}, bubble, tree "
             f"(forwarding tables: {', '.join(ENGINES)})"
         )
-    if vcs is not None and (not isinstance(vcs, int) or isinstance(vcs, bool) or not 1 <= vcs <= 8):
-        raise ConfigError(f"route: vcs = {vcs!r} is invalid: an integer between 1 and 8")
+    if vcs is not None:
+        if _whole(vcs) is None or not 1 <= _whole(vcs) <= 8:
+            raise ConfigError(f"route: vcs = {vcs!r} is invalid: an integer between 1 and 8")
+        vcs = _whole(vcs)
     # Read with 8 VCs, the most any routing needs, so that reading the config judges the routing
     # against the family and the buffers but not the VCs: the check tries the VC counts itself,
     # from 1 up when `vcs` is None.
     cfg: dict = {"topology": spec, "routing": {"algorithm": name}, "switch": {"vcs": 8}}
     if queue_packets is not None:
         cfg["switch"]["queue_packets"] = queue_packets
-    return json.loads(_core.check_deadlock(json.dumps(cfg), vcs))
+    from .config import to_json  # NumPy values as plain ones
+
+    return json.loads(_core.check_deadlock(to_json(cfg), vcs))
 
 
 #: `route` has an argument of the same name.
@@ -128,12 +142,13 @@ def route(
     vls = 8 if vls is None else vls
     layering = "placement" if layering is None else layering
     for field, value, low, high in (("lmc", lmc, 0, 7), ("vls", vls, 1, 8)):
-        if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
+        if _whole(value) is None or not low <= _whole(value) <= high:
             raise ConfigError(f"route: {field} = {value!r} is invalid: an integer between {low} and {high}")
+    lmc, vls, root_list = _whole(lmc), _whole(vls), [_whole(r) for r in roots or []]
     triples, lines = _demands(demands)
     try:
         report = _core.route(
-            spec, engine, lmc, vls, list(roots or []), check_deadlock, dump, text, name, triples, ini, hcas, layering
+            spec, engine, lmc, vls, root_list, check_deadlock, dump, text, name, triples, ini, hcas, layering
         )
     except ConfigError as e:
         raise _demand_line_error(e, demands, triples, lines) from None
@@ -163,7 +178,7 @@ def _check_engine_options(engine: str, roots, demands, tables) -> None:
             raise ConfigError(f"route: roots = {list(roots)} is invalid with {computed}: Up*/Down* roots are read "
                               f"only by engine 'updn'")  # fmt: skip
         for r in roots:
-            if isinstance(r, bool) or not isinstance(r, int) or not 0 <= r < 2**63:
+            if _whole(r) is None or not 0 <= _whole(r) < 2**63:
                 raise ConfigError(f"route: root = {r!r} is invalid: a switch index (a whole number >= 0)")
     if demands is not None and (tables is not None or engine != "parx"):
         raise ConfigError(f"route: demands are invalid with {computed}: they are read only by engine 'parx'")
