@@ -541,3 +541,14 @@ def test_the_notebook_table_of_a_flow_result_shows_its_figures():
     assert f"{m.pair_bandwidth['mean']:.4g} bytes/cycle" in html and "worst_streams_per_cable" in html
     f = run_flows({"topology": "torus:4x4"}, [(0, 5, 1000), (1, 5, 1000)])
     assert "<td style='text-align:left'>125 cycles</td>" in f._repr_html_()
+
+
+def test_an_integer_beyond_64_bits_is_named_as_the_integer_it_is():
+    # JSON has no integer that large for the core: 2**64 reached it as a float and was refused
+    # as "invalid type: floating point `1.8446744073709552e+19`".
+    for patch, shown in (({"seed": 2**64}, "seed = 18446744073709551616"),
+                         ({"switch": {"vcs": -(2**70)}}, "switch.vcs = -1180591620717411303424")):  # fmt: skip
+        needle = f"config: {shown} is invalid: an integer of at most 64 bits"
+        with pytest.raises(ConfigError, match=re.escape(needle)):
+            hpcnetsim.simulate({**torus(), **patch})
+    assert hpcnetsim.load_config({**torus(), "seed": 2**64 - 1})["seed"] == 2**64 - 1

@@ -193,11 +193,14 @@ def to_json(config: dict[str, Any]) -> str:
 
 def _check_finite(value: Any, path: str) -> None:
     """NaN and infinities (``--set traffic.load=nan``) have no JSON form: refused by name here
-    rather than as the parser's "expected value"."""
+    rather than as the parser's "expected value"; so are integers beyond 64 bits."""
     import math
 
     if isinstance(value, float) and not math.isfinite(value):
         raise ConfigError(f"config: {path} = {value} is invalid: a finite number")
+    # The core's JSON reader takes integers beyond 64 bits as floats, and named them so.
+    if isinstance(value, int) and not isinstance(value, bool) and not -(2**63) <= value < 2**64:
+        raise ConfigError(f"config: {path} = {value} is invalid: an integer of at most 64 bits")
     if isinstance(value, dict):
         for k, v in value.items():
             _check_finite(v, f"{path}.{k}" if path else str(k))
