@@ -241,3 +241,12 @@ def test_compare_table_keeps_a_spec_with_suffixes_in_its_cell(cli, tmp_path):
     assert (row["terminals"], row["endpoints"]) == ("32", "16")
     assert float(row["cost_per_endpoint_usd"]) == pytest.approx(float(row["cost_usd"]) / 16)
     assert "e+" not in r.stdout
+
+
+def test_a_cost_table_of_the_wrong_type_is_named():
+    # A list failed inside with "cannot convert dictionary update sequence element #0".
+    t = Topology("torus:4x4")
+    for bad, shown in (([1], "[1]"), (3, "3")):
+        needle = f"cost table: table = {shown} is invalid: a dict of sections"
+        with pytest.raises(ConfigError, match=re.escape(needle)):
+            t.cost(bad)

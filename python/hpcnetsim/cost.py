@@ -9,6 +9,7 @@ electrical (passive copper), longer ones optical; endpoint cables are counted li
 from __future__ import annotations
 
 import math
+import os
 import tomllib
 from importlib import resources
 from pathlib import Path
@@ -107,7 +108,7 @@ def load_table(overrides: dict | str | Path | None = None) -> dict[str, dict[str
 
     ``overrides`` is a dict of sections, or the path of a TOML file whose sections sit at
     the top level or under ``[cost]``. Raises :class:`hpcnetsim.ConfigError` naming the field."""
-    if isinstance(overrides, (str, Path)):
+    if isinstance(overrides, (str, os.PathLike)):
         from ._files import read_text_file
 
         path = Path(overrides)
@@ -115,6 +116,8 @@ def load_table(overrides: dict | str | Path | None = None) -> dict[str, dict[str
             overrides = tomllib.loads(read_text_file(path, "a TOML cost table (docs/cost.md)"))
         except tomllib.TOMLDecodeError as e:
             raise _err(f"{path}: {e}") from None
+    if overrides is not None and not isinstance(overrides, dict):
+        raise _err(f"table = {shown(overrides)} is invalid: a dict of sections or the path of a TOML file")
     user = dict(overrides or {})
     if "cost" in user and isinstance(user["cost"], dict):
         # Sections beside [cost] would be dropped without a word: a file keeps them all
