@@ -479,3 +479,17 @@ def test_a_program_text_needs_a_positive_cycle(cycle_ns, tmp_path):
             write(cycle_ns)
     assert not (tmp_path / "p.trace").exists()
     assert "0 compute 2000" in p.text(0.5)
+
+
+def test_a_config_dict_takes_pathlib_paths(tmp_path):
+    # A trace named by a pathlib.Path (as scripts build them) was refused: "config is invalid:
+    # PosixPath('...') is not a number, string, boolean, list or table".
+    p = h.Program(2).send(0, 1, 64)
+    p.recv(1, 0, 64)
+    trace = p.save(tmp_path / "two.trace")
+    by_path = h.execute({"topology": "crossbar:2", "workload": {"trace": trace}})
+    assert by_path == h.execute({"topology": "crossbar:2", "workload": {"trace": str(trace)}})
+    # Other objects are named with their field.
+    bad = r"config: workload.kernel = <object object at .*> is invalid: a number"
+    with pytest.raises(h.ConfigError, match=bad):
+        h.execute({"topology": "crossbar:2", "workload": {"kernel": object()}})

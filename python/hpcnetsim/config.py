@@ -27,7 +27,7 @@ def load_config(source: str | os.PathLike | dict) -> dict[str, Any]:
     folder, so that a config and its inputs move together and the same file runs alike from
     Python and the command line, whatever the working directory), a dict is deep-copied."""
     if isinstance(source, dict):
-        return copy.deepcopy(source)
+        return _plain_paths(copy.deepcopy(source))
     if not isinstance(source, (str, os.PathLike)):
         raise ConfigError(f"config = {source!r} is invalid: a path to a TOML file or a dict")
     from ._files import read_text_file
@@ -38,6 +38,16 @@ def load_config(source: str | os.PathLike | dict) -> dict[str, Any]:
         return json.loads(_core.config_from_toml(text, os.path.dirname(path)))
     except ConfigError as e:
         raise ConfigError(f"{path}: {e}") from None
+
+
+def _plain_paths(value: Any) -> Any:
+    """``value`` with every path object (``pathlib.Path``: a trace, tables) as the string it
+    names, as a TOML file writes it."""
+    if isinstance(value, dict):
+        return {k: _plain_paths(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_plain_paths(v) for v in value]
+    return os.fspath(value) if isinstance(value, os.PathLike) else value
 
 
 def _files_from(layer: dict[str, Any], resolved: dict[str, Any]) -> dict[str, Any]:
@@ -180,6 +190,8 @@ def to_json(config: dict[str, Any]) -> str:
     def plain(value):
         if hasattr(value, "tolist"):
             return value.tolist()
+        if isinstance(value, os.PathLike):
+            return os.fspath(value)
         if isinstance(value, (tuple, set)):
             return list(value)
         raise TypeError(f"{value!r} is not a number, string, boolean, list or table")
@@ -196,6 +208,9 @@ def _check_finite(value: Any, path: str) -> None:
     rather than as the parser's "expected value"; so are integers beyond 64 bits."""
     import math
 
+    plain = (str, int, float, bool, type(None), dict, list, tuple, set, os.PathLike)
+    if not isinstance(value, plain) and not hasattr(value, "tolist"):  # numpy values are plain
+        raise ConfigError(f"config: {path} = {value!r} is invalid: a number, string, boolean, list or table")
     if isinstance(value, float) and not math.isfinite(value):
         raise ConfigError(f"config: {path} = {value} is invalid: a finite number")
     # The core's JSON reader takes integers beyond 64 bits as floats, and named them so.
