@@ -493,3 +493,19 @@ def test_a_config_dict_takes_pathlib_paths(tmp_path):
     bad = r"config: workload.kernel = <object object at .*> is invalid: a number"
     with pytest.raises(h.ConfigError, match=bad):
         h.execute({"topology": "crossbar:2", "workload": {"kernel": object()}})
+
+
+def test_a_program_runs_under_the_budgets_of_execute():
+    # Program.run took no budget: a long program could not be stopped after max_cycles or
+    # max_seconds, nor run with check or threads, as execute() and workload.trace can.
+    p = h.Program(2).compute(0, 100_000).send(0, 1, 64)
+    p.recv(1, 0, 64)
+    whole = p.run({"topology": "crossbar:2"})
+    assert whole.status == "completed" and whole.execution_time_cycles > 100_000
+    cut = p.run({"topology": "crossbar:2"}, max_cycles=1000)
+    assert cut.status == "partial" and cut.replay["compute_cycles"][0] == 1000
+    assert p.run({"topology": "crossbar:2"}, check=True, threads=1) == whole
+    seen = []
+    p.run({"topology": "crossbar:2"}, progress=seen.append)
+    with pytest.raises(h.ConfigError, match="max_cycles = 0 is invalid"):
+        p.run({"topology": "crossbar:2"}, max_cycles=0)

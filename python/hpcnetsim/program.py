@@ -261,9 +261,24 @@ class Program:
         atomic_write_text(Path(path), self.text(cycle_ns), parents=False)
         return Path(path)
 
-    def run(self, config, algorithm: str | None = None) -> SimulationResult:
+    def run(
+        self,
+        config,
+        algorithm: str | None = None,
+        *,
+        progress=None,
+        max_seconds: float | None = None,
+        max_cycles: int | None = None,
+        check: bool = False,
+        threads: int = 0,
+    ) -> SimulationResult:
         """Runs the program on the network of ``config`` (dict or TOML path; its ``[workload]``
-        table, if any, gives placement, ``cpu_factor`` and the collective ``algorithm``)."""
+        table, if any, gives placement, ``cpu_factor`` and the collective ``algorithm``).
+        ``progress``, ``max_seconds``, ``max_cycles``, ``check`` and ``threads`` are those of
+        :func:`hpcnetsim.execute`."""
+        from .simulation import check_run_options
+
+        check_run_options(max_cycles, threads, progress)
         cfg = load_config(config)
         w = cfg.get("workload") or {}
         if not isinstance(w, dict):  # the core names a [workload] of the wrong type
@@ -282,7 +297,9 @@ class Program:
         # refuses a kernel's fields, which the program's ranks and messages replace).
         _core.config_from_json(cfg_json)
         # Seconds of compute become cycles of the network's clock, as traced time does.
-        result = _core.execute_program(cfg_json, "program", self.text(workload_cycle_ns(cfg_json, w)))
+        text = self.text(workload_cycle_ns(cfg_json, w))
+        options = (progress, max_seconds, max_cycles, check, threads)
+        result = _core.execute_program(cfg_json, "program", text, *options)
         return SimulationResult(json.loads(with_physical(result, cfg_json)))
 
     def __repr__(self) -> str:
