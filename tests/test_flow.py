@@ -219,3 +219,14 @@ def test_plot_helpers_leave_the_matplotlib_backend_alone(tmp_path):
         matplotlib.use(before)
     for name in ("m.png", "e.svg", "c.png", "l.png", "t.png"):
         assert (tmp_path / name).stat().st_size > 1000
+
+
+def test_plot_helpers_take_the_result_itself(tmp_path):
+    # plot_mpigraph(m, ...) with the result rather than m.to_dict() failed with
+    # "'SimulationResult' object is not subscriptable".
+    pytest.importorskip("matplotlib")
+    from hpcnetsim.flow import plot_ebb, plot_mpigraph
+
+    plot_mpigraph(hpcnetsim.mpigraph(flow_config("torus:4x4", nodes=4)), tmp_path / "m.png")
+    plot_ebb(hpcnetsim.ebb(flow_config("torus:4x4", samples=20)), tmp_path / "e.png")
+    assert (tmp_path / "m.png").stat().st_size > 1000 and (tmp_path / "e.png").stat().st_size > 1000

@@ -113,8 +113,10 @@ def _scale(unit: str) -> tuple[float, str]:
     return (1 / GIB, "GiB/s") if unit == "bytes/s" else (1.0, unit)
 
 
-def plot_mpigraph(result: dict, path: Path, title: str | None = None) -> None:
-    """Heatmap of the mpiGraph matrix, senders down, receivers across (paper 001 Fig. 1 style)."""
+def plot_mpigraph(result: dict | SimulationResult, path: Path, title: str | None = None) -> None:
+    """Heatmap of the mpiGraph matrix, senders down, receivers across (paper 001 Fig. 1 style);
+    ``result`` is :func:`mpigraph`'s result or its ``to_dict()``."""
+    result = result.to_dict() if isinstance(result, SimulationResult) else result
     # A Figure of its own, not pyplot's: the user's backend (a notebook's inline one) stays.
     from matplotlib.figure import Figure
     import numpy as np
@@ -135,8 +137,10 @@ def plot_mpigraph(result: dict, path: Path, title: str | None = None) -> None:
     fig.savefig(path, format=Path(path).suffix.lstrip(".") or "png", dpi=110)  # .svg for reports
 
 
-def plot_ebb(result: dict, path: Path) -> None:
-    """Histogram of the per-bisection bandwidths of an eBB run."""
+def plot_ebb(result: dict | SimulationResult, path: Path) -> None:
+    """Histogram of the per-bisection bandwidths of an eBB run (:func:`ebb`'s result or its
+    ``to_dict()``)."""
+    result = result.to_dict() if isinstance(result, SimulationResult) else result
     # A Figure of its own, not pyplot's: the user's backend (a notebook's inline one) stays.
     from matplotlib.figure import Figure
 
