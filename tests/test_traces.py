@@ -509,3 +509,17 @@ def test_a_program_runs_under_the_budgets_of_execute():
     p.run({"topology": "crossbar:2"}, progress=seen.append)
     with pytest.raises(h.ConfigError, match="max_cycles = 0 is invalid"):
         p.run({"topology": "crossbar:2"}, max_cycles=0)
+
+
+def test_programs_compare_by_their_calls():
+    # Two programs built alike were unequal (compared as objects); a copy is equal until changed.
+    import copy
+
+    a, b = ring_program(), ring_program()
+    assert a == b and a != ring_program(8) and a != a.text()
+    c = copy.deepcopy(a)
+    assert c == a
+    c.compute(0, 1)
+    assert c != a and a == b
+    # Compute given in seconds compares by its seconds, as the program keeps them.
+    assert h.Program(2).compute(0, seconds=1e-6) != h.Program(2).compute(0, 1000)

@@ -302,5 +302,14 @@ class Program:
         result = _core.execute_program(cfg_json, "program", text, *options)
         return SimulationResult(json.loads(with_physical(result, cfg_json)))
 
+    def __eq__(self, other: object) -> bool:
+        """Equal when both have the same ranks, communicators and calls in the same order."""
+        if not isinstance(other, Program):
+            return NotImplemented
+        return (self.ranks, self._comms, self._lines) == (other.ranks, other._comms, other._lines)
+
+    # A program grows call by call: compared by content, so no hash.
+    __hash__ = None  # type: ignore[assignment]
+
     def __repr__(self) -> str:
         return f"Program({self.ranks} ranks, {len(self._lines)} calls)"
