@@ -97,3 +97,19 @@ def test_a_config_error_pickles_as_the_public_class():
     assert type(back) is hpcnetsim.ConfigError and str(back) == str(e.value)
     assert "dimension 0 = 0 is invalid" in str(back)
     assert hpcnetsim.ConfigError.__module__ == "hpcnetsim"
+
+
+def test_a_topology_read_from_a_relative_file_pickles_from_anywhere(tmp_path, monkeypatch):
+    # A copy or a pickle rebuilds the network from its spec: a fabric file named relative to
+    # the folder it was read in was looked for in the folder of the copy instead.
+    import copy
+    import pickle
+
+    (tmp_path / "t.ibnet").write_text(hpcnetsim.Topology("torus:4x4").export("ibnet"))
+    monkeypatch.chdir(tmp_path)
+    t = hpcnetsim.Topology("ibnet:t.ibnet")
+    (tmp_path / "elsewhere").mkdir()
+    monkeypatch.chdir(tmp_path / "elsewhere")
+    for other in (pickle.loads(pickle.dumps(t)), copy.deepcopy(t)):
+        assert other == t and other.links() == t.links()
+    assert t == hpcnetsim.Topology(f"ibnet:{tmp_path / 't.ibnet'}")

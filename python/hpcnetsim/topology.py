@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 from . import _core
@@ -40,6 +41,8 @@ class Topology:
 
     def __init__(self, spec: str | _core.Topology):
         """``Topology("torus:8x8")`` builds from a spec, as :meth:`from_spec` does."""
+        # The folder a file of the spec (a fabric's) is relative to, for copies made elsewhere.
+        self._folder = os.getcwd()
         if isinstance(spec, _core.Topology):
             self._core = spec
         elif isinstance(spec, str):
@@ -114,16 +117,20 @@ class Topology:
 
     # A spec builds the same network every time: a topology is the value of its spec, copied
     # and pickled (to a sweep's workers) as the spec and rebuilt from it.
+    def _located(self) -> str:
+        """The spec with the files it names made absolute (the same network from any folder)."""
+        return _core.spec_relative_to(self.spec, self._folder)
+
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Topology):
             return NotImplemented
-        return self.spec == other.spec
+        return self._located() == other._located()
 
     def __hash__(self) -> int:
-        return hash(self.spec)
+        return hash(self._located())
 
     def __reduce__(self):
-        return (Topology, (self.spec,))
+        return (Topology, (self._located(),))
 
     def __repr__(self) -> str:
         return repr(self._core)
