@@ -552,3 +552,12 @@ def test_an_integer_beyond_64_bits_is_named_as_the_integer_it_is():
         with pytest.raises(ConfigError, match=re.escape(needle)):
             hpcnetsim.simulate({**torus(), **patch})
     assert hpcnetsim.load_config({**torus(), "seed": 2**64 - 1})["seed"] == 2**64 - 1
+
+
+def test_a_nan_inside_a_tuple_is_named_as_in_a_list():
+    # Tuples were not looked into: NaN reached the core as "traffic.hot_nodes[1]: expected a
+    # name in quotes".
+    for nodes in ([1, float("nan")], (1, float("nan"))):
+        needle = "config: traffic.hot_nodes[1] = nan is invalid: a finite"
+        with pytest.raises(ConfigError, match=re.escape(needle)):
+            hpcnetsim.simulate({**torus(), "traffic": {"hot_nodes": nodes}})

@@ -219,6 +219,6 @@ def _check_finite(value: Any, path: str) -> None:
     if isinstance(value, dict):
         for k, v in value.items():
             _check_finite(v, f"{path}.{k}" if path else str(k))
-    elif isinstance(value, list):
+    elif isinstance(value, (list, tuple)):  # a tuple is written as a list
         for i, v in enumerate(value):
             _check_finite(v, f"{path}[{i}]")
