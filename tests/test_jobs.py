@@ -38,7 +38,7 @@ def test_a_job_without_free_terminals_names_its_field_and_the_file(cli, tmp_path
     assert r.returncode == 2 and r.stderr.count("\n") == 1, r.stderr
     assert r.stderr.startswith(
         f"error: {cfg}: config: workload.jobs[1].tasks = 8 is invalid: at most 0 (0 of the 16 terminals left by "
-        "the jobs before it × 1 tasks per terminal)"
+        "the jobs before it × 1 task per terminal)"
     ), r.stderr
 
 

@@ -134,8 +134,9 @@ fn place_job(job: &WorkloadConfig, j: usize, terminals: usize, owner: &[Option<u
                     "workload.tasks",
                     job.tasks,
                     format!(
-                        "at most {} (the {room} terminals from first_terminal = {first} × {per} tasks per terminal)",
-                        room * per
+                        "at most {} (the {room} terminals from first_terminal = {first} × {})",
+                        room * per,
+                        placement::tasks_per_terminal(per)
                     ),
                 ));
             }
@@ -150,9 +151,10 @@ fn place_job(job: &WorkloadConfig, j: usize, terminals: usize, owner: &[Option<u
                     "workload.tasks",
                     job.tasks,
                     format!(
-                        "at most {} ({} of the {terminals} terminals left by the jobs before it × {per} tasks per terminal)",
+                        "at most {} ({} of the {terminals} terminals left by the jobs before it × {})",
                         free.len() * per,
-                        free.len()
+                        free.len(),
+                        placement::tasks_per_terminal(per)
                     ),
                 ));
             }

@@ -34,7 +34,7 @@ pub fn place(
             "config",
             "workload.tasks",
             tasks,
-            format!("at most {slots} ({terminals} terminals × {per_terminal} tasks per terminal)"),
+            format!("at most {slots} ({terminals} terminals × {})", tasks_per_terminal(per_terminal)),
         ));
     }
     let mut rng = stream(seed, Owner::Setup, 1);
@@ -104,4 +104,9 @@ pub fn place(
         }
     }
     Ok(out.into_iter().map(|t| t as u32).collect())
+}
+
+/// "1 task per terminal", "2 tasks per terminal": the factor of a placement's room in messages.
+pub(crate) fn tasks_per_terminal(per: usize) -> String {
+    format!("{per} task{} per terminal", if per == 1 { "" } else { "s" })
 }

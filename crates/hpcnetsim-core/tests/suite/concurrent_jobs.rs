@@ -70,7 +70,7 @@ fn jobs_are_placed_on_their_own_and_overlaps_are_refused() {
         // Linear from a first terminal: the room left after it.
         (
             format!("{NET}[[workload.jobs]]\nkernel = \"bu\"\ntasks = 8\nfirst_terminal = 12\n"),
-            "config: workload.jobs[0].tasks = 8 is invalid: at most 4 (the 4 terminals from first_terminal = 12 × 1 tasks per terminal)",
+            "config: workload.jobs[0].tasks = 8 is invalid: at most 4 (the 4 terminals from first_terminal = 12 × 1 task per terminal)",
         ),
         // The run's own fields in a job would go unread: named, with where they belong.
         (
