@@ -6,6 +6,7 @@ from pathlib import Path
 import pytest
 
 import hpcnetsim
+from hpcnetsim import ConfigError
 from hpcnetsim.flow import flow_config
 
 
@@ -230,3 +231,13 @@ def test_plot_helpers_take_the_result_itself(tmp_path):
     plot_mpigraph(hpcnetsim.mpigraph(flow_config("torus:4x4", nodes=4)), tmp_path / "m.png")
     plot_ebb(hpcnetsim.ebb(flow_config("torus:4x4", samples=20)), tmp_path / "e.png")
     assert (tmp_path / "m.png").stat().st_size > 1000 and (tmp_path / "e.png").stat().st_size > 1000
+
+
+def test_ebb_and_mpigraph_refuse_a_workload_they_would_not_read():
+    # hpcnetsim.ebb({... "workload": {"kernel": "bu"}}) ran its own flows and left the
+    # butterfly unread without a word.
+    cfg = {"topology": "tree:k=2,n=3", "workload": {"kernel": "bu"}}
+    for run, what in [(hpcnetsim.ebb, "eBB"), (hpcnetsim.mpigraph, "mpiGraph")]:
+        with pytest.raises(ConfigError, match=rf"^config: workload = a table is invalid: left out for {what}"):
+            run(cfg)
+    assert hpcnetsim.ebb({"topology": "tree:k=2,n=3"}).ebb == 1.0
