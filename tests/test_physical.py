@@ -2,6 +2,7 @@
 quick Quadrics study (paper 004)."""
 
 import math
+import re
 import subprocess
 import sys
 
@@ -94,6 +95,15 @@ def test_bench_net_cli_writes_tables_and_figures(tmp_path):
     p = cli("bench-net", "hops", "--out", str(tmp_path))
     assert p.returncode == 0, p.stderr
     assert "per_hop_ns = 50" in p.stdout and (tmp_path / "hops.csv").exists()
+
+
+def test_bench_net_progress_names_each_benchmark_and_its_time():
+    # A total exchange of a 4-ary 4-tree ran for over 15 minutes without a word on stderr.
+    p = cli("bench-net", "hops", "--progress")
+    assert p.returncode == 0, p.stderr
+    lines = p.stderr.splitlines()
+    assert lines[0] == "bench-net: hops ..." and re.fullmatch(r"bench-net: hops took \d+\.\d s", lines[1]), lines
+    assert cli("bench-net", "hops", "--no-progress").stderr == ""
 
 
 def test_bench_net_all_leaves_out_hops_where_it_cannot_run():

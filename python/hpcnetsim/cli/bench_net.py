@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import argparse
 import sys
+import time
 
 from .arguments import UsageError, path_arg
 
@@ -21,6 +23,9 @@ def add_parser(sub) -> None:
                     help="override a config value, e.g. --set nic.source_buffer=nic")  # fmt: skip
     bn.add_argument("--quick", action="store_true", help="fewer message sizes and messages")
     bn.add_argument("--out", type=path_arg, help="directory for one CSV per benchmark and the figures (PNG, SVG)")
+    bn.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                    help="say on stderr which benchmark runs and how long each took (default: when stderr "
+                         "is a terminal); a total exchange of hundreds of nodes takes minutes")  # fmt: skip
     bn.set_defaults(func=_bench_net)
 
 
@@ -61,7 +66,17 @@ def _bench_net(args) -> None:
     left_out = skipped(args.name, config)  # said first: the others may take long
     for name, why in left_out.items():
         print(f"{name}: not run: {why}", file=sys.stderr)
-    frames = run(args.name, config, args.quick)
+    show = sys.stderr.isatty() if args.progress is None else args.progress
+    started = [time.monotonic()]
+
+    def progress(name: str, done: bool) -> None:
+        if done:
+            print(f"bench-net: {name} took {time.monotonic() - started[0]:.1f} s", file=sys.stderr, flush=True)
+        else:
+            started[0] = time.monotonic()
+            print(f"bench-net: {name} ...", file=sys.stderr, flush=True)
+
+    frames = run(args.name, config, args.quick, progress if show else None)
     print(format_tables(frames))
     for name, why in left_out.items():
         print(f"\n== {name} ==\nnot run: {why}")

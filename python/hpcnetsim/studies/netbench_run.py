@@ -3,6 +3,7 @@ and writes CSV files and figures (PNG and SVG) with labelled axes."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -22,16 +23,18 @@ def skipped(name: str, config) -> dict[str, str]:
     return {} if why is None else {"hops": why}
 
 
-def run(name: str, config, quick: bool = False) -> dict[str, Any]:
+def run(name: str, config, quick: bool = False, progress: Callable[[str, bool], None] | None = None) -> dict[str, Any]:
     """Benchmark ``name`` (or ``all``, without those :func:`skipped` names) on ``config``:
     name → DataFrame. ``hops`` alone on a network it cannot measure is refused before any
-    other work."""
+    other work. ``progress(name, done)`` is called as each benchmark starts and ends."""
     if name == "hops" and (why := nb.hops_unavailable(config)) is not None:
         raise nb.ConfigError(f"bench-net hops: {why}")
     leave_out = skipped(name, config)
     names = [n for n in (nb.BENCHMARKS if name == "all" else (name,)) if n not in leave_out]
     out = {}
     for n in names:
+        if progress is not None:
+            progress(n, False)
         if n == "ping":
             out[n] = nb.ping(config, QUICK_PING if quick else None)
             out[n].attrs["n_half_bytes"] = nb.half_power_point(out[n])
@@ -48,6 +51,8 @@ def run(name: str, config, quick: bool = False) -> dict[str, Any]:
             out[n] = nb.contention(config, messages=2 if quick else 8)
         elif n == "hops":
             out[n] = nb.hops(config)
+        if progress is not None:
+            progress(n, True)
     return out
 
 
