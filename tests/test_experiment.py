@@ -69,6 +69,12 @@ def _changed(name, value):
             "pattern": "transpose", "injection": "bursty", "output_allocation": "link"}[name]  # fmt: skip
 
 
+#: The traffic fields read by one pattern or injection only, and the setting that reads each.
+_READERS = {"zipf_exponent": {"pattern": "zipf"}, "zipf_ranks": {"pattern": "zipf"},
+            "hot_fraction": {"pattern": "hot-spot"}, "hot_region_fraction": {"pattern": "hot-region"},
+            "burst_packets": {"injection": "bursty"}}  # fmt: skip
+
+
 def test_keys_differ_in_any_field_and_agree_on_identical_configs():
     base = copy.deepcopy(default_config())
     base["topology"] = "torus:4x4"
@@ -92,6 +98,9 @@ def test_keys_differ_in_any_field_and_agree_on_identical_configs():
         for p in path[:-1]:
             table = table[p]
         table[path[-1]] = _changed(path[-1], value)
+        # A pattern's own field is refused beside another pattern: change it beside its reader.
+        if path[0] == "traffic" and path[-1] in _READERS:
+            other["traffic"].update(_READERS[path[-1]])
         keys.add(config_key(other))
         assert len(keys) == 1 + len([k for k in keys if k != key]), path
     assert len(keys) == len(list(_leaves(base)))  # all leaves but the preset, plus the base
@@ -305,7 +314,9 @@ def test_fields_added_later_keep_the_canonical_form_of_existing_configs():
     key = config_key(base)
     assert "zipf_ranks" not in base["traffic"]
     assert config_key({**base, "traffic": {**base["traffic"], "zipf_ranks": "index"}}) == key
-    assert config_key({**base, "traffic": {**base["traffic"], "zipf_ranks": "shuffled"}}) != key
+    zipf = {**base["traffic"], "pattern": "zipf"}
+    shuffled = {**base, "traffic": {**zipf, "zipf_ranks": "shuffled"}}
+    assert config_key(shuffled) != config_key({**base, "traffic": zipf})
     assert experiment.valid_paths()["traffic.zipf_ranks"] == "index"
 
 

@@ -356,6 +356,55 @@ impl Default for TrafficConfig {
 }
 
 impl TrafficConfig {
+    /// Refuses a pattern's or the bursty injection's own field set (away from its default)
+    /// beside a pattern or injection that does not read it: `zipf_exponent = 2` beside
+    /// `uniform` would go unread and the run would look like what it is not. (`hot_nodes` is
+    /// checked with any pattern, as its terminals are.)
+    fn refuse_unread_fields(&self) -> Result<()> {
+        use PatternKind::*;
+        let d = TrafficConfig::default();
+        let pattern = config_name(&self.pattern);
+        let fields: [(&str, bool, String, &[PatternKind]); 4] = [
+            ("zipf_exponent", self.zipf_exponent != d.zipf_exponent, bounds::num(self.zipf_exponent), &[Zipf]),
+            ("zipf_ranks", self.zipf_ranks != d.zipf_ranks, config_name(&self.zipf_ranks), &[Zipf]),
+            (
+                "hot_fraction",
+                self.hot_fraction != d.hot_fraction,
+                bounds::num(self.hot_fraction),
+                &[HotSpot, HotRegion],
+            ),
+            (
+                "hot_region_fraction",
+                self.hot_region_fraction != d.hot_region_fraction,
+                bounds::num(self.hot_region_fraction),
+                &[HotRegion],
+            ),
+        ];
+        for (field, set, value, readers) in fields {
+            if set && !readers.contains(&self.pattern) {
+                let names: Vec<String> = readers.iter().map(config_name).collect();
+                return Err(Error::invalid(
+                    "config",
+                    format!("traffic.{field}"),
+                    value,
+                    format!("left out with pattern '{pattern}', which does not read it (read by {})", names.join(", ")),
+                ));
+            }
+        }
+        if self.burst_packets != d.burst_packets && self.injection != Injection::Bursty {
+            return Err(Error::invalid(
+                "config",
+                "traffic.burst_packets",
+                bounds::num(self.burst_packets),
+                format!(
+                    "left out with injection '{}', which does not read it (read by bursty)",
+                    config_name(&self.injection)
+                ),
+            ));
+        }
+        Ok(())
+    }
+
     /// Largest packet size in phits.
     pub fn max_packet_phits(&self) -> u32 {
         self.packet_phits.max(self.packet_phits_max)
@@ -610,6 +659,7 @@ impl Config {
         if !(t.zipf_exponent > 0.0 && t.zipf_exponent <= 100.0) {
             return bad("traffic.zipf_exponent", &bounds::num(t.zipf_exponent), "a positive number up to 100");
         }
+        t.refuse_unread_fields()?;
         let m = &self.measurement;
         // Each named on its own, with the range bounds.rs allows it.
         for (field, value, allowed) in [

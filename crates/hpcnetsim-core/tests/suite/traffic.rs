@@ -177,3 +177,35 @@ fn a_pattern_that_leaves_every_terminal_silent_is_refused() {
     assert_eq!(p.destination(0, &mut rng), 2);
     assert_eq!(pattern("crossbar:2", PatternKind::BitComplement, |_| {}).destination(0, &mut rng), 1);
 }
+
+/// A pattern's or an injection process's own field set beside another was left unread:
+/// `zipf_exponent = 2` beside `pattern = "uniform"` ran uniform traffic. It is refused in one
+/// line naming the field, its value and the pattern (or injection) that reads it; beside its
+/// own pattern, and at its default beside any, it is accepted.
+#[test]
+fn a_pattern_field_beside_a_pattern_that_does_not_read_it_is_refused() {
+    let refused = [
+        ("pattern = \"uniform\"\nzipf_exponent = 2.0", "traffic.zipf_exponent = 2", "zipf"),
+        ("pattern = \"tornado\"\nzipf_ranks = \"shuffled\"", "traffic.zipf_ranks = shuffled", "zipf"),
+        ("pattern = \"zipf\"\nhot_fraction = 0.5", "traffic.hot_fraction = 0.5", "hot-spot, hot-region"),
+        ("pattern = \"hot-spot\"\nhot_region_fraction = 0.5", "traffic.hot_region_fraction = 0.5", "hot-region"),
+        ("injection = \"bernoulli\"\nburst_packets = 4.0", "traffic.burst_packets = 4", "bursty"),
+    ];
+    for (traffic, needle, reader) in refused {
+        let text = format!("topology = \"torus:4x4\"\n[traffic]\n{traffic}");
+        let err = Config::from_toml(&text).unwrap_err().to_string();
+        assert!(err.contains(needle) && err.contains(reader), "{traffic:?}: {err}");
+        assert!(!err.contains('\n'), "{err}");
+    }
+    let accepted = [
+        "pattern = \"zipf\"\nzipf_exponent = 2.0\nzipf_ranks = \"shuffled\"",
+        "pattern = \"hot-spot\"\nhot_fraction = 0.5",
+        "pattern = \"hot-region\"\nhot_fraction = 0.5\nhot_region_fraction = 0.5",
+        "injection = \"bursty\"\nburst_packets = 4.0",
+        "pattern = \"uniform\"\nzipf_exponent = 1.0\nhot_fraction = 0.1\nburst_packets = 8.0",
+    ];
+    for traffic in accepted {
+        let text = format!("topology = \"torus:4x4\"\n[traffic]\n{traffic}");
+        assert!(Config::from_toml(&text).is_ok(), "{traffic:?}");
+    }
+}
