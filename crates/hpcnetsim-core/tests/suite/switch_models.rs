@@ -23,6 +23,12 @@ fn presets_fill_fields_and_explicit_fields_override() {
     assert_eq!(again, c);
     let e = Config::from_toml("topology = \"crossbar:4\"\n[switch]\npreset = \"bogus\"\n").unwrap_err();
     assert!(e.to_string().contains("preset = 'bogus' is invalid"), "{e}");
+    // Named in full: serde places the error at the [switch] header, not at the field's line.
+    let e = Config::from_toml("topology = \"crossbar:4\"\nseed = 2\n\n[switch]\nvcs = 2\npreset = \"extol\"\n")
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("switch.preset = 'extol' is invalid: one of insee, extoll"), "{e}");
+    assert!(!e.contains('\n'), "{e}");
 }
 
 /// Settings that cannot work together are refused with one line naming the field.

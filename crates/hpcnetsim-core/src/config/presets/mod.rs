@@ -97,7 +97,7 @@ impl TryFrom<SwitchFields> for SwitchConfig {
     fn try_from(f: SwitchFields) -> Result<Self, String> {
         let name = f.preset.clone().unwrap_or_else(|| "insee".into());
         let Some(mut s) = preset(&name) else {
-            return Err(format!("preset = '{name}' is invalid: one of {}", switch_names()));
+            return Err(format!("switch.preset = '{name}' is invalid: one of {}", switch_names()));
         };
         f.apply(&mut s);
         Ok(s)
