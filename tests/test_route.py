@@ -115,6 +115,29 @@ def test_opensm_tables_of_an_ibdm_fabric_load(capsys):
         hpcnetsim.simulate(cfg)
 
 
+def test_opensm_table_errors_name_the_files_read(tmp_path, capsys):
+    # The switch index file of NAME.fdbs.gz is NAME.fdbs.ini and the host list may be
+    # ftree.hcas: errors named NAME.fdbs.gz.ini and NAME.fdbs.gz.hcas, files that do not exist.
+    import gzip
+    import shutil
+
+    d = "tests/data/fabrics/ib_flit_sim"
+    shutil.copy(f"{d}/is1_3l_32n.topo", tmp_path)
+    (tmp_path / "is1_3l_32n.fdbs.gz").write_bytes(gzip.compress(open(f"{d}/is1_3l_32n.fdbs", "rb").read()))
+    ini = open(f"{d}/is1_3l_32n.fdbs.ini").read()
+    (tmp_path / "is1_3l_32n.fdbs.ini").write_text(ini)
+    (tmp_path / "ftree.hcas").write_text("nohost 1\n" + open(f"{d}/is1_3l_32n.hcas").read())
+    args = ["route", f"ibdm:{tmp_path}/is1_3l_32n.topo", "--load", f"{tmp_path}/is1_3l_32n.fdbs.gz"]
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: {tmp_path / 'ftree.hcas'}:1: host = 'nohost 1' is invalid"), err
+    (tmp_path / "ftree.hcas").write_text(open(f"{d}/is1_3l_32n.hcas").read())
+    (tmp_path / "is1_3l_32n.fdbs.ini").write_text(ini.replace("[General]", "bogus = 7", 1))
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: {tmp_path}/is1_3l_32n.fdbs.ini:1: switch = 'bogus = 7' is invalid"), err
+
+
 def test_run_prints_the_routed_bound_beside_the_ideal(tmp_path, capsys):
     cfg = tmp_path / "t.toml"
     cfg.write_text(

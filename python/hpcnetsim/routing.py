@@ -127,7 +127,7 @@ def route(
         )
     _check_engine_options(engine, roots, demands, tables)
     _check_table_options(engine, tables, lmc, vls, layering, vcs)
-    text, name, ini, hcas = None, "tables", None, None
+    text, name, ini, hcas, read_as = None, "tables", None, None, {}
     if tables is not None:
         text, name = _read(tables, "the table dump"), str(tables)
         base = str(tables)[:-3] if str(tables).endswith(".gz") else str(tables)
@@ -137,6 +137,9 @@ def route(
             stem = Path(base[: -len(".fdbs")])
             hcas_path = stem.with_suffix(".hcas") if stem.with_suffix(".hcas").exists() else stem.parent / "ftree.hcas"
             hcas = _read(hcas_path, "the host list")
+            # The core names these files after the tables (NAME.fdbs.gz.ini, NAME.fdbs.hcas);
+            # errors name the files that were read.
+            read_as = {f"{name}.ini:": f"{base}.ini:", f"{name}.hcas:": f"{hcas_path}:"}
     if lmc is None:
         lmc = DEFAULT_LMC.get(engine, 0)
     vls = 8 if vls is None else vls
@@ -151,6 +154,9 @@ def route(
             spec, engine, lmc, vls, root_list, check_deadlock, dump, text, name, triples, ini, hcas, layering
         )
     except ConfigError as e:
+        for said, path in read_as.items():
+            if str(e).startswith(said):
+                raise ConfigError(path + str(e)[len(said) :]) from None
         raise _demand_line_error(e, demands, triples, lines) from None
     return json.loads(report)
 
