@@ -481,10 +481,23 @@ fn add_terminal(
     Ok(())
 }
 
+/// Whether a fabric's names can stand in an ibnetdiscover file: distinct, hosts and switches
+/// alike, and free of quotes, comments and line breaks.
+fn ibnet_names_fit(f: &Fabric) -> bool {
+    let mut seen = std::collections::HashSet::new();
+    f.switch_names
+        .iter()
+        .chain(f.terminals.iter().map(|t| &t.0))
+        .all(|n| !n.is_empty() && !n.contains(['"', '#', '\n', '\r']) && seen.insert(n.as_str()))
+}
+
 /// Writes `topo` as ibnetdiscover-like text (switch records, then one record per terminal).
 pub fn to_ibnet(topo: &Topology) -> String {
+    // A fabric keeps the names it was read with, unless the file could not hold them: every
+    // record and port line refers to a node by its quoted name, so names must be distinct
+    // (hosts and switches alike) and free of quotes and of '#' (a comment); else S<i>/H<t>.
     let names: Option<&Fabric> = match topo.family() {
-        Family::Fabric(f) => Some(f),
+        Family::Fabric(f) if ibnet_names_fit(f) => Some(f),
         _ => None,
     };
     let sw = |s: usize| names.map_or_else(|| format!("S{s}"), |f| f.switch_names[s].clone());

@@ -76,6 +76,22 @@ fn fabrics_round_trip_through_the_ibnetdiscover_export() {
     }
 }
 
+/// Names an ibnetdiscover file cannot hold: a host named like a switch (edge lists number
+/// switches and name hosts freely) made every reference to it ambiguous, and a quote in a
+/// name ended the quoted string early; either export was refused when read back.
+#[test]
+fn fabrics_with_clashing_or_quoted_names_round_trip_through_the_ibnetdiscover_export() {
+    let clash = "link 0 1\nterminal 1 0\nterminal 0 1\n";
+    let quoted = "link a b\nterminal x\"y a\nterminal z b\n";
+    for (i, text) in [clash, quoted].iter().enumerate() {
+        let t = Topology::from_spec(&format!("edges:{}", write_tmp(&format!("names{i}.edges"), text))).unwrap();
+        let text = t.export("ibnet").unwrap();
+        let path = write_tmp(&format!("names{i}.ibnet"), &text);
+        let back = Topology::from_spec(&format!("ibnet:{path}")).unwrap_or_else(|e| panic!("{e}\n{text}"));
+        assert_eq!(graph(&back), graph(&t), "{text}");
+    }
+}
+
 #[test]
 fn real_ibnetdiscover_output_with_guids_and_comments_is_read() {
     let text = r#"#
