@@ -57,8 +57,8 @@ def workers_allowed() -> str:
 
 
 def loads_arg(text: str) -> list[float]:
-    """``--loads``: comma-separated numbers, each once, at most :data:`MAX_LOADS` (the core
-    checks that each is in [0, 1])."""
+    """``--loads``: comma-separated numbers in [0, 1], each once, at most :data:`MAX_LOADS`
+    (checked here, so that the message names the flag)."""
     words = text.split(",")
     if len(words) > MAX_LOADS:
         raise argparse.ArgumentTypeError(f"{len(words)} loads are too many: at most {MAX_LOADS}")
@@ -69,6 +69,8 @@ def loads_arg(text: str) -> list[float]:
         raise argparse.ArgumentTypeError(f"'{shown}' is not a comma-separated list of numbers") from None
     seen = set()
     for x, w in zip(loads, words):
+        if not 0.0 <= x <= 1.0:
+            raise argparse.ArgumentTypeError(f"load {w.strip()} is not an offered load: phits per cycle per node in [0, 1]")
         if x in seen:
             raise argparse.ArgumentTypeError(f"load {w.strip()} is listed twice: each load at most once")
         seen.add(x)
