@@ -483,6 +483,9 @@ def test_too_few_vcs_for_a_routing_name_the_vcs_the_config_wrote(tmp_path):
     per_class = "2 VCs per traffic class (switch.traffic_classes = 2) are too few"
     assert_refused(r, f"switch.vcs = 4 is invalid: {per_class}")
     assert "at least 3 for non-minimal dragonfly routing" in r.stderr
+    # One VC a class is said in the singular ("1 VCs per traffic class" before).
+    with pytest.raises(ConfigError, match=r"switch.vcs = 4 is invalid: 1 VC per traffic class \(switch.traffic_classes = 4\) is too few"):
+        hpcnetsim.simulate({"topology": "torus:4x4", "switch": {"vcs": 4, "traffic_classes": 4}, "routing": {"algorithm": "dor"}})
     ring = {"topology": "jellyfish:n=20,k=2,p=1", "switch": {"vcs": 8}}
     beyond = 'at least 10 .*more than the 8 a switch has: use routing.algorithm = "table"'
     with pytest.raises(ConfigError, match=beyond):

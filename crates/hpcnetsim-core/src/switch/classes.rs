@@ -102,11 +102,16 @@ pub(crate) fn per_class(e: Error, cfg: &Config) -> Error {
                 context,
                 field,
                 cfg.switch.vcs,
-                format!(
-                    "{} VCs per traffic class (switch.traffic_classes = {}) are too few: per class, {allowed}",
-                    cfg.switch.class_vcs(),
-                    cfg.switch.traffic_classes
-                ),
+                match cfg.switch.class_vcs() {
+                    1 => format!(
+                        "1 VC per traffic class (switch.traffic_classes = {}) is too few: per class, {allowed}",
+                        cfg.switch.traffic_classes
+                    ),
+                    n => format!(
+                        "{n} VCs per traffic class (switch.traffic_classes = {}) are too few: per class, {allowed}",
+                        cfg.switch.traffic_classes
+                    ),
+                },
             )
         }
         other => other,
