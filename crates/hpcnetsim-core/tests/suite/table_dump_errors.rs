@@ -131,6 +131,13 @@ fn a_dump_of_another_network_is_refused() {
     let wide = dump::dump(&two, &tables::compute(TableEngine::Dfsssp, &two, &EngineOptions::default()).unwrap());
     let e = dump::load(&wide, "two.lft", &topo("hyperx:4x4,t=3")).expect_err("refused").to_string();
     assert!(e.ends_with("(the dump's header names hyperx:4x4,t=2; these tables are loaded for hyperx:4x4,t=3)"), "{e}");
+    // A torus's tables fit the ports of the mesh of the same size but route pairs nowhere.
+    let torus = topo("torus:4x4");
+    let ring = dump::dump(&torus, &tables::compute(TableEngine::Dfsssp, &torus, &EngineOptions::default()).unwrap());
+    let e = dump::load(&ring, "t44.lft", &topo("mesh:4x4")).expect_err("refused").to_string();
+    assert_eq!(e, "t44.lft: spec = torus:4x4 is invalid: tables of mesh:4x4: the dump's header names another network");
+    // Tables of the intact torus on the torus with a failed link are the same family's.
+    assert!(dump::load(&ring, "t44.lft", &topo("torus:4x4|faults:links=0.0")).is_ok());
     // The same dump on its own network loads, every switch's block read.
     assert!(dump::load(&text, "small.lft", &small).is_ok());
     // A block left out of a dump of the right network is refused too.
