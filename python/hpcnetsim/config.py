@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import copy
 import json
+import operator
 import os
 import re
 from contextlib import contextmanager
@@ -19,6 +20,17 @@ from ._core import ConfigError
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
+
+
+def as_integer(v) -> int | None:
+    """``v`` as an int when it is an integer, NumPy's included, else None: a bool or a
+    whole-valued float (2.0) is not a rank, a size or a count."""
+    if isinstance(v, bool):
+        return None
+    try:
+        return operator.index(v)
+    except TypeError:
+        return None
 
 
 def load_config(source: str | os.PathLike | dict) -> dict[str, Any]:

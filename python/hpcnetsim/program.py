@@ -18,13 +18,12 @@ from __future__ import annotations
 
 import json
 import numbers
-import operator
 import os
 from pathlib import Path
 
 from . import _core
 from ._core import ConfigError
-from .config import load_config, to_json
+from .config import as_integer, load_config, to_json
 from .simulation import SimulationResult
 
 ANY = "any"
@@ -40,17 +39,6 @@ COLLECTIVES = ("barrier", "bcast", "reduce", "allreduce", "allgather", "alltoall
 ROOTED = ("bcast", "reduce", "gather", "scatter")
 
 
-def _integer(v) -> int | None:
-    """``v`` as an int when it is an integer (a Python or numpy one), else None: a bool or a
-    whole-valued float is not a rank or a size."""
-    if isinstance(v, bool):
-        return None
-    try:
-        return operator.index(v)
-    except TypeError:
-        return None
-
-
 def _one_word(v) -> bool:
     """Whether ``v`` is a name of letters, digits, ``-`` and ``_`` (no space or line break,
     which in the text a program is kept as would start another field or call)."""
@@ -61,7 +49,7 @@ class Program:
     """Task programs of ``ranks`` ranks, one list of operations per rank."""
 
     def __init__(self, ranks: int):
-        n = _integer(ranks)
+        n = as_integer(ranks)
         if n is None or not 1 <= n <= MAX_RANKS:
             raise ConfigError(f"ranks = {ranks!r} is invalid: a number of ranks between 1 and {MAX_RANKS}")
         self.ranks = ranks = n
@@ -73,14 +61,14 @@ class Program:
         self._next_req = [0] * ranks
 
     def _rank(self, r, what: str = "rank") -> int:
-        i = _integer(r)
+        i = as_integer(r)
         if i is None or not 0 <= i < self.ranks:
             raise ConfigError(f"{what} = {r!r} is invalid: a rank in 0..{self.ranks - 1}")
         return i
 
     @staticmethod
     def _count(v, what: str, high: int | None = None) -> int:
-        i = _integer(v)
+        i = as_integer(v)
         if i is None or i < 0 or (high is not None and i > high):
             allowed = "an integer ≥ 0" if high is None else f"an integer between 0 and {high}"
             raise ConfigError(f"{what} = {v!r} is invalid: {allowed}")
@@ -204,7 +192,7 @@ class Program:
         size = len(self._members[comm]) if comm else self.ranks
         if root != 0 and op not in ROOTED:
             raise ConfigError(f"{op}: root = {root!r} is invalid: {op} has no root ({', '.join(ROOTED)} do)")
-        index = _integer(root)
+        index = as_integer(root)
         if index is None or not 0 <= index < size:
             where = f"communicator {comm}" if comm else "the world"
             raise ConfigError(f"{op}: root = {root!r} is invalid: a rank of {where} in 0..{size - 1}")

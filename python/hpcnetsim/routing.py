@@ -12,6 +12,7 @@ from pathlib import Path
 
 from . import _core
 from ._core import ConfigError
+from .config import as_integer
 
 ENGINES = ("minhop", "sssp", "dfsssp", "updn", "ftree", "parx", "ksp")
 
@@ -33,16 +34,6 @@ ALGORITHMS = (
 _ALIASES = {"bubble": "bubble-adaptive", "tree": "tree-adaptive"}
 
 
-def _whole(v) -> int | None:
-    """``v`` as an int when it is an integer, NumPy's included (a bool or 2.0 is none), else None."""
-    if isinstance(v, bool):
-        return None
-    try:
-        return operator.index(v)
-    except TypeError:
-        return None
-
-
 def check_deadlock(
     spec: str, routing: str = "auto", *, vcs: int | None = None, queue_packets: int | None = None
 ) -> dict:
@@ -59,9 +50,9 @@ def check_deadlock(
             f"(forwarding tables: {', '.join(ENGINES)})"
         )
     if vcs is not None:
-        if _whole(vcs) is None or not 1 <= _whole(vcs) <= 8:
+        if as_integer(vcs) is None or not 1 <= as_integer(vcs) <= 8:
             raise ConfigError(f"route: vcs = {vcs!r} is invalid: an integer between 1 and 8")
-        vcs = _whole(vcs)
+        vcs = as_integer(vcs)
     # Read with 8 VCs, the most any routing needs, so that reading the config judges the routing
     # against the family and the buffers but not the VCs: the check tries the VC counts itself,
     # from 1 up when `vcs` is None.
@@ -145,9 +136,9 @@ def route(
     vls = 8 if vls is None else vls
     layering = "placement" if layering is None else layering
     for field, value, low, high in (("lmc", lmc, 0, 7), ("vls", vls, 1, 8)):
-        if _whole(value) is None or not low <= _whole(value) <= high:
+        if as_integer(value) is None or not low <= as_integer(value) <= high:
             raise ConfigError(f"route: {field} = {value!r} is invalid: an integer between {low} and {high}")
-    lmc, vls, root_list = _whole(lmc), _whole(vls), [_whole(r) for r in roots or []]
+    lmc, vls, root_list = as_integer(lmc), as_integer(vls), [as_integer(r) for r in roots or []]
     triples, lines = _demands(demands)
     try:
         report = _core.route(
@@ -184,7 +175,7 @@ def _check_engine_options(engine: str, roots, demands, tables) -> None:
             raise ConfigError(f"route: roots = {list(roots)} is invalid with {computed}: Up*/Down* roots are read "
                               f"only by engine 'updn'")  # fmt: skip
         for r in roots:
-            if _whole(r) is None or not 0 <= _whole(r) < 2**63:
+            if as_integer(r) is None or not 0 <= as_integer(r) < 2**63:
                 raise ConfigError(f"route: root = {r!r} is invalid: a switch index (a whole number >= 0)")
     if demands is not None and (tables is not None or engine != "parx"):
         raise ConfigError(f"route: demands are invalid with {computed}: they are read only by engine 'parx'")

@@ -11,12 +11,11 @@ contention, so one round of each message is exact.
 from __future__ import annotations
 
 import math
-import operator
 import random
 from typing import Any
 
 from .._core import ConfigError
-from ..config import load_config, to_json
+from ..config import as_integer, load_config, to_json
 from ..program import Program
 from ..topology import Topology
 from ..units import physical
@@ -49,10 +48,7 @@ def _whole(bench: str, name: str, value, low: int, high: int, what: str) -> int:
     """``value`` as a whole number in ``low..=high``, or a one-line error naming the benchmark,
     the argument and what it takes (a count below the range ran as an empty program, which
     failed with "no MPI call to replay")."""
-    try:
-        v = None if isinstance(value, bool) else operator.index(value)
-    except TypeError:
-        v = None
+    v = as_integer(value)
     if v is None or not low <= v <= high:
         raise ConfigError(f"{bench}: {name} = {value!r} is invalid: {what} from {low} to {high}")
     return v
