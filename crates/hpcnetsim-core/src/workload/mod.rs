@@ -20,7 +20,11 @@ pub use sources::Source;
 /// `packet_phits`, the last one padded to full size too (papers 000/002). An empty
 /// message still takes one packet.
 pub fn message_packets(length_bytes: u64, phit_bytes: u32, packet_phits: u32) -> Vec<u32> {
-    let per_packet = phit_bytes as u64 * packet_phits as u64;
-    let packets = length_bytes.div_ceil(per_packet).max(1);
-    vec![packet_phits; packets as usize]
+    vec![packet_phits; message_packet_count(length_bytes, phit_bytes, packet_phits) as usize]
+}
+
+/// How many packets [`message_packets`] gives, without building the list (the largest
+/// message allowed, 2^40 bytes, has billions of them).
+pub fn message_packet_count(length_bytes: u64, phit_bytes: u32, packet_phits: u32) -> u64 {
+    length_bytes.div_ceil(phit_bytes as u64 * packet_phits as u64).max(1)
 }

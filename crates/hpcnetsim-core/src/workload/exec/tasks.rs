@@ -10,7 +10,7 @@ use crate::observe::latency::{LatencyHistogram, Summary};
 use crate::rng::Stream;
 use crate::routing::plane_selection::PlaneChoice;
 use crate::workload::traces::Replay;
-use crate::workload::Op;
+use crate::workload::{message_packet_count, Op};
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::collections::VecDeque;
 
@@ -167,11 +167,9 @@ impl Tasks {
 
     /// What a message of `bytes` counts for until it has arrived: its packets, or its phits
     /// (whole cells, at least one) when messages are cell-granular.
-    /// Counted without building the list of packets: the largest message allowed (2^40
-    /// bytes) has billions of them.
     pub(crate) fn units(&self, bytes: u64) -> u64 {
         match self.cells {
-            None => bytes.div_ceil(self.phit_bytes as u64 * self.packet_phits as u64).max(1),
+            None => message_packet_count(bytes, self.phit_bytes, self.packet_phits),
             Some((cell_phits, cell_bytes, _, _)) => {
                 bytes.div_ceil(cell_bytes as u64).max(1).saturating_mul(cell_phits as u64)
             }
