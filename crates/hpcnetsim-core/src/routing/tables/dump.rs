@@ -67,16 +67,17 @@ pub fn dump(topo: &Topology, t: &Tables) -> String {
 pub fn load(text: &str, file: &str, topo: &Topology) -> Result<Tables> {
     // Tables of another network fail on whatever they meet first (a port the switch lacks,
     // too few lanes for the LIDs): the error then says which network the dump was made for.
-    let tables = read(text, file, topo).map_err(|e| match header_spec(text) {
-        Some(theirs) if !same_spec(theirs, topo.spec()) => names_other_network(e, theirs, topo.spec()),
-        _ => e,
+    let other = header_spec(text).filter(|theirs| !same_spec(theirs, topo.spec()));
+    let tables = read(text, file, topo).map_err(|e| match other {
+        Some(theirs) => names_other_network(e, theirs, topo.spec()),
+        None => e,
     })?;
     // Tables that fit the switches' ports can still be another family's (a torus's on a mesh
     // of the same size): they would route some pairs nowhere. Refused when the header's spec
     // reads as another generated family; faults or planes of the same family are the same
     // network's, and a fabric file may hold any family's graph (a tree exported to ibnet).
     let fabric = |f: &crate::topology::Family| matches!(f, crate::topology::Family::Fabric(_));
-    if let Some(theirs) = header_spec(text).filter(|theirs| !same_spec(theirs, topo.spec())) {
+    if let Some(theirs) = other {
         if let Ok(parsed) = crate::topology::parse_spec(theirs) {
             if !fabric(&parsed.family) && !fabric(topo.family()) && parsed.family != *topo.family() {
                 return Err(Error::invalid(
