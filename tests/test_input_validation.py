@@ -87,7 +87,7 @@ CASES = [
     ("seed=1e400", "run {d}/base.toml --set seed=1e400", "seed = inf"),
     ("loads 5000 times", "run {d}/base.toml --loads " + LOADS_5000, "--loads"),
     ("loads twice", "run {d}/base.toml --loads 0.1,0.2,0.1", "--loads"),
-    ("load above 1", "run {d}/base.toml --loads 0.1,1.5", "argument --loads: load 1.5 is not an offered load"),
+    ("load above 1", "run {d}/base.toml --loads 0.1,1.5", "argument --loads: load = 1.5 is invalid: phits per cycle per node in [0, 1]"),
     ("threads 100000", "run {d}/base.toml --threads 100000", "--threads"),
     ("jobs 1000000", "sweep {d}/dup.toml --jobs 1000000", "--jobs"),
     ("jobs 0", "sweep {d}/dup.toml --jobs 0", "--jobs"),

@@ -69,11 +69,17 @@ def loads_arg(text: str) -> list[float]:
         raise argparse.ArgumentTypeError(f"'{shown}' is not a comma-separated list of numbers") from None
     seen = set()
     for x, w in zip(loads, words):
-        if not 0.0 <= x <= 1.0:
-            raise argparse.ArgumentTypeError(f"load {w.strip()} is not an offered load: phits per cycle per node in [0, 1]")
         if x in seen:
             raise argparse.ArgumentTypeError(f"load {w.strip()} is listed twice: each load at most once")
         seen.add(x)
+    # The API's own check of each load, here so that its message names the flag.
+    from .._core import ConfigError
+    from ..simulation import check_loads
+
+    try:
+        check_loads(loads)
+    except ConfigError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
     return loads
 
 
