@@ -153,8 +153,7 @@ class SimulationResult:
         elif "pair_bandwidth" in d:  # hpcnetsim.mpigraph
             what = f"mpiGraph mean pair bandwidth={d['pair_bandwidth']['mean']:.4g} {unit}"
         elif "makespan" in d:  # flow.run_flows
-            tu = {"cycle": "cycles"}.get(d.get("time_unit"), d.get("time_unit"))
-            what = f"{len(d.get('rates', []))} flows, makespan={d['makespan']:.4g} {tu}"
+            what = f"{len(d.get('rates', []))} flows, makespan={d['makespan']:.4g} {_time_unit(d)}"
         else:
             head = f"{d.get('routing')} vcs={d.get('vcs')}: {d.get('status')}"
             if "execution_time_cycles" in d:  # a causal workload: an execution time, no offered load
@@ -180,9 +179,13 @@ def _flow_figures(d: dict[str, Any]) -> list[tuple[str, str]]:
         return [("pair_bandwidth mean", f"{d['pair_bandwidth']['mean']:.4g} {unit}"),
                 ("worst_streams_per_cable", str(d.get("worst_streams_per_cable")))]  # fmt: skip
     if "makespan" in d:
-        tu = {"cycle": "cycles"}.get(d.get("time_unit"), d.get("time_unit"))
-        return [("flows", str(len(d.get("rates", [])))), ("makespan", f"{d['makespan']:.4g} {tu}")]
+        return [("flows", str(len(d.get("rates", [])))), ("makespan", f"{d['makespan']:.4g} {_time_unit(d)}")]
     return []
+
+
+def _time_unit(d: dict[str, Any]) -> str:
+    """The unit of a flow run's times as text: ``cycles`` for the core's ``cycle``."""
+    return {"cycle": "cycles"}.get(d.get("time_unit"), d.get("time_unit"))
 
 
 def rate(count: float, seconds: float) -> float:
