@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import html
 import json
+from contextlib import contextmanager
 from typing import Any
 
 from . import causal_plots
@@ -97,12 +98,19 @@ def normalized_frames(spec: dict[str, Any], df):
     return panels, pandas.concat(tables, ignore_index=True)
 
 
-def _normalized_times(runs, reference: str, where: str):
-    """``metrics.normalized_times``, its refusal of mixed runs naming the figure or table."""
+@contextmanager
+def _named(where: str):
+    """A refusal of mixed runs (``metrics.refuse_mixed_runs``) naming the figure or table."""
     try:
-        return metrics.normalized_times(runs, reference)
+        yield
     except ConfigError as e:
         raise ConfigError(f"{where}: {e}") from None
+
+
+def _normalized_times(runs, reference: str, where: str):
+    """``metrics.normalized_times``, its refusal of mixed runs naming the figure or table."""
+    with _named(where):
+        return metrics.normalized_times(runs, reference)
 
 
 def evolution(spec: dict[str, Any], df, figure) -> str:
@@ -114,10 +122,9 @@ def evolution(spec: dict[str, Any], df, figure) -> str:
         return ""
     size = spec.get("message_bytes") or runs["workload.message_bytes"].max()
     runs = runs[runs["workload.message_bytes"] == size]
-    try:  # one line per network: runs of a network that differ in more than the seed would overwrite each other
+    # One line per network: runs of a network that differ in more than the seed would overwrite each other.
+    with _named(f"report.figures ({spec.get('title', 'evolution')})"):
         metrics.refuse_mixed_runs(runs, "topology")
-    except ConfigError as e:
-        raise ConfigError(f"report.figures ({spec.get('title', 'evolution')}): {e}") from None
     panels: dict[str, dict[str, tuple[int, list[float]]]] = {}
     for kernel in kernels:
         for _, r in runs[runs["workload.kernel"] == kernel].iterrows():
