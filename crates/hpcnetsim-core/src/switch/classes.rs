@@ -98,21 +98,13 @@ pub fn build(cfg: &Config, topo: &Topology) -> Result<Box<dyn Routing>> {
 pub(crate) fn per_class(e: Error, cfg: &Config) -> Error {
     match e {
         Error::Invalid { context, field, allowed, .. } if field == "switch.vcs" && cfg.switch.traffic_classes > 1 => {
-            Error::invalid(
-                context,
-                field,
-                cfg.switch.vcs,
-                match cfg.switch.class_vcs() {
-                    1 => format!(
-                        "1 VC per traffic class (switch.traffic_classes = {}) is too few: per class, {allowed}",
-                        cfg.switch.traffic_classes
-                    ),
-                    n => format!(
-                        "{n} VCs per traffic class (switch.traffic_classes = {}) are too few: per class, {allowed}",
-                        cfg.switch.traffic_classes
-                    ),
-                },
-            )
+            let n = cfg.switch.class_vcs();
+            let (vcs, are) = if n == 1 { ("VC", "is") } else { ("VCs", "are") };
+            let classes = cfg.switch.traffic_classes;
+            let allowed = format!(
+                "{n} {vcs} per traffic class (switch.traffic_classes = {classes}) {are} too few: per class, {allowed}"
+            );
+            Error::invalid(context, field, cfg.switch.vcs, allowed)
         }
         other => other,
     }
