@@ -6,6 +6,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 import hpcnetsim
 from hpcnetsim import _core
 
@@ -47,6 +49,26 @@ def test_the_command_line_runs_on_threads_and_refuses_bad_counts(tmp_path):
     assert r.returncode == 2 and "--threads is invalid without --scale" in r.stderr
     r = cli("bench", "--scale", "--threads", "1,2,1")
     assert r.returncode == 2 and "'1,2,1' repeats a thread count" in r.stderr
+
+
+def test_the_api_refuses_more_threads_than_the_command_line_allows(tmp_path):
+    # simulate(threads=100000) ran (the core capped the count without a word) where
+    # `run --threads 100000` is refused: both now give one message naming the range.
+    from hpcnetsim.cores import max_workers
+
+    config = tmp_path / "crossbar.toml"
+    config.write_text('topology = "crossbar:8"\n')
+    cfg = {"topology": "crossbar:8"}
+    for n in (max_workers() + 1, 100000):
+        r = cli("run", str(config), "--threads", str(n))
+        assert r.returncode == 2, r.stderr
+        reason = r.stderr.strip().split("--threads: ", 1)[1]
+        assert reason.startswith(f"{n} is too many threads: 0 (automatic) to {max_workers()} ("), r.stderr
+        for run in (hpcnetsim.simulate, hpcnetsim.execute):
+            with pytest.raises(hpcnetsim.ConfigError) as e:
+                run(cfg, threads=n)
+            assert str(e.value) == f"run: threads = {reason}"
+            assert isinstance(e.value, ValueError)
 
 
 def test_the_documented_thread_threshold_is_the_engines():

@@ -196,13 +196,19 @@ def rate(count: float, seconds: float) -> float:
 def check_run_options(max_cycles: int | None, threads: int, progress=None) -> None:
     """Raises :class:`ConfigError` for a ``max_cycles`` or ``threads`` out of range, as the core
     does for ``max_seconds``: the core takes them as unsigned integers, and would refuse a
-    negative one with a bare OverflowError, and take a boolean as 0 or 1. Other types stay the
+    negative one with a bare OverflowError, and take a boolean as 0 or 1. ``threads`` is at
+    most ``hpcnetsim run --threads``'s maximum (:func:`cores.max_workers`). Other types stay the
     core's TypeError. A ``progress`` that cannot be called is named before the run, not when
     it first reports."""
     if isinstance(max_cycles, int) and (isinstance(max_cycles, bool) or not 1 <= max_cycles < 2**64):
         raise ConfigError(f"run: max_cycles = {max_cycles} is invalid: a positive number of cycles below 2^64")
     if isinstance(threads, int) and (isinstance(threads, bool) or not 0 <= threads < 2**64):
         raise ConfigError(f"run: threads = {threads} is invalid: a whole number of threads >= 0 (0: automatic)")
+    # The core would take any count and cap it without a word; `--threads` refuses more.
+    from .cores import too_many_threads
+
+    if isinstance(threads, int) and too_many_threads(threads):
+        raise ConfigError(f"run: threads = {too_many_threads(threads)}")
     if progress is not None and not callable(progress):
         raise ConfigError(f"run: progress = {progress!r} is invalid: a function taking a dict, or None")
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import argparse
 
+from ..cores import max_workers, too_many_threads, workers_allowed
+
 # Names for annotations only: importing `typing` and `pathlib` costs start-up time.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -33,27 +35,9 @@ def path_arg(text: str) -> Path:
     return Path(text)
 
 
-#: Processes or threads per core that ``--jobs`` and ``--threads`` may ask for: more only
-#: multiply memory and switching, and a typo such as 100000 would start that many.
-PER_CORE = 4
-
-
 #: Most offered loads of one ``run --loads``: ``simulation.MAX_LOADS``, not imported here to
 #: keep the start-up of other commands short.
 MAX_LOADS = 1000
-
-
-def max_workers() -> int:
-    """Most worker processes or threads a command may start: :data:`PER_CORE` per core."""
-    from ..experiments.executors import default_jobs
-
-    return PER_CORE * default_jobs()
-
-
-def workers_allowed() -> str:
-    from ..experiments.executors import default_jobs
-
-    return f"{max_workers()} ({PER_CORE} per core, {default_jobs()} cores here)"
 
 
 def loads_arg(text: str) -> list[float]:
@@ -97,8 +81,8 @@ def threads_arg(text: str) -> int:
     if not text.strip().isdigit():
         raise argparse.ArgumentTypeError(f"'{text}' is not a number of threads (a whole number >= 0; 0: automatic)")
     n = int(text)
-    if n > max_workers():
-        raise argparse.ArgumentTypeError(f"{n} is too many threads: 0 (automatic) to {workers_allowed()}")
+    if too_many_threads(n):
+        raise argparse.ArgumentTypeError(too_many_threads(n))
     return n
 
 

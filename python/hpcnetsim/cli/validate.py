@@ -29,7 +29,7 @@ def command(args) -> int:
             raise ConfigError(f"--paper = {p!r} is invalid: one of {', '.join(v.PAPERS)}")
     seeds = _positive(args.seeds, "--seeds", 1000)
     # As many processes as `sweep --jobs` allows: more only queue for the same cores.
-    from .arguments import max_workers, workers_allowed
+    from ..cores import max_workers, workers_allowed
 
     jobs = _positive(args.jobs, "--jobs", max_workers(), workers_allowed().removeprefix(str(max_workers())))
     if args.out:

@@ -11,15 +11,11 @@ import os
 from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor, as_completed, wait
 
+from ..cores import default_jobs
 from .worker import run_point, share_cores
 
 Task = tuple[str, str]
 Outcome = tuple[str, str | None, str | None]
-
-
-def default_jobs() -> int:
-    """Every core this process may use."""
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
 def exit_with_parent(parent: int) -> None:
