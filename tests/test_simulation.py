@@ -46,6 +46,10 @@ batches = 2
 batch_cycles = 500
 """
 
+#: The [measurement] table of TORUS_TOML.
+TORUS_MEASUREMENT = {"warmup_cycles": 500, "window_cycles": 200, "convergence_tolerance": 0.5,
+                     "max_convergence_cycles": 4000, "batches": 2, "batch_cycles": 500}  # fmt: skip
+
 SUMMARY_FIELDS = ("status", "offered load", "accepted load", "saturated", "network latency", "packet-hops/s")
 FLAT_COLUMNS = (
     "topology", "routing", "vcs", "status", "offered_load", "accepted_load", "accepted_load_std", "saturated",
@@ -185,6 +189,28 @@ def test_load_curve_rejects_bad_loads():
     for loads in (0.2, None):
         with pytest.raises(ConfigError, match=rf"loads = {loads} is invalid: a list of offered loads"):
             hpcnetsim.load_curve(torus(), loads)
+
+
+def test_load_curve_takes_the_run_options_of_run_loads(cli, torus_file, tmp_path):
+    # load_curve took no budget (TypeError: unexpected keyword argument 'max_cycles') while
+    # `hpcnetsim run --loads 0.1,0.5 --max-cycles 300` stops every load at cycle 300.
+    seen = []
+    df = hpcnetsim.load_curve(torus_file, [0.5, 0.1], max_cycles=300, threads=1, progress=seen.append)
+    assert list(df["offered_load"]) == [0.1, 0.5]
+    assert list(df["status"]) == ["partial", "partial"] and list(df["cycles"]) == [300, 300]
+    assert {d["offered_load"] for d in seen} <= {0.1, 0.5}
+    alone = hpcnetsim.simulate(torus(0.5) | {"measurement": dict(TORUS_MEASUREMENT)}, max_cycles=300)
+    assert df["packet_hops"].iloc[1] == alone.to_dict()["packet_hops"]
+    r = cli("run", str(torus_file), "--loads", "0.1,0.5", "--max-cycles", "300", "--out", str(tmp_path / "o"))
+    assert r.returncode == 0, r.stderr
+    rows = json.loads((tmp_path / "o" / "curve.json").read_text())["results"]
+    assert [x["packet_hops"] for x in rows] == list(df["packet_hops"])
+    # Refused as simulate refuses them, before any load runs.
+    for options, needle in (({"max_cycles": 0}, "run: max_cycles = 0 is invalid"),
+                            ({"max_seconds": -1}, "run: max_seconds = -1 is invalid"),
+                            ({"threads": 10**5}, "run: threads = 100000 is too many threads")):  # fmt: skip
+        with pytest.raises(ConfigError, match=re.escape(needle)):
+            hpcnetsim.load_curve(torus(), [0.1], **options)
 
 
 def test_load_curve_names_the_file_of_a_config_it_refuses(tmp_path):

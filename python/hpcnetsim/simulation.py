@@ -9,7 +9,7 @@ from collections.abc import Callable
 
 from . import _core
 from ._core import ConfigError
-from .config import load_config, naming_file, to_json
+from .config import load_config, naming_file, resolve, to_json
 
 # Names for annotations only: importing `typing` costs start-up time.
 TYPE_CHECKING = False
@@ -331,16 +331,43 @@ def check_loads(loads) -> list[float]:
     return out
 
 
-def load_curve_results(config: ConfigSource, loads) -> list[SimulationResult]:
-    """Run ``config`` at every offered load (in parallel in the core); results sorted by offered load."""
+def load_curve_results(
+    config: ConfigSource,
+    loads,
+    *,
+    progress: Callable[[dict], None] | None = None,
+    max_seconds: float | None = None,
+    max_cycles: int | None = None,
+    check: bool = False,
+    threads: int = 0,
+) -> list[SimulationResult]:
+    """Run ``config`` at every offered load; results sorted by offered load. Without a run
+    option the core runs the loads side by side; with a budget, ``check``, ``threads`` or
+    ``progress`` (those of :func:`simulate`), one load after the other, each under the
+    options (a budget is per load), as ``hpcnetsim run --loads``. ``progress`` gets the
+    dict of :func:`simulate` with the run's ``offered_load``."""
     from .units import add_physical, physical
 
-    cfg = to_json(load_config(config))
-    clock = physical(cfg)
-    # As in `simulate`: an error only running finds (a pattern the network cannot take) names the file.
+    loads = check_loads(loads)
+    check_run_options(max_cycles, threads, progress)
+    if progress is None and all(o in (None, False, 0) for o in (max_seconds, max_cycles, check, threads)):
+        cfg = to_json(load_config(config))
+        clock = physical(cfg)
+        # As in `simulate`: an error only running finds (a pattern the network cannot take) names the file.
+        with naming_file(config):
+            results = json.loads(_core.load_curve(cfg, loads))
+        return sorted((SimulationResult(add_physical(r, clock)) for r in results), key=lambda r: r.offered_load)
+    # Checked (and named) before the first load runs: the loads below change traffic.load only.
     with naming_file(config):
-        results = json.loads(_core.load_curve(cfg, check_loads(loads)))
-    return sorted((SimulationResult(add_physical(r, clock)) for r in results), key=lambda r: r.offered_load)
+        cfg = resolve(load_config(config))
+    out = []
+    for load in sorted(loads):
+        point = {**cfg, "traffic": {**cfg["traffic"], "load": load}}
+        report = None if progress is None else (lambda d, load=load: progress({**d, "offered_load": load}))
+        with naming_file(config):
+            out.append(simulate(point, progress=report, max_seconds=max_seconds, max_cycles=max_cycles,
+                                check=check, threads=threads))  # fmt: skip
+    return out
 
 
 def curve_frame(results: list[SimulationResult]) -> pd.DataFrame:
@@ -350,6 +377,19 @@ def curve_frame(results: list[SimulationResult]) -> pd.DataFrame:
     return pandas.DataFrame([flatten(r._data) for r in results])
 
 
-def load_curve(config: ConfigSource, loads) -> pd.DataFrame:
-    """Run ``config`` at every offered load; one row per load, sorted by offered load."""
-    return curve_frame(load_curve_results(config, loads))
+def load_curve(
+    config: ConfigSource,
+    loads,
+    *,
+    progress: Callable[[dict], None] | None = None,
+    max_seconds: float | None = None,
+    max_cycles: int | None = None,
+    check: bool = False,
+    threads: int = 0,
+) -> pd.DataFrame:
+    """Run ``config`` at every offered load; one row per load, sorted by offered load. The
+    run options are those of :func:`simulate`, applied to each load (a budget is per load),
+    as for ``hpcnetsim run --loads``."""
+    options = {"progress": progress, "max_seconds": max_seconds, "max_cycles": max_cycles, "check": check,
+               "threads": threads}  # fmt: skip
+    return curve_frame(load_curve_results(config, loads, **options))

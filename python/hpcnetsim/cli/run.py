@@ -107,15 +107,14 @@ def _run_config(args) -> int | None:
 
 
 def _curve(config: dict, loads: list[float], args) -> list:
-    """The load curve of ``hpcnetsim run --loads`` under every run option: without any, the
-    core runs the loads side by side; with a budget, ``--check``, ``--threads`` or progress,
-    one load after the other, each under the options (a budget is per load)."""
+    """The load curve of ``hpcnetsim run --loads`` under every run option, as
+    :func:`hpcnetsim.load_curve` runs it; with progress shown, one line per load."""
     from ..simulation import load_curve_results, simulate
 
     show = sys.stderr.isatty() if args.progress is None else args.progress
-    options = (args.max_seconds, args.max_cycles, args.check, args.threads)
-    if not show and not any(o not in (None, False, 0) for o in options):
-        return load_curve_results(config, loads)
+    if not show:
+        return load_curve_results(config, loads, max_seconds=args.max_seconds, max_cycles=args.max_cycles,
+                                  check=args.check, threads=args.threads)  # fmt: skip
     from ..experiments.progress import TerminalProgress
 
     results = []
