@@ -254,7 +254,7 @@ def test_large_intact_trees_are_still_described():
 def test_an_argument_with_a_newline_is_one_error_line(capfd):
     assert main(["run", "bad\narg.toml"]) == 2
     err = capfd.readouterr().err
-    assert err == "error: bad\\narg.toml: No such file or directory\n", err
+    assert err == "error: bad\\narg.toml: cannot read a TOML config (docs/config.md): No such file or directory\n", err
     assert main(["topo", "describe", "torus:4x4\nx"]) == 2
     err = capfd.readouterr().err
     assert err.startswith("error:") and err.count("\n") == 1, err

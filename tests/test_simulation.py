@@ -223,6 +223,18 @@ def test_load_curve_names_the_file_of_a_config_it_refuses(tmp_path):
             run(path)
 
 
+def test_a_config_file_that_cannot_be_read_is_a_config_error_naming_it(tmp_path):
+    # A missing file raised a bare FileNotFoundError ("[Errno 2] No such file or directory:
+    # '...'") where a missing trace is a ConfigError naming the path.
+    missing = tmp_path / "nope" / "missing.toml"
+    runs = (hpcnetsim.simulate, hpcnetsim.execute, hpcnetsim.load_config, lambda c: hpcnetsim.load_curve(c, [0.1]))
+    for path, reason in ((missing, "No such file or directory"), (tmp_path, "Is a directory")):
+        for run in runs:
+            with pytest.raises(ConfigError) as e:
+                run(path)
+            assert str(e.value) == f"{path}: cannot read a TOML config (docs/config.md): {reason}"
+
+
 def test_bad_dict_config_raises_config_error():
     with pytest.raises(ConfigError, match="foo"):
         hpcnetsim.simulate(torus(switch={"foo": 1}))

@@ -42,14 +42,25 @@ def load_config(source: str | os.PathLike | dict) -> dict[str, Any]:
         return _plain_paths(copy.deepcopy(source))
     if not isinstance(source, (str, os.PathLike)):
         raise ConfigError(f"config = {source!r} is invalid: a path to a TOML file or a dict")
-    from ._files import read_text_file
-
     path = os.fspath(source)
-    text = read_text_file(path, "a TOML config (docs/config.md)")
+    text = _read_config(path)
     try:
         return json.loads(_core.config_from_toml(text, os.path.dirname(path)))
     except ConfigError as e:
         raise ConfigError(f"{path}: {e}") from None
+
+
+def _read_config(path: str) -> str:
+    """The text of the config file ``path``; a file that cannot be read (missing, a folder, no
+    permission) is a one-line :class:`ConfigError` naming it, as a missing trace or routing
+    table is, not a bare ``FileNotFoundError``."""
+    from ._files import read_text_file
+
+    what = "a TOML config (docs/config.md)"
+    try:
+        return read_text_file(path, what)
+    except OSError as e:
+        raise ConfigError(f"{path}: cannot read {what}: {e.strerror or e}") from None
 
 
 def _plain_paths(value: Any) -> Any:
@@ -96,10 +107,8 @@ def load_layer(path: str | os.PathLike) -> dict[str, Any]:
     names are relative to the file, as in :func:`load_config`."""
     import tomllib
 
-    from ._files import read_text_file
-
     path = os.fspath(path)
-    text = read_text_file(path, "a TOML config (docs/config.md)")
+    text = _read_config(path)
     try:
         resolved = json.loads(_core.config_from_toml(text, os.path.dirname(path)))
     except ConfigError as e:
