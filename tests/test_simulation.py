@@ -592,6 +592,22 @@ def test_an_integer_beyond_64_bits_is_named_as_the_integer_it_is():
     assert hpcnetsim.load_config({**torus(), "seed": 2**64 - 1})["seed"] == 2**64 - 1
 
 
+def test_a_decimal_is_taken_as_the_number_it_writes():
+    # Decimal("0.3") was refused ("traffic.load = Decimal('0.3') is invalid: a number, string,
+    # boolean, list or table") where load_curve took it as a load.
+    from decimal import Decimal
+
+    exact = torus(Decimal("0.3"))
+    exact["switch"]["vcs"] = Decimal("2")  # written without a fraction: a count
+    r = hpcnetsim.simulate(exact)
+    assert r.offered_load == 0.3 and r == hpcnetsim.simulate(torus(0.3))
+    for bad, shown in ((Decimal("NaN"), "NaN"), (Decimal("1.5"), "1.5")):
+        with pytest.raises(ConfigError, match=re.escape(f"config: traffic.load = {shown} is invalid:")):
+            hpcnetsim.simulate(torus(bad))
+    df = hpcnetsim.load_curve(torus(), [Decimal("0.2"), Decimal("0.1")])
+    assert list(df["offered_load"]) == [0.1, 0.2]
+
+
 def test_a_nan_inside_a_tuple_is_named_as_in_a_list():
     # Tuples were not looked into: NaN reached the core as "traffic.hot_nodes[1]: expected a
     # name in quotes".

@@ -12,6 +12,7 @@ import operator
 import os
 import re
 from contextlib import contextmanager
+from decimal import Decimal
 
 from . import _core
 from ._core import ConfigError
@@ -211,6 +212,8 @@ def to_json(config: dict[str, Any]) -> str:
     def plain(value):
         if hasattr(value, "tolist"):
             return value.tolist()
+        if isinstance(value, Decimal):
+            return _decimal_number(value)
         if isinstance(value, os.PathLike):
             return os.fspath(value)
         if isinstance(value, (tuple, set)):
@@ -224,14 +227,23 @@ def to_json(config: dict[str, Any]) -> str:
         raise ConfigError(f"config is invalid: {e}") from None
 
 
+def _decimal_number(value: Decimal) -> int | float:
+    """A ``decimal.Decimal`` (``Decimal("0.3")``, a load read exactly) as the number it writes:
+    an integer when written without a fraction or exponent (``Decimal("4")``: a count), else a
+    float, as TOML would read the same text."""
+    return int(value) if value.as_tuple().exponent == 0 else float(value)
+
+
 def _check_finite(value: Any, path: str) -> None:
     """NaN and infinities (``--set traffic.load=nan``) have no JSON form: refused by name here
     rather than as the parser's "expected value"; so are integers beyond 64 bits."""
     import math
 
-    plain = (str, int, float, bool, type(None), dict, list, tuple, set, os.PathLike)
+    plain = (str, int, float, bool, type(None), dict, list, tuple, set, os.PathLike, Decimal)
     if not isinstance(value, plain) and not hasattr(value, "tolist"):  # numpy values are plain
         raise ConfigError(f"config: {path} = {value!r} is invalid: a number, string, boolean, list or table")
+    if isinstance(value, Decimal) and not value.is_finite():
+        raise ConfigError(f"config: {path} = {value} is invalid: a finite number")
     if isinstance(value, float) and not math.isfinite(value):
         raise ConfigError(f"config: {path} = {value} is invalid: a finite number")
     # The core's JSON reader takes integers beyond 64 bits as floats, and named them so.
