@@ -523,3 +523,20 @@ def test_programs_compare_by_their_calls():
     assert c != a and a == b
     # Compute given in seconds compares by its seconds, as the program keeps them.
     assert h.Program(2).compute(0, seconds=1e-6) != h.Program(2).compute(0, 1000)
+
+
+def test_trace_info_names_an_argument_of_the_wrong_type(tmp_path):
+    # info(3) was read as a file named "3" ("3: cannot read: No such file or directory (os
+    # error 2)"); a format or flag of the wrong type was the core's TypeError.
+    path = tmp_path / "two.trace"
+    path.write_text("ranks 2\n0 send 1 64\n1 recv 0 64\n")
+    assert h.inputs.trace.info(str(path))["summary"]["ranks"] == 2
+    for kwargs, message in (
+        ({"path": 3}, "trace: path = 3 is invalid: the path of a trace file (a str or os.PathLike)"),
+        ({"path": None}, "trace: path = None is invalid: the path of a trace file (a str or os.PathLike)"),
+        ({"path": path, "format": 3}, "trace: format = 3 is invalid: auto, text, simgrid, dumpi, vef or otf2"),
+        ({"path": path, "matrices": "x"}, "trace: matrices = 'x' is invalid: True or False"),
+    ):
+        with pytest.raises(h.ConfigError) as e:
+            h.inputs.trace.info(**kwargs)
+        assert str(e.value) == message

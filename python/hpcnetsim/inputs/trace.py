@@ -23,6 +23,7 @@ def info(path: str | os.PathLike, format: str = "auto", matrices: bool = True) -
     does not use them."""
     from .otf2_trace import is_otf2, to_text
 
+    _check_info_arguments(path, format, matrices)
     if not is_otf2(path, format):
         return json.loads(_core.trace_info(str(path), format, matrices))
     import tempfile
@@ -35,6 +36,20 @@ def info(path: str | os.PathLike, format: str = "auto", matrices: bool = True) -
     d["summary"]["format"] = "otf2"
     d["summary"]["calls"] = calls
     return d
+
+
+def _check_info_arguments(path, format, matrices) -> None:
+    """One-line ConfigErrors for arguments of the wrong type: ``info(3)`` was read as a file
+    named ``3`` ("3: cannot read: No such file or directory"), a format or flag of the wrong
+    type was the core's TypeError."""
+    from .._core import ConfigError
+
+    if not isinstance(path, (str, os.PathLike)):
+        raise ConfigError(f"trace: path = {path!r} is invalid: the path of a trace file (a str or os.PathLike)")
+    if not isinstance(format, str):
+        raise ConfigError(f"trace: format = {format!r} is invalid: {', '.join(FORMATS[:-1])} or {FORMATS[-1]}")
+    if not isinstance(matrices, bool):
+        raise ConfigError(f"trace: matrices = {matrices!r} is invalid: True or False")
 
 
 def format_info(d: dict) -> str:
