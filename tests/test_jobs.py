@@ -58,3 +58,26 @@ def test_set_reaches_a_job_by_its_index(cli, tmp_path):
         r = cli("run", str(cfg), "--set", setting)
         assert r.returncode == 2 and r.stderr.count("\n") == 1, r.stderr
         assert f"override '{setting}' is invalid: {needle}" in r.stderr, r.stderr
+
+
+def test_the_jobs_column_of_the_csv_files_is_json(cli, tmp_path):
+    # result.csv and repetitions.csv held the Python repr of the jobs
+    # ("[{'kernel': 'alltoall', ...}]"), which no other tool parses.
+    import csv
+    import json
+
+    cfg = tmp_path / "jobs.toml"
+    cfg.write_text(JOBS.format(placement="random"))
+    r = cli("run", str(cfg), "--out", str(tmp_path / "one"))
+    assert r.returncode == 0, r.stderr
+    with open(tmp_path / "one" / "result.csv", newline="") as f:
+        row = next(csv.DictReader(f))
+    jobs = json.loads((tmp_path / "one" / "result.json").read_text())["result"]["jobs"]
+    assert [j["kernel"] for j in jobs] == ["alltoall", "allreduce"]
+    assert json.loads(row["jobs"]) == jobs
+    r = cli("run", str(cfg), "--repetitions", "2", "--out", str(tmp_path / "two"))
+    assert r.returncode == 0, r.stderr
+    with open(tmp_path / "two" / "repetitions.csv", newline="") as f:
+        rows = list(csv.DictReader(f))
+    results = json.loads((tmp_path / "two" / "repetitions.json").read_text())["results"]
+    assert [json.loads(x["jobs"]) for x in rows] == [x["jobs"] for x in results]

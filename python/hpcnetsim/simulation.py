@@ -370,6 +370,17 @@ def load_curve_results(
     return out
 
 
+def csv_value(value: Any) -> Any:
+    """A result value as a CSV cell: a list or dict (a run's ``jobs``, ``consumed_load``) as JSON
+    text, which other tools parse, not Python's repr (``[{'kernel': 'bt', ...}]``)."""
+    return json.dumps(value) if isinstance(value, (list, dict)) else value
+
+
+def csv_frame(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with its lists and dicts as JSON text (:func:`csv_value`), for ``to_csv``."""
+    return frame.apply(lambda column: column.map(csv_value) if column.dtype == object else column)
+
+
 def curve_frame(results: list[SimulationResult]) -> pd.DataFrame:
     """One row per result, flattened columns as in :meth:`SimulationResult.to_pandas`."""
     import pandas

@@ -146,7 +146,7 @@ def _run_repeated(args, config: dict, causal: bool) -> int:
     from .._files import atomic_write, atomic_write_text
     from ..confidence import (check_repetitions, curve_summary, format_curve_summary, format_repeated,
                              repeated_configs)  # fmt: skip
-    from ..simulation import check_loads, curve_frame, execute, flatten, simulate
+    from ..simulation import check_loads, csv_frame, curve_frame, execute, flatten, simulate
 
     configs = repeated_configs(config, check_repetitions(args.repetitions, "--repetitions"))
     if args.loads is None:
@@ -166,7 +166,7 @@ def _run_repeated(args, config: dict, causal: bool) -> int:
             written = [args.out / "repetitions.json", args.out / "repetitions.csv"]
             atomic_write_text(written[0], json.dumps(doc, indent=2) + "\n")
             frame = pandas.DataFrame(flat).assign(repetition=range(len(flat)))
-            atomic_write(written[1], lambda tmp: frame.to_csv(tmp, index=False))
+            atomic_write(written[1], lambda tmp: csv_frame(frame).to_csv(tmp, index=False))
             # The [stats] tables of every repetition, each row led by its repetition and seed.
             keyed = [({"repetition": i, "seed": c["seed"]}, r) for i, (c, r) in enumerate(zip(configs, runs))]
             written += write_stacked_tables(keyed, args.out)
@@ -190,7 +190,8 @@ def _run_repeated(args, config: dict, causal: bool) -> int:
         doc = {"config": config, "provenance": provenance(config), "seeds": [c["seed"] for c in configs],
                "results": [[r.to_dict() for r in rs] for rs in runs]}  # fmt: skip
         atomic_write_text(paths[0], json.dumps(doc, indent=2) + "\n")
-        atomic_write(paths[1], lambda tmp: frame.rename(columns={"seed_index": "repetition"}).to_csv(tmp, index=False))
+        table = csv_frame(frame.rename(columns={"seed_index": "repetition"}))
+        atomic_write(paths[1], lambda tmp: table.to_csv(tmp, index=False))
         atomic_write(paths[2], lambda tmp: summary.to_csv(tmp, index=False))
         label = f"{summary['topology'].iloc[0]} {summary['routing'].iloc[0]}"
         title = f"{label}, {len(configs)} repetitions, 95 % intervals"
@@ -226,13 +227,16 @@ def _write_result(result, config: dict, out: Path) -> list[Path]:
 
 
 def _write_row_csv(path: Path, row: dict) -> None:
-    """One result as a one-row CSV, as pandas would write it (NaN and None empty), without
-    importing pandas (half a second of every `hpcnetsim run --out`)."""
+    """One result as a one-row CSV, as pandas would write it (NaN and None empty; lists and
+    dicts, such as ``jobs``, as JSON text), without importing pandas (half a second of every
+    `hpcnetsim run --out`)."""
     import csv
     import math
 
+    from ..simulation import csv_value
+
     def cell(v):
-        return "" if v is None or (isinstance(v, float) and math.isnan(v)) else v
+        return "" if v is None or (isinstance(v, float) and math.isnan(v)) else csv_value(v)
 
     with open(path, "w", newline="") as f:
         w = csv.writer(f, lineterminator="\n")
@@ -243,7 +247,7 @@ def _write_row_csv(path: Path, row: dict) -> None:
 def _write_curve(results, config: dict, out: Path) -> list[Path]:
     from .._files import atomic_write, atomic_write_text
     from ..reports.plots import plot_load_curves
-    from ..simulation import curve_frame
+    from ..simulation import csv_frame, curve_frame
 
     frame = curve_frame(results)
     paths = [out / "curve.json", out / "curve.csv", out / "curve.png", out / "curve.svg"]
@@ -251,7 +255,7 @@ def _write_curve(results, config: dict, out: Path) -> list[Path]:
 
     doc = {"config": config, "provenance": provenance(config), "results": [r.to_dict() for r in results]}
     atomic_write_text(paths[0], json.dumps(doc, indent=2) + "\n")
-    atomic_write(paths[1], lambda tmp: frame.to_csv(tmp, index=False))
+    atomic_write(paths[1], lambda tmp: csv_frame(frame).to_csv(tmp, index=False))
     label = f"{frame['topology'].iloc[0]} {frame['routing'].iloc[0]}"
     title = f"{label}, {config.get('traffic', {}).get('pattern', 'uniform')} traffic"
     first = frame["ideal_throughput"].iloc[0]
