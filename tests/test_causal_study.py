@@ -274,3 +274,26 @@ reference = "crossbar:8"
         r.returncode == 0
         and "workload.placement = random" in (tmp_path / "panels" / "report.html").read_text()
     )
+
+
+def test_the_execution_table_shows_every_field_the_points_vary(tmp_path):
+    """Two placements of one network read as one row twice: the table showed the topology,
+    kernel and message size only, not workload.placement."""
+    f = tmp_path / "placements.toml"
+    f.write_text("""name = "placements"
+title = "Two placements"
+[base]
+measurement.window_cycles = 10
+[[sweep]]
+name = "causal"
+axes.topology = ["torus:4x4"]
+axes.workload.kernel = ["alltoall"]
+axes.workload.placement = ["linear", "random"]
+axes."workload.tasks" = [8]
+""")
+    run_sweep(experiment.load(f), tmp_path / "out", jobs=1, progress=False)
+    page = write_report(tmp_path / "out").read_text()
+    table = page[page.index("<h2>Execution times</h2>") : page.index("<h2>Configuration</h2>")]
+    assert sorted(_column(table, "workload.placement")) == ["linear", "random"]
+    # A field every point shares stays out (workload.tasks = 8).
+    assert "workload.tasks" not in table and _column(table, "topology") == ["torus:4x4", "torus:4x4"]

@@ -497,6 +497,13 @@ def _check_report(report: Any, where: str, groups: list[str]) -> None:
 #: and saturation table are keyed by the others).
 NOT_CURVE = frozenset({"traffic.load", "seed"})
 
+
+def curve_columns(df) -> list[str]:
+    """Config columns that vary between points, except load and seed: what tells curves apart
+    (and the rows of the report's tables)."""
+    cols = [c for c in df.columns if "." in c or c == "topology"]
+    return [c for c in cols if c not in NOT_CURVE and df[c].astype(str).nunique() > 1]
+
 #: Values of the saturation table a ``heatmap`` figure may show (``value``); the table's other
 #: columns are the curve's group, topology and varying config columns, and a note.
 SATURATION_VALUES = ("max_over_ideal", "max_accepted", "max_accepted_pct_host", "ideal", "theta", "points",

@@ -11,6 +11,7 @@ from . import causal_plots
 from .. import metrics
 from .._core import ConfigError
 from ..experiments.experiment import CAUSAL_FIGURE_KINDS as FIGURE_KINDS  # noqa: F401  (report.py reads it here)
+from ..experiments.experiment import curve_columns
 from ..expressions import topology_properties
 from ..labels import short_label
 
@@ -193,14 +194,17 @@ def task_counts(rows) -> list[int | None]:
 
 
 def execution_table(df, table) -> str:
-    """Every causal point: network, kernel, size, tasks, status and execution time."""
+    """Every causal point: network, kernel, size, every other config field the points vary
+    (``workload.placement``, ``switch.vcs``: else two such points read as one row twice),
+    tasks, status and execution time."""
     if "workload.kernel" not in df:
         return ""
-    cols = ["group", "topology", "workload.kernel", "workload.message_bytes", "tasks", "status",
-            "execution_time_cycles", "messages", "message_latency_mean"]  # fmt: skip
     rows = df[df["workload.kernel"].notna()]
     if rows.empty:
         return ""
+    named = ["topology", "workload.kernel", "workload.message_bytes"]
+    cols = ["group", *named, *(c for c in curve_columns(rows) if c not in named), "tasks", "status",
+            "execution_time_cycles", "messages", "message_latency_mean"]  # fmt: skip
     rows = rows.assign(tasks=task_counts(rows))
     return "<h2>Execution times</h2>" + table(rows[[c for c in cols if c in rows]])
 

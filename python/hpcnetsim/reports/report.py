@@ -18,7 +18,7 @@ from .._core import ConfigError, __version__
 from ..canonical import shown
 from .._files import atomic_write_text
 from ..experiments.experiment import PLOT_FIGURE_KINDS as FIGURE_KINDS  # one list, checked when a file is read
-from ..experiments.experiment import NOT_CURVE, check_figure_columns, point_columns
+from ..experiments.experiment import check_figure_columns, curve_columns, point_columns
 from ..expressions import topology_properties
 from ..experiments.sweep import EXPERIMENT_FILE, read_experiment
 
@@ -55,12 +55,6 @@ def load(out: str | Path):
         if col not in df:
             df[col] = None
     return doc, df
-
-
-def curve_columns(df) -> list[str]:
-    """Config columns that vary between points, except load and seed: what tells curves apart."""
-    cols = [c for c in df.columns if "." in c or c == "topology"]
-    return [c for c in cols if c not in NOT_CURVE and df[c].astype(str).nunique() > 1]
 
 
 def _or_nan(x):
