@@ -39,20 +39,31 @@ impl Fabric {
     /// The terminals on every switch when all switches have the same number (a dragonfly's,
     /// a Slim Fly's, a random regular network's), `None` otherwise (a tree's leaves).
     pub fn uniform_terminals(&self) -> Option<usize> {
+        super::balanced_cut::uniform_terminals(&self.terminals_on())
+    }
+
+    /// The number of terminals on each switch.
+    fn terminals_on(&self) -> Vec<u32> {
         let mut on = vec![0u32; self.ports.len()];
         for &(_, s, _) in &self.terminals {
             on[s] += 1;
         }
-        super::balanced_cut::uniform_terminals(&on)
+        on
     }
 
-    /// Links cut by a balanced cut of the switch graph (refined as a Slim Fly's is; an upper
-    /// bound on the minimum bisection) when every switch has the same terminals and the graph
-    /// is small enough to refine; else `u64::MAX`, which leaves the terminal cut N/2.
+    /// Links cut by a balanced cut of the switch graph (an upper bound on the minimum
+    /// bisection): refined as a Slim Fly's is when every switch has the same terminals,
+    /// else split by terminals with the other switches placed by a minimum cut, as a tree's
+    /// (an OpenSM fat-tree, a tapered tree); `u64::MAX` above the methods' sizes, which
+    /// leaves the terminal cut N/2.
     pub fn bisection_channels(&self) -> u64 {
-        let Some(p) = self.uniform_terminals() else { return u64::MAX };
         let links: Vec<(usize, usize)> = self.links.iter().map(|&(a, _, b, _)| (a, b)).collect();
-        super::balanced_cut::best_bisection(self.ports.len(), &links, p).unwrap_or(u64::MAX)
+        let on = self.terminals_on();
+        let cut = match super::balanced_cut::uniform_terminals(&on) {
+            Some(p) => super::balanced_cut::best_bisection(self.ports.len(), &links, p),
+            None => super::split_cut::host_split_bisection(&on, &links),
+        };
+        cut.unwrap_or(u64::MAX)
     }
 
     /// Builds the port-level graph.

@@ -6,8 +6,10 @@
 //! splitting those switches into two halves of the terminals; the switches without
 //! terminals then go wherever they cut fewest links, which is exactly this cut. Faulty
 //! trees use it (`faulty_bisection.rs`): the intact family's closed form ignores the failed
-//! links across it.
+//! links across it; so do imported fabrics with terminals on some switches only (an
+//! OpenSM fat-tree, a tapered tree), which have no closed form at all.
 
+use super::balanced_cut::{balancing_moves, STARTS};
 use std::collections::VecDeque;
 
 /// Largest graph cut (the flow is at most the links, each augmenting phase linear in them).
@@ -125,6 +127,74 @@ pub fn split_cut(switches: usize, links: &[(usize, usize)], side: &[Option<bool>
         }
     }
     Some(flow)
+}
+
+/// The smallest of several balanced bisections of a network whose terminals sit on some
+/// switches only (`terminals`, one count per switch), or `None` when none has terminals or
+/// the graph is above [`MAX_SWITCHES`]. Each takes the switches with terminals in an order,
+/// puts them on the first side until it holds half the terminals, the rest on the other,
+/// places the switches without terminals by [`split_cut`] and adds the terminal links that
+/// balance an uneven split. The orders: the switches' numbering from [`STARTS`] starts
+/// spread over it (a generated tree numbers its leaves subtree by subtree), and breadth-first
+/// from as many switches with terminals (an imported fabric's numbering may mean nothing,
+/// but switches near each other in the graph are the ones a good cut keeps together: a
+/// tree's leaves under one subtree).
+pub(crate) fn host_split_bisection(terminals: &[u32], links: &[(usize, usize)]) -> Option<u64> {
+    let switches = terminals.len();
+    let hosts: Vec<usize> = (0..switches).filter(|&s| terminals[s] > 0).collect();
+    if hosts.is_empty() || switches > MAX_SWITCHES {
+        return None;
+    }
+    let starts = STARTS.min(hosts.len());
+    let mut adj: Vec<Vec<usize>> = vec![Vec::new(); switches];
+    for &(a, b) in links {
+        adj[a].push(b);
+        adj[b].push(a);
+    }
+    let by_number = (0..starts).map(|i| {
+        let first = i * hosts.len() / starts;
+        (0..hosts.len()).map(|k| hosts[(first + k) % hosts.len()]).collect::<Vec<_>>()
+    });
+    let by_distance = (0..starts).map(|i| breadth_first_hosts(&adj, terminals, hosts[i * hosts.len() / starts]));
+    by_number.chain(by_distance).map(|order| halves_cut(terminals, links, &order)).min()
+}
+
+/// The switches with terminals in breadth-first order from `start` (those the search does
+/// not reach, in a disconnected graph, after them in index order).
+fn breadth_first_hosts(adj: &[Vec<usize>], terminals: &[u32], start: usize) -> Vec<usize> {
+    let mut seen = vec![false; adj.len()];
+    let mut order = Vec::new();
+    let mut queue = VecDeque::from([start]);
+    seen[start] = true;
+    while let Some(v) = queue.pop_front() {
+        if terminals[v] > 0 {
+            order.push(v);
+        }
+        for &t in &adj[v] {
+            if !seen[t] {
+                seen[t] = true;
+                queue.push_back(t);
+            }
+        }
+    }
+    order.extend((0..adj.len()).filter(|&s| !seen[s] && terminals[s] > 0));
+    order
+}
+
+/// The bisection that puts the switches of `order` (all those with terminals) on the first
+/// side while that brings it closer to half the terminals, the others on the second.
+fn halves_cut(terminals: &[u32], links: &[(usize, usize)], order: &[usize]) -> u64 {
+    let total: usize = terminals.iter().map(|&t| t as usize).sum();
+    let mut side = vec![None; terminals.len()];
+    let mut held = 0;
+    for &s in order {
+        let t = terminals[s] as usize;
+        let first = held + t <= total / 2 || (held < total / 2 && held + t - total / 2 < total / 2 - held);
+        side[s] = Some(!first);
+        held += if first { t } else { 0 };
+    }
+    let cut = split_cut(terminals.len(), links, &side).expect("the size was checked");
+    cut + balancing_moves(total, held)
 }
 
 #[cfg(test)]

@@ -165,8 +165,8 @@ fn malformed_fabric_files_name_the_line() {
 /// A fabric with the same terminals on every switch gets the balanced cut the Slim Fly family
 /// gets, not the terminal cut N/2: the Slim Fly files equal their family's cut (same graph,
 /// same numbering), the Edison dragonfly from CODES' files lies between the Cascade family's
-/// closed form and N/2 and takes the general bisection bound. A fabric with terminals on some
-/// switches only (a tree's leaves) keeps N/2 and the trees' formula.
+/// closed form and N/2 and takes the general bisection bound. The full fat-tree of the IBDM
+/// file, with terminals on its leaves only, is cut across N/2 links, as its family would be.
 #[test]
 fn fabrics_with_terminals_on_every_switch_get_a_refined_bisection() {
     let cut = |spec: &str| Topology::from_spec(spec).unwrap().family().bisection_channels();
@@ -191,6 +191,80 @@ fn fabrics_with_terminals_on_every_switch_get_a_refined_bisection() {
     let n = tree.num_terminals() as u64;
     assert_eq!(tree.family().bisection_channels(), n / 2);
     assert_eq!(tree.bisection_throughput(n / 2), 1.0);
+}
+
+/// An edge list of `t`'s switch graph with the switches renumbered (switch `s` becomes
+/// `x{perm[s]}`, listed in the new order, the links in reverse): the same graph, with a
+/// numbering that says nothing of its structure.
+fn renumbered_edges(t: &Topology, perm: &[usize]) -> String {
+    let mut by_new: Vec<usize> = (0..t.num_switches()).collect();
+    by_new.sort_by_key(|&s| perm[s]);
+    let mut text = String::new();
+    for &s in &by_new {
+        text += &format!("switch x{} {}\n", perm[s], t.num_ports(s));
+    }
+    let mut on = vec![0usize; t.num_switches()];
+    for x in 0..t.num_terminals() {
+        on[t.terminal_attachment(x).0] += 1;
+    }
+    for &s in by_new.iter().filter(|&&s| on[s] > 0) {
+        text += &format!("terminals x{} {}\n", perm[s], on[s]);
+    }
+    for &(a, _, b, _) in t.link_list().iter().rev() {
+        text += &format!("link x{} x{}\n", perm[a as usize], perm[b as usize]);
+    }
+    text
+}
+
+/// Imported trees carry terminals on their leaves only, where the balanced cut of the Slim
+/// Fly family does not apply: they reported the terminal cut N/2, so a tapered tree read
+/// from its OpenSM or ibnetdiscover files claimed full bisection (`tree:k=4,kp=1,n=4`: 128
+/// links, bisection ratio 1, for the 2 links across its single root). They now split their
+/// leaves into halves of the terminals, in numbering and in breadth-first order, and place
+/// the other switches by a minimum cut. Read back from the ibnet export, and from an edge
+/// list whose numbering is scrambled, every tree, thin tree, XGFT and Megafly here reports
+/// its family's closed form; the small ones equal the exhaustive minimum.
+#[test]
+fn imported_trees_keep_the_bisection_of_their_family() {
+    for spec in [
+        "tree:k=4,kp=1,n=4",
+        "tree:k=4,kp=2,n=3",
+        "tree:k=4,kp=3,n=3",
+        "tree:k=8,kp=4,n=2",
+        "tree:k=6,kp=3,n=3",
+        "tree:k=8,kp=4,n=3",
+        "tree:k=4,n=3",
+        "xgft:h=3;m=4,4,4;w=1,2,2",
+        "megafly:leaves=4,spines=4,p=4,h=4",
+    ] {
+        let family = Topology::from_spec(spec).unwrap();
+        let want = family.describe().unwrap().bisection_channels;
+        let name = spec.replace([':', ',', ';', '='], "-");
+        let back = round_trip(&family, &name);
+        assert_eq!(back.describe().unwrap().bisection_channels, want, "{spec} read back from ibnet");
+        let n = family.num_switches();
+        for seed in [1u64, 7] {
+            // A permutation from a multiplicative step coprime with n, rotated by the seed.
+            let step = (1..).map(|k| 2 * k + 1).find(|&k| gcd(k, n) == 1 && k > n / 3).unwrap();
+            let perm: Vec<usize> = (0..n).map(|s| (s * step + seed as usize) % n).collect();
+            let path = write_tmp(&format!("{name}-{seed}.edges"), &renumbered_edges(&family, &perm));
+            let edges = Topology::from_spec(&format!("edges:{path}")).unwrap();
+            assert_eq!(edges.num_terminals(), family.num_terminals());
+            assert_eq!(edges.describe().unwrap().bisection_channels, want, "{spec} renumbered ({seed})");
+        }
+    }
+    for spec in ["tree:k=2,kp=1,n=3", "tree:k=4,kp=2,n=2", "xgft:h=2;m=4,4;w=1,2"] {
+        let back = round_trip(&Topology::from_spec(spec).unwrap(), &spec.replace([':', ',', ';', '='], "-"));
+        assert_eq!(back.describe().unwrap().bisection_channels, crate::common::brute_force_bisection(&back), "{spec}");
+    }
+}
+
+fn gcd(a: usize, b: usize) -> usize {
+    if b == 0 {
+        a
+    } else {
+        gcd(b, a % b)
+    }
 }
 
 /// A network exported and read back is the same graph, so it should report the same
