@@ -233,6 +233,16 @@ def test_a_config_file_that_cannot_be_read_is_a_config_error_naming_it(tmp_path)
             with pytest.raises(ConfigError) as e:
                 run(path)
             assert str(e.value) == f"{path}: cannot read a TOML config (docs/config.md): {reason}"
+    # The other files the API reads: an experiment, a cost table (each raised FileNotFoundError).
+    from hpcnetsim.cost import load_table
+    from hpcnetsim.experiments.experiment import load
+
+    readers = ((load, "an experiment file (docs/experiments.md)"), (load_table, "a TOML cost table (docs/cost.md)"))
+    for read, what in readers:
+        for path, reason in ((missing, "No such file or directory"), (tmp_path, "Is a directory")):
+            with pytest.raises(ConfigError) as e:
+                read(path)
+            assert str(e.value) == f"{path}: cannot read {what}: {reason}"
 
 
 def test_bad_dict_config_raises_config_error():
@@ -552,13 +562,16 @@ def test_apply_overrides_names_arguments_of_the_wrong_type():
 
 
 def test_booleans_and_dicts_are_not_loads_cycles_threads_or_progress():
-    # True was taken as the load 1.0 and as max_cycles = 1; a dict's keys as the loads; a
-    # progress that cannot be called failed only when the run first reported.
+    # True was taken as the load 1.0, as max_cycles = 1 and as max_seconds = 1; a dict's keys as
+    # the loads; a progress that cannot be called failed only when the run first reported.
     for loads, shown in (([0.1, True], "True"), ({"a": 0.1}, "{'a': 0.1}")):
         with pytest.raises(ConfigError, match=re.escape(f"= {shown} is invalid")):
             hpcnetsim.load_curve(torus(), loads)
     with pytest.raises(ConfigError, match="max_cycles = True is invalid: a positive number of cycles"):
         hpcnetsim.simulate(torus(), max_cycles=True)
+    for run in (hpcnetsim.simulate, hpcnetsim.execute):
+        with pytest.raises(ConfigError, match="max_seconds = True is invalid: a positive number of seconds"):
+            run(torus(), max_seconds=True)
     with pytest.raises(ConfigError, match="threads = False is invalid: a whole number of threads"):
         hpcnetsim.execute(torus(), threads=False)
     with pytest.raises(ConfigError, match="progress = 3 is invalid: a function taking a dict, or None"):

@@ -109,15 +109,19 @@ MAX_TEXT_BYTES = 16 << 20
 def read_text_file(path: str | os.PathLike, what: str = "a TOML file", limit: int | None = MAX_TEXT_BYTES) -> str:
     """The UTF-8 text of a config or experiment file, read in bounded time: binary input
     (a NUL byte in the first 8 KiB), files over ``limit`` bytes (None: no limit, for table
-    dumps) and text that is not UTF-8 raise a one-line ``ConfigError``; a missing file raises
-    ``OSError``."""
+    dumps), text that is not UTF-8 and a file that cannot be read (missing, a folder, no
+    permission) raise a one-line ``ConfigError`` naming it, for the Python API as for the
+    command line (a bare ``FileNotFoundError`` is no message for a user)."""
     from ._core import ConfigError
 
-    with open(path, "rb") as f:
-        head = f.read(8192)
-        if b"\0" in head:
-            raise ConfigError(f"{os.fspath(path)}: binary data (a NUL byte at byte {head.index(0)}): {what}")
-        data = head + (f.read() if limit is None else f.read(limit + 1 - len(head)))
+    try:
+        with open(path, "rb") as f:
+            head = f.read(8192)
+            if b"\0" in head:
+                raise ConfigError(f"{os.fspath(path)}: binary data (a NUL byte at byte {head.index(0)}): {what}")
+            data = head + (f.read() if limit is None else f.read(limit + 1 - len(head)))
+    except OSError as e:
+        raise ConfigError(f"{os.fspath(path)}: cannot read {what}: {e.strerror or e}") from None
     if limit is not None and len(data) > limit:
         raise ConfigError(f"{os.fspath(path)}: larger than {limit >> 20} MiB: {what} of a few kilobytes")
     try:

@@ -52,16 +52,11 @@ def load_config(source: str | os.PathLike | dict) -> dict[str, Any]:
 
 
 def _read_config(path: str) -> str:
-    """The text of the config file ``path``; a file that cannot be read (missing, a folder, no
-    permission) is a one-line :class:`ConfigError` naming it, as a missing trace or routing
-    table is, not a bare ``FileNotFoundError``."""
+    """The text of the config file ``path``; a file that cannot be read is a one-line
+    :class:`ConfigError` naming it."""
     from ._files import read_text_file
 
-    what = "a TOML config (docs/config.md)"
-    try:
-        return read_text_file(path, what)
-    except OSError as e:
-        raise ConfigError(f"{path}: cannot read {what}: {e.strerror or e}") from None
+    return read_text_file(path, "a TOML config (docs/config.md)")
 
 
 def _plain_paths(value: Any) -> Any:

@@ -266,7 +266,7 @@ class Program:
         :func:`hpcnetsim.execute`."""
         from .simulation import check_run_options
 
-        check_run_options(max_cycles, threads, progress)
+        check_run_options(max_cycles, threads, progress, max_seconds)
         cfg = load_config(config)
         w = cfg.get("workload") or {}
         if not isinstance(w, dict):  # the core names a [workload] of the wrong type

@@ -242,10 +242,7 @@ def _demands(demands) -> tuple[list[tuple[int, int, float]], list[tuple[int, str
         return [_demand_triple(i, d) for i, d in enumerate(_entries(demands))], []
     from ._files import read_text_file
 
-    try:
-        lines = read_text_file(demands, "the demand file", limit=None).splitlines()
-    except OSError as e:
-        raise ConfigError(f"{demands}: cannot read the demand file: {e.strerror or e}") from None
+    lines = read_text_file(demands, "the demand file", limit=None).splitlines()
     out, where = [], []
     for i, line in enumerate(lines, 1):
         words = line.split("#", 1)[0].split()

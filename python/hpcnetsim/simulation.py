@@ -193,15 +193,18 @@ def rate(count: float, seconds: float) -> float:
     return count / seconds if seconds and seconds > 0 else math.nan
 
 
-def check_run_options(max_cycles: int | None, threads: int, progress=None) -> None:
+def check_run_options(max_cycles: int | None, threads: int, progress=None, max_seconds=None) -> None:
     """Raises :class:`ConfigError` for a ``max_cycles`` or ``threads`` out of range, as the core
     does for ``max_seconds``: the core takes them as unsigned integers, and would refuse a
-    negative one with a bare OverflowError, and take a boolean as 0 or 1. ``threads`` is at
+    negative one with a bare OverflowError, and take a boolean as 0 or 1 (a ``max_seconds`` of
+    ``True`` as one second). ``threads`` is at
     most ``hpcnetsim run --threads``'s maximum (:func:`cores.max_workers`). Other types stay the
     core's TypeError. A ``progress`` that cannot be called is named before the run, not when
     it first reports."""
     if isinstance(max_cycles, int) and (isinstance(max_cycles, bool) or not 1 <= max_cycles < 2**64):
         raise ConfigError(f"run: max_cycles = {max_cycles} is invalid: a positive number of cycles below 2^64")
+    if isinstance(max_seconds, bool):
+        raise ConfigError(f"run: max_seconds = {max_seconds} is invalid: a positive number of seconds")
     if isinstance(threads, int) and (isinstance(threads, bool) or not 0 <= threads < 2**64):
         raise ConfigError(f"run: threads = {threads} is invalid: a whole number of threads >= 0 (0: automatic)")
     # The core would take any count and cap it without a word; `--threads` refuses more.
@@ -234,7 +237,7 @@ def simulate(
     """
     from .units import with_physical
 
-    check_run_options(max_cycles, threads, progress)
+    check_run_options(max_cycles, threads, progress, max_seconds)
     cfg = to_json(load_config(config))
     with naming_file(config):
         text = _core.simulate(cfg, progress, max_seconds, max_cycles, check, threads)
@@ -266,7 +269,7 @@ def execute(
     bin and, for a deadlocked workload, ``blocked`` (what the waiting tasks wait for) and
     ``blocked_channels`` when packets are stuck. Arguments as for :func:`simulate`.
     """
-    check_run_options(max_cycles, threads, progress)
+    check_run_options(max_cycles, threads, progress, max_seconds)
     cfg = load_config(config)
     w = cfg.get("workload")
     # Not a table: the core names it (below) as it does any other value of the wrong type.
@@ -349,7 +352,7 @@ def load_curve_results(
     from .units import add_physical, physical
 
     loads = check_loads(loads)
-    check_run_options(max_cycles, threads, progress)
+    check_run_options(max_cycles, threads, progress, max_seconds)
     if progress is None and all(o in (None, False, 0) for o in (max_seconds, max_cycles, check, threads)):
         cfg = to_json(load_config(config))
         clock = physical(cfg)
