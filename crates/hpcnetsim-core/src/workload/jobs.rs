@@ -82,12 +82,21 @@ pub fn plan(w: &WorkloadConfig, terminals: usize, seed: u64) -> Result<JobSet> {
         for &t in &placed {
             match owner[t as usize] {
                 Some(k) if k != j => {
+                    // Jobs placed from a first terminal all start at terminal 0 unless told
+                    // otherwise: name the field that moves this one past the others.
+                    let hint = match job.placement {
+                        PlacementKind::Linear | PlacementKind::Clustered => {
+                            let next = owner.iter().rposition(|o| o.is_some_and(|o| o != j)).map_or(0, |last| last + 1);
+                            format!("; set {} = {next} to start after the earlier jobs", field("first_terminal"))
+                        }
+                        _ => String::new(),
+                    };
                     return Err(Error::invalid(
                         "config",
                         field("placement"),
                         format!("terminal {t}"),
-                        format!("terminals no other job uses (job {k} runs on terminal {t})"),
-                    ))
+                        format!("terminals no other job uses (job {k} runs on terminal {t}){hint}"),
+                    ));
                 }
                 _ => owner[t as usize] = Some(j),
             }

@@ -59,6 +59,13 @@ fn jobs_are_placed_on_their_own_and_overlaps_are_refused() {
     assert!(r.jobs.iter().all(|j| j.execution_time_cycles.is_some()));
     for (bad, needle) in [
         (format!("{NET}{}{}", job("bu", &[0, 1, 2, 3]), job("bu", &[3, 4, 5, 6])), "workload.jobs[1].placement"),
+        // Two jobs placed linearly both start at terminal 0: the error names the field that
+        // moves the second past the first (a list placement gets no such hint, above).
+        (
+            format!("{NET}{}[[workload.jobs]]\nkernel = \"bu\"\ntasks = 4\n", job("bu", &[0, 1, 2, 5])),
+            "config: workload.jobs[1].placement = terminal 0 is invalid: terminals no other job uses (job 0 runs on \
+             terminal 0); set workload.jobs[1].first_terminal = 6 to start after the earlier jobs",
+        ),
         (
             format!("{NET}[workload]\nkernel = \"bu\"\n{}", job("bu", &[0, 1])),
             "config: workload.kernel = 'bu' is invalid: left out beside [[workload.jobs]]",
