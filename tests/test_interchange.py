@@ -72,3 +72,17 @@ def test_dragonfly_routings_check_deadlock(capsys):
         assert main(["route", spec, "--routing", routing, "--vcs", "1", "--check-deadlock", "--json"]) == 3
         rep = json.loads(capsys.readouterr().out)
         assert not rep["deadlock_free"] and rep["merged"] and len(rep["verdict"]["cycle"]) >= 2, rep
+
+
+def test_ibnet_export_read_back_exports_the_same_hosts(tmp_path, capsys):
+    # The reader names port 1 of host H3 `H3[1]`; the export wrote that as a host of its own,
+    # so each round trip renamed every host (H3 -> H3[1] -> H3[1][1]).
+    first, second, third = (tmp_path / f"{n}.ibnet" for n in "abc")
+    assert main(["topo", "export", "tree:k=4,n=2", "--format", "ibnet", "-o", str(first)]) == 0
+    assert main(["topo", "export", f"ibnet:{first}", "--format", "ibnet", "-o", str(second)]) == 0
+    assert main(["topo", "export", f"ibnet:{second}", "--format", "ibnet", "-o", str(third)]) == 0
+    capsys.readouterr()
+    body = _body(first.read_text())
+    assert 'Ca\t1 "H15"' in first.read_text()
+    assert _body(second.read_text()) == body
+    assert _body(third.read_text()) == body

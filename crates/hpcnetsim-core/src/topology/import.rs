@@ -502,6 +502,16 @@ pub fn to_ibnet(topo: &Topology) -> String {
     };
     let sw = |s: usize| names.map_or_else(|| format!("S{s}"), |f| f.switch_names[s].clone());
     let host = |t: usize| names.map_or_else(|| format!("H{t}"), |f| f.terminals[t].0.clone());
+    let names: Vec<String> = (0..topo.num_terminals()).map(host).collect();
+    let switches: std::collections::HashSet<String> = (0..topo.num_switches()).map(sw).collect();
+    let records = host_records(&names, &switches);
+    // Terminal → (host record, port from 1), for the switches' port lines.
+    let mut end = vec![(0, 0); names.len()];
+    for (r, (_, ports)) in records.iter().enumerate() {
+        for &(p, t) in ports {
+            end[t] = (r, p);
+        }
+    }
     let mut out = String::new();
     let _ = writeln!(out, "# {} (hpcnetsim export)", topo.spec());
     for s in 0..topo.num_switches() {
@@ -512,15 +522,67 @@ pub fn to_ibnet(topo: &Topology) -> String {
                     let _ = writeln!(out, "[{}]\t\"{}\"[{}]", p + 1, sw(switch as usize), port + 1);
                 }
                 Peer::Terminal(t) => {
-                    let _ = writeln!(out, "[{}]\t\"{}\"[1]", p + 1, host(t as usize));
+                    let (r, hp) = end[t as usize];
+                    let _ = writeln!(out, "[{}]\t\"{}\"[{hp}]", p + 1, records[r].0);
                 }
                 Peer::Unplugged => {}
             }
         }
     }
-    for t in 0..topo.num_terminals() {
-        let (s, p) = topo.terminal_attachment(t);
-        let _ = writeln!(out, "\nCa\t1 \"{}\"\n[1]\t\"{}\"[{}]", host(t), sw(s), p + 1);
+    for (name, ports) in &records {
+        let width = ports.last().map_or(1, |&(p, _)| p);
+        let _ = writeln!(out, "\nCa\t{width} \"{name}\"");
+        for &(p, t) in ports {
+            let (s, sp) = topo.terminal_attachment(t);
+            let _ = writeln!(out, "[{p}]\t\"{}\"[{}]", sw(s), sp + 1);
+        }
     }
     out
+}
+
+/// `HOST` and `P` of a terminal named `HOST[P]` (the name the reader gives port P of host
+/// record HOST), when writing them back gives the name exactly.
+fn host_port(name: &str) -> Option<(&str, usize)> {
+    let (host, port) = name.strip_suffix(']')?.rsplit_once('[')?;
+    let p: usize = port.parse().ok().filter(|&p| p >= 1)?;
+    (!host.is_empty() && p.to_string() == port).then_some((host, p))
+}
+
+/// The host records of an ibnetdiscover export: (host name, [(port from 1, terminal)]). The
+/// reader names port P of host HOST `HOST[P]`, so a terminal named so is written back as that
+/// port of that record: an export read back and exported again is the same text, and names
+/// read from a real fabric (that routing tables and job lists use) stay as they were. When
+/// the names do not split so (two terminals on one host port, a host named like a switch, a
+/// host's ports apart or out of order in terminal order, which the reader would reorder),
+/// every terminal is port 1 of a host record of its full name.
+fn host_records(names: &[String], switches: &std::collections::HashSet<String>) -> Vec<(String, Vec<(usize, usize)>)> {
+    let mut records: Vec<(String, Vec<(usize, usize)>)> = Vec::new();
+    let mut index: HashMap<&str, usize> = HashMap::new();
+    let grouped = names.iter().enumerate().all(|(t, name)| {
+        let (host, p) = host_port(name).unwrap_or((name, 1));
+        if switches.contains(host) {
+            return false;
+        }
+        match index.get(host) {
+            // Only onto the last record, at a higher port: the reader sorts a host's
+            // terminals by record, then port.
+            Some(&r) => {
+                let fits = r + 1 == records.len() && records[r].1.last().is_some_and(|&(q, _)| q < p);
+                if fits {
+                    records[r].1.push((p, t));
+                }
+                fits
+            }
+            None => {
+                index.insert(host, records.len());
+                records.push((host.to_string(), vec![(p, t)]));
+                true
+            }
+        }
+    });
+    if grouped {
+        records
+    } else {
+        names.iter().enumerate().map(|(t, name)| (name.clone(), vec![(1, t)])).collect()
+    }
 }
