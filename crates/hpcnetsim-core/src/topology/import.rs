@@ -3,9 +3,9 @@
 //! ibnetdiscover-like text. Specs: `ibnet:PATH` and `edges:PATH`.
 //!
 //! ibnetdiscover: a record per node, a header `Switch|Ca|Hca N "name"` then one line per
-//! connected port, `[P] "remote"[RP]` (GUIDs in parentheses, `#` comments, `vendid=`-style
-//! lines and blank lines are skipped). Every connected port of a host adapter is one
-//! terminal; ports are numbered from 1 in the file and from 0 in hpcnetsim.
+//! connected port, `[P] "remote"[RP]` (GUIDs in parentheses, `#` comments outside quoted
+//! names, `vendid=`-style lines and blank lines are skipped). Every connected port of a host
+//! adapter is one terminal; ports are numbered from 1 in the file and from 0 in hpcnetsim.
 //!
 //! Edge list: `link A B` (a switch-to-switch link, ports taken in order of appearance),
 //! `terminal NAME A` (a named terminal on switch A), `terminals A N` (N terminals on A),
@@ -212,12 +212,25 @@ fn bracketed(s: &str) -> Option<(usize, &str)> {
     Some((n, rest))
 }
 
+/// `line` up to its comment: the first `#` outside a quoted name (`"host#1"` is a name).
+fn uncommented(line: &str) -> &str {
+    let mut quoted = false;
+    for (i, c) in line.char_indices() {
+        match c {
+            '"' => quoted = !quoted,
+            '#' if !quoted => return &line[..i],
+            _ => {}
+        }
+    }
+    line
+}
+
 /// Parses ibnetdiscover / ibsim net text.
 pub fn parse_ibnet(text: &str, file: &str) -> Result<Fabric> {
     let mut nodes: Vec<(String, Node)> = Vec::new();
     let mut total_ports: u128 = 0;
     for (i, raw) in text.lines().enumerate() {
-        let line = raw.split('#').next().unwrap_or("").trim();
+        let line = uncommented(raw).trim();
         if line.is_empty() || (line.contains('=') && !line.contains('"')) {
             continue;
         }
@@ -482,20 +495,20 @@ fn add_terminal(
 }
 
 /// Whether a fabric's names can stand in an ibnetdiscover file: distinct, hosts and switches
-/// alike, and free of quotes, comments and line breaks.
+/// alike, and free of quotes and line breaks (a `#` inside a quoted name is no comment).
 fn ibnet_names_fit(f: &Fabric) -> bool {
     let mut seen = std::collections::HashSet::new();
     f.switch_names
         .iter()
         .chain(f.terminals.iter().map(|t| &t.0))
-        .all(|n| !n.is_empty() && !n.contains(['"', '#', '\n', '\r']) && seen.insert(n.as_str()))
+        .all(|n| !n.is_empty() && !n.contains(['"', '\n', '\r']) && seen.insert(n.as_str()))
 }
 
 /// Writes `topo` as ibnetdiscover-like text (switch records, then one record per terminal).
 pub fn to_ibnet(topo: &Topology) -> String {
     // A fabric keeps the names it was read with, unless the file could not hold them: every
     // record and port line refers to a node by its quoted name, so names must be distinct
-    // (hosts and switches alike) and free of quotes and of '#' (a comment); else S<i>/H<t>.
+    // (hosts and switches alike) and free of quotes; else S<i>/H<t>.
     let names: Option<&Fabric> = match topo.family() {
         Family::Fabric(f) if ibnet_names_fit(f) => Some(f),
         _ => None,

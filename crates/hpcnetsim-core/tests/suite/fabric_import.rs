@@ -112,6 +112,22 @@ fn host_names_are_stable_through_repeated_ibnetdiscover_round_trips() {
     assert!(ib.export("ibnet").unwrap().contains(&format!("\"{}\"", before[0].trim_end_matches("[1]"))));
 }
 
+/// Only a `#` outside a quoted name starts a comment: `"host#1"` was cut to `"host`
+/// (`node = 'Switch\t4 "sw' is invalid`). Such names are kept on export too.
+#[test]
+fn a_hash_inside_a_quoted_ibnet_name_is_part_of_the_name() {
+    let text = "Switch\t4 \"sw#1\"\t# leaf \"x\"\n[1]\t\"host#1\"[1]\n[2]\t\"host#2\"[1] # \"h\"\n\n\
+                Ca\t1 \"host#1\"\n[1]\t\"sw#1\"[1]\n\nCa\t1 \"host#2\"\n[1]\t\"sw#1\"[2]\n";
+    let t = Topology::from_spec(&format!("ibnet:{}", write_tmp("hash.ibnet", text))).unwrap();
+    assert_eq!((t.num_switches(), t.num_terminals()), (1, 2));
+    let hpcnetsim_core::topology::family::Family::Fabric(f) = t.family() else { panic!("not a fabric") };
+    assert_eq!(f.switch_names, ["sw#1"]);
+    assert_eq!(f.terminals.iter().map(|x| x.0.as_str()).collect::<Vec<_>>(), ["host#1[1]", "host#2[1]"]);
+    let out = t.export("ibnet").unwrap();
+    assert!(out.contains("Switch\t4 \"sw#1\"") && out.contains("Ca\t1 \"host#2\""), "{out}");
+    assert_eq!(graph(&round_trip(&t, "hash_back.ibnet")), graph(&t));
+}
+
 /// Names an ibnetdiscover file cannot hold: a host named like a switch (edge lists number
 /// switches and name hosts freely) made every reference to it ambiguous, and a quote in a
 /// name ended the quoted string early; either export was refused when read back.
