@@ -44,8 +44,9 @@ fn where_(binary: bool) -> &'static str {
     }
 }
 
-/// Reads a CODES connection file (`fields` = 3 for intra-group, 2 for inter-group).
-fn read_records(path: &str, fields: usize) -> Result<(Vec<Record>, bool)> {
+/// Reads a CODES connection file (`fields` = 3 for intra-group, 2 for inter-group): its
+/// records, whether it is binary, and whether it is blank (empty or whitespace only).
+fn read_records(path: &str, fields: usize) -> Result<(Vec<Record>, bool, bool)> {
     use std::io::Read;
     let context = format!("codes-dragonfly:{path}");
     let unreadable =
@@ -67,6 +68,7 @@ fn read_records(path: &str, fields: usize) -> Result<(Vec<Record>, bool)> {
     crate::memory::check(&context, "file", &format!("{} bytes", meta.len()), meta.len() as u128 * 8)?;
     let mut bytes = Vec::with_capacity(meta.len() as usize);
     file.take(MAX_FILE_BYTES + 1).read_to_end(&mut bytes).map_err(unreadable)?;
+    let blank = bytes.iter().all(u8::is_ascii_whitespace);
     let binary = bytes.contains(&0);
     let bad = |at: usize, field: &str, value: String, allowed: &str| {
         Error::invalid(format!("{path}:{} {at}", where_(binary)), field, value, allowed)
@@ -116,7 +118,7 @@ fn read_records(path: &str, fields: usize) -> Result<(Vec<Record>, bool)> {
             out.push(Record { a: v[0], b: v[1], at: i + 1 });
         }
     }
-    Ok((out, binary))
+    Ok((out, binary, blank))
 }
 
 /// Pairs the records of each direction: `(a, port a, b, port b)` for every link, the port
@@ -184,8 +186,20 @@ pub fn read(body: &str) -> Result<Fabric> {
         .and_then(|v| v.parse().ok())
         .filter(|&v| (1..=4096).contains(&v))
         .ok_or_else(|| Error::invalid(&context, "p", format!("'{p}'"), "p=N with N between 1 and 4096"))?;
-    let (intra_records, intra_binary) = read_records(intra, 3)?;
-    let (inter_records, inter_binary) = read_records(inter, 2)?;
+    let (intra_records, intra_binary, intra_blank) = read_records(intra, 3)?;
+    let (inter_records, inter_binary, _) = read_records(inter, 2)?;
+    // A blank intra-group file is one cut short or not yet written, not a dragonfly of
+    // one-router groups (whose export still holds its header line): read as such, every
+    // router is a group of its own and the error is about disconnected terminals. (A blank
+    // inter-group file is a single group; two are refused below.)
+    if intra_blank && !inter_records.is_empty() {
+        return Err(Error::invalid(
+            format!("codes-dragonfly:{intra}"),
+            "file",
+            "empty file",
+            "intra-group records 'source,destination,type' (CODES' binary records or their text form)",
+        ));
+    }
     let a = intra_records.iter().map(|r| r.a.max(r.b) + 1).max().unwrap_or(1);
     let routers = inter_records.iter().map(|r| r.a.max(r.b) + 1).max().unwrap_or(a).max(a);
     let groups = routers.div_ceil(a);

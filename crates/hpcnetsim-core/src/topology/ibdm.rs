@@ -40,6 +40,8 @@ pub fn parse_ibdm(text: &str, file: &str) -> Result<Fabric> {
     };
     // Records: (system type, name, [(local port, remote type, remote name, remote port, line)]).
     let mut records: Vec<Record> = Vec::new();
+    // The line of every record read from the file (implied records have none).
+    let mut record_lines: Vec<usize> = Vec::new();
     for (i, raw) in text.lines().enumerate() {
         let line = raw.split('#').next().unwrap_or("");
         if line.trim().is_empty() {
@@ -51,6 +53,7 @@ pub fn parse_ibdm(text: &str, file: &str) -> Result<Fabric> {
                 return Err(bad(i, "record", line.trim(), "'SYSTEM_TYPE NAME'"));
             }
             records.push((w[0].to_string(), w[1].to_string(), Vec::new()));
+            record_lines.push(i);
             continue;
         }
         let Some(rec) = records.last_mut() else {
@@ -74,6 +77,15 @@ pub fn parse_ibdm(text: &str, file: &str) -> Result<Fabric> {
             }
             _ => return Err(bad(i, "port line", line.trim(), "'Pn -> SYSTEM_TYPE NAME PORT'")),
         }
+    }
+    // A file cut short: nothing at all, or a record whose port lines are missing.
+    let expected = "'SYSTEM_TYPE NAME' records, each followed by its 'Pn -> SYSTEM_TYPE NAME PORT' lines";
+    if records.is_empty() {
+        return Err(Error::invalid(file, "file", "empty file", expected));
+    }
+    if let Some(r) = records.iter().position(|r| r.2.is_empty()) {
+        let header = format!("{} {}", records[r].0, records[r].1);
+        return Err(bad(record_lines[r], "record", &header, &format!("{expected} (this one has none)")));
     }
     // Switch systems mentioned only as the far end of links get a record of their own.
     let mut implied: Vec<(String, String)> = Vec::new();
@@ -183,6 +195,23 @@ pub fn parse_ibdm(text: &str, file: &str) -> Result<Fabric> {
     for (&(a, p), &((b, q), _)) in &ends {
         if (a, p) < (b, q) {
             f.links.push((a, p, b, q));
+        }
+    }
+    // A record cut short after its host lines: its hosts reach no other switch. Named here,
+    // at its line, rather than as disconnected terminals once the network is built.
+    if f.switch_names.len() > 1 {
+        let mut linked = vec![false; f.switch_names.len()];
+        for &(a, _, b, _) in &f.links {
+            linked[a] = true;
+            linked[b] = true;
+        }
+        for (r, &line) in record_lines.iter().enumerate() {
+            if !linked[r] && f.terminals.iter().any(|t| t.1 == r) {
+                let header = format!("{} {}", records[r].0, records[r].1);
+                let allowed = "a record with a 'Pn -> SYSTEM_TYPE NAME PORT' line to another switch (its \
+                               port lines reach hosts only: is the file cut short?)";
+                return Err(bad(line, "record", &header, allowed));
+            }
         }
     }
     Ok(f)

@@ -330,3 +330,28 @@ fn an_exported_dragonfly_read_back_keeps_its_bisection() {
     assert_eq!(back.describe().unwrap().bisection_channels, family.describe().unwrap().bisection_channels);
     assert_eq!(family.describe().unwrap().bisection_channels, 20);
 }
+
+/// Files cut short or left empty were read as networks and refused once built ("terminals on
+/// switches 0 and 1 are disconnected"), an error that names neither the file nor the line.
+#[test]
+fn empty_or_cut_short_codes_and_ibdm_files_name_the_file_and_line() {
+    let inter = data("codes_dragonfly_dally72/dfdally-72-inter.csv");
+    let intra = write_tmp("empty-intra.csv", "");
+    let e = Topology::from_spec(&format!("codes-dragonfly:{intra},{inter},p=2")).unwrap_err().to_string();
+    assert!(e.contains(&intra) && e.contains("empty file") && e.contains("intra-group records"), "{e}");
+    assert!(!e.contains("disconnected") && !e.contains('\n'), "{e}");
+    let topo = std::fs::read_to_string(data("ib_flit_sim/is1_3l_32n.topo")).unwrap();
+    let lines: Vec<&str> = topo.lines().collect();
+    // Cut after the second record's header line (11), after its first host line (12), and empty.
+    for (n, line, word) in [(11, ":11", "has none"), (12, ":11", "cut short"), (0, "", "empty file")] {
+        let path = write_tmp(&format!("cut{n}.topo"), &lines[..n].iter().map(|l| format!("{l}\n")).collect::<String>());
+        let e = Topology::from_spec(&format!("ibdm:{path}")).unwrap_err().to_string();
+        assert!(e.starts_with(&format!("{path}{line}:")) && e.contains(word), "{n}: {e}");
+        assert!(e.contains("'Pn -> SYSTEM_TYPE NAME PORT'") && !e.contains("disconnected"), "{n}: {e}");
+    }
+    // The whole file still reads.
+    assert_eq!(
+        Topology::from_spec(&format!("ibdm:{}", data("ib_flit_sim/is1_3l_32n.topo"))).unwrap().num_terminals(),
+        32
+    );
+}
