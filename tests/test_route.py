@@ -291,3 +291,17 @@ def test_route_and_check_deadlock_take_numpy_integers():
             hpcnetsim.route("tree:k=2,n=3", **bad)
     with pytest.raises(hpcnetsim.ConfigError, match="route: vcs = 2.0 is invalid: an integer between 1 and 8"):
         hpcnetsim.check_deadlock("torus:4x4", "dor", vcs=2.0)
+
+
+def test_an_engine_refusing_the_network_is_a_config_error_naming_the_file(tmp_path, capsys):
+    # ftree on a HyperX was refused as `routing: engine = ...`, without the file's name
+    # that a bad `routing.algorithm` in the same file gets.
+    cfg = tmp_path / "hx.toml"
+    cfg.write_text(
+        'topology = "hyperx:3x3,t=2"\n[routing]\nalgorithm = "table"\nengine = "ftree"\n[traffic]\nload = 0.3\n'
+    )
+    assert main(["run", str(cfg)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1, err
+    expected = f"error: {cfg}: config: routing.engine = 'ftree' on hyperx:3x3,t=2 is invalid: a fat-tree"
+    assert err.startswith(expected), err

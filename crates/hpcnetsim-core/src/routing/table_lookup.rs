@@ -113,6 +113,11 @@ impl TableRouting {
                         value,
                         allowed.replace("virtual lanes", "VCs (virtual lanes)"),
                     ),
+                    // An engine refusing the network (ftree on a HyperX) is a config error like
+                    // any other: `config: routing.engine = ...`, which the file's name prefixes.
+                    Error::Invalid { context, field, value, allowed } if context == "routing" => {
+                        Error::invalid("config", format!("routing.{field}"), value, allowed)
+                    }
                     other => other,
                 })?
             }
