@@ -43,11 +43,20 @@ pub const FAMILIES: &str =
 pub fn parse(spec: &str) -> Result<Family> {
     let spec = spec.trim();
     let Some((name, body)) = spec.split_once(':') else {
+        // A config file where a spec belongs (`flow ebb my.toml`, `topo describe my.toml`):
+        // say that the command wants the network itself, and how to name a file of one.
+        let file = if spec.ends_with(".toml") {
+            " (a config file is no spec: give its `topology` value, its other fields with --set \
+             PATH=VALUE where the command takes them; a network file is named by its format, \
+             e.g. ibnet:FILE)"
+        } else {
+            ""
+        };
         return Err(Error::invalid(
             spec,
             "spec",
             format!("'{spec}'"),
-            format!("expected 'family:parameters' with family one of {FAMILIES}"),
+            format!("expected 'family:parameters' with family one of {FAMILIES}{file}"),
         ));
     };
     let p = Parser { spec };

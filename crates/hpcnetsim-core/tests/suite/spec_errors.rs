@@ -21,6 +21,9 @@ fn expect(spec: &str, parts: &[&str]) {
 #[test]
 fn bad_specs() {
     expect("tree", &["spec", "family:parameters"]);
+    // A config file where a spec belongs (`hpcnetsim flow ebb my.toml`) is named as such.
+    expect("my.toml", &["spec = 'my.toml'", "a config file is no spec: give its `topology` value", "ibnet:FILE"]);
+    assert!(!err("tree").contains("config file"));
     expect("ring:8", &["family = 'ring'", "torus"]);
     expect("tree:k=8", &["n = missing", "required"]);
     expect("tree:n=3", &["k = missing"]);
