@@ -155,3 +155,18 @@ def test_results_render_as_html():
     r = hpcnetsim.simulate(DEADLOCK)
     html = r._repr_html_()
     assert "<table" in html and "deadlock" in html and "#b42318" in html
+
+
+def test_a_run_whose_stdout_is_closed_still_writes_its_results_and_status(tmp_path):
+    # `hpcnetsim run ... | head -1`, or a job whose reader went away: the summary is lost, the
+    # result files and the exit status are not.
+    cfg = write_toml(tmp_path / "dl.toml", DEADLOCK)
+    out = tmp_path / "out"
+    r, w = os.pipe()
+    os.close(r)  # nobody reads: the first print raises BrokenPipeError
+    proc = subprocess.run([sys.executable, "-m", "hpcnetsim", "run", str(cfg), "--out", str(out)],
+                          stdout=w, stderr=subprocess.PIPE, text=True, timeout=300)  # fmt: skip
+    os.close(w)
+    assert proc.returncode == 3, proc.stderr
+    assert "Traceback" not in proc.stderr and "Exception ignored" not in proc.stderr, proc.stderr
+    assert json.loads((out / "result.json").read_text())["result"]["status"] == "deadlock"

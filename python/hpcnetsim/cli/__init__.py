@@ -37,8 +37,51 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+class _Stdout:
+    """Standard output that outlives its reader (``hpcnetsim run ... | head -1``, a closed
+    terminal): once a write or flush meets a closed pipe, the rest goes to the null device, so
+    the command still writes its files and returns its status instead of stopping half-way."""
+
+    def __init__(self, stream):
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        try:
+            return self._stream.write(text)
+        except BrokenPipeError:
+            self._drop()
+            return len(text)
+
+    def flush(self) -> None:
+        try:
+            self._stream.flush()
+        except BrokenPipeError:
+            self._drop()
+
+    def _drop(self) -> None:
+        import os
+
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, self._stream.fileno())
+        os.close(null)
+        self._stream.flush()  # what was buffered now goes to the null device
+
+    def __getattr__(self, name: str):
+        return getattr(self._stream, name)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the console script; returns the exit status."""
+    stdout = sys.stdout
+    sys.stdout = _Stdout(stdout)
+    try:
+        return _main(argv)
+    finally:
+        sys.stdout.flush()
+        sys.stdout = stdout
+
+
+def _main(argv: list[str] | None) -> int:
     args = None
     try:
         args = build_parser().parse_args(argv)
@@ -65,4 +108,3 @@ def main(argv: list[str] | None = None) -> int:
             print("interrupted: nothing written", file=sys.stderr)
         return 130
     return status or 0
-
