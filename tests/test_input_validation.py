@@ -502,3 +502,28 @@ def test_a_routing_the_family_cannot_take_lists_table_routing_among_those_it_can
     allowed = r"routing.algorithm = .* is invalid: for [\w-]+ topologies one of: auto, .*, table$"
     with pytest.raises(ConfigError, match=allowed):
         hpcnetsim.simulate({"topology": spec, "switch": {"vcs": 4}, "routing": {"algorithm": routing}})
+
+
+@pytest.mark.parametrize("command", ["report", "sweep"])
+def test_a_store_file_damaged_inside_is_one_line(command, files, tmp_path):
+    # Parquet's magic bytes intact at both ends, its metadata overwritten (a disk error): pyarrow
+    # raises OSError ("Couldn't deserialize thrift"), which printed ": Couldn't ..." on two lines
+    # without the file's name, and was an OSError from hpcnetsim.results.
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    (tmp_path / "experiment.json").write_text('{"name": "one", "title": "One", "points": []}')
+    (tmp_path / "store").mkdir()
+    part = tmp_path / "store" / "part-00000000.parquet"
+    pq.write_table(pa.table({"key": [f"k{i}" for i in range(100)], "state": ["done"] * 100}), part)
+    data = bytearray(part.read_bytes())
+    footer = int.from_bytes(data[-8:-4], "little")
+    junk = random.Random(2)
+    for i in range(len(data) - 8 - footer, len(data) - 8):
+        data[i] = junk.randrange(256)
+    part.write_bytes(bytes(data))
+    args = ["report", str(tmp_path)] if command == "report" else \
+        ["sweep", str(files / "one.toml"), "--out", str(tmp_path), "--no-progress"]  # fmt: skip
+    assert_refused(run_cli(args), f"{part}: not a readable Parquet file")
+    with pytest.raises(hpcnetsim.ConfigError, match="not a readable Parquet file"):
+        hpcnetsim.results(tmp_path)

@@ -140,8 +140,9 @@ def _read(paths: list[Path], columns: list[str] | None = None) -> pa.Table:
             tables.append(pq.read_table(f, columns=cols))
         except FileNotFoundError:  # compacted away while we listed: its rows are in a part now
             continue
-        except pa.ArrowInvalid as e:  # damaged (a disk error, a copy cut short): say which file
-            why = str(e).split(". ")[0]
+        except (pa.ArrowInvalid, OSError) as e:  # damaged (a disk error, a copy cut short): say which file
+            # Damaged metadata is an OSError ("Couldn't deserialize thrift: ..."), not ArrowInvalid.
+            why = " ".join(str(e).split()).split(". ")[0].rstrip(":")
             raise ConfigError(
                 f"{f}: not a readable Parquet file ({why}): remove it, and a sweep into this folder runs its points again"
             ) from None
