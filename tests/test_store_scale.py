@@ -124,3 +124,33 @@ def test_a_store_with_rows_of_an_older_build_that_kept_lists_as_arrow_lists_comp
     df = hpcnetsim.results(tmp_path)
     assert len(df) == 3
     assert set(df["batch_accepted_loads"]) == {"[0.5, 0.5]"}
+
+
+def test_a_store_whose_parts_disagree_on_a_column_type_stays_readable(tmp_path):
+    # A part written by another version where a column has another type (a config field that
+    # was text, a result that was a number): pyarrow refused to merge the parts, and `report`,
+    # `hpcnetsim.results` and compaction ended in an ArrowTypeError traceback.
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    (tmp_path / "store").mkdir()
+    old = fake_rows(2, build="old")
+    for r in old:
+        r["topology"] = 7  # an integer where this version writes text
+        r["accepted_load"] = "0.25"  # a numeric text: cast to this version's float
+    old[0]["traffic.load"], old[1]["traffic.load"] = "0.5", "half"  # "half": left empty, not guessed
+    pq.write_table(pa.Table.from_pylist(old), tmp_path / "store" / "part-00000000.parquet")
+    new = fake_rows(4)[2:]
+    for r in new:
+        store.write(tmp_path, r)
+    df = hpcnetsim.results(tmp_path)
+    assert len(df) == 4
+    by_build = df.groupby("build_id")
+    assert sorted(by_build.get_group("old")["topology"]) == ["7", "7"]
+    assert sorted(by_build.get_group("b")["topology"]) == ["torus:4x4", "torus:4x4"]
+    assert list(by_build.get_group("old")["accepted_load"]) == [0.25, 0.25]
+    assert df["accepted_load"].dtype == float
+    assert sorted(by_build.get_group("old")["traffic.load"].isna()) == [False, True]
+    assert list(by_build.get_group("b")["traffic.load"]) == [0.5, 0.5]
+    store.compact(tmp_path)
+    assert len(hpcnetsim.results(tmp_path)) == 4

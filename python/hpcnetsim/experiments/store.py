@@ -113,7 +113,61 @@ def _concat(tables: list[pa.Table]) -> pa.Table:
     tables = [_lists_as_json(t) for t in tables if t.num_rows]
     if not tables:
         return pa.table({"key": pa.array([], pa.string())})
-    return pa.concat_tables(tables, promote_options="permissive")
+    try:
+        return pa.concat_tables(tables, promote_options="permissive")
+    except (pa.ArrowTypeError, pa.ArrowInvalid):
+        return pa.concat_tables(_unify(tables), promote_options="permissive")
+
+
+def _unify(tables: list[pa.Table]) -> list[pa.Table]:
+    """The tables with one type per column, for files written by versions that typed a column
+    differently (a config field that was a number, a result that was text): a column takes the
+    type of the newest file (this version's rows keep theirs, so reports and plots work on
+    them); an older value that does not convert to it is left empty, never guessed. No row is
+    dropped; ``build_id`` and ``hpcnetsim_version`` say which version wrote each."""
+    import pyarrow as pa
+
+    types: dict[str, list[pa.DataType]] = {}
+    for t in tables:
+        for f in t.schema:
+            if not pa.types.is_null(f.type) and f.type not in types.setdefault(f.name, []):
+                types[f.name].append(f.type)
+    for name, seen in types.items():
+        if len(seen) < 2:
+            continue
+        try:
+            pa.unify_schemas([pa.schema([pa.field(name, ty)]) for ty in seen], promote_options="permissive")
+            continue  # pyarrow merges these itself (an integer and a float column)
+        except (pa.ArrowTypeError, pa.ArrowInvalid):
+            pass
+        newest = next(f.type for t in reversed(tables) for f in t.schema if f.name == name and f.type in seen)
+        tables = [_retyped(t, name, newest) for t in tables]
+    return tables
+
+
+def _retyped(table: pa.Table, name: str, to: pa.DataType) -> pa.Table:
+    import pyarrow as pa
+
+    if name not in table.column_names or table.schema.field(name).type == to:
+        return table
+    i = table.column_names.index(name)
+    column = table.column(i)
+    try:
+        column = column.cast(to)  # safe: raises if any value does not convert
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError):
+        column = pa.array([_converted(v, to) for v in column.to_pylist()], to)
+    return table.set_column(i, pa.field(name, to), column)
+
+
+def _converted(value: Any, to: pa.DataType) -> Any:
+    import pyarrow as pa
+
+    if value is None:
+        return None
+    try:
+        return pa.scalar(value).cast(to).as_py()
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError, TypeError, ValueError):
+        return None
 
 
 def _lists_as_json(table: pa.Table) -> pa.Table:
