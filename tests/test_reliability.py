@@ -170,3 +170,19 @@ def test_a_run_whose_stdout_is_closed_still_writes_its_results_and_status(tmp_pa
     assert proc.returncode == 3, proc.stderr
     assert "Traceback" not in proc.stderr and "Exception ignored" not in proc.stderr, proc.stderr
     assert json.loads((out / "result.json").read_text())["result"]["status"] == "deadlock"
+
+
+def test_running_out_of_memory_past_the_estimate_is_one_line():
+    # Describing torus:1000x1000 passes the estimate under a 700 MiB address-space limit, but
+    # its cost and layout step (Python lists of every link) then ran out: a MemoryError
+    # traceback, status 1.
+    limit = 700 << 20
+
+    def small_limit():
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+
+    r = subprocess.run([sys.executable, "-m", "hpcnetsim", "topo", "describe", "torus:1000x1000"],
+                       capture_output=True, text=True, preexec_fn=small_limit, timeout=300)  # fmt: skip
+    assert r.returncode == 2, r.stderr[-2000:]
+    assert "Traceback" not in r.stderr and r.stderr.count("\n") == 1, r.stderr[-2000:]
+    assert "memory" in r.stderr, r.stderr

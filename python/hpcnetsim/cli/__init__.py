@@ -98,6 +98,13 @@ def _main(argv: list[str] | None) -> int:
         return 2
     except BrokenPipeError:
         return 0
+    except MemoryError:
+        # Past the estimate made before building (resources::check): a step it does not count
+        # (describing a topology's cost and layout holds every link as a Python object).
+        print("error: out of memory: this process's memory limit was reached past the estimate made "
+              "before building; use a smaller network or raise the limit (ulimit -v, cgroup memory.max)",
+              file=sys.stderr)  # fmt: skip
+        return 2
     except OSError as e:
         print(f"error: {one_line(str(e.filename or ''))}: {e.strerror or e}", file=sys.stderr)
         return 2
