@@ -70,13 +70,31 @@ class _Stdout:
         return getattr(self._stream, name)
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM (``kill``, a batch scheduler's time limit): the command stops as on Ctrl-C, with
+    the same message and what it keeps (a sweep's finished points, its workers stopped), and
+    exits with 143, the shell's status for a process ended by SIGTERM."""
+
+
+def _terminate(signum, frame) -> None:
+    raise Terminated()
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the console script; returns the exit status."""
+    import signal
+
     stdout = sys.stdout
     sys.stdout = _Stdout(stdout)
     try:
+        previous = signal.signal(signal.SIGTERM, _terminate)
+    except ValueError:  # called from another thread than the main one: leave signals alone
+        previous = None
+    try:
         return _main(argv)
     finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
         sys.stdout.flush()
         sys.stdout = stdout
 
@@ -108,10 +126,10 @@ def _main(argv: list[str] | None) -> int:
     except OSError as e:
         print(f"error: {one_line(str(e.filename or ''))}: {e.strerror or e}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as e:
         if getattr(args, "command", None) in ("sweep", "study"):
             print("interrupted (finished points are kept in the store: run again to resume)", file=sys.stderr)
         else:
             print("interrupted: nothing written", file=sys.stderr)
-        return 130
+        return 143 if isinstance(e, Terminated) else 130
     return status or 0
