@@ -37,7 +37,7 @@ lint: install
 	cargo clippy --workspace --all-targets --quiet -- -D warnings
 	$(BIN)/ruff check python tests tools benchmarks
 	$(BIN)/python tools/check_core_stub.py
-	@! grep -rnE 'todo!\(|unimplemented!\(|NotImplementedError|\b(TODO|FIXME|XXX)\b' crates python tests tools \
+	@! grep -rnE 'todo!\(|unimplemented!\(|\bNotImplementedError|\b(TODO|FIXME|XXX)\b' crates python tests tools \
 		--include='*.rs' --include='*.py' --include='*.pyi' || { echo "placeholders left (above)"; exit 1; }
 
 ## fuzz: FUZZ_CASES (1000) generated cases of every input parser: specs, configs, experiments,
