@@ -125,6 +125,33 @@ fn a_low_load_short_of_its_nominal_value_is_not_saturation() {
     assert!(short_of_nominal >= 2, "only {short_of_nominal} of {converged} runs fell short of the nominal load");
 }
 
+/// With tens of packets per measurement a packet or two still in flight at its end is 5 % of
+/// them: `crossbar:8` at 10 % over two batches of 200 cycles was called saturated on 2 of 10
+/// seeds (seed 1: 18 packets generated, 17 delivered). A shortfall within three standard
+/// deviations of the generated count is noise; an overloaded network is still saturated.
+#[test]
+fn a_packet_or_two_in_flight_at_the_end_is_not_saturation() {
+    for seed in 1..=10 {
+        let mut c = config("crossbar:8", 1, 0.1);
+        c.seed = seed;
+        (c.measurement.warmup_cycles, c.measurement.window_cycles) = (100, 100);
+        (c.measurement.batches, c.measurement.batch_cycles) = (2, 200);
+        let r = measure::run(&c).unwrap();
+        assert_eq!(r.status, Status::Converged, "seed {seed}: {}", r.message);
+        assert!(
+            !r.saturated,
+            "seed {seed}: {} ({} generated, {} delivered)",
+            r.message, r.packets_generated, r.packets_delivered
+        );
+    }
+    // Offered twice what a 2:1 thin-tree takes, over the same short batches: saturated.
+    let mut c = config("tree:k=4,kp=2,n=2", 1, 1.0);
+    (c.measurement.warmup_cycles, c.measurement.window_cycles) = (100, 100);
+    (c.measurement.batches, c.measurement.batch_cycles) = (2, 200);
+    let r = measure::run(&c).unwrap();
+    assert!(r.saturated, "{}", r.message);
+}
+
 /// Paper 000 §5.1: with a few VCs thin-trees reach their ideal throughput, the complete
 /// tree does not reach 1. (CI-sized 64-node trees; the 4096-node ones run as a study.)
 #[test]
