@@ -21,6 +21,7 @@ def max_workers() -> int:
 
 
 def workers_allowed() -> str:
+    """The most workers, with how they follow from the cores, for messages."""
     return f"{max_workers()} ({PER_CORE} per core, {default_jobs()} cores here)"
 
 

@@ -197,10 +197,9 @@ def check_run_options(max_cycles: int | None, threads: int, progress=None, max_s
     """Raises :class:`ConfigError` for a ``max_cycles`` or ``threads`` out of range, as the core
     does for ``max_seconds``: the core takes them as unsigned integers, and would refuse a
     negative one with a bare OverflowError, and take a boolean as 0 or 1 (a ``max_seconds`` of
-    ``True`` as one second). ``threads`` is at
-    most ``hpcnetsim run --threads``'s maximum (:func:`cores.max_workers`). Other types stay the
-    core's TypeError. A ``progress`` that cannot be called is named before the run, not when
-    it first reports."""
+    ``True`` as one second). ``threads`` is at most ``hpcnetsim run --threads``'s maximum
+    (:func:`cores.max_workers`). Other types stay the core's TypeError. A ``progress`` that
+    cannot be called is named before the run, not when it first reports."""
     if isinstance(max_cycles, int) and (isinstance(max_cycles, bool) or not 1 <= max_cycles < 2**64):
         raise ConfigError(f"run: max_cycles = {max_cycles} is invalid: a positive number of cycles below 2^64")
     if isinstance(max_seconds, bool):
@@ -210,8 +209,8 @@ def check_run_options(max_cycles: int | None, threads: int, progress=None, max_s
     # The core would take any count and cap it without a word; `--threads` refuses more.
     from .cores import too_many_threads
 
-    if isinstance(threads, int) and too_many_threads(threads):
-        raise ConfigError(f"run: threads = {too_many_threads(threads)}")
+    if isinstance(threads, int) and (too_many := too_many_threads(threads)):
+        raise ConfigError(f"run: threads = {too_many}")
     if progress is not None and not callable(progress):
         raise ConfigError(f"run: progress = {progress!r} is invalid: a function taking a dict, or None")
 

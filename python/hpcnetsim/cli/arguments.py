@@ -81,8 +81,8 @@ def threads_arg(text: str) -> int:
     if not text.strip().isdigit():
         raise argparse.ArgumentTypeError(f"'{text}' is not a number of threads (a whole number >= 0; 0: automatic)")
     n = int(text)
-    if too_many_threads(n):
-        raise argparse.ArgumentTypeError(too_many_threads(n))
+    if too_many := too_many_threads(n):
+        raise argparse.ArgumentTypeError(too_many)
     return n
 
 
