@@ -58,11 +58,7 @@ pub fn balanced_cut_from(switches: usize, links: &[(usize, usize)], start: usize
     if !(2..=MAX_SWITCHES).contains(&switches) || start >= switches {
         return None;
     }
-    let mut adj: Vec<Vec<usize>> = vec![Vec::new(); switches];
-    for &(a, b) in links {
-        adj[a].push(b);
-        adj[b].push(a);
-    }
+    let adj = adjacency(switches, links);
     let half = switches / 2;
     // Breadth-first order from `start`: the first half of it is a connected start.
     let mut side = vec![true; switches];
@@ -127,4 +123,14 @@ pub fn balanced_cut_from(switches: usize, links: &[(usize, usize)], start: usize
     }
     debug_assert_eq!(side.iter().filter(|&&s| !s).count(), half);
     Some(best as u64)
+}
+
+/// The neighbours of every switch (a link's ends each list the other; parallel links repeated).
+pub(crate) fn adjacency(switches: usize, links: &[(usize, usize)]) -> Vec<Vec<usize>> {
+    let mut adj: Vec<Vec<usize>> = vec![Vec::new(); switches];
+    for &(a, b) in links {
+        adj[a].push(b);
+        adj[b].push(a);
+    }
+    adj
 }

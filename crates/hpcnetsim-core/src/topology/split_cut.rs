@@ -9,7 +9,7 @@
 //! links across it; so do imported fabrics with terminals on some switches only (an
 //! OpenSM fat-tree, a tapered tree), which have no closed form at all.
 
-use super::balanced_cut::{balancing_moves, STARTS};
+use super::balanced_cut::{adjacency, balancing_moves, STARTS};
 use std::collections::VecDeque;
 
 /// Largest graph cut (the flow is at most the links, each augmenting phase linear in them).
@@ -146,11 +146,7 @@ pub(crate) fn host_split_bisection(terminals: &[u32], links: &[(usize, usize)]) 
         return None;
     }
     let starts = STARTS.min(hosts.len());
-    let mut adj: Vec<Vec<usize>> = vec![Vec::new(); switches];
-    for &(a, b) in links {
-        adj[a].push(b);
-        adj[b].push(a);
-    }
+    let adj = adjacency(switches, links);
     let by_number = (0..starts).map(|i| {
         let first = i * hosts.len() / starts;
         (0..hosts.len()).map(|k| hosts[(first + k) % hosts.len()]).collect::<Vec<_>>()
