@@ -136,6 +136,47 @@ def test_a_config_needing_more_than_the_address_space_limit_is_refused(tmp_path)
     assert r.returncode == 2 and "memory" in r.stderr, r.stderr
 
 
+def test_the_memory_estimate_covers_a_saturated_run(tmp_path):
+    # At saturation every queue is full and the packet store and the event wheel have grown
+    # by doubling: the estimate that counted each packet once (9.6 MiB for this torus) was
+    # below the 11.5 MiB the run added to the process's peak.
+    from hpcnetsim._core import memory_estimate
+
+    def peak(cfg: dict) -> int:
+        path = write_toml(tmp_path / "c.toml", cfg)
+        code = ("import resource, subprocess, sys; "
+                f"subprocess.run([sys.executable, '-m', 'hpcnetsim', 'run', {str(path)!r}], check=True, capture_output=True); "
+                "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)")  # fmt: skip
+        r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, check=True)
+        return int(r.stdout) * 1024
+
+    short = {"warmup_cycles": 1500, "batch_cycles": 500, "batches": 2}
+    base = peak({"topology": "torus:4x4", "traffic": {"load": 1.0}, "measurement": short})
+    cfg = {"topology": "torus:64x64", "traffic": {"load": 1.0}, "measurement": short}
+    grew = peak(cfg) - base
+    estimate = memory_estimate(json.dumps(cfg))[0]
+    assert grew > 8 << 20, f"a saturated torus:64x64 added only {grew} bytes"
+    assert grew <= estimate, f"the run added {grew >> 20} MiB, the estimate was {estimate >> 20} MiB"
+
+
+def test_an_allocation_the_system_refuses_ends_the_run_with_one_line(tmp_path):
+    # With the check overridden, building torus:2000x2000 under a 1.5 GB address-space limit
+    # fails inside the engine: it used to abort (status 134) with the standard library's
+    # "memory allocation of 400000000 bytes failed" and, with RUST_BACKTRACE set, a backtrace.
+    cfg = write_toml(tmp_path / "big.toml", {"topology": "torus:2000x2000", "traffic": {"load": 0.1}})
+    limit = 1500 << 20
+
+    def small_limit():
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+
+    env = {**os.environ, "RUST_BACKTRACE": "1"}
+    r = subprocess.run([sys.executable, "-m", "hpcnetsim", "--no-memory-check", "run", str(cfg)],
+                       capture_output=True, text=True, preexec_fn=small_limit, timeout=300, env=env)  # fmt: skip
+    assert r.returncode == 2, (r.returncode, r.stderr[-2000:])
+    assert r.stderr.count("\n") == 1 and r.stderr.startswith("error: out of memory"), r.stderr[-2000:]
+    assert "MB" in r.stderr and "ulimit -v" in r.stderr, r.stderr
+
+
 def test_a_deadlock_is_reported_with_evidence_and_exit_status_3(cli, tmp_path):
     r = hpcnetsim.simulate(DEADLOCK)
     assert r.status == "deadlock"

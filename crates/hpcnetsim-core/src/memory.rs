@@ -2,7 +2,8 @@
 //! limit) and the refusal of work that would not fit in it, naming the estimate, the limit and
 //! the override. The estimates themselves are made elsewhere (`resources.rs` for specs and
 //! configs, the trace and fabric readers for their files); this module depends on nothing else
-//! of the crate, so every layer may call it.
+//! of the crate, so every layer may call it. It also ends the process with one line when the
+//! system refuses a block past those estimates (`refused`, called by the allocator).
 
 use crate::error::{Error, Result};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -102,4 +103,41 @@ pub fn check_against(context: &str, field: &str, value: &str, need: u128, have: 
             human(have)
         ),
     ))
+}
+
+/// Ends the process, status 2, with one line on standard error: the system refused a block of
+/// `size` bytes. The allocator calls it instead of returning null, which the standard library
+/// turns into an abort (status 134, "memory allocation of N bytes failed" and, with
+/// `RUST_BACKTRACE` set, a backtrace that may itself fail to allocate). It happens past the
+/// estimate checked before building (`check`), under an address-space or cgroup limit that the
+/// estimate did not foresee, or with the check overridden. Nothing here allocates: the line is
+/// written from a buffer on the stack.
+#[cold]
+pub fn refused(size: usize) -> ! {
+    use std::fmt::Write as _;
+    struct Line {
+        buf: [u8; 320],
+        len: usize,
+    }
+    impl std::fmt::Write for Line {
+        fn write_str(&mut self, s: &str) -> std::fmt::Result {
+            let n = s.len().min(self.buf.len() - self.len);
+            self.buf[self.len..self.len + n].copy_from_slice(&s.as_bytes()[..n]);
+            self.len += n;
+            Ok(())
+        }
+    }
+    let mut line = Line { buf: [0; 320], len: 0 };
+    let mb = (size as f64 / 1_048_576.0).max(0.1);
+    let _ = writeln!(
+        line,
+        "error: out of memory: the system refused a block of {mb:.1} MB past the estimate made \
+         before building; use a smaller network or raise the limit (ulimit -v, cgroup memory.max)"
+    );
+    // SAFETY: writes bytes of a live buffer to the standard error descriptor, then ends the
+    // process without running anything that could allocate.
+    unsafe {
+        libc::write(2, line.buf.as_ptr().cast(), line.len);
+        libc::_exit(2)
+    }
 }

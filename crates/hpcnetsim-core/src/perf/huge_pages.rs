@@ -9,7 +9,8 @@
 //! They are allocated a little larger and the system's pointer is kept just before the
 //! aligned start, rather than asked of the system with a 64-byte alignment: for that it
 //! zeroes blocks by writing them, while `calloc` leaves untouched pages unbacked (arrays a
-//! run never uses then cost no memory). It changes no result.
+//! run never uses then cost no memory). It changes no result. A block the system refuses
+//! ends the process with one line (`memory::refused`) instead of the standard library's abort.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 
@@ -103,6 +104,9 @@ unsafe impl GlobalAlloc for HugePages {
                 System.alloc(layout)
             }
         };
+        if p.is_null() {
+            crate::memory::refused(layout.size());
+        }
         advise(p, layout.size());
         p
     }
@@ -117,6 +121,9 @@ unsafe impl GlobalAlloc for HugePages {
                 System.alloc_zeroed(layout)
             }
         };
+        if p.is_null() {
+            crate::memory::refused(layout.size());
+        }
         advise(p, layout.size());
         p
     }
@@ -147,7 +154,7 @@ unsafe impl GlobalAlloc for HugePages {
                     let old = ptr as usize - raw as usize;
                     let moved = System.realloc(raw, outer(layout), outer(grown).size());
                     if moved.is_null() {
-                        return moved;
+                        crate::memory::refused(new_size);
                     }
                     // Its offset from the system's start may differ after a move.
                     std::ptr::copy(moved.add(old), moved.add(offset(moved)), layout.size().min(new_size));
@@ -155,15 +162,17 @@ unsafe impl GlobalAlloc for HugePages {
                 }
                 _ => {
                     // Across the threshold: a new block (advised by `alloc`), the contents copied.
+                    // (`alloc` never returns null: it ends the process instead.)
                     let p = self.alloc(grown);
-                    if !p.is_null() {
-                        std::ptr::copy_nonoverlapping(ptr, p, layout.size().min(new_size));
-                        self.dealloc(ptr, layout);
-                    }
+                    std::ptr::copy_nonoverlapping(ptr, p, layout.size().min(new_size));
+                    self.dealloc(ptr, layout);
                     return p;
                 }
             }
         };
+        if p.is_null() {
+            crate::memory::refused(new_size);
+        }
         if layout.size() < new_size {
             advise(p, new_size);
         }
