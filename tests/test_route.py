@@ -305,3 +305,27 @@ def test_an_engine_refusing_the_network_is_a_config_error_naming_the_file(tmp_pa
     assert len(err.splitlines()) == 1, err
     expected = f"error: {cfg}: config: routing.engine = 'ftree' on hyperx:3x3,t=2 is invalid: a fat-tree"
     assert err.startswith(expected), err
+
+
+@pytest.mark.parametrize(
+    "spec, kwargs, needle",
+    [
+        (None, {}, "spec = None is invalid: a topology spec (a string)"),
+        (5, {}, "spec = 5 is invalid: a topology spec (a string)"),
+        ("hyperx:2x2,t=1", {"dump": "lft.txt"}, "dump = 'lft.txt' is invalid: True or False"),
+        ("hyperx:2x2,t=1", {"check_deadlock": 1}, "check_deadlock = 1 is invalid: True or False"),
+        ("hyperx:2x2,t=1", {"check_deadlock": "yes"}, "check_deadlock = 'yes' is invalid: True or False"),
+    ],
+)
+def test_spec_and_flags_of_the_wrong_type_are_config_errors(spec, kwargs, needle):
+    """A file name given to ``dump`` (the CLI's ``--dump FILE``), a spec that is not a string
+    or a flag that is not a boolean is named in one line, not the binding's TypeError."""
+    with pytest.raises(hpcnetsim.ConfigError, match=re.escape(needle)):
+        hpcnetsim.route(spec, **kwargs)
+
+
+def test_numpy_booleans_are_flags():
+    import numpy as np
+
+    r = hpcnetsim.route("hyperx:2x2,t=1", check_deadlock=np.bool_(True), dump=np.bool_(True))
+    assert r["deadlock"] == "acyclic" and r["dump"].startswith("# hpcnetsim forwarding tables")

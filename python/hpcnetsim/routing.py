@@ -97,6 +97,8 @@ def route(
                           f"routing (leave the engine out)")  # fmt: skip
     engine = "dfsssp" if engine is None else engine
     _check_types(engine, roots, tables, layering)
+    _check_spec_and_flags(spec, check_deadlock=check_deadlock, dump=dump)
+    check_deadlock, dump = bool(check_deadlock), bool(dump)
     if tables is None and _ALIASES.get(engine, engine) in ALGORITHMS:
         if not check_deadlock:
             raise ConfigError(
@@ -163,6 +165,23 @@ def _check_types(engine, roots, tables, layering) -> None:
         raise ConfigError(f"route: roots = {roots!r} is invalid: a list of switch indices, e.g. [0]")
     if tables is not None and not isinstance(tables, (str, Path)):
         raise ConfigError(f"route: tables = {tables!r} is invalid: the path of a table dump")
+
+
+def _check_spec_and_flags(spec, **flags) -> None:
+    """A spec that is not a string, and flags that are not booleans (``dump="lft.txt"``, as
+    the CLI's ``--dump FILE``), are one-line errors rather than the binding's TypeError."""
+    if not isinstance(spec, str):
+        raise ConfigError(
+            f"route: spec = {spec!r} is invalid: a topology spec (a string), e.g. 'tree:k=4,n=3'"
+        )
+    for field, value in flags.items():
+        dtype = getattr(value, "dtype", None)
+        numpy_bool = getattr(dtype, "kind", None) == "b" and getattr(value, "ndim", 1) == 0
+        if not isinstance(value, bool) and not numpy_bool:
+            hint = " (the tables' text is returned under 'dump'; write it to a file)"
+            raise ConfigError(
+                f"route: {field} = {value!r} is invalid: True or False{hint if field == 'dump' else ''}"
+            )
 
 
 def _check_engine_options(engine: str, roots, demands, tables) -> None:
