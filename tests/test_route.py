@@ -329,3 +329,21 @@ def test_numpy_booleans_are_flags():
 
     r = hpcnetsim.route("hyperx:2x2,t=1", check_deadlock=np.bool_(True), dump=np.bool_(True))
     assert r["deadlock"] == "acyclic" and r["dump"].startswith("# hpcnetsim forwarding tables")
+
+
+@pytest.mark.parametrize("where", ["missing folder", "inside a file", "a folder"])
+def test_an_unusable_dump_path_is_refused_before_routing(tmp_path, capsys, monkeypatch, where):
+    """The tables of a large fabric take minutes (DFSSSP on Edison's 1 440 switches): a
+    --dump that cannot be written is refused before they are computed, not after."""
+    import hpcnetsim.routing
+
+    (tmp_path / "afile").write_text("x")
+    path = {"missing folder": tmp_path / "new" / "lft.txt", "inside a file": tmp_path / "afile" / "lft.txt",
+            "a folder": tmp_path}[where]  # fmt: skip
+    calls = []
+    monkeypatch.setattr(hpcnetsim.routing, "route", lambda *a, **k: calls.append(a) or {})
+    assert main(["route", "torus:4x4", "--dump", str(path)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith(f"error: {path}: "), err
+    assert calls == [], "the tables were computed before the dump path was checked"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["afile"]

@@ -72,6 +72,27 @@ def atomic_write_text(path: Path, text: str, parents: bool = True) -> None:
     atomic_write(path, lambda tmp: tmp.write_text(text), parents)
 
 
+def check_output_file(path: str | os.PathLike) -> None:
+    """Check, before the work whose result goes there, that a single output file the user
+    named (``--dump FILE``, not created with its folders) can be written: the errors
+    :func:`atomic_write` with ``parents=False`` would give after the work, given now. Nothing
+    is created."""
+    from ._core import ConfigError
+
+    path = Path(path)
+    if path.is_dir():
+        raise ConfigError(f"{os.fspath(path)}: is a folder: give the name of a file to write")
+    if path.exists():
+        return  # replaced, or written directly when a device or FIFO
+    parent = Path(os.path.realpath(path)).parent
+    if not parent.exists():
+        raise FileNotFoundError(errno.ENOENT, f"no folder {parent}: create it first", os.fspath(path))
+    if not parent.is_dir():
+        raise ConfigError(f"{os.fspath(path)}: {parent} is a file, not a folder")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise ConfigError(f"{os.fspath(path)}: the folder {parent} is not writable")
+
+
 def check_output_folder(path: str | os.PathLike, flag: str = "--out") -> None:
     """Check the output folder ``path`` before the work whose results go there: a file in its
     place or in its path, or a folder that cannot be created or written, is a one-line

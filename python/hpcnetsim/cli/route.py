@@ -37,9 +37,11 @@ def add_parser(sub) -> None:
 
 
 def _route(args) -> int | None:
-    from .._files import atomic_write_text
+    from .._files import atomic_write_text, check_output_file
     from ..routing import route
 
+    if args.dump is not None:
+        check_output_file(args.dump)  # before routing: the tables of a large fabric take minutes
     rep = route(
         args.spec, args.routing, lmc=args.lmc, vls=args.vls, roots=args.root,
         check_deadlock=args.check_deadlock, dump=args.dump is not None, tables=args.load, demands=args.demands,
