@@ -347,3 +347,19 @@ def test_an_unusable_dump_path_is_refused_before_routing(tmp_path, capsys, monke
     assert len(err) == 1 and err[0].startswith(f"error: {path}: "), err
     assert calls == [], "the tables were computed before the dump path was checked"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["afile"]
+
+
+@pytest.mark.parametrize(
+    "spec, routing",
+    [("torus:4x4|faults:random=1", "dor"), ("hyperx:4x4,t=2", "dor"), ("tree:k=4,n=2", "dragonfly-minimal")],
+)
+def test_an_algorithmic_routing_the_network_refuses_names_the_route_flag(spec, routing, capsys):
+    """`route --routing X --check-deadlock` on a network X cannot route names --routing and
+    offers the table engines, which route accepts, not the config's `table`, which it refuses."""
+    assert main(["route", spec, "--routing", routing, "--check-deadlock"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and err.startswith(f"error: route: routing = '{routing}'"), err
+    assert "routing.algorithm" not in err and "table engine (minhop, sssp, dfsssp" in err, err
+    assert not re.search(r"\btable\b(?! engine)", err), err
+    # The advice works: a table engine's tables are checked on the same network.
+    assert main(["route", spec, "--routing", "dfsssp", "--check-deadlock"]) == 0

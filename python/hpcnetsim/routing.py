@@ -112,7 +112,10 @@ def route(
                 shown = "" if field == "dump" else f" = {value!r}"
                 raise ConfigError(f"route: {field}{shown} is invalid with routing {engine!r}: an algorithmic routing "
                                   f"has no forwarding tables (only vcs applies to its deadlock check)")  # fmt: skip
-        return _check_algorithmic(spec, engine, vcs=vcs)
+        try:
+            return _check_algorithmic(spec, engine, vcs=vcs)
+        except ConfigError as e:
+            raise ConfigError(_as_route_option(str(e))) from None
     if check_deadlock and tables is None and engine not in ENGINES:
         raise ConfigError(
             f"route: routing = {engine!r} is invalid: a table engine ({', '.join(ENGINES)}) or, with "
@@ -152,6 +155,19 @@ def route(
                 raise ConfigError(path + str(e)[len(said) :]) from None
         raise _demand_line_error(e, demands, triples, lines) from None
     return json.loads(report)
+
+
+def _as_route_option(message: str) -> str:
+    """A config's refusal of ``routing.algorithm`` as `route` takes it: the option is
+    ``routing`` (``--routing``), and where the config offers ``table`` routing, `route` takes
+    a table engine's name."""
+    said = "config: routing.algorithm = "
+    if not message.startswith(said):
+        return message
+    engines = f"a table engine ({', '.join(ENGINES)})"
+    message = "route: routing = " + message[len(said) :]
+    message = re.sub(r"\btable routing\b", engines, message)
+    return re.sub(r"(one of: (?:[^:]*, )?)table\b", lambda m: m.group(1) + engines, message)
 
 
 def _check_types(engine, roots, tables, layering) -> None:
