@@ -76,3 +76,31 @@ def test_config_show_names_the_file_when_an_override_is_refused(tmp_path):
                            capture_output=True, text=True)  # fmt: skip
         assert p.returncode == 2 and len(p.stderr.strip().splitlines()) == 1, p.stderr
         assert p.stderr.startswith(f"error: {path}: config: switch.vcs = 99 is invalid"), (command, p.stderr)
+
+
+def test_an_override_completes_a_file_that_is_not_valid_alone(tmp_path, capsys):
+    """`--set` overrides a value of the file: a routing that needs more VCs than the file
+    gives it is run with the VCs the override gives, not refused on the file's value."""
+    from hpcnetsim.cli import main
+
+    (tmp_path / "sub").mkdir()
+    path = tmp_path / "sub" / "par.toml"
+    path.write_text('topology = "dragonfly:a=2,p=1,h=1"\nseed = 1\n[switch]\nvcs = 3\n[routing]\n'
+                    'algorithm = "dragonfly-par"\n[traffic]\nload = 0.2\n'
+                    '[measurement]\nwarmup_cycles = 100\nbatches = 1\nbatch_cycles = 100\n')  # fmt: skip
+    layer = apply_overrides(load_layer(path, ["switch.vcs=4"]), ["switch.vcs=4"])
+    assert resolve(layer)["switch"]["vcs"] == 4
+    assert main(["run", str(path), "--set", "switch.vcs=4"]) == 0
+    assert "accepted load" in capsys.readouterr().out
+    # Overrides that do not repair the file: the error of the config that would run, naming the file.
+    for vcs in (3, 2):
+        assert main(["run", str(path), "--set", f"switch.vcs={vcs}", "traffic.load=0.3"]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith(f"error: {path}: config: switch.vcs = {vcs} is invalid: at least 4 for dragonfly-par"), err
+    # Files the config names stay relative to its folder when an override completes it.
+    (tmp_path / "sub" / "lft.txt").write_text(hpcnetsim.route("torus:4x4", "minhop", dump=True)["dump"])
+    tables = tmp_path / "sub" / "t.toml"
+    tables.write_text('topology = "torus:4x4"\n[switch]\nvcs = 1\nqueue_packets = 0\n[routing]\n'
+                      'algorithm = "table"\ntables = "lft.txt"\n')  # fmt: skip
+    fixed = load_layer(tables, ["switch.queue_packets=4"])
+    assert fixed["routing"]["tables"] == str(tmp_path / "sub" / "lft.txt")

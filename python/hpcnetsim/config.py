@@ -94,22 +94,53 @@ def naming_file(source: str | os.PathLike | dict):
         raise
 
 
-def load_layer(path: str | os.PathLike) -> dict[str, Any]:
+def load_layer(path: str | os.PathLike, overrides: list[str] | tuple[str, ...] = ()) -> dict[str, Any]:
     """A TOML config file as written (the user's layer: no preset or default filled in),
     checked by the core so that a bad file fails here with one line naming it. Overrides go
     on this layer, and the core resolves the layers (defaults, switch preset, technology,
     config) when it reads the result: a ``technology`` or ``switch.preset`` override then
     fills in the fields the file leaves out, like a value written in the file. The files it
-    names are relative to the file, as in :func:`load_config`."""
+    names are relative to the file, as in :func:`load_config`. A file refused alone is
+    accepted when the ``overrides`` that will go on it complete it (``switch.vcs=4`` beside a
+    routing that needs 4 VCs where the file gives 3); otherwise the error is that of the
+    file with the overrides, the config that would run."""
     import tomllib
 
     path = os.fspath(path)
     text = _read_config(path)
+    folder = os.path.dirname(path)
     try:
-        resolved = json.loads(_core.config_from_toml(text, os.path.dirname(path)))
+        resolved = json.loads(_core.config_from_toml(text, folder))
     except ConfigError as e:
-        raise ConfigError(f"{path}: {e}") from None
+        refused = ConfigError(f"{path}: {e}")
+        if not overrides:
+            raise refused from None
+        try:
+            layer = _files_relative(tomllib.loads(text), folder)
+        except tomllib.TOMLDecodeError:
+            raise refused from None
+        try:
+            resolve(apply_overrides(layer, list(overrides)))
+        except ConfigError as with_overrides:  # the config that would run, overrides included
+            raise ConfigError(f"{path}: {with_overrides}") from None
+        return layer
     return _files_from(tomllib.loads(text), resolved)
+
+
+def _files_relative(layer: dict[str, Any], folder: str) -> dict[str, Any]:
+    """``layer`` with the file names it writes relative to ``folder``, as the core reads them
+    (:func:`_files_from` when the core cannot read the file alone)."""
+
+    def relative(name):
+        return name if not isinstance(name, str) or not name or os.path.isabs(name) else os.path.join(folder, name)
+
+    if isinstance(layer.get("topology"), str):
+        layer["topology"] = _core.spec_relative_to(layer["topology"], folder)
+    for table, key in (("workload", "trace"), ("routing", "tables")):
+        section = layer.get(table)
+        if isinstance(section, dict) and key in section:
+            section[key] = relative(section[key])
+    return layer
 
 
 def resolve(config: dict[str, Any]) -> dict[str, Any]:

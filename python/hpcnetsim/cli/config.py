@@ -26,7 +26,7 @@ def _show(args) -> None:
     overrides = [o for group in args.overrides for o in group]
     # As with `hpcnetsim run`: an error an override brings names the file it applies to.
     with naming_file(args.config):
-        rows = sources(apply_overrides(load_layer(args.config), overrides))
+        rows = sources(apply_overrides(load_layer(args.config, overrides), overrides))
     if args.json:
         print(json.dumps(rows, indent=1))
         return

@@ -57,7 +57,7 @@ def _run_config(args) -> int | None:
 
     overrides = [o for group in args.overrides for o in group]
     # Overrides go on the file as written; the core resolves the presets and defaults.
-    config = resolve(apply_overrides(load_layer(args.config), overrides))
+    config = resolve(apply_overrides(load_layer(args.config, overrides), overrides))
     causal = config.get("workload") is not None
     if causal and args.loads is not None:
         raise UsageError("hpcnetsim run: --loads is invalid with a [workload]: a causal workload has no offered load")
