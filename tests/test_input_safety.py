@@ -115,6 +115,18 @@ def test_damaged_otf2_archives_are_one_line(tmp_path, capfd, file, damage):
     assert "traces.otf2" in err
 
 
+def test_an_otf2_archive_whose_calls_do_not_match_is_named_not_its_conversion(tmp_path, capfd, monkeypatch):
+    # `trace info` checks an archive's calls on its conversion to a text trace, written to a
+    # temporary folder: the error named that file (/tmp/tmp…/otf2.trace: line 2 (rank 0): …).
+    archive = tmp_path / "a"
+    shutil.copytree(DATA / "otf2_bcast4", archive)
+    monkeypatch.setattr("hpcnetsim.inputs.otf2_trace.to_text", lambda path, cycle_ns=1.0: ("ranks 2\n0 send 1 8\n", []))
+    assert main(["trace", "info", str(archive / "traces.otf2")]) == 2
+    err = capfd.readouterr().err
+    assert err.startswith("error:") and err.count("\n") == 1, err
+    assert str(archive / "traces.otf2") in err and "otf2.trace" not in err and "never received" in err, err
+
+
 def test_otf2_callback_tracebacks_stay_out_of_the_output(capsys):
     """The otf2 package's callbacks print a traceback to ``sys.stderr`` when a damaged record
     names no definition; where that is not the process's stderr (Jupyter, pytest) it must be

@@ -78,17 +78,33 @@ pub fn human(bytes: u128) -> String {
 
 /// Refuses `need` bytes for `what` when they exceed the memory available.
 pub fn check(context: &str, field: &str, value: &str, need: u128) -> Result<()> {
+    check_for(context, field, value, need, "use a smaller network")
+}
+
+/// As `check`, with the `remedy` the refusal offers before the override.
+pub fn check_for(context: &str, field: &str, value: &str, need: u128, remedy: &str) -> Result<()> {
     if disabled() {
         return Ok(());
     }
     match available() {
-        Some((have, limit)) => check_against(context, field, value, need, have, limit),
+        Some((have, limit)) => refuse_above(context, field, value, need, (have, limit), remedy),
         None => Ok(()),
     }
 }
 
 /// Refuses `need` bytes when more than `have` bytes are left under `limit`.
 pub fn check_against(context: &str, field: &str, value: &str, need: u128, have: u128, limit: &str) -> Result<()> {
+    refuse_above(context, field, value, need, (have, limit), "use a smaller network")
+}
+
+fn refuse_above(
+    context: &str,
+    field: &str,
+    value: &str,
+    need: u128,
+    (have, limit): (u128, &str),
+    remedy: &str,
+) -> Result<()> {
     if need <= have {
         return Ok(());
     }
@@ -98,7 +114,7 @@ pub fn check_against(context: &str, field: &str, value: &str, need: u128, have: 
         value,
         format!(
             "needs about {} of memory, more than the {} left under {limit}; \
-             use a smaller network, or override with --no-memory-check ({OVERRIDE_ENV}=1)",
+             {remedy}, or override with --no-memory-check ({OVERRIDE_ENV}=1)",
             human(need),
             human(have)
         ),

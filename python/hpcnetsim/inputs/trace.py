@@ -32,7 +32,11 @@ def info(path: str | os.PathLike, format: str = "auto", matrices: bool = True) -
     with tempfile.TemporaryDirectory() as tmp:
         converted = Path(tmp) / "otf2.trace"
         converted.write_text(text)
-        d = json.loads(_core.trace_info(str(converted), "text", matrices))
+        try:
+            d = json.loads(_core.trace_info(str(converted), "text", matrices))
+        except _core.ConfigError as e:
+            # The conversion is a temporary file the user never sees: name the archive.
+            raise _core.ConfigError(str(e).replace(str(converted), f"{path} (as text)")) from None
     d["summary"]["format"] = "otf2"
     d["summary"]["calls"] = calls
     return d

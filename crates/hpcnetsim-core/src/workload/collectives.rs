@@ -102,6 +102,18 @@ pub fn build(p: &mut Programs, c: &Collective, n: usize) -> Result<()> {
         (Kernel::Bcast, A::Bmtree) => bmtree(p, n, root, m),
         (Kernel::Bcast, A::Chain) => {
             let segments = m.div_ceil(c.segment_bytes.max(1)).max(1);
+            // The only expansion whose message count grows with the bytes: refused before
+            // its messages are made when they would not fit (a send and a receive each, in
+            // programs that grow by doubling).
+            let messages = segments as u128 * (n as u128 - 1);
+            let need = messages * 4 * std::mem::size_of::<super::Op>() as u128;
+            crate::memory::check_for(
+                &format!("bcast down a chain of {n} tasks in {segments} segments of {} bytes", c.segment_bytes),
+                "message_bytes",
+                &m.to_string(),
+                need,
+                "use larger segments (workload.segment_bytes) or another algorithm",
+            )?;
             // Segment by segment down the chain: each task forwards a segment as soon as it
             // has it, then waits for the next one.
             for s in 0..segments {

@@ -261,3 +261,22 @@ fn an_algorithm_with_an_application_kernel_is_refused() {
         kernels::build(&WorkloadConfig { kernel, ..Default::default() }, 4).unwrap();
     }
 }
+
+#[test]
+fn a_chain_bcast_too_large_to_expand_is_refused_before_its_messages_are_made() {
+    // 2^40 bytes in segments of 8 KiB down a chain of 64 tasks: 2^27 segments of 63 messages,
+    // about a terabyte of programs. It used to be expanded message by message (a four-line
+    // trace with a 344 GB bcast took 40 s and 6 GB before running out of memory).
+    let w = WorkloadConfig {
+        kernel: Kernel::Bcast,
+        algorithm: A::Chain,
+        message_bytes: 1 << 40,
+        segment_bytes: 8192,
+        ..Default::default()
+    };
+    let e = kernels::build(&w, 64).unwrap_err().to_string();
+    assert!(e.contains("message_bytes") && e.contains("memory") && e.contains("segment"), "{e}");
+    // A chain that fits is still built.
+    let w = WorkloadConfig { message_bytes: 1 << 20, ..w };
+    assert_eq!(kernels::build(&w, 64).unwrap().messages().len(), 128 * 63);
+}
