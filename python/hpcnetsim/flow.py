@@ -156,7 +156,12 @@ def plot_ebb(result: dict | SimulationResult, path: Path) -> None:
 
     fig = Figure(figsize=(6, 3.8))
     ax = fig.subplots()
-    ax.hist(result["sample_values"], bins=40, color="tab:blue", alpha=0.8)
+    values = result["sample_values"]
+    lo, hi = min(values), max(values)
+    # Samples equal but for float rounding (every bisection alike, as under Valiant paths on a
+    # full fat-tree) span a few ulps, which numpy cannot cut into 40 bins: centre one bar.
+    span = None if hi - lo > 1e-9 * max(1.0, abs(hi)) else (lo - 0.005, hi + 0.005)
+    ax.hist(values, bins=40 if span is None else 41, range=span, color="tab:blue", alpha=0.8)  # 41: a bar on the value
     ax.axvline(result["ebb"], color="k", ls="--", label=f"eBB = {result['ebb']:.3f}")
     ax.set_xlabel("mean bandwidth per flow (fraction of link bandwidth)")
     ax.set_ylabel("bisections")
