@@ -257,6 +257,54 @@ def test_figures_may_name_config_columns_and_labels():
     experiment.parse(tomllib.loads(FIGURE_SWEEP + figure + quick), "f.toml", quick=True)
 
 
+CAUSAL_SWEEP = """\
+name = "c"
+base.topology = "torus:4x4"
+base.switch.vcs = 2
+base.workload.tasks = 16
+[[sweep]]
+axes.workload.kernel = ["bu", "2m"]
+"""
+
+
+@pytest.mark.parametrize("section,needle", [
+    # Each of these passed the sweep and ended `hpcnetsim report` with a traceback.
+    ('[[report.performance]]\nreference = "torus:4x4"\nweights = { bu = "x" }',
+     'report.performance[0].weights.bu = "x" is invalid: a number >= 0'),
+    ('[[report.performance]]\nreference = "torus:4x4"\nweights = { bu = -2 }',
+     "report.performance[0].weights.bu = -2 is invalid: a number >= 0"),
+    ('[[report.performance]]\nreference = "torus:4x4"\nweights = 3',
+     "report.performance[0].weights = 3 is invalid: a table of weights by kernel or kernel@bytes"),
+    ('[[report.performance]]\nreference = "torus:4x4"\ncost = "yes"',
+     'report.performance[0].cost = "yes" is invalid: true or false'),
+    ('[[report.performance]]\nreference = "torus:4x4"\ntopologies = "torus:4x4"',
+     'report.performance[0].topologies = "torus:4x4" is invalid: a list of topology specs'),
+    ('[[report.performance]]\ntitle = "phi"', "report.performance[0].reference = (missing) is invalid: "
+                                                "the topology spec of the reference network"),
+    ('[[report.figures]]\nkind = "evolution"\nkernels = "bu"', 'report.figures[0].kernels = "bu" is invalid: '
+                                                               "a list of kernel names"),
+    ('[[report.figures]]\nkind = "evolution"\nmessage_bytes = "big"',
+     'report.figures[0].message_bytes = "big" is invalid: a positive whole number of bytes'),
+    ('[[report.figures]]\nkind = "normalized-time"\nreference = "torus:4x4"\ncap = "x"',
+     'report.figures[0].cap = "x" is invalid: a number > 0'),
+    ('[[report.figures]]\nkind = "normalized-time"\nreference = 4', "report.figures[0].reference = 4 is invalid: "
+                                                                    "the topology spec of the reference network"),
+])  # fmt: skip
+def test_report_values_of_the_wrong_type_are_refused_when_read(section, needle):
+    doc = tomllib.loads(CAUSAL_SWEEP + section)
+    with pytest.raises(ConfigError) as e:
+        experiment.parse(doc, "c.toml")
+    assert str(e.value) == f"c.toml: {needle}", e.value
+
+
+def test_report_values_of_the_right_type_pass():
+    for section in ('[[report.performance]]\nreference = "torus:4x4"\nweights = { bu = 2, "2m@1024" = 0.5 }\n'
+                    'cost = true\ntopologies = ["torus:4x4"]',
+                    '[[report.figures]]\nkind = "evolution"\nkernels = ["bu"]\nmessage_bytes = 1024',
+                    '[[report.figures]]\nkind = "normalized-time"\nreference = "torus:4x4"\ncap = 10'):  # fmt: skip
+        experiment.parse(tomllib.loads(CAUSAL_SWEEP + section), "c.toml")
+
+
 #: One point at 90 % whose load cannot settle in 400 cycles: stored, but not converged.
 NOT_CONVERGED = """\
 name = "nc"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import difflib
 import itertools
+import math
 import re
 import tomllib
 from collections.abc import Callable
@@ -491,6 +492,45 @@ def _check_report(report: Any, where: str, groups: list[str]) -> None:
                 if entry["kind"] == "normalized-time" and "reference" not in entry:
                     raise ConfigError(f"{where}: report.figures[{i}].reference = missing: a topology spec, "
                                       f"required by kind 'normalized-time'")  # fmt: skip
+        if section in ("figures", "performance"):
+            for i, entry in enumerate(entries):
+                _check_report_values(entry, section, f"{where}: report.{section}[{i}]")
+
+
+def _is_number(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+
+
+#: What a value of ``[[report.figures]]`` and ``[[report.performance]]`` must be, by key: a
+#: check and the words of the error. The report reads them only after the sweep has run, so a
+#: value of the wrong kind ended it with a traceback.
+_REPORT_VALUES: dict[str, tuple[Callable[[Any], bool], str]] = {
+    "title": (lambda v: isinstance(v, str), "a string"),
+    "reference": (lambda v: isinstance(v, str), "the topology spec of the reference network"),
+    "topologies": (lambda v: isinstance(v, list) and all(isinstance(t, str) for t in v), "a list of topology specs"),
+    "kernels": (lambda v: isinstance(v, list) and all(isinstance(k, str) for k in v), "a list of kernel names"),
+    "message_bytes": (lambda v: isinstance(v, int) and not isinstance(v, bool) and v > 0,
+                      "a positive whole number of bytes"),
+    "cap": (lambda v: _is_number(v) and v > 0, "a number > 0"),
+    "cost": (lambda v: isinstance(v, bool), "true or false"),
+    "weights": (lambda v: isinstance(v, dict), "a table of weights by kernel or kernel@bytes"),
+    "published": (lambda v: isinstance(v, dict) and all(isinstance(x, dict) for x in v.values()),
+                  "a table of the paper's values by topology"),
+}  # fmt: skip
+
+
+def _check_report_values(entry: dict[str, Any], section: str, where: str) -> None:
+    """The values of a causal figure or a performance table (see ``_REPORT_VALUES``)."""
+    if section == "performance" and "reference" not in entry:
+        raise ConfigError(f"{where}.reference = (missing) is invalid: {_REPORT_VALUES['reference'][1]}")
+    # A throughput figure's `value`, `panels`... are checked against the columns elsewhere.
+    for key, (ok, allowed) in _REPORT_VALUES.items():
+        if key in entry:
+            if not ok(entry[key]):
+                raise ConfigError(f"{where}.{key} = {shown(entry[key])} is invalid: {allowed}")
+    for name, w in entry.get("weights", {}).items():
+        if not (_is_number(w) and w >= 0):
+            raise ConfigError(f"{where}.weights.{name} = {shown(w)} is invalid: a number >= 0")
 
 
 #: Config columns that vary within a curve rather than tell curves apart (the report's curves
