@@ -305,6 +305,22 @@ def test_report_values_of_the_right_type_pass():
         experiment.parse(tomllib.loads(CAUSAL_SWEEP + section), "c.toml")
 
 
+@pytest.mark.parametrize("section,needle", [
+    # The figure drew nothing and its table was empty; φ was an em dash for every network.
+    ('[[report.figures]]\nkind = "normalized-time"\nreference = "torus:4x5"',
+     'report.figures[0].reference = "torus:4x5" is invalid: the topology of a point the figure draws: torus:4x4'),
+    ('[[report.performance]]\nreference = "crossbar:16"',
+     'report.performance[0].reference = "crossbar:16" is invalid: the topology of a point the table reads: '
+     "torus:4x4"),
+    ('[[report.performance]]\nreference = "torus:4x4"\ntopologies = ["crossbar:16"]',
+     'report.performance[0].reference = "torus:4x4" is invalid: one of its topologies: crossbar:16'),
+])  # fmt: skip
+def test_a_reference_no_point_runs_is_refused(section, needle):
+    with pytest.raises(ConfigError) as e:
+        experiment.parse(tomllib.loads(CAUSAL_SWEEP + section), "c.toml")
+    assert str(e.value) == f"c.toml: {needle}", e.value
+
+
 #: One point at 90 % whose load cannot settle in 400 cycles: stored, but not converged.
 NOT_CONVERGED = """\
 name = "nc"

@@ -399,6 +399,7 @@ def parse(
     _check_report(report, where, all_names)
     check_figure_columns(report.get("figures", []), point_columns((p.group, p.config, p.values) for p in points),
                          where)  # fmt: skip
+    _check_references(report, points, where)
     return Experiment(name, str(doc.get("title", name)), str(doc.get("description", "")), quick, base, points,
                       report, doc, repetitions=repetitions)  # fmt: skip
 
@@ -532,6 +533,29 @@ def _check_report_values(entry: dict[str, Any], section: str, where: str) -> Non
         if not (_is_number(w) and w >= 0):
             raise ConfigError(f"{where}.weights.{name} = {shown(w)} is invalid: a number >= 0")
 
+
+def _check_references(report: dict[str, Any], points: list[Point], where: str) -> None:
+    """The ``reference`` of a ``normalized-time`` figure or a performance table is the topology
+    of one of the points it selects (by ``sweep`` and ``topologies``), as the report compares
+    it: else every T and φ would be missing and the figure empty, without a word. An entry
+    whose selection has no point (a group the quick variant leaves out) is not judged."""
+    entries = [
+        ("figures", i, e, "figure draws")
+        for i, e in enumerate(report.get("figures", []))
+        if e.get("kind") == "normalized-time"
+    ]
+    entries += [("performance", i, e, "table reads") for i, e in enumerate(report.get("performance", []))]
+    for section, i, entry, what in entries:
+        ref, topologies = entry.get("reference"), entry.get("topologies")
+        w = f"{where}: report.{section}[{i}].reference = {shown(ref)} is invalid"
+        if topologies and ref not in topologies:
+            raise ConfigError(f"{w}: one of its topologies: {', '.join(topologies)}")
+        sweep = entry.get("sweep")
+        groups = (sweep if isinstance(sweep, list) else [sweep]) if sweep else None
+        have = {p.config["topology"] for p in points if (groups is None or p.group in groups)
+                and (not topologies or p.config["topology"] in topologies)}  # fmt: skip
+        if have and ref not in have:
+            raise ConfigError(f"{w}: the topology of a point the {what}: {', '.join(sorted(have))}")
 
 #: Config columns that vary within a curve rather than tell curves apart (the report's curves
 #: and saturation table are keyed by the others).
