@@ -254,3 +254,14 @@ def test_ebb_histogram_of_samples_equal_but_for_rounding(cli, tmp_path):
     values = json.loads((out / "ebb.json").read_text())["result"]["sample_values"]
     assert len(set(values)) > 1 and max(values) - min(values) < 1e-12  # the case this covers
     assert (out / "ebb.png").stat().st_size > 1000
+
+
+def test_a_flow_load_curve_plots_without_warnings(cli, tmp_path):
+    # Flow-model curves have no latency: the empty latency panel's legend made matplotlib warn
+    # "No artists with labels found to put in legend" on stderr, twice.
+    pytest.importorskip("matplotlib")
+    cfg = tmp_path / "f.toml"
+    cfg.write_text('topology = "torus:4x4"\nmodel = "flow"\n[traffic]\nload = 0.3\n')
+    r = cli("run", str(cfg), "--loads", "0.2,0.6", "--out", str(tmp_path / "out"))
+    assert r.returncode == 0 and r.stderr == "", r.stderr
+    assert (tmp_path / "out" / "curve.png").stat().st_size > 1000

@@ -93,7 +93,12 @@ def plot_load_curves(frames: dict, path: Path, title: str, ideal: dict[str, floa
         ax.set_xlim(0, 1.05 * top)
         ax.set_ylim(0, None)
         ax.grid(alpha=0.3)
-        ax.legend(fontsize=8)
+        # Flow-model curves (or no converged point) leave the latency panel empty: a legend
+        # there would warn.
+        if ax.get_legend_handles_labels()[0]:
+            ax.legend(fontsize=8)
+    if not any("latency_network_mean" in df for df in frames.values()):
+        right.text(0.5, 0.5, "no latency (flow model)", transform=right.transAxes, ha="center", color="grey")
     fig.suptitle(title)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
