@@ -222,6 +222,9 @@ axes.variant = [{ label = "dor", routing.algorithm = "dor" }, { label = "duato",
     ('kind = "heatmap"\nx = "traffic.load"', "x = \"traffic.load\" is invalid: one of the points' config columns"),
     ('kind = "heatmap"\ny = "variant"', "y = \"variant\" is invalid"),
     ('kind = "heatmap"\nvalue = "nope"', "value = \"nope\" is invalid: one of max_over_ideal"),
+    # One column on both axes ended the report with "Grouper for 'topology' not 1-dimensional".
+    ('kind = "heatmap"\nx = "topology"', 'x = "topology" is invalid: a column other than y = "topology"'),
+    ('kind = "heatmap"\nx = "group"\ny = "group"', 'x = "group" is invalid: a column other than y = "group"'),
     ('kind = "cost"\ncurves = "nocolumn"', "curves = \"nocolumn\" is invalid"),
     ('kind = "normalized-time"\nreference = "torus:4x4"\npanels = "nocolumn"', "panels = \"nocolumn\" is invalid"),
     # A key the figure's kind does not read is refused, not ignored.

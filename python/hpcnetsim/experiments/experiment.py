@@ -610,6 +610,10 @@ def check_figure_columns(figures: list[dict[str, Any]], columns: dict[str, set[s
     report would otherwise fail with the sweep done. A figure whose groups have no point (a
     group the quick variant leaves out) draws nothing and is not checked."""
     for i, spec in enumerate(figures):
+        if spec.get("kind") == "heatmap" and spec.get("x", "switch.vcs") == spec.get("y", "topology"):
+            # A pivot of one column against itself: the report would end in a pandas error.
+            raise ConfigError(f"{where}: report.figures[{i}].x = {shown(spec.get('x', 'switch.vcs'))} is invalid: "
+                              f"a column other than y = {shown(spec.get('y', 'topology'))}")  # fmt: skip
         sweep = spec.get("sweep")
         groups = (sweep if isinstance(sweep, list) else [sweep]) if sweep else list(columns)
         have = set().union(*(columns.get(g, set()) for g in groups))
