@@ -284,6 +284,13 @@ axes.workload.kernel = ["bu", "2m"]
      'report.performance[0].topologies = "torus:4x4" is invalid: a list of topology specs'),
     ('[[report.performance]]\ntitle = "phi"', "report.performance[0].reference = (missing) is invalid: "
                                                 "the topology spec of the reference network"),
+    # A misspelt published value was left out of the table without a word.
+    ('[[report.performance]]\nreference = "torus:4x4"\n[report.performance.published]\n'
+     '"torus:4x4" = { phi = 1.0, phi_CL = 2.0 }',
+     'report.performance[0].published."torus:4x4".phi_CL = 2.0 is invalid: a value of phi, phi_cC, phi_cL, phi_cQ'),
+    ('[[report.performance]]\nreference = "torus:4x4"\n[report.performance.published]\n'
+     '"torus:4x4" = { phi = "high" }',
+     'report.performance[0].published."torus:4x4".phi = "high" is invalid: a value of phi, phi_cC, phi_cL, phi_cQ'),
     ('[[report.figures]]\nkind = "evolution"\nkernels = "bu"', 'report.figures[0].kernels = "bu" is invalid: '
                                                                "a list of kernel names"),
     ('[[report.figures]]\nkind = "evolution"\nmessage_bytes = "big"',
@@ -302,10 +309,14 @@ def test_report_values_of_the_wrong_type_are_refused_when_read(section, needle):
 
 def test_report_values_of_the_right_type_pass():
     for section in ('[[report.performance]]\nreference = "torus:4x4"\nweights = { bu = 2, "2m@1024" = 0.5 }\n'
-                    'cost = true\ntopologies = ["torus:4x4"]',
+                    'cost = true\ntopologies = ["torus:4x4"]\n[report.performance.published]\n'
+                    '"torus:4x4" = { phi = 1, phi_cC = 0.5, phi_cL = 0.25, phi_cQ = 0.125 }',
                     '[[report.figures]]\nkind = "evolution"\nkernels = ["bu"]\nmessage_bytes = 1024',
                     '[[report.figures]]\nkind = "normalized-time"\nreference = "torus:4x4"\ncap = 10'):  # fmt: skip
         experiment.parse(tomllib.loads(CAUSAL_SWEEP + section), "c.toml")
+    from hpcnetsim.reports.causal_report import PUBLISHED_KEYS
+
+    assert set(PUBLISHED_KEYS) == set(experiment.PUBLISHED_PERFORMANCE_KEYS)
 
 
 @pytest.mark.parametrize("section,needle", [

@@ -520,6 +520,11 @@ _REPORT_VALUES: dict[str, tuple[Callable[[Any], bool], str]] = {
 }  # fmt: skip
 
 
+#: The paper's values a ``[[report.performance]]`` table shows beside ours, per topology
+#: (``reports/causal_report.py`` puts each beside its column).
+PUBLISHED_PERFORMANCE_KEYS = ("phi", "phi_cC", "phi_cL", "phi_cQ")
+
+
 def _check_report_values(entry: dict[str, Any], section: str, where: str) -> None:
     """The values of a causal figure or a performance table (see ``_REPORT_VALUES``)."""
     if section == "performance" and "reference" not in entry:
@@ -532,6 +537,12 @@ def _check_report_values(entry: dict[str, Any], section: str, where: str) -> Non
     for name, w in entry.get("weights", {}).items():
         if not (_is_number(w) and w >= 0):
             raise ConfigError(f"{where}.weights.{name} = {shown(w)} is invalid: a number >= 0")
+    if section == "performance":
+        for topology, values in entry.get("published", {}).items():
+            for key, v in values.items():
+                if key not in PUBLISHED_PERFORMANCE_KEYS or not _is_number(v):
+                    raise ConfigError(f"{where}.published.{shown(topology)}.{key} = {shown(v)} is invalid: "
+                                      f"a value of {', '.join(PUBLISHED_PERFORMANCE_KEYS)}")  # fmt: skip
 
 
 def _check_references(report: dict[str, Any], points: list[Point], where: str) -> None:
