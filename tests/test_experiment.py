@@ -311,7 +311,7 @@ def test_report_values_of_the_right_type_pass():
     for section in ('[[report.performance]]\nreference = "torus:4x4"\nweights = { bu = 2, "2m@1024" = 0.5 }\n'
                     'cost = true\ntopologies = ["torus:4x4"]\n[report.performance.published]\n'
                     '"torus:4x4" = { phi = 1, phi_cC = 0.5, phi_cL = 0.25, phi_cQ = 0.125 }',
-                    '[[report.figures]]\nkind = "evolution"\nkernels = ["bu"]\nmessage_bytes = 1024',
+                    '[[report.figures]]\nkind = "evolution"\nkernels = ["bu"]\nmessage_bytes = 640',
                     '[[report.figures]]\nkind = "normalized-time"\nreference = "torus:4x4"\ncap = 10'):  # fmt: skip
         experiment.parse(tomllib.loads(CAUSAL_SWEEP + section), "c.toml")
     from hpcnetsim.reports.causal_report import PUBLISHED_KEYS
@@ -333,6 +333,24 @@ def test_a_reference_no_point_runs_is_refused(section, needle):
     with pytest.raises(ConfigError) as e:
         experiment.parse(tomllib.loads(CAUSAL_SWEEP + section), "c.toml")
     assert str(e.value) == f"c.toml: {needle}", e.value
+
+
+@pytest.mark.parametrize("figure,needle", [
+    # No run of that size: the report ended with "Number of columns must be a positive integer".
+    ('kind = "evolution"\nmessage_bytes = 999',
+     "report.figures[0].message_bytes = 999 is invalid: a workload.message_bytes of the points the figure draws: 1024"),
+    # No run of that kernel: the figure was left out of the report without a word.
+    ('kind = "evolution"\nkernels = ["bu", "zz"]',
+     'report.figures[0].kernels = ["bu", "zz"] is invalid: kernels of the points the figure draws: 2m, bu ("zz" is none)'),
+])  # fmt: skip
+def test_evolution_figures_name_kernels_and_sizes_the_points_run(figure, needle):
+    sized = CAUSAL_SWEEP.replace("[[sweep]]", "base.workload.message_bytes = 1024\n[[sweep]]")
+    doc = tomllib.loads(sized + "[[report.figures]]\n" + figure)
+    with pytest.raises(ConfigError) as e:
+        experiment.parse(doc, "c.toml")
+    assert str(e.value) == f"c.toml: {needle}", e.value
+    ok = 'kind = "evolution"\nkernels = ["2m"]\nmessage_bytes = 1024'
+    experiment.parse(tomllib.loads(sized + "[[report.figures]]\n" + ok), "c.toml")
 
 
 #: One point at 90 % whose load cannot settle in 400 cycles: stored, but not converged.

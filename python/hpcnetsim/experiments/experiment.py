@@ -567,6 +567,32 @@ def _check_references(report: dict[str, Any], points: list[Point], where: str) -
                 and (not topologies or p.config["topology"] in topologies)}  # fmt: skip
         if have and ref not in have:
             raise ConfigError(f"{w}: the topology of a point the {what}: {', '.join(sorted(have))}")
+    for i, entry in enumerate(report.get("figures", [])):
+        if entry.get("kind") != "evolution":
+            continue
+        sweep, topologies = entry.get("sweep"), entry.get("topologies")
+        groups = (sweep if isinstance(sweep, list) else [sweep]) if sweep else None
+        workloads = [
+            p.config.get("workload") or {}
+            for p in points
+            if (groups is None or p.group in groups)
+            and (not topologies or p.config["topology"] in topologies)
+        ]
+        kernels = {w["kernel"] for w in workloads if "kernel" in w}
+        if not kernels:
+            continue
+        w = f"{where}: report.figures[{i}]"
+        missing = [k for k in entry.get("kernels", []) if k not in kernels]
+        if missing:
+            raise ConfigError(
+                f"{w}.kernels = {shown(entry['kernels'])} is invalid: kernels of the points the figure "
+                f"draws: {', '.join(sorted(kernels))} ({', '.join(map(shown, missing))} is none)"
+            )
+        sizes = {w["message_bytes"] for w in workloads if "kernel" in w and "message_bytes" in w}
+        if "message_bytes" in entry and sizes and entry["message_bytes"] not in sizes:
+            raise ConfigError(f"{w}.message_bytes = {shown(entry['message_bytes'])} is invalid: a "
+                              f"workload.message_bytes of the points the figure draws: "
+                              f"{', '.join(map(str, sorted(sizes)))}")  # fmt: skip
 
 #: Config columns that vary within a curve rather than tell curves apart (the report's curves
 #: and saturation table are keyed by the others).
