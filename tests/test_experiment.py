@@ -328,6 +328,13 @@ def test_report_values_of_the_right_type_pass():
      "torus:4x4"),
     ('[[report.performance]]\nreference = "torus:4x4"\ntopologies = ["crossbar:16"]',
      'report.performance[0].reference = "torus:4x4" is invalid: one of its topologies: crossbar:16'),
+    # A misspelt network was left out of the table and the bars without a word.
+    ('[[report.performance]]\nreference = "torus:4x4"\ntopologies = ["torus:4x4", "torus:4x5"]',
+     'report.performance[0].topologies = ["torus:4x4", "torus:4x5"] is invalid: topologies of its points: '
+     'torus:4x4 ("torus:4x5" is none)'),
+    ('[[report.figures]]\nkind = "evolution"\ntopologies = ["torus:4x4", "torus:4x5"]',
+     'report.figures[0].topologies = ["torus:4x4", "torus:4x5"] is invalid: topologies of its points: '
+     'torus:4x4 ("torus:4x5" is none)'),
 ])  # fmt: skip
 def test_a_reference_no_point_runs_is_refused(section, needle):
     with pytest.raises(ConfigError) as e:

@@ -550,6 +550,19 @@ def _check_references(report: dict[str, Any], points: list[Point], where: str) -
     of one of the points it selects (by ``sweep`` and ``topologies``), as the report compares
     it: else every T and φ would be missing and the figure empty, without a word. An entry
     whose selection has no point (a group the quick variant leaves out) is not judged."""
+    selecting = [("figures", i, e) for i, e in enumerate(report.get("figures", []))
+                 if e.get("kind") in CAUSAL_FIGURE_KINDS]  # fmt: skip
+    selecting += [("performance", i, e) for i, e in enumerate(report.get("performance", []))]
+    for section, i, entry in selecting:
+        topologies, sweep = entry.get("topologies"), entry.get("sweep")
+        groups = (sweep if isinstance(sweep, list) else [sweep]) if sweep else None
+        have = {p.config["topology"] for p in points if groups is None or p.group in groups}
+        missing = [t for t in topologies or [] if t not in have]
+        if missing and len(missing) < len(topologies):
+            # A misspelt network would be left out of the table and the bars without a word.
+            raise ConfigError(f"{where}: report.{section}[{i}].topologies = {shown(topologies)} is invalid: "
+                              f"topologies of its points: {', '.join(t for t in topologies if t in have)} "
+                              f"({', '.join(map(shown, missing))} is none)")  # fmt: skip
     entries = [
         ("figures", i, e, "figure draws")
         for i, e in enumerate(report.get("figures", []))
