@@ -104,3 +104,41 @@ def test_an_override_completes_a_file_that_is_not_valid_alone(tmp_path, capsys):
                       'algorithm = "table"\ntables = "lft.txt"\n')  # fmt: skip
     fixed = load_layer(tables, ["switch.queue_packets=4"])
     assert fixed["routing"]["tables"] == str(tmp_path / "sub" / "lft.txt")
+
+
+def test_config_show_lists_every_field_of_every_job(tmp_path):
+    # [[workload.jobs]] tables were one line of JSON, and every other line was padded to its
+    # width (about 1000 columns); the top level's kernel fields, which jobs do not read, were
+    # listed as if they ran.
+    path = tmp_path / "j.toml"
+    path.write_text(
+        'topology = "torus:4x4"\n[workload]\nstall_cycles = 5000\n'
+        '[[workload.jobs]]\nkernel = "alltoall"\ntasks = 8\n'
+        '[[workload.jobs]]\nkernel = "allgather"\ntasks = 8\nplacement = "random"\n'
+    )
+    rows = _by_field(sources(apply_overrides(load_layer(path), ["workload.jobs[1].tasks=4"])))
+    assert rows["workload.jobs[0].kernel"] == ("alltoall", "config")
+    assert rows["workload.jobs[1].tasks"] == (4, "config")
+    assert rows["workload.jobs[1].placement"] == ("random", "config")
+    assert rows["workload.jobs[0].message_bytes"] == (640, "default")
+    assert rows["workload.stall_cycles"] == (5000, "config")
+    assert "workload.jobs" not in rows and "workload.kernel" not in rows and "workload.tasks" not in rows
+    cmd = [sys.executable, "-m", "hpcnetsim", "config", "show", str(path)]
+    text = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
+    lines = text.splitlines()
+    assert 'workload.jobs[1].kernel = "allgather"' in text
+    assert max(len(line) for line in lines) < 100, max(lines, key=len)
+    # A long list is one long line; the others keep their own width.
+    long_list = f"workload.jobs[0].placement_list={list(range(0, 1024, 2))}"
+    sets = [
+        long_list,
+        "workload.jobs[0].tasks=512",
+        "workload.jobs[0].placement=list",
+        "topology=torus:32x32",
+    ]
+    p = subprocess.run([*cmd, "--set", *sets], capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    widths = sorted(len(line) for line in p.stdout.splitlines())
+    assert widths[-1] > 1000 and widths[-2] < 100
+    # A job's own stall limit and trace settings are refused, so they are not listed as defaults.
+    assert "workload.jobs[0].stall_cycles" not in rows and "workload.jobs[0].cpu_factor" not in rows

@@ -152,8 +152,31 @@ def resolve(config: dict[str, Any]) -> dict[str, Any]:
 def sources(config: dict[str, Any]) -> list[dict[str, Any]]:
     """Every field of the resolved ``config`` (a config as written, after overrides) with its
     value and where it comes from: ``config``, ``technology NAME``, ``switch preset NAME``,
-    ``[link] clock`` or ``default``."""
-    return json.loads(_core.config_sources(to_json(config)))
+    ``[link] clock`` or ``default``. Each ``[[workload.jobs]]`` entry is listed field by field
+    (``workload.jobs[1].tasks``, the path ``--set`` takes); beside jobs the top level of
+    ``[workload]`` keeps only ``stall_cycles``, so its other fields, which no job reads, are
+    left out."""
+    rows = json.loads(_core.config_sources(to_json(config)))
+    # Fields a job does not read: the run's stall limit and packet sizes, and the trace's.
+    not_in_jobs = {"stall_cycles", "packet_cells_min", "packet_cells_max", "trace", "format", "cpu_factor",
+                   "cycle_ns", "flops_per_second"}  # fmt: skip
+    out: list[dict[str, Any]] = []
+    for row in rows:
+        value = row["value"]
+        if row["field"] == "workload.jobs" and isinstance(value, list) and value:
+            written = (config.get("workload") or {}).get("jobs") or []
+            for i, job in enumerate(value):
+                given = written[i] if i < len(written) and isinstance(written[i], dict) else {}
+                for key in sorted(set(job) - not_in_jobs):
+                    source = "config" if key in given else "default"
+                    out.append({"field": f"workload.jobs[{i}].{key}", "value": job[key], "source": source})
+            continue
+        out.append(row)
+    if any(r["field"].startswith("workload.jobs[") for r in out):
+        keep = ("workload.stall_cycles",)
+        out = [r for r in out if not r["field"].startswith("workload.") or r["field"] in keep
+               or r["field"].startswith("workload.jobs[")]  # fmt: skip
+    return out
 
 
 def parse_value(text: str) -> Any:

@@ -31,6 +31,8 @@ def _show(args) -> None:
         print(json.dumps(rows, indent=1))
         return
     cells = [(r["field"], json.dumps(r["value"])) for r in rows]
-    width = max(len(f) + len(v) + 3 for f, v in cells)
+    # Align the comments on the short lines; a long value (a placement list) does not push them
+    # all to its width.
+    width = max((n for n in (len(f) + len(v) + 3 for f, v in cells) if n <= 72), default=0)
     for (field, value), r in zip(cells, rows, strict=True):
         print(f"{f'{field} = {value}':<{width}}  # {r['source']}")
