@@ -297,3 +297,27 @@ axes."workload.tasks" = [8]
     assert sorted(_column(table, "workload.placement")) == ["linear", "random"]
     # A field every point shares stays out (workload.tasks = 8).
     assert "workload.tasks" not in table and _column(table, "topology") == ["torus:4x4", "torus:4x4"]
+
+
+def test_the_points_of_a_workload_have_no_offered_load(tmp_path):
+    """A causal point ran no offered load: the list of points showed the default traffic.load
+    (0.1) beside its execution time as if it had been measured at that load."""
+    f = tmp_path / "mixed.toml"
+    f.write_text("""name = "mixed"
+[base]
+topology = "torus:4x4"
+measurement = { warmup_cycles = 100, window_cycles = 100, batches = 1, batch_cycles = 100 }
+[[sweep]]
+name = "causal"
+axes.workload.kernel = ["alltoall"]
+axes."workload.tasks" = [8]
+[[sweep]]
+name = "load"
+axes.traffic.load = [0.2]
+""")
+    run_sweep(experiment.load(f), tmp_path / "out", jobs=1, progress=False)
+    page = write_report(tmp_path / "out").read_text()
+    table = page[page.index("<h2>Points</h2>") :]
+    groups = _column(table, "group")
+    loads = dict(zip(groups, _column(table, "traffic.load (phits/cycle/node)"), strict=True))
+    assert loads == {"causal": "\u2014", "load": "0.2"}

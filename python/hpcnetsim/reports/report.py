@@ -372,6 +372,10 @@ def render(doc: dict[str, Any], df) -> str:
     if doc.get("repetitions", 1) > 1:
         cols.insert(cols.index("seed") + 1, "repetition")
     points = runs[[c for c in cols if c in runs]].assign(key=runs["key"].str[:12])
+    if "traffic.load" in points and "workload.kernel" in runs:
+        # A causal workload runs to completion: its config's traffic.load is a default it never
+        # offered, not a load it was measured at.
+        points["traffic.load"] = points["traffic.load"].where(runs["workload.kernel"].isna())
     body = [
         f"<h1>{e(doc['title'])}</h1>",
         f"<p>{e(doc['description'])}</p>" if doc.get("description") else "",
