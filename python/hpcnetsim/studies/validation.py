@@ -38,10 +38,22 @@ def _with_before(frame, before, key: str, columns: list[str]):
     return out
 
 
-def _saturation(out: Path):
-    from ..reports.report import load, saturation
+def _load(out: Path):
+    """The study's experiment and points as its report reads them: with repetitions, one row per
+    point holding its means, so these tables give the report's numbers."""
+    from .. import confidence
+    from ..reports.report import load
 
     doc, df = load(out)
+    if doc.get("repetitions", 1) > 1:
+        df = confidence.aggregate(df)
+    return doc, df
+
+
+def _saturation(out: Path):
+    from ..reports.report import saturation
+
+    doc, df = _load(out)
     if "offered_load" not in df or df["offered_load"].isna().all():
         return None
     sat = saturation(df)
@@ -51,17 +63,15 @@ def _saturation(out: Path):
 
 def _performance(out: Path):
     from ..reports.causal_report import performance_frames
-    from ..reports.report import load
 
-    doc, df = load(out)
+    doc, df = _load(out)
     return performance_frames(doc, df)
 
 
 def _normalized(out: Path) -> dict[str, Any]:
     from ..reports.causal_report import normalized_frames
-    from ..reports.report import load
 
-    doc, df = load(out)
+    doc, df = _load(out)
     found = {}
     for spec in doc.get("report", {}).get("figures", []):
         if spec.get("kind") == "normalized-time":
