@@ -210,3 +210,26 @@ def test_study_tables_give_the_reports_saturation_the_mean_over_repetitions(tmp_
     head = [line for line in tables(tmp_path / "a").splitlines() if line.startswith("| topology")][0]
     cells = dict(zip(head.strip("|").split("|"), row[0].strip("|").split("|"), strict=True))
     assert float(cells[" max_accepted "]) == pytest.approx(means.max(), abs=5e-5)
+
+
+def test_study_tables_match_a_curve_to_its_earlier_run_by_its_config_columns(monkeypatch, tmp_path):
+    # The curve's key took in every column but max_accepted and the bounds, so a curve whose
+    # percentage of the host bandwidth, count of unconverged points or note had changed found
+    # no earlier value: `--before` showed "-" for every curve of the twin-torus studies.
+    import pandas
+    from hpcnetsim.studies import validation
+
+    def frame(value, pct, unconverged, note):
+        return pandas.DataFrame([{"topology": "torus:8x8x4", "switch.vcs": 2, "max_accepted": value,
+                                  "max_accepted_pct_host": pct, "unconverged_points": unconverged, "note": note,
+                                  "ideal": 1.0, "theta": 1.0, "max_over_ideal": value}])  # fmt: skip
+
+    frames = {"now": frame(0.70, 70.0, 0, ""), "before": frame(0.65, 65.0, 1, "from converged points only")}
+    monkeypatch.setattr(validation, "_saturation", lambda out: frames[out.name])
+    monkeypatch.setattr(validation, "_performance", lambda out: [])
+    monkeypatch.setattr(validation, "_normalized", lambda out: {})
+    lines = validation.tables(tmp_path / "now", tmp_path / "before").splitlines()
+    head = [c.strip() for c in lines[2].strip("|").split("|")]
+    row = [c.strip() for c in lines[4].strip("|").split("|")]
+    cells = dict(zip(head, row, strict=True))
+    assert cells["max_accepted"] == "0.7000" and cells["max_accepted (before)"] == "0.6500"

@@ -99,7 +99,10 @@ def tables(out: str | Path, before: str | Path | None = None) -> str:
     parts = []
     sat = _saturation(out)
     if sat is not None and len(sat):
-        key_cols = [c for c in sat.columns if c not in ("max_accepted", "ideal", "theta", "max_over_ideal")]
+        # A curve is its config columns; its values (and notes) may differ from the earlier run's.
+        values = ("max_accepted", "max_accepted_pct_host", "unconverged_points", "note", "ideal", "theta",
+                  "max_over_ideal")  # fmt: skip
+        key_cols = [c for c in sat.columns if c not in values]
         sat = sat.assign(curve=[", ".join(str(r[c]) for c in key_cols) for _, r in sat.iterrows()])
         old = _saturation(Path(before)) if before else None
         if old is not None:
