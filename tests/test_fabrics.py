@@ -155,3 +155,24 @@ def test_an_experiments_file_names_are_relative_to_the_experiment_file(cli, tmp_
     exp = load(sub / "e.toml")
     assert {p.config["topology"] for p in exp.points} == {f"ibnet:{sub / 'fab.ibnet'}"}
     assert {p.config["routing"]["tables"] for p in exp.points} == {str(sub / "lft.txt")}
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [("workload.trace", "missing.otf2"), ("routing.tables", "missing.lft")],
+)
+def test_an_experiment_naming_a_missing_file_is_refused_before_anything_runs(cli, tmp_path, field, value):
+    """A missing fabric file was refused when the file was read, but a missing trace or table
+    dump ran every point, stored each one as failed (ConfigError: no such OTF2 archive) and
+    exited 1, leaving an output folder of failures."""
+    extra = 'routing.algorithm = "table"\n' if field == "routing.tables" else ""
+    (tmp_path / "e.toml").write_text(
+        f'name = "files"\n[base]\ntopology = "torus:4x4"\n{extra}{field} = "{value}"\n'
+        '[[sweep]]\naxes.seed = [1, 2]\n'
+    )  # fmt: skip
+    out = tmp_path / "out"
+    r = cli("sweep", str(tmp_path / "e.toml"), "--out", str(out), "--no-progress")
+    assert r.returncode == 2, (r.returncode, r.stdout, r.stderr)
+    assert len(r.stderr.strip().splitlines()) == 1 and "Traceback" not in r.stderr
+    assert f'{field} = "{tmp_path / value}" is invalid: an existing file' in r.stderr
+    assert not out.exists()

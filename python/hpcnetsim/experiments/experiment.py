@@ -6,6 +6,7 @@ import copy
 import difflib
 import itertools
 import math
+import os
 import re
 import tomllib
 from collections.abc import Callable
@@ -332,6 +333,16 @@ def _check_topologies(points: list[Point], where: str) -> None:
             raise ConfigError(f"{where}: topology {e}") from None
 
 
+def _check_files(points: list[Point], where: str) -> None:
+    """A trace or table dump the points name that does not exist is refused now, in one line,
+    as a missing fabric file is when its topology is built: every point naming it would fail."""
+    for section, key in (("workload", "trace"), ("routing", "tables")):
+        for path in dict.fromkeys((p.config.get(section) or {}).get(key) for p in points):
+            if isinstance(path, str) and path and not os.path.exists(path):
+                raise ConfigError(f"{where}: {section}.{key} = {shown(path)} is invalid: an existing file (no such file; "
+                                  f"names are relative to the experiment file's folder)")  # fmt: skip
+
+
 def parse(
     doc: dict[str, Any], where: str, quick: bool = False, repetitions: int | None = None, text: str = "",
     folder: str | None = None,
@@ -388,6 +399,7 @@ def parse(
     at = _line_finder(text, where, quick_fields if quick else frozenset())
     points = _expand(base, groups, names, all_names, at, repetitions, "", folder)
     _check_topologies(points, where)
+    _check_files(points, where)
     if not quick and "quick" in doc:
         # The quick variant's points are completed and checked too, so that a value only it
         # sets (quick.base.switch.vcs = 0) is refused now, not when --quick is first used.
@@ -395,6 +407,7 @@ def parse(
         quick_points = _expand(quick_base, quick_groups, quick_names, all_names,
                                _line_finder(text, where, quick_fields), 1, " (quick variant)", folder)  # fmt: skip
         _check_topologies(quick_points, where)
+        _check_files(quick_points, where)
     report = doc.get("report", {})
     _check_report(report, where, all_names)
     check_figure_columns(report.get("figures", []), point_columns((p.group, p.config, p.values) for p in points),
