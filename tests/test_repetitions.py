@@ -233,3 +233,26 @@ def test_study_tables_match_a_curve_to_its_earlier_run_by_its_config_columns(mon
     row = [c.strip() for c in lines[4].strip("|").split("|")]
     cells = dict(zip(head, row, strict=True))
     assert cells["max_accepted"] == "0.7000" and cells["max_accepted (before)"] == "0.6500"
+
+
+def test_the_table_of_means_labels_its_units_and_gives_workloads_no_offered_load(tmp_path):
+    # twin-torus --quick: the collectives' rows showed traffic.load = 0.1, a load they never
+    # offered, and five headings had no unit (latency_end_to_end_mean, accepted_load ±95 %...).
+    import re
+
+    (tmp_path / "m.toml").write_text(
+        EXPERIMENT.format(reps=2).replace("axes.traffic.load = [0.2, 0.5]", "axes.traffic.load = [0.2]")
+        + '[[sweep]]\nname = "coll"\naxes.workload.kernel = ["allgather"]\naxes."workload.tasks" = [8]\n'
+    )
+    run_sweep(experiment.load(tmp_path / "m.toml"), tmp_path / "out", jobs=1, progress=False)
+    page = report.write_report(tmp_path / "out").read_text()
+    table = page[page.index("<h2>Means and confidence intervals</h2>") :]
+    table = table[: table.index("</table>")]
+    head = re.findall(r"<th>(.*?)</th>", table)
+    rows = [re.findall(r"<td>(.*?)</td>", r) for r in re.findall(r"<tr>(.*?)</tr>", table, re.S)]
+    rows = [dict(zip(head, r, strict=True)) for r in rows if r]
+    loads = {r["group"]: r["traffic.load (phits/cycle/node)"] for r in rows}
+    assert loads == {"0": "0.2", "coll": "\u2014"}
+    metrics = [h for h in head if h not in ("group", "topology", "workload.kernel", "repetitions")]
+    metrics = [h for h in metrics if not h.startswith(("traffic.", "workload.", "switch.", "routing."))]
+    assert metrics and all(re.search(r"\((cycles|phits/cycle/node)\)$", h) for h in metrics), metrics

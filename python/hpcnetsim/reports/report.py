@@ -234,11 +234,27 @@ def confidence_table(doc: dict[str, Any], df) -> str:
     for m in confidence.METRICS:
         if f"{m}_ci" in df and df[m].notna().any():
             cols += [m, f"{m}_ci"]
-    rows = df[[c for c in cols if c in df]].rename(columns={f"{m}_ci": f"{m} ±95 %" for m in confidence.METRICS})
+    rows = _no_offered_load(df[[c for c in cols if c in df]], df)
+    rows = rows.rename(columns={f"{m}_ci": _interval_label(m) for m in confidence.METRICS})
     n = doc["repetitions"]
     return (f"<h2>Means and confidence intervals</h2><p>{n} repetitions per point (seeds derived from the "
             f"point's seed); ± is the half-width of the 95 % Student-t interval over the repetitions that gave a "
             f"value (<code>repetitions</code>).</p>" + _table(rows))  # fmt: skip
+
+
+def _no_offered_load(frame, runs):
+    """``frame`` (rows of ``runs``) with no ``traffic.load`` on the causal workloads' rows: a
+    workload runs to completion, and its config's load is a default it never offered."""
+    if "traffic.load" in frame and "workload.kernel" in runs:
+        frame = frame.assign(**{"traffic.load": frame["traffic.load"].where(runs["workload.kernel"].isna())})
+    return frame
+
+
+def _interval_label(metric: str) -> str:
+    """The heading of a metric's confidence half-width, with the metric's unit."""
+    label = UNITS.get(metric, metric)
+    name, sep, unit = label.partition(" (")
+    return f"{name} ±95 % ({unit}" if sep else f"{label} ±95 %"
 
 
 def published(doc: dict[str, Any], sat) -> str:
@@ -330,6 +346,8 @@ UNITS = {
     "latency_network_p99": "p99 network latency (cycles)",
     "execution_time_cycles": "execution time (cycles)",
     "message_latency_mean": "mean message latency (cycles)",
+    "latency_end_to_end_mean": "mean end-to-end latency (cycles)",
+    "packet_latency_mean": "mean packet latency (cycles)",
     "workload.message_bytes": "workload.message_bytes (bytes)",
     "max_accepted": "max accepted (phits/cycle/node)",
     "offered_pct_host": "offered load (% of host bandwidth)",
@@ -371,11 +389,7 @@ def render(doc: dict[str, Any], df) -> str:
             "error"]  # fmt: skip
     if doc.get("repetitions", 1) > 1:
         cols.insert(cols.index("seed") + 1, "repetition")
-    points = runs[[c for c in cols if c in runs]].assign(key=runs["key"].str[:12])
-    if "traffic.load" in points and "workload.kernel" in runs:
-        # A causal workload runs to completion: its config's traffic.load is a default it never
-        # offered, not a load it was measured at.
-        points["traffic.load"] = points["traffic.load"].where(runs["workload.kernel"].isna())
+    points = _no_offered_load(runs[[c for c in cols if c in runs]].assign(key=runs["key"].str[:12]), runs)
     body = [
         f"<h1>{e(doc['title'])}</h1>",
         f"<p>{e(doc['description'])}</p>" if doc.get("description") else "",
