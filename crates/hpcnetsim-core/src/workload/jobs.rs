@@ -85,10 +85,7 @@ pub fn plan(w: &WorkloadConfig, terminals: usize, seed: u64) -> Result<JobSet> {
                     // Jobs placed from a first terminal all start at terminal 0 unless told
                     // otherwise: name the field that moves this one past the others.
                     let hint = match job.placement {
-                        PlacementKind::Linear | PlacementKind::Clustered => {
-                            let next = owner.iter().rposition(|o| o.is_some_and(|o| o != j)).map_or(0, |last| last + 1);
-                            format!("; set {} = {next} to start after the earlier jobs", field("first_terminal"))
-                        }
+                        PlacementKind::Linear | PlacementKind::Clustered => first_terminal_hint(job, j, &owner),
                         _ => String::new(),
                     };
                     return Err(Error::invalid(
@@ -107,6 +104,32 @@ pub fn plan(w: &WorkloadConfig, terminals: usize, seed: u64) -> Result<JobSet> {
         jobs.push((config_name(&job.kernel), start..programs.tasks.len()));
     }
     Ok(JobSet { programs, terminal, jobs })
+}
+
+/// What moves job `j`, placed from a first terminal, onto terminals no earlier job uses: the
+/// first terminal of the first run of free terminals long enough for its tasks (after the
+/// earlier jobs when they leave room there), or, when no such run is left (earlier jobs placed
+/// at random or by list), the random placement, which takes the terminals they left.
+fn first_terminal_hint(job: &WorkloadConfig, j: usize, owner: &[Option<usize>]) -> String {
+    let field = |f: &str| format!("workload.jobs[{j}].{f}");
+    let need = job.tasks.div_ceil(job.tasks_per_terminal.max(1));
+    let free = |t: usize| owner[t].is_none_or(|o| o == j);
+    let after = owner.iter().rposition(|o| o.is_some_and(|o| o != j)).map_or(0, |last| last + 1);
+    if after + need <= owner.len() {
+        return format!("; set {} = {after} to start after the earlier jobs", field("first_terminal"));
+    }
+    let mut run = 0;
+    for t in 0..owner.len() {
+        run = if free(t) { run + 1 } else { 0 };
+        if run == need {
+            let start = t + 1 - need;
+            return format!("; set {} = {start} to use the free terminals from there", field("first_terminal"));
+        }
+    }
+    format!(
+        "; no {need} consecutive terminals are free: set {} = \"random\" to take the terminals the earlier jobs left",
+        field("placement")
+    )
 }
 
 /// Fields of the whole run rather than of one job (`[workload]` keeps `stall_cycles` beside

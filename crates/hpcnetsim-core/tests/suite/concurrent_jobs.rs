@@ -66,6 +66,21 @@ fn jobs_are_placed_on_their_own_and_overlaps_are_refused() {
             "config: workload.jobs[1].placement = terminal 0 is invalid: terminals no other job uses (job 0 runs on \
              terminal 0); set workload.jobs[1].first_terminal = 6 to start after the earlier jobs",
         ),
+        // The first terminal named is one where the job fits: not past the last terminal
+        // (was "first_terminal = 16" on 16 terminals) when a gap between the jobs has room.
+        (
+            format!("{NET}{}[[workload.jobs]]\nkernel = \"bu\"\ntasks = 4\n", job("bu", &[0, 1, 2, 15])),
+            "set workload.jobs[1].first_terminal = 3 to use the free terminals from there",
+        ),
+        // No room for it anywhere in one piece: the placement that takes what is left.
+        (
+            format!(
+                "{NET}{}[[workload.jobs]]\nkernel = \"bu\"\ntasks = 4\n",
+                job("bt", &[0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13, 14])
+            ),
+            "terminals no other job uses (job 0 runs on terminal 0); no 4 consecutive terminals are free: set \
+             workload.jobs[1].placement = \"random\" to take the terminals the earlier jobs left",
+        ),
         (
             format!("{NET}[workload]\nkernel = \"bu\"\n{}", job("bu", &[0, 1])),
             "config: workload.kernel = 'bu' is invalid: left out beside [[workload.jobs]]",
