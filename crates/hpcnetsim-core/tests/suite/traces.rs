@@ -521,3 +521,19 @@ fn the_checks_over_the_whole_trace_name_its_file() {
     let (path, e) = scan("sizes.trace", "ranks 2\n0 allreduce 100\n1 allreduce 200\n");
     assert!(e.starts_with(&format!("{path}: the collectives' messages from rank 0 to rank 1 do not match")), "{e}");
 }
+
+#[test]
+fn a_binary_file_read_as_a_text_trace_names_the_files_to_give() {
+    // A DUMPI rank file (`NAME-0000.bin`) or a tar archive of a trace was read as a text trace
+    // and failed with "line 1: cannot read: stream did not contain valid UTF-8".
+    let dir = std::env::temp_dir().join(format!("hpcnetsim-binary-trace-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("dumpi-0000.bin");
+    std::fs::write(&path, [0xff_u8, 0xfe, 0x00, 0x01, 0x80, 0x0a]).unwrap();
+    let e = traces::read(&path, hpcnetsim_core::config::TraceFormat::Auto, traces::scale(&WorkloadConfig::default()))
+        .expect_err("an error")
+        .to_string();
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert!(e.starts_with(&format!("{}: not a text trace (binary data)", path.display())), "{e}");
+    assert!(e.contains(".meta") && e.contains("workload.format") && !e.contains('\n'), "{e}");
+}

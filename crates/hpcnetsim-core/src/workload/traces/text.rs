@@ -6,7 +6,7 @@ use super::builder::{Builder, Mode, Scale, WORLD};
 use super::stream::{LineStream, Lines, ProgramSource};
 use super::Location;
 use crate::config::Kernel;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::workload::program::{Op, Programs, ANY_SOURCE, ANY_TAG};
 use std::fmt::Write as _;
 use std::io::BufRead;
@@ -19,7 +19,23 @@ pub fn read(path: &Path, scale: Scale) -> Result<Builder> {
 
 /// Reads a text-format trace file with a builder in `mode`.
 pub fn read_with(path: &Path, scale: Scale, mode: Mode) -> Result<Builder> {
-    parse_with(&path.display().to_string(), super::open(path)?, scale, mode)
+    let mut input = super::open(path)?;
+    // A binary file (a DUMPI rank file, a packed archive) is not a text trace that fails on its
+    // first line: say which file of such a trace to give instead.
+    if input.fill_buf().is_ok_and(looks_binary) {
+        return Err(Error::Unsupported(format!(
+            "{}: not a text trace (binary data): give a DUMPI trace's .meta file (beside its rank .bin files), \
+             an OTF2 archive's .otf2 file or the trace of an unpacked archive, or set workload.format",
+            path.display()
+        )));
+    }
+    parse_with(&path.display().to_string(), input, scale, mode)
+}
+
+/// Whether the start of a file is binary data: a NUL byte, or bytes that are not UTF-8 (a
+/// character cut by the end of the buffer is not counted).
+fn looks_binary(head: &[u8]) -> bool {
+    head.contains(&0) || std::str::from_utf8(head).is_err_and(|e| e.error_len().is_some())
 }
 
 /// The collective calls of the format and the operation each expands to.
