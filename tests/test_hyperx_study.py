@@ -48,3 +48,19 @@ def test_study_file_errors_are_one_line(tmp_path):
     bad.write_text('runner = "static-routing-benchmarks"\nbogus = 1\n')
     with pytest.raises(ConfigError, match="bogus"):
         load(bad)
+
+
+def test_the_description_counts_the_cables_the_faults_are_drawn_from():
+    # It said "15 of its 684 cables missing": 684 are the paper's optical cables, but the 15
+    # failed links are drawn from all the HyperX's switch-to-switch links.
+    import re
+    import tomllib
+
+    import hpcnetsim
+
+    study = tomllib.loads(find("hyperx").read_text())
+    spec = study["networks"]["hyperx"]
+    faults = int(re.search(r"random=(\d+)", spec).group(1))
+    whole = hpcnetsim.Topology.from_spec(spec.split("|")[0]).describe()["switch_links"]
+    text = " ".join(study["description"].split())
+    assert f"{faults} of its {whole} switch-to-switch cables missing" in text, text
