@@ -316,3 +316,21 @@ def test_labels_of_close_dots_are_stacked_not_overprinted(tmp_path):
     assert offsets[0] == offsets[3] == (3, 3)
     plot_cost_scatter([("tree a", 64, 0.5), ("tree b", 64, 0.5)], tmp_path / "c.png", "")
     assert (tmp_path / "c.png").stat().st_size > 0
+
+
+def test_a_quick_variants_report_says_what_its_quick_table_changed(tmp_path):
+    # The workloads study's quick report says "binned in windows of 200 cycles" (the full
+    # study's description) while its points ran with [quick]'s window_cycles = 100, and only
+    # the collapsed base config told.
+    from hpcnetsim.reports.report import write_report
+
+    text = TINY.replace("axes.traffic.load = [0.1, 0.3]", 'axes.traffic.load = [0.1, 0.3]\n[[sweep]]\nname = "more"\n'
+                        "axes.traffic.load = [0.2]")  # fmt: skip
+    text = text.replace("[[report.figures]]", '[quick]\nsweeps = ["loads"]\nbase.measurement.batch_cycles = 200\n\n'
+                        "[[report.figures]]", 1)  # fmt: skip
+    (tmp_path / "q.toml").write_text(text)
+    run_sweep(experiment.load(tmp_path / "q.toml", quick=True), tmp_path / "out", jobs=1, progress=False)
+    page = write_report(tmp_path / "out").read_text()
+    shown = page.split("<h2>Configuration</h2>")[0]
+    assert "Quick variant: sweep groups loads; measurement.batch_cycles = 200" in shown, shown[:2000]
+    assert check_html(tmp_path / "out" / "report.html") == []

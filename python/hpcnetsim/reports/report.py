@@ -242,6 +242,31 @@ def confidence_table(doc: dict[str, Any], df) -> str:
             f"value (<code>repetitions</code>).</p>" + _table(rows))  # fmt: skip
 
 
+def _quick_note(doc: dict[str, Any]) -> str:
+    """What the experiment's ``[quick]`` table changed, for a quick variant's page: the
+    description above it is the full study's (its sizes, windows, repetitions)."""
+    import tomllib
+
+    from ..canonical import shown
+    from ..experiments.experiment import _flatten
+
+    if not doc.get("quick") or not doc.get("source_text"):
+        return ""
+    try:
+        quick = tomllib.loads(doc["source_text"]).get("quick") or {}
+    except tomllib.TOMLDecodeError:
+        return ""
+    parts = []
+    if quick.get("sweeps"):
+        parts.append("sweep groups " + ", ".join(str(g) for g in quick["sweeps"]))
+    parts += [f"{k} = {shown(v)}" for k, v in _flatten(quick.get("base") or {}).items()]
+    parts += [f"{k} = {shown(v)}" for k, v in quick.items() if k not in ("sweeps", "base")]
+    if not parts:
+        return ""
+    changed = html.escape("; ".join(parts))
+    return f"<p>Quick variant: {changed} (the description above is the full study's).</p>"
+
+
 def _no_offered_load(frame, runs):
     """``frame`` (rows of ``runs``) with no ``traffic.load`` on the causal workloads' rows: a
     workload runs to completion, and its config's load is a default it never offered."""
@@ -398,6 +423,7 @@ def render(doc: dict[str, Any], df) -> str:
             f"points: {counts}; hpcnetsim {e(doc.get('hpcnetsim_version', ''))} "
             f"(report written by hpcnetsim {e(__version__)}).</p>"
         ),
+        _quick_note(doc),
         *(f"<h2>{e(t)}</h2>{b}" for t, b in figs if b),
         failures(runs),
         confidence_table(doc, df),
