@@ -321,3 +321,20 @@ axes.traffic.load = [0.2]
     groups = _column(table, "group")
     loads = dict(zip(groups, _column(table, "traffic.load (phits/cycle/node)"), strict=True))
     assert loads == {"causal": "\u2014", "load": "0.2"}
+
+
+def test_a_capped_bar_is_labelled_with_its_value_not_the_cap(tmp_path):
+    """Bars above the cap were labelled with their value rounded to a whole number: 10.4 read
+    "10", the cap itself, and 11.63 read "12" (paper 000 Fig. 5(b), 8:1,3 under 2m)."""
+    from hpcnetsim.reports.causal_plots import plot_normalized_bars
+
+    path = tmp_path / "bars.svg"
+    import re
+
+    plot_normalized_bars(
+        {"64 tasks": {"a": {"2m": 10.4, "bu": 11.63}, "b": {"2m": 1.0, "bu": 1.0}}}, path, "", cap=10
+    )
+    # Text is a <text> element, or a comment above its glyphs when fonts are drawn as paths.
+    svg = path.read_text()
+    texts = set(re.findall(r"<!-- (.*?) -->", svg)) | set(re.findall(r"<text[^>]*>([^<]*)<", svg))
+    assert {"10.4", "11.6"} <= {t.strip() for t in texts}, texts

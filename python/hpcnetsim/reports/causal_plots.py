@@ -11,7 +11,7 @@ def plot_normalized_bars(panels: dict, path: Path, title: str, cap: float | None
     """Grouped bars per panel: x = workload, one bar per network, height T / T_reference.
 
     ``panels`` maps a panel title to ``{network: {workload: T}}``; bars above ``cap`` are cut
-    there with their value written beside them (paper 000 Fig. 5 truncates at 10).
+    there with their value (3 significant digits) written beside them (paper 000 Fig. 5 truncates at 10).
     """
     fig, axes = plt.subplots(len(panels), 1, figsize=(11, 3.4 * len(panels)), squeeze=False)
     for ax, (name, nets) in zip(axes[:, 0], panels.items()):
@@ -24,7 +24,7 @@ def plot_normalized_bars(panels: dict, path: Path, title: str, cap: float | None
             ax.bar(xs, shown, width, label=net)
             for x, v in zip(xs, vals):
                 if cap and v > cap:
-                    ax.text(x, cap, f"{v:.0f}", ha="center", va="bottom", fontsize=6, rotation=90)
+                    ax.text(x, cap, f"{v:.3g}", ha="center", va="bottom", fontsize=6, rotation=90)
         ax.axhline(1.0, color="k", lw=0.7, ls=":")
         ax.set_xticks(range(len(workloads)), workloads)
         ax.set_xlabel("workload")
