@@ -338,27 +338,3 @@ def test_a_capped_bar_is_labelled_with_its_value_not_the_cap(tmp_path):
     svg = path.read_text()
     texts = set(re.findall(r"<!-- (.*?) -->", svg)) | set(re.findall(r"<text[^>]*>([^<]*)<", svg))
     assert {"10.4", "11.6"} <= {t.strip() for t in texts}, texts
-
-
-def test_an_evolution_figure_of_a_size_no_point_ran_is_a_one_line_error(cli, tmp_path):
-    """`message_bytes = 999` on an evolution figure whose points ran 640 bytes ended
-    `hpcnetsim report` in a matplotlib traceback (Number of columns must be a positive integer)."""
-    f = tmp_path / "evo.toml"
-    f.write_text("""name = "evo"
-[base]
-topology = "crossbar:8"
-measurement.window_cycles = 50
-[[sweep]]
-axes.workload.kernel = ["bt"]
-axes."workload.tasks" = [8]
-[[report.figures]]
-kind = "evolution"
-message_bytes = 999
-""")
-    run_sweep(experiment.load(f), tmp_path / "out", jobs=1, progress=False)
-    r = cli("report", str(tmp_path / "out"))
-    assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr
-    assert len(r.stderr.strip().splitlines()) == 1
-    wanted = "message_bytes = 999 is invalid: a message size the figure's points ran (640)"
-    assert wanted in r.stderr, r.stderr
-    assert not (tmp_path / "out" / "report.html").exists()
