@@ -232,7 +232,7 @@ def test_study_tables_match_a_curve_to_its_earlier_run_by_its_config_columns(mon
     head = [c.strip() for c in lines[2].strip("|").split("|")]
     row = [c.strip() for c in lines[4].strip("|").split("|")]
     cells = dict(zip(head, row, strict=True))
-    assert cells["max_accepted"] == "0.7000" and cells["max_accepted (before)"] == "0.6500"
+    assert cells["max_accepted"] == "0.7" and cells["max_accepted (before)"] == "0.65"
 
 
 def test_the_table_of_means_labels_its_units_and_gives_workloads_no_offered_load(tmp_path):
@@ -256,3 +256,22 @@ def test_the_table_of_means_labels_its_units_and_gives_workloads_no_offered_load
     metrics = [h for h in head if h not in ("group", "topology", "workload.kernel", "repetitions")]
     metrics = [h for h in metrics if not h.startswith(("traffic.", "workload.", "switch.", "routing."))]
     assert metrics and all(re.search(r"\((cycles|phits/cycle/node)\)$", h) for h in metrics), metrics
+
+
+def test_study_tables_write_numbers_as_the_report_does(monkeypatch, tmp_path):
+    # `study tables` wrote φ/c to 4 decimals ("0.0034", "256.0000") where the report's table
+    # showed "0.00343" and "256".
+    import pandas
+    from hpcnetsim.reports.report import cell
+    from hpcnetsim.studies import validation
+
+    perf = pandas.DataFrame([{"topology": "torus:8x8", "network": "2D torus", "phi": 1.0, "phi/c_C": 256.0},
+                             {"topology": "mesh:8x8", "network": "2D mesh", "phi": 0.00343, "phi/c_C": None}])  # fmt: skip
+    monkeypatch.setattr(validation, "_saturation", lambda out: None)
+    frames = [("Performance", "Reference 2D torus.", perf)]
+    monkeypatch.setattr(validation, "_performance", lambda out: frames)
+    monkeypatch.setattr(validation, "_normalized", lambda out: {})
+    lines = validation.tables(tmp_path).splitlines()
+    rows = [[c.strip() for c in line.strip("|").split("|")] for line in lines if line.startswith("| 2D")]
+    assert rows == [["2D torus", "1", "256"], ["2D mesh", "0.00343", "-"]]
+    assert [cell(v) for v in (0.00343, 256.0)] == ["0.00343", "256"]

@@ -323,21 +323,29 @@ def difference_cell(ours: float, paper: float) -> str:
     return f"<span style='color:{colour};font-weight:bold'>{diff:+.4g} ({rel:.0%})</span>"
 
 
-def _table(rows, escape: bool = True) -> str:
-    import pandas
-
-    frame = rows if isinstance(rows, pandas.DataFrame) else pandas.DataFrame(rows)
+def formatted(frame, missing: str | None = None):
+    """A copy of ``frame`` with every cell as the report's tables write it (:func:`cell`),
+    an empty cell as ``missing`` when given (Markdown tables use "-")."""
     frame = frame.copy()
     for c in frame.columns:
         # Counts and cycles are integers even when a missing value made the column float.
         col = frame[c]
         if col.dtype.kind == "f" and col.notna().any() and (col.dropna() % 1 == 0).all() and col.abs().max() < 2**53:
             frame[c] = col.astype("Int64")
-    frame.columns = [UNITS.get(c, c) for c in frame.columns]
     # Cells formatted here rather than by to_html: its na_rep misses pandas.NA in integer
     # columns (written "<NA>") and None in object columns (written "None").
     for c in frame.columns:
         frame[c] = [cell(v) for v in frame[c]]
+        if missing is not None:
+            frame[c] = [missing if v == MISSING else v for v in frame[c]]
+    return frame
+
+
+def _table(rows, escape: bool = True) -> str:
+    import pandas
+
+    frame = formatted(rows if isinstance(rows, pandas.DataFrame) else pandas.DataFrame(rows))
+    frame.columns = [UNITS.get(c, c) for c in frame.columns]
     table = frame.to_html(index=False, border=0, escape=escape)
     return f"<div class='scroll'>{table}</div>"
 

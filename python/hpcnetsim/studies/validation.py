@@ -5,24 +5,19 @@ values the study file holds and, optionally, the values of an earlier run beside
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 from typing import Any
 
 
-def _cell(v: Any) -> str:
-    if v is None or (isinstance(v, float) and math.isnan(v)):
-        return "-"
-    if isinstance(v, float):
-        return f"{v:.4f}"
-    return str(v)
-
-
 def markdown(frame) -> str:
-    """A DataFrame as a Markdown table."""
+    """A DataFrame as a Markdown table, its numbers written as the HTML report writes them
+    (4 significant digits, whole numbers without decimals), an empty cell as "-"."""
+    from ..reports.report import formatted
+
+    cells = formatted(frame, missing="-")
     head = "| " + " | ".join(str(c) for c in frame.columns) + " |"
     rule = "|" + "---|" * len(frame.columns)
-    rows = ["| " + " | ".join(_cell(v) for v in row) + " |" for row in frame.itertuples(index=False)]
+    rows = ["| " + " | ".join(row) + " |" for row in cells.itertuples(index=False)]
     return "\n".join([head, rule, *rows])
 
 
