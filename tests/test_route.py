@@ -363,3 +363,21 @@ def test_an_algorithmic_routing_the_network_refuses_names_the_route_flag(spec, r
     assert not re.search(r"\btable\b(?! engine)", err), err
     # The advice works: a table engine's tables are checked on the same network.
     assert main(["route", spec, "--routing", "dfsssp", "--check-deadlock"]) == 0
+
+
+def test_a_routing_with_no_path_has_no_path_lengths(capsys):
+    # Every link failed: no pair has a path, so the shortest, longest and mean path lengths
+    # are undefined (the report gave 0 hops, as if every path were one switch long).
+    spec = "torus:4x4|faults:fraction=1"
+    assert main(["route", spec, "--json"]) == 0
+    r = json.loads(capsys.readouterr().out)
+    assert r["paths"] == 0 and r["unreachable_pairs"] == 16 * 15
+    assert [r[k] for k in ("min_hops", "max_hops", "mean_hops")] == [None, None, None], r
+    assert main(["route", spec]) == 0
+    out = capsys.readouterr().out
+    for k in ("min_hops", "max_hops", "mean_hops"):
+        assert re.search(rf"^{k} +-$", out, re.M), out
+    # A plane of a multi-plane network with no path adds no lengths to the others'.
+    two = hpcnetsim.route("torus:4x4|planes:2|faults:fraction=1")
+    assert [two[k] for k in ("paths", "min_hops", "max_hops", "mean_hops")] == [0, None, None, None], two
+

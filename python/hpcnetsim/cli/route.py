@@ -8,6 +8,10 @@ from .arguments import EXIT_DEADLOCK, index_arg, path_arg
 from .summary import format_value
 
 
+#: Report fields undefined (``None``) when no pair has a path.
+_PATH_LENGTHS = ("min_hops", "max_hops", "mean_hops")
+
+
 def add_parser(sub) -> None:
     """``hpcnetsim route``."""
     ro = sub.add_parser("route", help="forwarding tables of a routing engine: paths, link loads, lanes, deadlock")
@@ -58,7 +62,9 @@ def _route(args) -> int | None:
     keys = [k for k in rep if k not in ("deadlock", "unreachable_examples")]
     width = max(map(len, keys + ["deadlock"]))
     for k in keys:
-        print(f"{k:<{width}}  {format_value(rep[k])}")
+        # No path has no length: "-", where "not computed" is for bounds left out.
+        shown = "-" if rep[k] is None and k in _PATH_LENGTHS else format_value(rep[k])
+        print(f"{k:<{width}}  {shown}")
     if rep["unreachable_pairs"]:
         pairs = " ".join(f"{a}->{b}" for a, b in rep["unreachable_examples"])
         print(f"{'unreachable':<{width}}  {pairs}{' ...' if rep['unreachable_pairs'] > len(rep['unreachable_examples']) else ''}")

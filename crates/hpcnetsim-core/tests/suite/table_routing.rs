@@ -147,7 +147,7 @@ fn route_statistics_count_paths_and_links() {
     let n = t.num_terminals();
     assert_eq!(s.paths, n * (n - 1));
     assert_eq!(s.unreachable_pairs, 0);
-    assert_eq!((s.min_hops, s.max_hops), (0, 2));
+    assert_eq!((s.min_hops, s.max_hops), (Some(0), Some(2)));
     // A 4-ary 2-tree under ftree carries 4 destinations x 3 remote sources... per up-link:
     // every leaf up-link carries the 3 remote leaves' traffic towards 4 destinations / 4 links.
     let links = 2 * t.switch_links();

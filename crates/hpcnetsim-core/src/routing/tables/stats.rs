@@ -26,12 +26,12 @@ pub struct RouteStats {
     pub unreachable_pairs: usize,
     /// The first unreachable pairs, `(source, destination)`.
     pub unreachable_examples: Vec<(usize, usize)>,
-    /// Shortest path, in switch-to-switch links.
-    pub min_hops: usize,
-    /// Longest path, in switch-to-switch links.
-    pub max_hops: usize,
-    /// Mean path length, in switch-to-switch links.
-    pub mean_hops: f64,
+    /// Shortest path, in switch-to-switch links; `None` when there is no path.
+    pub min_hops: Option<usize>,
+    /// Longest path, in switch-to-switch links; `None` when there is no path.
+    pub max_hops: Option<usize>,
+    /// Mean path length, in switch-to-switch links; `None` when there is no path.
+    pub mean_hops: Option<f64>,
     /// Largest number of paths crossing one switch-to-switch channel (one direction).
     pub max_routes_per_link: usize,
     /// Mean number of paths per switch-to-switch channel.
@@ -136,9 +136,10 @@ pub fn summarise(topo: &Topology, t: &Tables) -> RouteStats {
         paths,
         unreachable_pairs: unreachable,
         unreachable_examples: examples,
-        min_hops: if paths == 0 { 0 } else { min_hops },
-        max_hops,
-        mean_hops: if paths == 0 { 0.0 } else { hops_sum as f64 / paths as f64 },
+        // No path, no length: 0 would read as paths of one switch.
+        min_hops: (paths > 0).then_some(min_hops),
+        max_hops: (paths > 0).then_some(max_hops),
+        mean_hops: (paths > 0).then(|| hops_sum as f64 / paths as f64),
         max_routes_per_link: links.iter().map(|&c| routes[c]).max().unwrap_or(0),
         mean_routes_per_link: if links.is_empty() {
             0.0
@@ -254,13 +255,11 @@ pub fn report_network(
         paths,
         unreachable_pairs: planes.iter().map(|p| p.0.unreachable_pairs).sum(),
         unreachable_examples,
-        min_hops: with_paths.iter().map(|s| s.min_hops).min().unwrap_or(0),
-        max_hops: planes.iter().map(|p| p.0.max_hops).max().unwrap_or(0),
-        mean_hops: if paths == 0 {
-            0.0
-        } else {
-            with_paths.iter().map(|s| s.mean_hops * s.paths as f64).sum::<f64>() / paths as f64
-        },
+        min_hops: with_paths.iter().filter_map(|s| s.min_hops).min(),
+        max_hops: with_paths.iter().filter_map(|s| s.max_hops).max(),
+        mean_hops: (paths > 0).then(|| {
+            with_paths.iter().map(|s| s.mean_hops.unwrap_or(0.0) * s.paths as f64).sum::<f64>() / paths as f64
+        }),
         max_routes_per_link: planes.iter().map(|p| p.0.max_routes_per_link).max().unwrap_or(0),
         mean_routes_per_link: if channels == 0 {
             0.0
