@@ -381,3 +381,21 @@ def test_a_routing_with_no_path_has_no_path_lengths(capsys):
     two = hpcnetsim.route("torus:4x4|planes:2|faults:fraction=1")
     assert [two[k] for k in ("paths", "min_hops", "max_hops", "mean_hops")] == [0, None, None, None], two
 
+
+def test_an_empty_dump_path_is_named_as_such(capsys):
+    # `--dump ""` was taken as the current folder: "error: .: is a folder".
+    assert main(["route", "torus:4x4", "--dump", ""]) == 2
+    err = capsys.readouterr().err
+    assert err == "error: route: dump = '' is invalid: the path of a file to write the tables to\n"
+    assert main(["route", "torus:4x4", "--load", ""]) == 2
+    assert capsys.readouterr().err == "error: route: load = '' is invalid: the path of a table dump to read\n"
+
+
+def test_a_dump_of_a_faulty_multi_plane_network_names_the_spec(tmp_path, capsys):
+    # The refusal comes from the network, not the file: it named the spec as the dump's value.
+    spec = "tree:k=4,n=3|planes:2|faults:random=3"
+    assert main(["route", spec, "--dump", str(tmp_path / "z.lft")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: route: spec = '{spec}' is invalid: ") and err.count("\n") == 1, err
+    assert "for a dump" in err and "dump =" not in err
+    assert list(tmp_path.iterdir()) == []

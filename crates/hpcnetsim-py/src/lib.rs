@@ -573,11 +573,13 @@ fn route(
         let layering = Layering::parse(layering, "routing", "layering")?;
         let topo = Topology::from_spec(spec)?;
         if dump && topo.planes() > 1 && topo.faulty_links() > 0 {
+            // The network, not the file, is what a dump cannot hold.
             return Err(Error::invalid(
                 "route",
-                "dump",
+                "spec",
                 format!("'{spec}'"),
-                "a network whose planes share their tables: a multi-plane network with faults has one set per plane",
+                "a network whose planes share their tables, for a dump: a multi-plane network with faults has one set \
+                 per plane",
             ));
         }
         let engine = match tables_text {

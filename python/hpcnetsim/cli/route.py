@@ -34,16 +34,22 @@ def add_parser(sub) -> None:
     ro.add_argument("--demands", type=path_arg, help="PARX communication demands: SOURCE DESTINATION BYTES lines")
     ro.add_argument("--check-deadlock", action="store_true",
                     help="channel dependency analysis of the tables or the routing; exit status 3 on a cycle")  # fmt: skip
-    ro.add_argument("--dump", type=path_arg, help="write the tables to this file (LFT dump format)")
-    ro.add_argument("--load", type=path_arg, help="read the tables from this dump instead of computing them")
+    ro.add_argument("--dump", help="write the tables to this file (LFT dump format)")
+    ro.add_argument("--load", help="read the tables from this dump instead of computing them")
     ro.add_argument("--json", action="store_true", help="print one JSON object")
     ro.set_defaults(func=_route)
 
 
 def _route(args) -> int | None:
+    from .._core import ConfigError
     from .._files import atomic_write_text, check_output_file
     from ..routing import route
 
+    # An empty path is not the current folder, as Path("") would make it.
+    if args.dump == "":
+        raise ConfigError("route: dump = '' is invalid: the path of a file to write the tables to")
+    if args.load == "":
+        raise ConfigError("route: load = '' is invalid: the path of a table dump to read")
     if args.dump is not None:
         check_output_file(args.dump)  # before routing: the tables of a large fabric take minutes
     rep = route(
