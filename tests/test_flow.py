@@ -265,3 +265,18 @@ def test_a_flow_load_curve_plots_without_warnings(cli, tmp_path):
     r = cli("run", str(cfg), "--loads", "0.2,0.6", "--out", str(tmp_path / "out"))
     assert r.returncode == 0 and r.stderr == "", r.stderr
     assert (tmp_path / "out" / "curve.png").stat().st_size > 1000
+
+
+def test_the_flow_link_bandwidth_takes_a_rate_with_its_unit(cli):
+    # As the [link] rates: "4 GB/s" was refused ("invalid type: string, expected a number").
+    by_number = hpcnetsim.ebb(flow_config("torus:4x4", samples=20, seed=1, link_bandwidth=4e9))
+    by_unit = hpcnetsim.ebb(flow_config("torus:4x4", samples=20, seed=1, link_bandwidth="4 GB/s"))
+    assert (by_unit.ebb_bandwidth, by_unit.bandwidth_unit) == (by_number.ebb_bandwidth, by_number.bandwidth_unit)
+    flags = (["--set", 'flow.link_bandwidth="4 GB/s"'], ["--link-bandwidth", "4 GB/s"], ["--link-bandwidth", "4e9"])
+    for flag in flags:
+        r = cli("flow", "ebb", "torus:4x4", "--samples", "20", "--seed", "1", "--json", *flag)
+        assert r.returncode == 0, r.stderr
+        assert json.loads(r.stdout)["ebb_bandwidth"] == pytest.approx(by_number.ebb_bandwidth)
+    r = cli("flow", "ebb", "torus:4x4", "--set", 'flow.link_bandwidth="fast"')
+    assert r.returncode == 2 and r.stderr.count("\n") == 1, r.stderr
+    assert "flow.link_bandwidth" in r.stderr and "'fast'" in r.stderr and "GB/s" in r.stderr, r.stderr

@@ -27,7 +27,8 @@ def add_parser(sub) -> None:
         f.add_argument("--placement", choices=("linear", "random", "clustered"), help="placement of the ranks")
         f.add_argument("--measure", choices=("rate", "completion"), help="steady rate or message size / completion time")
         f.add_argument("--message-bytes", type=int, help="message size (default 1 MiB)")
-        f.add_argument("--link-bandwidth", type=float, help="bytes per second of every link (default: a phit per cycle)")
+        f.add_argument("--link-bandwidth", type=_rate_arg,
+                       help="bytes per second of every link, or a rate such as '4 GB/s' (default: a phit per cycle)")  # fmt: skip
         f.add_argument("--seed", type=int, help="master seed")
         if name == "ebb":
             f.add_argument("--samples", type=int, help="random bisections (default 1000)")
@@ -38,6 +39,15 @@ def add_parser(sub) -> None:
         f.add_argument("--json", action="store_true", help="print the result as one JSON object")
         f.add_argument("--out", type=path_arg, help="directory for the result JSON and its plot")
         f.set_defaults(func=func)
+
+
+def _rate_arg(text: str) -> float | str:
+    """``--link-bandwidth``: bytes per second (``4e9``), or a rate with its unit (``4 GB/s``),
+    which the config reads and, when malformed, refuses naming the field."""
+    try:
+        return float(text)
+    except ValueError:
+        return text
 
 
 def _flow_args_config(args) -> dict:

@@ -56,8 +56,9 @@ pub enum Measure {
 pub struct FlowConfig {
     /// Path source.
     pub paths: PathsKind,
-    /// Bandwidth of every link in bytes per second; 0 means one phit per cycle (bandwidths
-    /// in bytes per cycle, times in cycles).
+    /// Bandwidth of every link in bytes per second, or a rate with its unit (`"4 GB/s"`); 0
+    /// means one phit per cycle (bandwidths in bytes per cycle, times in cycles).
+    #[serde(deserialize_with = "super::units::bytes_per_second_or_rate")]
     pub link_bandwidth: f64,
     /// Bandwidth of a flow: steady rate or message size over completion time.
     pub measure: Measure,

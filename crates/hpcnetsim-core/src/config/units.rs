@@ -120,6 +120,36 @@ pub fn bytes_or_size<'de, D: serde::Deserializer<'de>>(d: D) -> std::result::Res
     }
 }
 
+/// Deserialises a rate written as bytes per second (`4e9`) or with a unit (`"4 GB/s"`), as
+/// the `[link]` rates are written.
+pub fn bytes_per_second_or_rate<'de, D: serde::Deserializer<'de>>(d: D) -> std::result::Result<f64, D::Error> {
+    struct Visit;
+    impl serde::de::Visitor<'_> for Visit {
+        type Value = f64;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            write!(f, "a number of bytes per second or {RATE_UNITS}")
+        }
+        fn visit_u64<E: serde::de::Error>(self, v: u64) -> std::result::Result<f64, E> {
+            Ok(v as f64)
+        }
+        fn visit_i64<E: serde::de::Error>(self, v: i64) -> std::result::Result<f64, E> {
+            Ok(v as f64) // a negative rate is refused by the validation, which names the field
+        }
+        fn visit_f64<E: serde::de::Error>(self, v: f64) -> std::result::Result<f64, E> {
+            Ok(v)
+        }
+        fn visit_str<E: serde::de::Error>(self, t: &str) -> std::result::Result<f64, E> {
+            match normalise(t).parse::<InformationRate>() {
+                Ok(q) if q.get::<byte_per_second>() >= 0.0 && q.get::<byte_per_second>().is_finite() => {
+                    Ok(q.get::<byte_per_second>())
+                }
+                _ => Err(E::custom(format!("'{t}' is invalid: a number of bytes per second or {RATE_UNITS}"))),
+            }
+        }
+    }
+    d.deserialize_any(Visit)
+}
+
 /// The clock of a network: how long a cycle lasts and how many bytes a phit carries, so that
 /// cycles and phits convert to seconds and bytes (link bandwidth = phit / cycle).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
