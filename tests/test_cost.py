@@ -250,3 +250,13 @@ def test_a_cost_table_of_the_wrong_type_is_named():
         needle = f"cost table: table = {shown} is invalid: a dict of sections"
         with pytest.raises(ConfigError, match=re.escape(needle)):
             t.cost(bad)
+
+
+def test_describe_aligns_the_cable_length_lines_with_the_other_values(capsys):
+    # "cables_electrical_by_length" is longer than every key the width was taken from: its
+    # value stood 2 columns right of the others.
+    assert main(["topo", "describe", "tree:k=4,n=3"]) in (0, None)
+    lines = capsys.readouterr().out.splitlines()
+    starts = {re.match(r"\S+ +", line).end() for line in lines}
+    assert len(starts) == 1, lines
+    assert any(line.startswith("cables_electrical_by_length  <=") for line in lines), lines

@@ -70,7 +70,9 @@ def _describe(args) -> None:
     if args.json:
         print(json.dumps(props))
         return
-    width = max(map(len, DESCRIBE_KEYS + COST_KEYS))
+    # The widest name printed: the cable buckets' lines are named per kind, not by their key.
+    by_length = [f"cables_{kind}_by_length" for kind in props.get("cables_by_length", {})]
+    width = max(map(len, [*DESCRIBE_KEYS, *COST_KEYS, *by_length]))
     for k in DESCRIBE_KEYS + COST_KEYS:
         if k == "cables_by_length":
             for kind, buckets in props[k].items():
