@@ -112,3 +112,14 @@ def test_small_exchange_is_host_software():
     # The paper's constant 20 µs is more than 10 % above that floor at every size up to
     # 256 B: per-exchange software (§5.7's "cost of synchronization"), not bytes or network.
     assert 20 > 1.1 * times[0]
+
+
+def test_a_difference_that_rounds_to_zero_has_no_sign():
+    # 274.8 MB/s against a published 275 was written "-0 %" in summary.md and report.html.
+    from hpcnetsim.studies import quadrics
+
+    study = {"published": [{"key": "a", "label": "a", "value": 275.0}, {"key": "b", "label": "b", "value": 100.0},
+                           {"key": "c", "label": "c", "value": 100.0}]}  # fmt: skip
+    table = quadrics.summary(study, {"a": 274.8, "b": 88.0, "c": 100.4})
+    cells = [line.split("|")[5].strip() for line in quadrics.markdown(table).splitlines()[2:]]
+    assert cells == ["0 %", "-12 %", "0 %"]

@@ -116,11 +116,18 @@ def summary(study: dict[str, Any], ours: dict[str, float]) -> pandas.DataFrame:
     return pandas.DataFrame(rows)
 
 
+def percent_difference(percent: float) -> str:
+    """A signed difference in whole percent: "+3 %", "-12 %", and "0 %" for one that rounds
+    to zero from either side (274.8 against 275 is not "-0 %")."""
+    rounded = round(percent)
+    return "0 %" if rounded == 0 else f"{rounded:+d} %"
+
+
 def markdown(table: pandas.DataFrame) -> str:
     """The summary as a Markdown table."""
     lines = ["| quantity | unit | published | ours | difference | source |", "|---|---|---|---|---|---|"]
     for r in table.itertuples():
-        diff = "" if math.isnan(r.difference_percent) else f"{r.difference_percent:+.0f} %"
+        diff = "" if math.isnan(r.difference_percent) else percent_difference(r.difference_percent)
         lines.append(f"| {r.quantity} | {r.unit} | {r.published:g} | {r.ours:.4g} | {diff} | {r.source} |")
     return "\n".join(lines) + "\n"
 
@@ -172,7 +179,8 @@ def _report(study: dict, table: pandas.DataFrame, figures: list[Path], out: Path
     rows = "".join(
         "<tr>" + "".join(f"<td>{html.escape(str(v))}</td>" for v in (
             r.quantity, r.unit or "\u2014", f"{r.published:g}", f"{r.ours:.4g}",
-            "\u2014" if math.isnan(r.difference_percent) else f"{r.difference_percent:+.0f} %", r.source)) + "</tr>"
+            "\u2014" if math.isnan(r.difference_percent) else percent_difference(r.difference_percent),
+            r.source)) + "</tr>"
         for r in table.itertuples()
     )  # fmt: skip
     imgs = "".join(svg.inline(p.read_text(), p.stem, p.stem) for p in figures if p.suffix == ".svg")
