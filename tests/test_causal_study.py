@@ -338,3 +338,20 @@ def test_a_capped_bar_is_labelled_with_its_value_not_the_cap(tmp_path):
     svg = path.read_text()
     texts = set(re.findall(r"<!-- (.*?) -->", svg)) | set(re.findall(r"<text[^>]*>([^<]*)<", svg))
     assert {"10.4", "11.6"} <= {t.strip() for t in texts}, texts
+
+
+def test_the_saturation_tables_leave_out_the_workload_columns_no_curve_has(tmp_path):
+    # twin-torus --quick: workload.kernel, workload.message_bytes (and workload.algorithm) were
+    # columns of the saturation table, "-" on every row: they vary only between causal points.
+    import re
+
+    from hpcnetsim.studies.validation import tables
+
+    run_sweep(experiment.load(TINY), tmp_path, jobs=1, progress=False)
+    page = write_report(tmp_path).read_text()
+    section = page[page.index("<h2>Saturation throughput</h2>") :]
+    heads = re.findall(r"<th>([^<]*)</th>", section[: section.index("</table>")])
+    assert "topology" in heads and any("max" in h for h in heads) and not any("workload" in h for h in heads), heads
+    text = tables(tmp_path)
+    head = next(line for line in text.splitlines() if line.startswith("| topology"))
+    assert "max_accepted" in head and "workload" not in head, head

@@ -100,6 +100,14 @@ def saturation(df):
     return out
 
 
+def without_empty_config_columns(table):
+    """``table`` without the config columns no row has a value in: a column that varies only
+    between points outside the table (a causal group's ``workload.kernel`` beside throughput
+    curves) tells none of its rows apart."""
+    empty = [c for c in table.columns if "." in c and table[c].isna().all()]
+    return table.drop(columns=empty)
+
+
 def _of_curve(points, cols, curve):
     """The rows of ``points`` on the curve ``curve`` (equal in every column of ``cols``; a
     column the curve leaves empty, such as ``routing.engine`` beside table routing, matches
@@ -435,7 +443,7 @@ def render(doc: dict[str, Any], df) -> str:
         *(f"<h2>{e(t)}</h2>{b}" for t, b in figs if b),
         failures(runs),
         confidence_table(doc, df),
-        *(("<h2>Saturation throughput</h2>", _table(sat)) if len(sat) else ()),
+        *(("<h2>Saturation throughput</h2>", _table(without_empty_config_columns(sat))) if len(sat) else ()),
         published(doc, sat),
         comparisons.html(doc, df, sat, _table),
         causal_report.performance(doc, df, _table),

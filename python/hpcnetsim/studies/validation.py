@@ -46,12 +46,12 @@ def _load(out: Path):
 
 
 def _saturation(out: Path):
-    from ..reports.report import saturation
+    from ..reports.report import saturation, without_empty_config_columns
 
     doc, df = _load(out)
     if "offered_load" not in df or df["offered_load"].isna().all():
         return None
-    sat = saturation(df)
+    sat = without_empty_config_columns(saturation(df))
     keep = [c for c in sat.columns if c not in ("group", "points")]
     return sat[keep]
 
@@ -101,7 +101,9 @@ def tables(out: str | Path, before: str | Path | None = None) -> str:
         sat = sat.assign(curve=[", ".join(str(r[c]) for c in key_cols) for _, r in sat.iterrows()])
         old = _saturation(Path(before)) if before else None
         if old is not None:
-            old = old.assign(curve=[", ".join(str(r[c]) for c in key_cols) for _, r in old.iterrows()])
+            # A config column empty on every earlier row was left out of its table: empty there.
+            nan = float("nan")
+            old = old.assign(curve=[", ".join(str(r.get(c, nan)) for c in key_cols) for _, r in old.iterrows()])
         sat = _with_before(sat, old, "curve", ["max_accepted"]).drop(columns=["curve"])
         parts.append("**Saturation** (maximum accepted load per curve)\n\n" + markdown(sat))
     old_frames = {t: f for t, _, f in _performance(Path(before))} if before else {}
