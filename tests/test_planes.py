@@ -52,6 +52,28 @@ def test_a_run_on_two_planes_reports_per_port_load(tmp_path):
         hpcnetsim.simulate({**cfg, "routing": {"plane_selection": "sideways"}})
 
 
+def test_run_prints_the_bandwidth_of_a_port_and_of_a_node_on_two_planes(cli, tmp_path):
+    # "in bandwidth 1.982 GB/s per node accepted" was one NIC port's: a node of a two-plane
+    # network has a port on each plane and receives twice that.
+    import re
+
+    base = 'technology = "qdr-infiniband"\n[traffic]\nload = 0.3\n'
+    base += "[measurement]\nwarmup_cycles = 2000\nbatches = 2\n"
+    lines = {}
+    for spec in ("torus:4x4", "torus:4x4|planes:2"):
+        path = tmp_path / "c.toml"
+        path.write_text(f'topology = "{spec}"\n{base}')
+        r = cli("run", str(path), "--out", str(tmp_path / spec.replace("|", "_")))
+        assert r.returncode == 0, r.stderr
+        lines[spec] = next(line for line in r.stdout.splitlines() if line.startswith("in bandwidth"))
+    assert re.match(r"in bandwidth +[\d.]+ [GM]B/s per node accepted, ", lines["torus:4x4"]), lines
+    m = re.match(r"in bandwidth +([\d.]+) GB/s per NIC port accepted \(2 planes: ([\d.]+) GB/s per node\), ",
+                 lines["torus:4x4|planes:2"])  # fmt: skip
+    assert m and float(m[2]) == pytest.approx(2 * float(m[1]), abs=2e-3), lines
+    doc = json.loads((tmp_path / "torus:4x4_planes:2" / "result.json").read_text())["result"]
+    assert float(m[1]) == pytest.approx(doc["accepted_mb_s_per_node"] / 1e3, abs=1e-3)
+
+
 def test_the_flow_model_refuses_multi_plane_networks_in_one_line(cli, tmp_path):
     path = tmp_path / "flow.toml"
     path.write_text('topology = "tree:k=4,n=2|planes:2"\nmodel = "flow"\n')

@@ -140,12 +140,32 @@ def _physical_lines(r: dict) -> list[str]:
     if r.get("accepted_mb_s_per_node") is not None:
         lat = r.get("latency_network_mean_ns")
         extra = f", network latency mean {format_time(lat)}" if lat is not None else ""
-        out.append(f"in bandwidth      {format_rate(r['accepted_mb_s_per_node'] * 1e6)} per node accepted{extra}")
+        accepted = r["accepted_mb_s_per_node"] * 1e6
+        planes = _planes(r.get("topology", ""))
+        if planes > 1:
+            # Loads are per terminal, and a node of a multi-plane network has a terminal (NIC
+            # port) on every plane: the node receives the sum of its ports.
+            out.append(f"in bandwidth      {format_rate(accepted)} per NIC port accepted ({planes} planes: "
+                       f"{format_rate(accepted * planes)} per node){extra}")  # fmt: skip
+        else:
+            out.append(f"in bandwidth      {format_rate(accepted)} per node accepted{extra}")
     if r.get("accepted_pct_host") is not None:
         host = format_rate(r["host_bandwidth_mb_s"] * 1e6)
         pct = f"{r['offered_pct_host']:.4g} % offered, {r['accepted_pct_host']:.4g} % accepted"
         out.append(f"of host bandwidth {pct} ({host})")
     return out
+
+
+def _planes(spec: str) -> int:
+    """The planes of a topology spec (``SPEC|planes:N``, its stages in any order): 1 without."""
+    for stage in spec.split("|")[1:]:
+        name, _, value = stage.partition(":")
+        if name.strip() == "planes":
+            try:
+                return int(value)
+            except ValueError:
+                return 1
+    return 1
 
 
 def _replay_lines(rp: dict) -> list[str]:
