@@ -110,3 +110,66 @@ fn opensm_layering_is_deadlock_free_and_may_need_a_lane_more() {
     let e = tables::compute(TableEngine::Dfsssp, &topo("torus:4x4,t=2"), &two).unwrap_err().to_string();
     assert!(e.contains("vls = 2"), "{e}");
 }
+
+/// FNV-1a over the number of lanes and the lane of every (source terminal, address) path.
+fn lane_hash(tb: &Tables) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut eat = |x: usize| {
+        for b in (x as u32).to_le_bytes() {
+            h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+        }
+    };
+    eat(tb.vls);
+    for src in 0..tb.terminals() {
+        for lid in 0..tb.lids() {
+            eat(tb.vl(src, lid));
+        }
+    }
+    h
+}
+
+#[test]
+fn lane_assignment_is_pinned() {
+    // The layerings are greedy: any change in how a cycle is detected or in the order of the
+    // decisions may move paths to other lanes. Faster bookkeeping must leave every path's lane
+    // as it is; these hashes were taken from the straightforward implementation.
+    let placement = EngineOptions::default();
+    let opensm = EngineOptions { layering: Layering::Opensm, ..EngineOptions::default() };
+    let lmc1 = EngineOptions { lmc: 1, ..EngineOptions::default() };
+    let tight = |vls: usize| EngineOptions { max_vls: vls, ..EngineOptions::default() };
+    let cases: Vec<(TableEngine, &str, EngineOptions, usize, u64)> = vec![
+        (TableEngine::Dfsssp, "torus:10x10|faults:random=6,seed=3", placement.clone(), 5, 0x6cebb211356d59b7),
+        (TableEngine::Dfsssp, "torus:10x10|faults:random=6,seed=3", lmc1.clone(), 5, 0x9751de63f7201457),
+        (TableEngine::Dfsssp, "torus:16x16", placement.clone(), 7, 0xb25f8d4db9d9d5b1),
+        // Regrouping frees the sixth lane; on the 10x10 torus it cannot free the fifth (0 lanes
+        // and hash 0: refused).
+        (TableEngine::Dfsssp, "torus:12x12", tight(5), 5, 0x11f00e5ad12b14e4),
+        (TableEngine::Dfsssp, "torus:10x10", tight(4), 0, 0),
+        (TableEngine::Dfsssp, "cascade:groups=3,rows=2,cols=4,p=2,global=4", placement.clone(), 2, 0xce252e1a54a100f7),
+        (TableEngine::Dfsssp, "hyperx:12x8,t=7|faults:random=15,seed=1", placement.clone(), 2, 0xeb1de33a85a7acd7),
+        (TableEngine::Dfsssp, "jellyfish:n=24,k=4,p=2,seed=3", placement.clone(), 3, 0x0e85010f0b6dd746),
+        (TableEngine::Ksp, "jellyfish:n=14,k=4,p=1|faults:random=4,seed=1", lmc1.clone(), 3, 0xe4f9c8d2f11c91b6),
+        (TableEngine::Dfsssp, "torus:10x10|faults:random=6,seed=3", opensm.clone(), 0, 0), // refused
+        (TableEngine::Dfsssp, "cascade:groups=3,rows=2,cols=4,p=2,global=4", opensm.clone(), 3, 0x89b4af5f3c674826),
+        (TableEngine::Dfsssp, "hyperx:12x8,t=7|faults:random=15,seed=2", opensm.clone(), 3, 0xa1f9bccb0ec1dd24),
+        (TableEngine::Dfsssp, "jellyfish:n=24,k=4,p=2,seed=3", opensm.clone(), 3, 0xdc303b7c761b1966),
+    ];
+    let mut wrong = Vec::new();
+    for (engine, spec, opts, vls, hash) in &cases {
+        let t = topo(spec);
+        let got = match tables::compute(*engine, &t, opts) {
+            Ok(tb) => (tb.vls, lane_hash(&tb)),
+            Err(e) => {
+                assert!(e.to_string().contains("virtual lanes"), "{spec}: {e}");
+                (0, 0)
+            }
+        };
+        if got != (*vls, *hash) {
+            wrong.push(format!(
+                "{engine:?} {spec} {:?} vls {}: {} lanes, hash {:#018x}",
+                opts.layering, opts.max_vls, got.0, got.1
+            ));
+        }
+    }
+    assert!(wrong.is_empty(), "lanes moved:\n{}", wrong.join("\n"));
+}
