@@ -168,7 +168,6 @@ fn place(nodes: usize, groups: &[Group], order: &[usize], cap: usize) -> Option<
     // so such a refusal is final.
     let mut blocked: Vec<Vec<Vec<u32>>> = Vec::new();
     let mut layer = vec![0u8; groups.len()];
-    let mut added: Vec<(u32, u32)> = Vec::new();
     for &g in order {
         let p = &groups[g].channels;
         // A layer that already holds every dependency of the path costs nothing: the
@@ -179,30 +178,35 @@ fn place(nodes: usize, groups: &[Group], order: &[usize], cap: usize) -> Option<
             if choice.is_some_and(|c| c.1 == 0) {
                 break;
             }
-            // Count (and test) the dependencies this layer lacks, then undo the test.
-            added.clear();
-            let mut fits = true;
+            // Count the dependencies this layer lacks (one known to close a cycle settles it),
+            // then test them all at once.
+            let mut missing = 0;
+            let mut known = false;
             for w in p.windows(2) {
-                let (a, b) = (w[0], w[1]);
-                if d.has(a, b) {
-                    continue;
-                }
-                let known = blocked[l][a as usize].contains(&b);
-                if known || !d.try_add(a, b) {
-                    if added.is_empty() && !known {
-                        blocked[l][a as usize].push(b);
+                if !d.has(w[0], w[1]) {
+                    missing += 1;
+                    if blocked[l][w[0] as usize].contains(&w[1]) {
+                        known = true;
+                        break;
                     }
-                    fits = false;
-                    break;
                 }
-                added.push((a, b));
             }
-            for &(a, b) in &added {
-                d.remove(a, b);
-            }
-            if fits && choice.is_none_or(|c| added.len() < c.1) {
-                choice = Some((l, added.len()));
-                if added.is_empty() {
+            let fits = !known
+                && match d.fits(p) {
+                    None => true,
+                    Some(j) => {
+                        // When a single dependency up to the cycle is new, it closes the cycle
+                        // by itself.
+                        let mut new = p[..=j].windows(2).filter(|w| !d.has(w[0], w[1]));
+                        if let (Some(w), None) = (new.next(), new.next()) {
+                            blocked[l][w[0] as usize].push(w[1]);
+                        }
+                        false
+                    }
+                };
+            if fits && choice.is_none_or(|c| missing < c.1) {
+                choice = Some((l, missing));
+                if missing == 0 {
                     break;
                 }
             }
