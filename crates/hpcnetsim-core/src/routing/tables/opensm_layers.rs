@@ -51,6 +51,13 @@ struct Cdg {
     nodes: Vec<Node>,
     index: HashMap<u32, usize>,
     root: Option<usize>,
+    /// The channels in pre-order of the tree, once the tree is complete (`freeze`), and the
+    /// position of each. OpenSM walks the tree from its root for every new search start; the
+    /// first unvisited channel in pre-order is the same, found by a cursor that no unvisited
+    /// channel precedes (it moves back when a cycle's channels become unvisited again).
+    pos: Vec<u32>,
+    preorder: Vec<usize>,
+    cursor: usize,
 }
 
 impl Cdg {
@@ -117,18 +124,36 @@ impl Cdg {
         }
     }
 
-    /// `get_next_cdg_node`: the first unvisited channel in pre-order of the tree.
-    fn next_unknown(&self) -> Option<usize> {
+    /// Numbers the channels in pre-order of the tree, all unvisited; no channel may be added
+    /// afterwards.
+    fn freeze(&mut self) {
+        self.preorder.clear();
         let mut stack: Vec<usize> = self.root.into_iter().collect();
         while let Some(n) = stack.pop() {
-            let node = &self.nodes[n];
-            if node.status == UNKNOWN {
-                return Some(n);
-            }
-            stack.extend(node.right);
-            stack.extend(node.left);
+            self.preorder.push(n);
+            stack.extend(self.nodes[n].right);
+            stack.extend(self.nodes[n].left);
         }
-        None
+        self.pos = vec![0; self.nodes.len()];
+        for (i, &n) in self.preorder.iter().enumerate() {
+            self.pos[n] = i as u32;
+        }
+        self.cursor = 0;
+    }
+
+    fn set_status(&mut self, node: usize, status: u8) {
+        if status == UNKNOWN {
+            self.cursor = self.cursor.min(self.pos[node] as usize);
+        }
+        self.nodes[node].status = status;
+    }
+
+    /// `get_next_cdg_node`: the first unvisited channel in pre-order of the tree.
+    fn next_unknown(&mut self) -> Option<usize> {
+        while self.cursor < self.preorder.len() && self.nodes[self.preorder[self.cursor]].status != UNKNOWN {
+            self.cursor += 1;
+        }
+        self.preorder.get(self.cursor).copied()
     }
 
     /// `search_cycle_in_channel_dep_graph`: depth-first from `start`, the state kept between
@@ -136,7 +161,7 @@ impl Cdg {
     fn search_cycle(&mut self, start: usize) -> Option<usize> {
         let mut cur = Some(start);
         while let Some(c) = cur {
-            self.nodes[c].status = GRAY;
+            self.set_status(c, GRAY);
             let mut next = None;
             for k in &self.nodes[c].links {
                 match self.nodes[k.node].status {
@@ -152,8 +177,8 @@ impl Cdg {
                 self.nodes[n].pre = Some(c);
                 cur = Some(n);
             } else {
+                self.set_status(c, BLACK);
                 let node = &mut self.nodes[c];
-                node.status = BLACK;
                 for k in &mut node.links {
                     k.groups = Vec::new();
                     k.pairs = 0;
@@ -181,7 +206,7 @@ impl Cdg {
         let mut cur = self.nodes[cycle].links[first].node;
         let left = |k: &Link| k.pairs.wrapping_sub(k.removed);
         for _ in 0..=self.nodes.len() {
-            self.nodes[cur].status = UNKNOWN;
+            self.set_status(cur, UNKNOWN);
             if let Some(i) = self.gray_link(cur) {
                 if left(&self.nodes[cur].links[i]) < left(&self.nodes[owner].links[best]) {
                     (owner, best) = (cur, i);
@@ -192,7 +217,7 @@ impl Cdg {
                 break;
             }
         }
-        self.nodes[cycle].status = UNKNOWN;
+        self.set_status(cycle, UNKNOWN);
         self.nodes[owner].links.remove(best)
     }
 }
@@ -210,6 +235,7 @@ pub fn layering(groups: &[PathGroup], max_vls: usize) -> Option<(Vec<u8>, usize)
     for test in 0..max_vls - 1 {
         let (here, rest) = cdg.split_at_mut(test + 1);
         let (here, next) = (&mut here[test], &mut rest[0]);
+        here.freeze();
         let mut start = here.root;
         while let Some(s) = start {
             let cycle = here.search_cycle(s);
@@ -229,6 +255,7 @@ pub fn layering(groups: &[PathGroup], max_vls: usize) -> Option<(Vec<u8>, usize)
         }
     }
     let last = &mut cdg[max_vls - 1];
+    last.freeze();
     if let Some(r) = last.root {
         if last.search_cycle(r).is_some() {
             needed = max_vls + 1;
