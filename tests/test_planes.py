@@ -66,6 +66,10 @@ def test_run_prints_the_bandwidth_of_a_port_and_of_a_node_on_two_planes(cli, tmp
         r = cli("run", str(path), "--out", str(tmp_path / spec.replace("|", "_")))
         assert r.returncode == 0, r.stderr
         lines[spec] = next(line for line in r.stdout.splitlines() if line.startswith("in bandwidth"))
+        # The loads are per terminal too: a NIC port on a multi-plane network.
+        loads = [line for line in r.stdout.splitlines() if line.startswith(("offered load", "accepted load"))]
+        unit = "phits/cycle/port" if "planes" in spec else "phits/cycle/node"
+        assert len(loads) == 2 and all(unit in line for line in loads), r.stdout
     assert re.match(r"in bandwidth +[\d.]+ [GM]B/s per node accepted, ", lines["torus:4x4"]), lines
     m = re.match(r"in bandwidth +([\d.]+) GB/s per NIC port accepted \(2 planes: ([\d.]+) GB/s per node\), ",
                  lines["torus:4x4|planes:2"])  # fmt: skip

@@ -74,17 +74,19 @@ def format_flow(r: dict) -> str:
 def format_summary(r: dict) -> str:
     """A few lines about one result dict: status, loads, saturation, latency, speed."""
     c = _cells(r)
+    # Loads are per terminal: a node's NIC port on one plane of a multi-plane network.
+    unit = "phits/cycle/port" if _planes(r.get("topology", "")) > 1 else "phits/cycle/node"
     lines = [
         result_title(r),
         f"status            {c['status']}" + (f" ({r['message']})" if c["status"] != "converged" else ""),
-        f"offered load      {c['offered']} phits/cycle/node",
+        f"offered load      {c['offered']} {unit}",
     ]
     lines += format_blocked(r)
     if r["status"] == "partial" and r.get("accepted_load") is not None:
-        lines.append(f"accepted load     {_num(r['accepted_load'], '.4g')} phits/cycle/node (partial)")
+        lines.append(f"accepted load     {_num(r['accepted_load'], '.4g')} {unit} (partial)")
     if r["status"] == "converged":
         lines += [
-            f"accepted load     {c['accepted']} ± {c['std']} phits/cycle/node",
+            f"accepted load     {c['accepted']} ± {c['std']} {unit}",
             f"saturated         {c['saturated']}",
             f"network latency   mean {c['latency_mean']}, p99 {c['latency_p99']} cycles",
         ]
