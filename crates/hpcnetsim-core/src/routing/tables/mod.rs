@@ -285,12 +285,13 @@ pub fn compute(engine: TableEngine, topo: &Topology, opts: &EngineOptions) -> Re
         TableEngine::Ksp => {
             let mut t = ksp::ksp(topo, opts.lmc);
             assign_lanes(topo, &mut t, opts).map_err(|e| match e {
-                // Longer paths close more cycles: fewer of them need fewer lanes.
+                // Longer paths close more cycles: fewer of them need fewer lanes. Which smaller
+                // lmc fits is not searched (each try is a layering: minutes on a large fabric).
                 Error::Invalid { context, field, value, allowed } if opts.lmc > 0 => Error::Invalid {
                     context,
                     field,
                     value,
-                    allowed: format!("{allowed}; fewer paths per pair need fewer: lmc = {}", opts.lmc - 1),
+                    allowed: format!("{allowed}; fewer paths per pair need fewer: try an lmc below {}", opts.lmc),
                 },
                 other => other,
             })?;
