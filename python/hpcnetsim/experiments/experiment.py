@@ -558,6 +558,15 @@ def _check_report_values(entry: dict[str, Any], section: str, where: str) -> Non
                                       f"a value of {', '.join(PUBLISHED_PERFORMANCE_KEYS)}")  # fmt: skip
 
 
+def _selected(entry: dict[str, Any], points: list[Point], by_topology: bool = True) -> list[Point]:
+    """The points a causal figure or performance table reads: those of its ``sweep`` group (or
+    groups) and, with ``by_topology``, of its ``topologies``, as the report selects its runs."""
+    sweep, topologies = entry.get("sweep"), entry.get("topologies")
+    groups = (sweep if isinstance(sweep, list) else [sweep]) if sweep else None
+    return [p for p in points if (groups is None or p.group in groups)
+            and (not by_topology or not topologies or p.config["topology"] in topologies)]  # fmt: skip
+
+
 def _check_references(report: dict[str, Any], points: list[Point], where: str) -> None:
     """The ``reference`` of a ``normalized-time`` figure or a performance table is the topology
     of one of the points it selects (by ``sweep`` and ``topologies``), as the report compares
@@ -567,9 +576,8 @@ def _check_references(report: dict[str, Any], points: list[Point], where: str) -
                  if e.get("kind") in CAUSAL_FIGURE_KINDS]  # fmt: skip
     selecting += [("performance", i, e) for i, e in enumerate(report.get("performance", []))]
     for section, i, entry in selecting:
-        topologies, sweep = entry.get("topologies"), entry.get("sweep")
-        groups = (sweep if isinstance(sweep, list) else [sweep]) if sweep else None
-        have = {p.config["topology"] for p in points if groups is None or p.group in groups}
+        topologies = entry.get("topologies")
+        have = {p.config["topology"] for p in _selected(entry, points, by_topology=False)}
         missing = [t for t in topologies or [] if t not in have]
         if missing and len(missing) < len(topologies):
             # A misspelt network would be left out of the table and the bars without a word.
@@ -587,23 +595,13 @@ def _check_references(report: dict[str, Any], points: list[Point], where: str) -
         w = f"{where}: report.{section}[{i}].reference = {shown(ref)} is invalid"
         if topologies and ref not in topologies:
             raise ConfigError(f"{w}: one of its topologies: {', '.join(topologies)}")
-        sweep = entry.get("sweep")
-        groups = (sweep if isinstance(sweep, list) else [sweep]) if sweep else None
-        have = {p.config["topology"] for p in points if (groups is None or p.group in groups)
-                and (not topologies or p.config["topology"] in topologies)}  # fmt: skip
+        have = {p.config["topology"] for p in _selected(entry, points)}
         if have and ref not in have:
             raise ConfigError(f"{w}: the topology of a point the {what}: {', '.join(sorted(have))}")
     for i, entry in enumerate(report.get("figures", [])):
         if entry.get("kind") != "evolution":
             continue
-        sweep, topologies = entry.get("sweep"), entry.get("topologies")
-        groups = (sweep if isinstance(sweep, list) else [sweep]) if sweep else None
-        workloads = [
-            p.config.get("workload") or {}
-            for p in points
-            if (groups is None or p.group in groups)
-            and (not topologies or p.config["topology"] in topologies)
-        ]
+        workloads = [p.config.get("workload") or {} for p in _selected(entry, points)]
         kernels = {w["kernel"] for w in workloads if "kernel" in w}
         if not kernels:
             continue
