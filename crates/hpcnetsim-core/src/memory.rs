@@ -76,9 +76,12 @@ pub fn human(bytes: u128) -> String {
     }
 }
 
+/// What a refusal offers before the override, unless its caller knows better (`check_for`).
+const SMALLER_NETWORK: &str = "use a smaller network";
+
 /// Refuses `need` bytes for `what` when they exceed the memory available.
 pub fn check(context: &str, field: &str, value: &str, need: u128) -> Result<()> {
-    check_for(context, field, value, need, "use a smaller network")
+    check_for(context, field, value, need, SMALLER_NETWORK)
 }
 
 /// As `check`, with the `remedy` the refusal offers before the override.
@@ -94,7 +97,7 @@ pub fn check_for(context: &str, field: &str, value: &str, need: u128, remedy: &s
 
 /// Refuses `need` bytes when more than `have` bytes are left under `limit`.
 pub fn check_against(context: &str, field: &str, value: &str, need: u128, have: u128, limit: &str) -> Result<()> {
-    refuse_above(context, field, value, need, (have, limit), "use a smaller network")
+    refuse_above(context, field, value, need, (have, limit), SMALLER_NETWORK)
 }
 
 fn refuse_above(
