@@ -74,7 +74,9 @@ pub fn run(cfg: &Config) -> Result<MpiGraphResult> {
         (0..topo.peers().len()).filter(|&c| matches!(topo.peers()[c], Peer::Switch { .. })).collect();
     let bytes = cfg.flow.message_bytes as f64;
     // One shift per task: (bandwidth of rank i's stream, most streams on a cable).
-    let shifts: Vec<(Vec<f64>, u32)> = (1..n)
+    // Collected whole, then the first error in shift order: a parallel `collect::<Result<_>>`
+    // would report whichever failing shift finished first.
+    let shifts: Vec<Result<(Vec<f64>, u32)>> = (1..n)
         .into_par_iter()
         .map_init(
             || (Solver::default(), PathSet::default()),
@@ -100,7 +102,8 @@ pub fn run(cfg: &Config) -> Result<MpiGraphResult> {
                 Ok((rates.iter().map(|r| r * links.bandwidth).collect(), worst))
             },
         )
-        .collect::<Result<_>>()?;
+        .collect();
+    let shifts: Vec<(Vec<f64>, u32)> = shifts.into_iter().collect::<Result<_>>()?;
     let mut bandwidth = vec![vec![0.0; n]; n];
     let mut pairs = Vec::with_capacity(n * (n - 1));
     for (k, (bw, _)) in shifts.iter().enumerate() {

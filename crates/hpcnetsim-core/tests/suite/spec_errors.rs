@@ -146,6 +146,18 @@ fn a_failed_switch_with_terminals_is_named_when_describe_refuses() {
     assert!(e.ends_with("terminals on switches 0 and 2 are disconnected"), "{e}");
 }
 
+/// Every source switch fails to reach a failed switch that has terminals (and it, the others); the error names the first in switch
+/// order, whichever thread finishes first (it named either pair, run to run).
+#[test]
+fn a_disconnected_network_is_reported_the_same_way_every_time() {
+    let topo = Topology::from_spec("torus:128x128|faults:switches=8192").unwrap();
+    let first = topo.describe().unwrap_err().to_string();
+    assert!(first.contains("terminals on switches 0 and 8192 are disconnected"), "{first}");
+    for _ in 0..20 {
+        assert_eq!(topo.describe().unwrap_err().to_string(), first);
+    }
+}
+
 /// A fault key written twice was read as its last value (`random=1,random=5` failed 5 links)
 /// or added up, silently; it is refused, naming the key and the second value.
 #[test]
