@@ -71,6 +71,48 @@ fn link_utilisation_accounts_for_every_phit() {
     }
 }
 
+/// A run that ends with packets on the wire: the series stops at the end. The last interval is
+/// as long as the run left it and as busy as the ones before (its tail phits over a whole
+/// interval made a dip to near zero), and only the phits past the end, less than a packet per
+/// link, are missing from a link's total.
+#[test]
+fn link_utilisation_ends_with_the_run() {
+    let toml = "topology = \"torus:4x4\"\n[switch]\nvcs = 2\n[routing]\nalgorithm = \"dor\"\n[traffic]\nload = 0.6\npacket_phits = 16\n[stats]\nlink_utilisation = true\ninterval_cycles = 100\n";
+    let c = Config::from_toml(toml).unwrap();
+    let t: &'static _ = Box::leak(Box::new(topo(&c.topology)));
+    let mut e = Engine::new(&c, t).unwrap();
+    e.set_recording(true);
+    for end in [3_000, 3_050, 3_107] {
+        e.run_until(end);
+        assert_eq!(e.now(), end);
+    }
+    let tables = e.collected_tables();
+    let tab = &tables["link_utilisation"];
+    let (start, channel, busy, cycles) =
+        (ints(tab, "interval_start"), ints(tab, "channel"), ints(tab, "busy_phits"), ints(tab, "cycles"));
+    assert_eq!(*start.iter().max().unwrap(), 3_100, "no interval past the end");
+    let mut per_interval = BTreeMap::new();
+    let mut per_channel = BTreeMap::new();
+    for r in 0..tab.rows() {
+        assert_eq!(cycles[r], if start[r] == 3_100 { 7 } else { 100 }, "row {r}");
+        *per_interval.entry(start[r]).or_insert(0.0) += busy[r] as f64 / cycles[r] as f64;
+        *per_channel.entry(channel[r]).or_insert(0) += busy[r];
+    }
+    let steady: Vec<f64> = per_interval.range(1_000..3_100).map(|(_, u)| *u).collect();
+    let mean = steady.iter().sum::<f64>() / steady.len() as f64;
+    let last = per_interval[&3_100];
+    assert!(last > 0.7 * mean && last < 1.3 * mean, "last interval {last} against {mean}");
+    let mut missing = 0;
+    for (c, phits) in per_channel {
+        let all = e.busy_phits(c as usize);
+        assert!(phits <= all && all - phits < 16, "channel {c}: {phits} of {all}");
+        missing += all - phits;
+    }
+    assert!(missing > 0, "some packet was on the wire at the end");
+    let u = floats(tab, "utilisation");
+    assert!(u.iter().zip(busy.iter().zip(&cycles)).all(|(u, (b, c))| (u - *b as f64 / *c as f64).abs() < 1e-12));
+}
+
 /// Percentiles per traffic class: one row per class, counts adding up to the deliveries,
 /// and with one class the same figures as the run's own latency summary.
 #[test]
