@@ -553,6 +553,14 @@ impl Config {
     /// Times of `[link]` converted to cycles, then every value validated.
     fn resolved(mut self) -> Result<Config> {
         self.apply_link_times()?;
+        // A fabric has no coordinates for an algorithmic routing: its own routing, what
+        // `auto` stands for, is forwarding tables with the default engine (DFSSSP, which
+        // layers its paths on lanes until none deadlocks).
+        if self.routing.method == Method::Algorithm(Algorithm::Auto)
+            && crate::topology::spec::names_a_fabric(&self.topology)
+        {
+            self.routing.method = Method::Table(TableRouting::default());
+        }
         self.validate()?;
         Ok(self)
     }

@@ -14,7 +14,8 @@ use serde::{Deserialize, Serialize};
 pub enum Algorithm {
     /// The family's default: tree-adaptive; dor on meshes and on tori with two or more VCs,
     /// bubble-adaptive (plain bubble DOR) on tori with one VC; direct; hyperx-dor; ts-dor;
-    /// dragonfly-minimal.
+    /// dragonfly-minimal; graph-minimal; on fabrics, table routing with the default engine
+    /// (the config reads `Method::Table` then, `Config::resolved`).
     Auto,
     /// Trees: minimal adaptive up-phase (any up-port), deterministic down-phase.
     TreeAdaptive,

@@ -388,3 +388,10 @@ impl Parser<'_> {
         Ok(Family::Crossbar(Crossbar { ports }))
     }
 }
+
+/// Whether `spec` names a family read as a fabric (an edge list routed by tables: imported
+/// files and the director-based tree), judged from its name alone, without reading a file.
+pub fn names_a_fabric(spec: &str) -> bool {
+    let name = spec.split(['|', ':']).next().unwrap_or("").trim();
+    matches!(name, "director-tree" | "ibnet" | "edges" | "ibdm" | "anynet" | "codes-dragonfly")
+}

@@ -355,3 +355,35 @@ fn empty_or_cut_short_codes_and_ibdm_files_name_the_file_and_line() {
         32
     );
 }
+
+/// `auto`, the default routing, is a fabric's own: forwarding tables with the default engine
+/// (it was refused, telling the user to write `algorithm = "table"`). A packet run and a
+/// workload run complete on each kind of fabric file and on the director-based tree; a routing
+/// named explicitly is still judged against the family.
+#[test]
+fn the_default_routing_of_a_fabric_is_its_forwarding_tables() {
+    use hpcnetsim_core::config::tables::TableEngine as Engine;
+    use hpcnetsim_core::config::{Config, Method};
+    use hpcnetsim_core::engine::{execute::execute, measure};
+    let specs = [
+        format!("ibnet:{}", data("ibsim_net.2sw2path4hca")),
+        format!("anynet:{}", data("booksim_anynet_file")),
+        "director-tree:nodes=24,edges=4,directors=2,uplinks=4,spines=2,radix=12".to_string(),
+    ];
+    for spec in &specs {
+        let toml = format!(
+            "topology = \"{spec}\"\n[traffic]\nload = 0.2\n[measurement]\nwarmup_cycles = 500\nbatches = 2\nbatch_cycles = 500\n"
+        );
+        let c = Config::from_toml(&toml).unwrap_or_else(|e| panic!("{spec}: {e}"));
+        match &c.routing.method {
+            Method::Table(t) => assert_eq!(t.engine, Engine::Dfsssp, "{spec}"),
+            m => panic!("{spec}: {m:?}"),
+        }
+        let r = measure::run(&c).unwrap_or_else(|e| panic!("{spec}: {e}"));
+        assert!(r.accepted_load.is_some_and(|a| a > 0.1), "{spec}: {:?}", r.accepted_load);
+        let w = Config::from_toml(&format!("topology = \"{spec}\"\n[workload]\nkernel = \"alltoall\"\n")).unwrap();
+        assert!(execute(&w).unwrap().execution_time_cycles.is_some_and(|t| t > 0), "{spec}");
+        let named = Config::from_toml(&format!("topology = \"{spec}\"\n[routing]\nalgorithm = \"dor\"\n"));
+        assert!(named.unwrap_err().to_string().contains("for fabric topologies one of: table"), "{spec}");
+    }
+}
