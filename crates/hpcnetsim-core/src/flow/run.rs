@@ -114,7 +114,8 @@ impl Distribution {
         let mut v = values.to_vec();
         v.sort_by(f64::total_cmp);
         let n = v.len() as f64;
-        let mean = v.iter().sum::<f64>() / n;
+        // Summed in floating point, equal samples can average a rounding step outside them.
+        let mean = (v.iter().sum::<f64>() / n).clamp(v[0], v[v.len() - 1]);
         let var = v.iter().map(|x| (x - mean) * (x - mean)).sum::<f64>() / n;
         let q = |p: f64| v[((p * (n - 1.0)).round() as usize).min(v.len() - 1)];
         Distribution { mean, std: var.sqrt(), min: v[0], p5: q(0.05), p50: q(0.5), p95: q(0.95), max: v[v.len() - 1] }

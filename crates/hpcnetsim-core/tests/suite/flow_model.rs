@@ -414,3 +414,17 @@ fn dor_splits_half_ring_ties_like_the_packet_engine() {
         .fold(0.0, f64::max);
     assert!(close(switch_max, 64.0 / 63.0), "{switch_max}");
 }
+
+/// A mean lies between the smallest and the largest sample: summed in floating point, equal
+/// samples gave a mean a rounding step outside them (three of 0.1: 0.10000000000000002
+/// above a max of 0.1; eBB's 0.7499999999999998 below a min of 0.75).
+#[test]
+fn a_distribution_mean_lies_within_its_samples() {
+    use hpcnetsim_core::flow::run::Distribution;
+    for (v, n) in [(0.1, 3), (0.75, 7), (0.3, 10), (1.0 / 3.0, 11)] {
+        let d = Distribution::of(&vec![v; n]);
+        assert_eq!((d.mean, d.min, d.max), (v, v, v), "{n} samples of {v}");
+    }
+    let d = Distribution::of(&[0.25, 0.5, 1.0]);
+    assert!((d.mean - 1.75 / 3.0).abs() < 1e-15 && d.min == 0.25 && d.max == 1.0);
+}
