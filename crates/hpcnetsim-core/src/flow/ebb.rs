@@ -117,7 +117,23 @@ pub fn ebb_samples(
             return Err(Error::invalid("eBB", "node", t, "each terminal at most once"));
         }
     }
-    (0..s.samples).into_par_iter().map_init(Work::default, |w, i| sample(topo, links, paths, nodes, s, i, w)).collect()
+    // The error must name the same pair every run: a parallel `collect::<Result<_>>` reports
+    // whichever failing sample finishes first. Every sample pairs every node, so the first
+    // sample alone finds a node cut off from the others; the rest are collected whole and the
+    // first error in sample order taken.
+    if s.samples == 0 {
+        return Ok(Vec::new());
+    }
+    let mut values = Vec::with_capacity(s.samples as usize);
+    values.push(sample(topo, links, paths, nodes, s, 0, &mut Work::default())?);
+    let rest: Vec<Result<f64>> = (1..s.samples)
+        .into_par_iter()
+        .map_init(Work::default, |w, i| sample(topo, links, paths, nodes, s, i, w))
+        .collect();
+    for v in rest {
+        values.push(v?);
+    }
+    Ok(values)
 }
 
 /// The result of an eBB run.

@@ -218,6 +218,31 @@ fn ebb_does_not_depend_on_the_thread_count() {
     assert_eq!(in_pool(1), in_pool(2));
 }
 
+/// A terminal cut off by a failed switch fails every bisection: the error names the pair of the
+/// first sample, whatever the threads (two threads named another sample's pair than one).
+#[test]
+fn ebb_on_a_disconnected_network_names_the_same_pair_whatever_the_threads() {
+    let spec = "torus:24x24|faults:switches=7";
+    let t = Topology::from_spec(spec).unwrap();
+    let c = cfg(spec, "model = \"flow\"\n[flow]\npaths = \"minimal\"");
+    let links = Links::from_config(&t, &c);
+    let p = flow::MinimalPaths::new(&t);
+    let nodes: Vec<usize> = (0..t.num_terminals()).collect();
+    let s = ebb::EbbSettings { samples: 200, seed: 1, measure: Measure::Rate, message_bytes: 1e6 };
+    let in_pool = |threads| {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap()
+            .install(|| ebb::ebb_samples(&t, &links, &p, &nodes, &s).unwrap_err().to_string())
+    };
+    let alone = in_pool(1);
+    assert!(alone.contains("and 7 are disconnected") || alone.contains("terminals 7 and"), "{alone}");
+    for threads in [2, 4, 2, 4] {
+        assert_eq!(in_pool(threads), alone, "{threads} threads");
+    }
+}
+
 #[test]
 fn mpigraph_on_a_crossbar_is_flat_at_link_bandwidth() {
     let c = cfg("crossbar:12", "[flow]\nlink_bandwidth = 4e9");
