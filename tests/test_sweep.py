@@ -361,3 +361,31 @@ def test_a_point_that_kills_its_worker_is_the_only_failure(slow_reference, tmp_p
             got = json.loads(result)
             got.pop("wall_seconds")
             assert got == reference[key]
+
+
+def test_failures_are_listed_in_point_order_whatever_finishes_first(tmp_path, monkeypatch):
+    """A sweep listed its failed points as they finished: the slow first point came second on
+    two processes and first on one. The points here finish last first."""
+    from hpcnetsim.experiments import executors
+
+    real = executors.run_local
+
+    def last_first(tasks, jobs=None):
+        yield from reversed(list(real(tasks, 1)))
+
+    monkeypatch.setattr(executors, "run_local", last_first)
+    (tmp_path / "bad.toml").write_text("""
+name = "bad"
+[base]
+topology = "torus:4x4"
+switch.vcs = 8
+measurement = { warmup_cycles = 200, batches = 1, batch_cycles = 200 }
+[[sweep]]
+axes.topology = ["torus:5x5|faults:switches=3", "torus:4x4", "torus:4x4|faults:switches=5"]
+axes.routing.algorithm = ["table"]
+""")
+    exp = experiment.load(tmp_path / "bad.toml")
+    summary = run_sweep(exp, tmp_path / "out", jobs=2, progress=False)
+    keys = [p.key for p in exp.points]
+    assert [key for key, _ in summary.failed] == [keys[0], keys[2]], summary.failed
+    assert "torus:5x5" in summary.failed[0][1] and "torus:4x4|faults" in summary.failed[1][1]

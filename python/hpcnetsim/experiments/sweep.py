@@ -184,6 +184,11 @@ def _run(exp: Experiment, out: Path, jobs, client, progress: bool, on_point) -> 
         if bar is not None:
             bar.close()
         store.compact(out)
+    # Points finish in whatever order the workers take: listed in the experiment's order, the
+    # failures read the same on one process, several or a Dask cluster.
+    order = {key: i for i, key in enumerate(by_key)}
+    for listed in (failed, skipped, troubled):
+        listed.sort(key=lambda item: order[item[0]])
     return Summary(len(exp.points), before, len(todo), failed, skipped, statuses, troubled)
 
 
