@@ -51,3 +51,23 @@ def test_published_values_get_a_coloured_difference():
     assert "#1a7f37" in difference_cell(1.0, 1.0) and "+0 (0%)" in difference_cell(1.0, 1.0)
     assert "#b54708" in difference_cell(0.9, 1.0)
     assert "#b42318" in difference_cell(0.5, 1.0) and "-0.5 (50%)" in difference_cell(0.5, 1.0)
+
+
+def test_a_report_draws_the_curves_beside_a_network_cut_in_two(tmp_path):
+    """A point whose faults cut the network failed, as it should; its topology cannot be
+    described, and the report refused to be written at all for the throughput bounds."""
+    (tmp_path / "cut.toml").write_text("""
+name = "cut"
+[base]
+switch.vcs = 8
+routing.algorithm = "table"
+measurement = { warmup_cycles = 200, batches = 2, batch_cycles = 200 }
+[[sweep]]
+axes.topology = ["torus:4x4", "torus:4x4|faults:switches=5"]
+axes.traffic.load = [0.2, 0.4]
+""")
+    summary = run_sweep(experiment.load(tmp_path / "cut.toml"), tmp_path / "out", jobs=1, progress=False)
+    assert len(summary.failed) == 2 and "disconnect" in summary.failed[0][1], summary.failed
+    page = write_report(tmp_path / "out").read_text()
+    assert "Points without a result" in page and "torus:4x4|faults:switches=5" in page
+    assert "<svg " in page

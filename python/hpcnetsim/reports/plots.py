@@ -205,7 +205,8 @@ def plot_panels(frame, panels: str, curves: str | None, metric: str, path: Path,
             ax.plot([0, top], [0, top], color="grey", lw=0.8, ls=":")
             if ideal == ideal:  # NaN where not computed
                 ax.axhline(ideal, color="k", ls="--", lw=1, label="ideal (any routing)")
-            ax.axhline(theta, color="k", ls=":", lw=1, label=r"$\Theta$ (bisection)")
+            if theta == theta:
+                ax.axhline(theta, color="k", ls=":", lw=1, label=r"$\Theta$ (bisection)")
             ax.set_ylim(0, max(top, ideal if ideal == ideal else 0) * 1.1)
         else:
             ax.set_ylim(0, None)

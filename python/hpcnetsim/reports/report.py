@@ -61,6 +61,16 @@ def _or_nan(x):
     return float("nan") if x is None else x
 
 
+def _bounds(topology: str) -> tuple[float, float]:
+    """The ideal and Θ bounds of a throughput panel; NaN for a network that cannot be described
+    (its points failed, e.g. faults cut it in two): the panel still shows them as failed."""
+    try:
+        p = topology_properties(topology)
+    except ConfigError:
+        return float("nan"), float("nan")
+    return _or_nan(p["ideal_throughput"]), p["bisection_throughput"]
+
+
 def saturation(df):
     """One row per curve: highest accepted load, the ideal and Θ bounds, and their ratio."""
     cols = ["group", "topology", *(c for c in curve_columns(df) if c != "topology")]
@@ -172,9 +182,8 @@ def figure(spec: dict[str, Any], df, sat) -> str:
     title = ""
     panels, curves = spec.get("panels", "topology"), spec.get("curves")
     if kind in ("throughput", "latency"):
-        bounds = {t: (_or_nan(topology_properties(t)["ideal_throughput"]),
-                      topology_properties(t)["bisection_throughput"])
-                  for t in df["topology"]} if kind == "throughput" and panels == "topology" else None  # fmt: skip
+        drawn = kind == "throughput" and panels == "topology"
+        bounds = {t: _bounds(t) for t in df["topology"]} if drawn else None
         metric = spec.get("metric") or ("accepted_load" if kind == "throughput" else "latency_network_mean")
         return _figure(lambda p: plots.plot_panels(df, panels, curves, metric, p, title, bounds), alt)
     if kind == "heatmap":
