@@ -123,3 +123,49 @@ def test_jobs_beside_a_scheduler_is_refused(cli, tmp_path):
     assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1, r.stderr
     assert "--jobs = 2 is invalid: not with --scheduler" in r.stderr
     assert not (tmp_path / "o").exists()
+
+
+
+def test_no_memory_check_reaches_the_dask_workers(cluster, tmp_path, monkeypatch):
+    """``--no-memory-check`` is an environment variable local workers inherit; Dask workers
+    keep their own environment, so the sweep hands it to each point. A fabric file padded with
+    comments is estimated at four bytes of memory per byte of text before it is read: under an
+    address-space limit set on the workers, between that estimate and what reading it takes,
+    its point is refused with the check on and runs with it off."""
+    import resource
+
+    fabric = tmp_path / "padded.edges"
+    pad = ("#" * 99 + "\n") * 400_000  # 40 MB of comments: a 160 MB estimate
+    fabric.write_text("link a b\nterminals a 2\nterminals b 2\n" + pad)
+    config = tmp_path / "e.toml"
+    config.write_text(
+        f'name = "unchecked"\n[base]\ntopology = "edges:{fabric}"\n'
+        "[base.measurement]\nwarmup_cycles = 100\nbatch_cycles = 100\nbatches = 1\n"
+        "[[sweep]]\naxes.traffic.load = [0.1]\n"
+    )  # fmt: skip
+    exp = experiment.load(config)
+    client = distributed.Client(cluster.scheduler_address, set_as_default=False)
+
+    def tighten():
+        with open("/proc/self/status") as f:
+            vm = next(int(line.split()[1]) for line in f if line.startswith("VmSize:")) * 1024
+        old = resource.getrlimit(resource.RLIMIT_AS)
+        resource.setrlimit(resource.RLIMIT_AS, (vm + 120_000_000, old[1]))  # room for 40 MB, not 160
+        return old
+
+    def loosen(old):
+        resource.setrlimit(resource.RLIMIT_AS, tuple(old))
+
+    olds = client.run(tighten)
+    try:
+        monkeypatch.delenv("HPCNETSIM_NO_MEMORY_CHECK", raising=False)
+        checked = run_sweep(exp, tmp_path / "checked", scheduler=cluster.scheduler_address, progress=False)
+        monkeypatch.setenv("HPCNETSIM_NO_MEMORY_CHECK", "1")
+        unchecked = run_sweep(exp, tmp_path / "unchecked", scheduler=cluster.scheduler_address, progress=False)
+    finally:
+        for worker, old in olds.items():
+            client.run(loosen, old, workers=[worker])
+        client.close()
+    assert checked.ran == 1 and len(checked.failed) == 1, checked
+    assert "memory" in str(checked.failed[0]) and "file = 40000" in str(checked.failed[0])
+    assert (unchecked.ran, unchecked.failed) == (1, [])

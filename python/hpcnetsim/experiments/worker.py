@@ -8,6 +8,8 @@ network) cannot take is not a failure: its result has ``status = "skipped"`` and
 from __future__ import annotations
 
 import json
+import threading
+from contextlib import contextmanager
 
 from .. import _core
 from ..units import with_physical
@@ -30,6 +32,32 @@ def _offer_cores(_progress: dict) -> int:
     return _cores.value
 
 
+#: Points running with the memory check off in this process (``run_point(..., memory_check=False)``):
+#: a Dask worker may run several at once, and the check comes back on when the last one ends.
+_unchecked = 0
+_unchecked_lock = threading.Lock()
+
+
+@contextmanager
+def _memory_check(enabled: bool):
+    """The memory check off for the block when ``enabled`` is false (``--no-memory-check`` of a
+    sweep on Dask: the workers do not inherit the sweep's environment, as local workers do)."""
+    global _unchecked
+    if enabled:
+        yield
+        return
+    with _unchecked_lock:
+        _unchecked += 1
+        _core.set_memory_check(False)
+    try:
+        yield
+    finally:
+        with _unchecked_lock:
+            _unchecked -= 1
+            if _unchecked == 0:
+                _core.set_memory_check(True)  # HPCNETSIM_NO_MEMORY_CHECK, if set, still holds
+
+
 def is_causal(config: dict) -> bool:
     """Whether ``config`` describes a causal workload (it has a ``workload`` table)."""
     return isinstance(config.get("workload"), dict)
@@ -42,8 +70,13 @@ def skipped_result(config: dict, reason: str) -> str:
                        "tasks": w.get("tasks"), "status": SKIPPED, "message": reason})  # fmt: skip
 
 
-def run_point(config_json: str) -> tuple[str | None, str | None]:
+def run_point(config_json: str, memory_check: bool = True) -> tuple[str | None, str | None]:
     """``(result_json, None)`` for a completed (or skipped) simulation, ``(None, error)`` if it raised."""
+    with _memory_check(memory_check):
+        return _run_point(config_json)
+
+
+def _run_point(config_json: str) -> tuple[str | None, str | None]:
     config = json.loads(config_json)
     try:
         # A sweep runs its points side by side, one thread each, until fewer points remain
