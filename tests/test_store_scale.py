@@ -154,3 +154,23 @@ def test_a_store_whose_parts_disagree_on_a_column_type_stays_readable(tmp_path):
     assert list(by_build.get_group("b")["traffic.load"]) == [0.5, 0.5]
     store.compact(tmp_path)
     assert len(hpcnetsim.results(tmp_path)) == 4
+
+
+@pytest.mark.parametrize("compacted", [False, True])
+def test_a_flipped_bit_in_a_stored_value_is_refused_not_read_as_another_number(tmp_path, compacted):
+    # Parquet pages carry no checksum unless asked for: one damaged byte on disk changed an
+    # accepted load (0.2345678901 read as 0.23456789010000004) and every reader took it.
+    import struct
+
+    cfg = {"topology": "torus:4x4", "traffic": {"load": 0.5}}
+    for i, v in enumerate([0.123456789, 0.2345678901, 0.3456789012]):
+        result = {"status": "converged", "accepted_load": v}
+        store.write(tmp_path, store.record(f"{i:064x}", cfg, result, None))
+    path = store.compact(tmp_path) if compacted else store.files(tmp_path)[1]
+    data = bytearray(path.read_bytes())
+    at = data.find(struct.pack("<d", 0.2345678901))
+    assert at > 0
+    data[at] ^= 1
+    path.write_bytes(data)
+    with pytest.raises(ConfigError, match=rf"{path}: not a readable Parquet file \(.*CRC"):
+        hpcnetsim.results(tmp_path)

@@ -34,6 +34,11 @@ LOCK_FILE = ".sweep.lock"
 COMPACT_EVERY = 256
 #: Parts merged into one when there are more than this many.
 MAX_PARTS = 16
+#: Every page carries a CRC, checked on reading: Parquet has none by default, so one damaged
+#: byte of a value (a disk error, a copy cut short) was read back as another number.
+#: Stores written without CRCs stay readable (their pages are not checked).
+WRITE = {"write_page_checksum": True}
+READ = {"page_checksum_verification": True}
 
 
 def store_dir(path: str | Path) -> Path:
@@ -82,7 +87,7 @@ def write(root: str | Path, row: dict[str, Any]) -> Path:
 
     path = Path(root) / STORE_DIR / f"{row['key']}.parquet"
     table = pa.Table.from_pylist([{k: _cell(v) for k, v in row.items()}])
-    atomic_write(path, lambda tmp: pq.write_table(table, tmp))
+    atomic_write(path, lambda tmp: pq.write_table(table, tmp, **WRITE))
     return path
 
 
@@ -191,7 +196,7 @@ def _read(paths: list[Path], columns: list[str] | None = None) -> pa.Table:
         try:
             schema = pq.read_schema(f)
             cols = None if columns is None else [c for c in columns if c in schema.names]
-            tables.append(pq.read_table(f, columns=cols))
+            tables.append(pq.read_table(f, columns=cols, **READ))
         except FileNotFoundError:  # compacted away while we listed: its rows are in a part now
             continue
         except (pa.ArrowInvalid, OSError) as e:  # damaged (a disk error, a copy cut short): say which file
@@ -253,7 +258,7 @@ def compact(path: str | Path) -> Path | None:
     table = _latest(_read(merge + points))
     n = int(parts[-1].stem.removeprefix(PART_PREFIX)) + 1 if parts else 0
     out = d / f"{PART_PREFIX}{n:08d}.parquet"
-    atomic_write(out, lambda tmp: pq.write_table(table, tmp, compression="zstd"))
+    atomic_write(out, lambda tmp: pq.write_table(table, tmp, compression="zstd", **WRITE))
     # Only now the rows are safe in the part; a kill before this leaves duplicates, which
     # readers resolve (same key, same row).
     for f in merge + points:
