@@ -389,3 +389,38 @@ axes.routing.algorithm = ["table"]
     keys = [p.key for p in exp.points]
     assert [key for key, _ in summary.failed] == [keys[0], keys[2]], summary.failed
     assert "torus:5x5" in summary.failed[0][1] and "torus:4x4|faults" in summary.failed[1][1]
+
+
+def test_ctrl_c_while_the_workers_start_prints_no_traceback(tmp_path):
+    # A terminal's Ctrl-C reaches the sweep's whole process group. Workers ignore it once set
+    # up, but one still importing (the first second of a sweep) raised KeyboardInterrupt and
+    # printed a traceback per worker. A sitecustomize holds each worker in that start-up phase.
+    hold = tmp_path / "site"
+    hold.mkdir()
+    (hold / "sitecustomize.py").write_text(
+        "import os, sys, time\n"
+        "if '--multiprocessing-fork' in sys.argv:\n"
+        f"    open(os.path.join({str(tmp_path)!r}, 'starting-' + str(os.getpid())), 'w').close()\n"
+        "    while True:\n"
+        "        time.sleep(0.05)\n"
+    )
+    file = tmp_path / "slow.toml"
+    file.write_text(SLOW)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(hold), os.environ.get("PYTHONPATH", "")]))
+    args = [sys.executable, "-m", "hpcnetsim", "sweep", str(file), "--out", str(tmp_path / "out"), "--jobs", "2",
+            "--no-progress"]  # fmt: skip
+    proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+                            start_new_session=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))  # fmt: skip
+    try:
+        deadline = time.monotonic() + 60
+        while len(list(tmp_path.glob("starting-*"))) < 2 and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert len(list(tmp_path.glob("starting-*"))) == 2
+        os.killpg(proc.pid, signal.SIGINT)  # as the terminal does
+        _, err = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    assert proc.returncode == 130 and "Traceback" not in err and "KeyboardInterrupt" not in err, err
+    kept = "finished points are kept in the store: run again to resume"
+    assert err.strip().splitlines() == [f"interrupted ({kept})"]

@@ -31,6 +31,8 @@ def exit_with_parent(parent: int) -> None:
     import time
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # Started with SIGINT blocked (see _run_pool): a Ctrl-C that came meanwhile is dropped now.
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
 
     def watch() -> None:
         while os.getppid() == parent:
@@ -106,6 +108,8 @@ def _run_pool(tasks: list[Task], jobs: int, track: str):
     running, how the dead process ended)."""
     from concurrent.futures.process import BrokenProcessPool
 
+    import signal
+
     # spawn, not fork: the parent may already run the core's thread pool, which fork would not copy.
     ctx = multiprocessing.get_context("spawn")
     cores = ctx.Value("i", cores_per_point(jobs, len(tasks)), lock=False)
@@ -114,7 +118,15 @@ def _run_pool(tasks: list[Task], jobs: int, track: str):
     futures: dict = {}
     workers: list = []
     try:
-        futures = {pool.submit(run_tracked, key, config): (key, config) for key, config in tasks}
+        # The workers start (submit spawns them) with SIGINT blocked, which they inherit: a
+        # terminal's Ctrl-C reaches the whole process group, and a worker still importing would
+        # print a KeyboardInterrupt traceback. Each unblocks it once it ignores it; here, a
+        # Ctrl-C of these few milliseconds is delivered when unblocked below.
+        blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        try:
+            futures = {pool.submit(run_tracked, key, config): (key, config) for key, config in tasks}
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
         workers = list((getattr(pool, "_processes", None) or {}).values())
         unfinished = len(futures)
         seen = set()
