@@ -267,6 +267,23 @@ def test_a_folder_of_another_experiment_is_refused(cli, tmp_path):
     assert (again.stored_before, again.ran) == (1, 1)
 
 
+def test_a_store_folder_that_cannot_be_written_is_refused_before_any_point_runs(cli, tmp_path):
+    # A file named store in the output folder was found only when the first finished point
+    # was written: that point's simulation was lost, and the header claimed the sweep started.
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "store").write_text("not a folder")
+    (tmp_path / "one.toml").write_text(torus_sweep("one", 500, "axes.traffic.load = [0.1, 0.2]"))
+    r = cli("sweep", str(tmp_path / "one.toml"), "--out", str(out), "--no-progress")
+    assert r.returncode == 2 and r.stdout == "" and len(r.stderr.splitlines()) == 1, (r.stdout, r.stderr)
+    assert f"--out = {out / 'store'} is invalid: a file, not a folder" in r.stderr, r.stderr
+    ran = []
+    with pytest.raises(hpcnetsim.ConfigError, match="store is invalid: a file, not a folder"):
+        run_sweep(experiment.load(tmp_path / "one.toml"), out, jobs=1, progress=False,
+                  on_point=lambda key, error: ran.append(key))  # fmt: skip
+    assert ran == [] and not (out / "experiment.json").exists()
+
+
 def test_results_refuses_a_folder_that_is_no_store(tmp_path):
     # results("results") for a sweep written to results/mine is an error, not an empty frame.
     out = tmp_path / "results" / "mine"

@@ -46,8 +46,10 @@ def run_experiment(args, path: Path, report: bool) -> int:
     exp = experiment.load(path, quick=args.quick, repetitions=args.repetitions)
     out = args.out or path_arg("results") / (exp.name + ("-quick" if args.quick else ""))
     from .._files import check_output_folder
+    from ..experiments.store import STORE_DIR
 
     check_output_folder(out)  # before the header line: a refused folder prints nothing else
+    check_output_folder(out / STORE_DIR)
     from ..experiments.sweep import check_same_experiment
 
     check_same_experiment(exp, out)

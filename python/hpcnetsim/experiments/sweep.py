@@ -10,7 +10,7 @@ from pathlib import Path
 
 from . import store
 from .._core import __version__
-from .._files import atomic_write_text
+from .._files import atomic_write_text, check_output_folder
 from ..canonical import to_toml
 from ..config import to_json
 from .experiment import Experiment
@@ -134,6 +134,9 @@ def run_sweep(
     client = connect(scheduler) if scheduler else None  # before writing anything: the address may be wrong
     try:
         with store.SweepLock(out):
+            # Else a store that cannot be written (a file in its place, no permission) is found
+            # when the first point has run, and its result is lost.
+            check_output_folder(out / store.STORE_DIR)
             check_same_experiment(exp, out)
             if on_start is not None:
                 on_start()
