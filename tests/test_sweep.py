@@ -267,6 +267,25 @@ def test_a_folder_of_another_experiment_is_refused(cli, tmp_path):
     assert (again.stored_before, again.ran) == (1, 1)
 
 
+def test_the_quick_variant_into_the_full_variants_folder_is_refused(cli, tmp_path):
+    # `--quick --out` into the full sweep's folder replaced its experiment.json: the report then
+    # showed the quick points only, the full ones vanished from it (and the store mixed both).
+    out = tmp_path / "out"
+    run_sweep(experiment.load(SMALL), out, jobs=1, progress=False)
+    record = (out / "experiment.json").read_text()
+    with pytest.raises(hpcnetsim.ConfigError, match="holds the results of the full variant of experiment 'small'"):
+        run_sweep(experiment.load(SMALL, quick=True), out, jobs=1, progress=False)
+    r = cli("sweep", str(SMALL), "--quick", "--out", str(out), "--no-progress")
+    assert r.returncode == 2 and r.stdout == "" and len(r.stderr.splitlines()) == 1, (r.stdout, r.stderr)
+    assert f"--out = {out} is invalid: it holds the results of the full variant of experiment 'small', not of " \
+        "its --quick variant" in r.stderr  # fmt: skip
+    assert (out / "experiment.json").read_text() == record
+    quick = tmp_path / "quick"
+    run_sweep(experiment.load(SMALL, quick=True), quick, jobs=1, progress=False)
+    with pytest.raises(hpcnetsim.ConfigError, match="holds the results of the --quick variant of experiment 'small'"):
+        run_sweep(experiment.load(SMALL), quick, jobs=1, progress=False)
+
+
 def test_a_store_folder_that_cannot_be_written_is_refused_before_any_point_runs(cli, tmp_path):
     # A file named store in the output folder was found only when the first finished point
     # was written: that point's simulation was lost, and the header claimed the sweep started.

@@ -114,6 +114,14 @@ def check_same_experiment(exp: Experiment, out: str | Path) -> None:
     if isinstance(name, str) and name != exp.name:
         raise ConfigError(f"--out = {out} is invalid: it holds the results of experiment {name!r}, not {exp.name!r} "
                           f"({EXPERIMENT_FILE}): choose another folder, or remove this one to start again")  # fmt: skip
+    # The full and the --quick variant of one experiment are two records too (their default
+    # folders differ): either would replace the other's, whose points would leave its report.
+    quick = old.get("quick") if isinstance(old, dict) else None
+    if isinstance(quick, bool) and quick != exp.quick:
+        variant = {True: "--quick variant", False: "full variant"}
+        raise ConfigError(f"--out = {out} is invalid: it holds the results of the {variant[quick]} of experiment "
+                          f"{name!r}, not of its {variant[exp.quick]} ({EXPERIMENT_FILE}): choose another folder "
+                          f"(default: results/{exp.name}{'-quick' if exp.quick else ''})")  # fmt: skip
 
 
 def run_sweep(
