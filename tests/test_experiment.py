@@ -479,3 +479,51 @@ def test_expressions_in_base_are_computed_for_each_point():
     bad = text.replace("0.5 * ideal", "0.5 * idel")
     with pytest.raises(ConfigError, match=r"^f.toml:4: sweep '0'.traffic.load = \"=0.5 \* idel\" is invalid"):
         experiment.parse(tomllib.loads(bad), "f.toml", text=bad)
+
+
+RING = "link a b\nlink b c\nlink c d\nlink d a\nterminals a 2\nterminals b 2\nterminals c 2\nterminals d 2\n"
+
+
+def _keys(path: Path) -> list[str]:
+    return [p.key for p in experiment.load(path).points]
+
+
+def test_a_changed_input_file_changes_the_keys_of_the_points_that_read_it(tmp_path):
+    # A point's key covered the name of the fabric file, forwarding tables or trace it reads,
+    # not their content: after a file was edited, `hpcnetsim sweep` reused the results of the
+    # old network or trace ("2 already stored, 0 run"), which a fresh run no longer gives.
+    import shutil
+
+    (tmp_path / "net.edges").write_text(RING)
+    fabric = tmp_path / "fabric.toml"
+    fabric.write_text('name = "fabric"\n[base]\ntopology = "edges:net.edges"\nrouting.algorithm = "table"\n'
+                      "switch.vcs = 2\n[[sweep]]\naxes.traffic.load = [0.1, 0.3]\n")  # fmt: skip
+    first = _keys(fabric)
+    assert _keys(fabric) == first
+    (tmp_path / "net.edges").write_text(RING + "link a c\n")
+    changed = _keys(fabric)
+    assert set(changed).isdisjoint(first)
+    (tmp_path / "net.edges").write_text(RING)
+    assert _keys(fabric) == first  # the content decides, not when the file was written
+
+    shutil.copy(DATA / "trouble_sweep_tables.lft", tmp_path / "t.lft")
+    tables = tmp_path / "tables.toml"
+    tables.write_text('name = "tables"\n[base]\ntopology = "torus:4x4"\nrouting.algorithm = "table"\n'
+                      'routing.tables = "t.lft"\n[[sweep]]\naxes.traffic.load = [0.1]\n')  # fmt: skip
+    first = _keys(tables)
+    (tmp_path / "t.lft").write_text((tmp_path / "t.lft").read_text() + "\n")
+    assert set(_keys(tables)).isdisjoint(first)
+
+    # A DUMPI trace is its .meta file and one .bin file per rank: a changed rank file counts.
+    shutil.copytree(DATA / "traces" / "dumpi_testtrace4", tmp_path / "tr")
+    trace = tmp_path / "trace.toml"
+    trace.write_text('name = "trace"\n[base]\ntopology = "crossbar:4"\nworkload.trace = "tr/testtrace.meta"\n'
+                     "[[sweep]]\naxes.seed = [1]\n")  # fmt: skip
+    first = _keys(trace)
+    rank = tmp_path / "tr" / "testtrace-0001.bin"
+    rank.write_bytes(rank.read_bytes() + b"\0")
+    assert set(_keys(trace)).isdisjoint(first)
+
+    # A point that reads no file keeps the key of its config alone (stored results stay valid).
+    exp = experiment.load(SMALL)
+    assert all(p.key == config_key(p.config) for p in exp.points)

@@ -102,10 +102,15 @@ def settable_config() -> dict[str, Any]:
     return config
 
 
-def config_key(config: dict[str, Any], version: str = __version__, build: str | None = None) -> str:
+def config_key(
+    config: dict[str, Any], version: str = __version__, build: str | None = None, inputs: str | None = None
+) -> str:
     """SHA-256 of the canonical config, the hpcnetsim version and the build identity (a hash of
     the compiled core's sources): the point's key in the store, so that results of another
-    build are never taken for this one's."""
+    build are never taken for this one's. ``inputs``: a digest of the content of the files the
+    config reads (a fabric, forwarding tables, a trace), whose names alone the config holds."""
     doc = {"config": canonical_config(config), "hpcnetsim": version, "build": build or _core.BUILD_ID}
+    if inputs is not None:  # absent otherwise: the keys of points that read no file stay as they were
+        doc["inputs"] = inputs
     text = json.dumps(doc, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
     return hashlib.sha256(text.encode()).hexdigest()

@@ -323,14 +323,76 @@ def _line_finder(text: str, path: str, quick_fields: frozenset[str] = frozenset(
     return at
 
 
-def _check_topologies(points: list[Point], where: str) -> None:
+def _check_topologies(points: list[Point], where: str) -> dict[str, Any]:
+    """Builds every topology of the points (a bad one is refused now); returns those read from
+    fabric files, by spec."""
     from ..topology import Topology
 
+    fabrics = {}
     for spec in dict.fromkeys(p.config["topology"] for p in points):
         try:
-            Topology.from_spec(spec)
+            topology = Topology.from_spec(spec)
         except ConfigError as e:
             raise ConfigError(f"{where}: topology {e}") from None
+        if topology.family == "fabric":
+            fabrics[spec] = topology
+    return fabrics
+
+
+def _key_inputs(points: list[Point], fabrics: dict[str, Any], where: str) -> None:
+    """Keys of the points that read files (a fabric, ``routing.tables``, ``workload.trace``)
+    with a digest of what they read: the config holds only their names, so an edited file
+    would otherwise find the results of its old content in the store and run nothing."""
+    import hashlib
+
+    digests: dict[tuple, str | None] = {}
+    families: dict[str, str] = {}
+    for p in points:
+        spec = p.config["topology"]
+        tables = (p.config.get("routing") or {}).get("tables") or None
+        trace = (p.config.get("workload") or {}).get("trace") or None
+        what = (spec if spec in fabrics else None, tables, trace)
+        if what == (None, None, None):
+            continue
+        if what not in digests:
+            h = hashlib.sha256()
+            if spec in fabrics:  # the network as built: the file's links and ports
+                topology = fabrics[spec]
+                h.update(repr((topology.links(), topology.terminal_links())).encode())
+            for name in filter(None, (tables, trace)):
+                _hash_files(h, name, name == trace, where)
+            digests[what] = h.hexdigest()
+        key = config_key(p.config, inputs=digests[what])
+        if p.repetition == 0:
+            families[p.family] = key
+        p.key = key
+    for p in points:
+        p.family = families.get(p.family, p.family)
+
+
+def _hash_files(h: Any, name: str, trace: bool, where: str) -> None:
+    """Adds the bytes of file ``name`` to ``h``; for a ``trace``, also those of the files beside
+    it whose names start with its stem (a DUMPI trace's rank files ``NAME-0000.bin``, an OTF2
+    archive's ``NAME.def`` and ``NAME/``)."""
+    import glob
+
+    path = Path(name)
+    files = [path]
+    if trace:
+        stem = path.name.split(".")[0]
+        for other in sorted(path.parent.glob(glob.escape(stem) + "*")):
+            if other != path:
+                files += [other] if other.is_file() else sorted(f for f in other.rglob("*") if f.is_file())
+    for f in files:
+        h.update(os.fsencode(os.path.relpath(f, path.parent)) + b"\0")
+        try:
+            with open(f, "rb") as stream:
+                while chunk := stream.read(1 << 20):
+                    h.update(chunk)
+        except OSError as e:
+            why = e.strerror or e
+            raise ConfigError(f"{where}: {f}: cannot read it ({why}): a file the points read") from None
+        h.update(b"\0")
 
 
 def _check_files(points: list[Point], where: str) -> None:
@@ -398,8 +460,9 @@ def parse(
     quick_fields = frozenset(_flatten(quick_doc.get("base", {})))
     at = _line_finder(text, where, quick_fields if quick else frozenset())
     points = _expand(base, groups, names, all_names, at, repetitions, "", folder)
-    _check_topologies(points, where)
+    fabrics = _check_topologies(points, where)
     _check_files(points, where)
+    _key_inputs(points, fabrics, where)
     if not quick and "quick" in doc:
         # The quick variant's points are completed and checked too, so that a value only it
         # sets (quick.base.switch.vcs = 0) is refused now, not when --quick is first used.
