@@ -2,6 +2,7 @@
 no orphan workers after kill -9."""
 
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -174,3 +175,32 @@ def test_a_flipped_bit_in_a_stored_value_is_refused_not_read_as_another_number(t
     path.write_bytes(data)
     with pytest.raises(ConfigError, match=rf"{path}: not a readable Parquet file \(.*CRC"):
         hpcnetsim.results(tmp_path)
+
+
+@pytest.mark.parametrize(
+    "columns, why",
+    [
+        ({"a": [1, 2]}, "no key column"),
+        ({"key": ["x"], "state": [3]}, "its state column holds int64, not text"),
+        ({"key": [1], "state": ["done"]}, "its key column holds int64, not text"),
+    ],
+)
+def test_a_parquet_file_that_is_no_store_table_is_refused_naming_it(cli, tmp_path, columns, why):
+    # A Parquet file of something else copied into store/ ended `sweep` and `report` with a
+    # KeyError, ArrowNotImplementedError or matplotlib ValueError traceback, and
+    # hpcnetsim.results returned it as a row without a key.
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    out = tmp_path / "out"
+    (tmp_path / "one.toml").write_text(SMALL.read_text())
+    run_sweep(experiment.load(tmp_path / "one.toml", quick=True), out, jobs=1, progress=False)
+    foreign = out / "store" / "zz-other.parquet"
+    pq.write_table(pa.table(columns), foreign)
+    message = f"{foreign}: not a table of the result store ({why}): remove it"
+    with pytest.raises(ConfigError, match=re.escape(message)):
+        hpcnetsim.results(out)
+    for args in (["sweep", str(tmp_path / "one.toml"), "--quick", "--out", str(out), "--no-progress"],
+                 ["report", str(out)]):  # fmt: skip
+        r = cli(*args)
+        assert r.returncode == 2 and len(r.stderr.splitlines()) == 1 and message in r.stderr, r.stderr

@@ -195,6 +195,7 @@ def _read(paths: list[Path], columns: list[str] | None = None) -> pa.Table:
     for f in paths:
         try:
             schema = pq.read_schema(f)
+            _check_schema(f, schema)
             cols = None if columns is None else [c for c in columns if c in schema.names]
             tables.append(pq.read_table(f, columns=cols, **READ))
         except FileNotFoundError:  # compacted away while we listed: its rows are in a part now
@@ -206,6 +207,23 @@ def _read(paths: list[Path], columns: list[str] | None = None) -> pa.Table:
                 f"{f}: not a readable Parquet file ({why}): remove it, and a sweep into this folder runs its points again"
             ) from None
     return _concat(tables)
+
+
+def _check_schema(path: Path, schema: pa.Schema) -> None:
+    """Refuses a Parquet file that is no table of this store (another program's file copied
+    into ``store/``): without text ``key`` and ``state`` columns, resuming, compacting and the
+    report ended in a traceback, and :func:`results` returned its rows without a key."""
+    import pyarrow as pa
+
+    why = None
+    for name in ("key", "state"):
+        if name not in schema.names:
+            why = f"no {name} column"
+        elif not pa.types.is_string(ty := schema.field(name).type) and not pa.types.is_large_string(ty):
+            why = f"its {name} column holds {ty}, not text"
+        if why is not None:
+            raise ConfigError(f"{path}: not a table of the result store ({why}): remove it, or move it out of "
+                              "the store folder")  # fmt: skip
 
 
 def _latest(table: pa.Table) -> pa.Table:
