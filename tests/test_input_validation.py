@@ -453,6 +453,28 @@ def test_a_damaged_experiment_record_is_one_line(text, needle, tmp_path):
     assert_refused(run_cli(["report", str(tmp_path)]), f"{tmp_path / 'experiment.json'}: {needle}")
 
 
+_POINT = {"key": "k", "group": "g", "config": {"topology": "torus:4x4"}, "values": {}}
+
+
+@pytest.mark.parametrize("field, value, needle", [
+    ("name", 5, "name = 5 is invalid: text"), ("title", None, "title = null is invalid: text"),
+    ("description", [], "description = [] is invalid: text"), ("hpcnetsim_version", {}, "hpcnetsim_version"),
+    ("base_toml", 5, "base_toml = 5"), ("source_text", 5, "source_text = 5"),
+    ("repetitions", "x", 'repetitions = "x" is invalid: an integer of at least 1'),
+    ("repetitions", None, "repetitions = null"), ("report", "x", 'report = "x" is invalid: a table'),
+    ("quick", "yes", 'quick = "yes" is invalid: true or false'),
+    ("group", [], "points[0].group = [] is invalid: text"), ("key", {}, "points[0].key = {} is invalid: text"),
+])  # fmt: skip
+def test_a_record_field_of_the_wrong_type_is_one_line(field, value, needle, tmp_path):
+    # An experiment.json edited by hand (or by another program) with a field of the wrong
+    # type ended `hpcnetsim report` with an AttributeError or TypeError traceback.
+    point = dict(_POINT)
+    record = {"name": "a", "title": "A", "points": [point]}
+    (point if field in ("group", "key") else record)[field] = value
+    (tmp_path / "experiment.json").write_text(json.dumps(record))
+    assert_refused(run_cli(["report", str(tmp_path)]), f"{tmp_path / 'experiment.json'}: {needle}")
+
+
 def test_a_record_without_points_has_a_report_that_says_so(tmp_path):
     # A record whose points list is empty (written by hand, or cut short) was a KeyError traceback.
     (tmp_path / "experiment.json").write_text('{"name": "one", "title": "One", "points": []}')

@@ -86,7 +86,10 @@ def read_experiment(out: Path) -> dict:
     elif not isinstance(doc["points"], list):
         problem = "points is not a list"
     else:
+        problem = _wrong_type(doc)
         for i, p in enumerate(doc["points"]):
+            if problem is not None:
+                break
             if not isinstance(p, dict) or any(k not in p for k in POINT_KEYS):
                 problem = f"points[{i}] is not a point with {', '.join(POINT_KEYS)}"
                 break
@@ -94,9 +97,30 @@ def read_experiment(out: Path) -> dict:
                     or not isinstance(p["values"], dict):  # fmt: skip
                 problem = f"points[{i}] has no config with a topology, or no values table"
                 break
+            problem = _wrong_type(p, f"points[{i}].", ("group", "key"))
     if problem is not None:
         raise ConfigError(f"{path}: {problem}: {what}; {redo}")
     return doc
+
+
+#: Fields of an experiment record that are text when present, and the others' kinds: a
+#: record edited by hand with another type ended the report in a traceback.
+TEXT_KEYS = ("name", "title", "description", "hpcnetsim_version", "base_toml", "source_text")
+
+
+def _wrong_type(doc: dict, where: str = "", text: tuple[str, ...] = TEXT_KEYS) -> str | None:
+    """The first field of ``doc`` (a record, or one of its points) of the wrong type, said as
+    ``field = value is invalid: what``; None when every present field has its type."""
+    checks = [(k, lambda v: isinstance(v, str), "text") for k in text]
+    if not where:
+        checks += [("repetitions", lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= 1,
+                    "an integer of at least 1"),
+                   ("report", lambda v: isinstance(v, dict), "a table"),
+                   ("quick", lambda v: isinstance(v, bool), "true or false")]  # fmt: skip
+    for key, ok, what in checks:
+        if key in doc and not ok(doc[key]):
+            return f"{where}{key} = {json.dumps(doc[key])} is invalid: {what}"
+    return None
 
 
 def check_same_experiment(exp: Experiment, out: str | Path) -> None:
