@@ -187,7 +187,14 @@ def _lists_as_json(table: pa.Table) -> pa.Table:
     return table
 
 
-def _read(paths: list[Path], columns: list[str] | None = None) -> pa.Table:
+class _Vanished(Exception):
+    """A listed file of the store was gone when read: compacted into a part it did not list."""
+
+
+def _read(paths: list[Path], columns: list[str] | None = None, listed: bool = False) -> pa.Table:
+    """The rows of ``paths``; ``listed``: they are a listing of the store taken while a sweep
+    may be compacting it, and a vanished file raises :class:`_Vanished` (its rows are in a new
+    part, which the listing does not hold)."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -198,8 +205,10 @@ def _read(paths: list[Path], columns: list[str] | None = None) -> pa.Table:
             _check_schema(f, schema)
             cols = None if columns is None else [c for c in columns if c in schema.names]
             tables.append(pq.read_table(f, columns=cols, **READ))
-        except FileNotFoundError:  # compacted away while we listed: its rows are in a part now
-            continue
+        except FileNotFoundError:
+            if listed:
+                raise _Vanished() from None
+            continue  # compact(): the sweep holding the lock is the only one removing files
         except (pa.ArrowInvalid, OSError) as e:  # damaged (a disk error, a copy cut short): say which file
             # Damaged metadata is an OSError ("Couldn't deserialize thrift: ..."), not ArrowInvalid.
             why = " ".join(str(e).split()).split(". ")[0].rstrip(":")
@@ -239,9 +248,19 @@ def _latest(table: pa.Table) -> pa.Table:
     return table.take(pa.array(sorted(last.values())))
 
 
+def _read_store(path: str | Path, columns: list[str] | None = None) -> pa.Table:
+    """Every row of the store: listed and read again when a sweep compacted files away
+    between the listing and the reading, rather than returned without their rows."""
+    while True:
+        try:
+            return _read(files(path), columns, listed=True)
+        except _Vanished:
+            continue
+
+
 def read_table(path: str | Path, columns: list[str] | None = None) -> pa.Table:
     """The store as one Arrow table, one row per key (``columns``: only these)."""
-    return _latest(_read(files(path), columns))
+    return _latest(_read_store(path, columns))
 
 
 def read_rows(path: str | Path) -> list[dict[str, Any]]:
@@ -256,7 +275,7 @@ def finished(path: str | Path) -> set[str]:
     """
     import pyarrow.compute as pc
 
-    t = _read(files(path), ["key", "state"])
+    t = _read_store(path, ["key", "state"])
     if t.num_rows == 0 or "state" not in t.column_names:
         return set()
     # A point stored as done is never run again, so any done row of a key settles it.
