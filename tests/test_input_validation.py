@@ -491,7 +491,11 @@ def test_a_damaged_store_file_is_one_line(command, files, tmp_path):
     part.write_bytes(bytes(random.Random(1).randrange(256) for _ in range(500)))
     args = ["report", str(tmp_path)] if command == "report" else \
         ["sweep", str(files / "one.toml"), "--out", str(tmp_path), "--no-progress"]  # fmt: skip
-    assert_refused(run_cli(args), f"{part}: not a readable Parquet file")
+    r = run_cli(args)
+    assert_refused(r, f"{part}: not a readable Parquet file")
+    # The sweep's header line ("one: 1 points, output ...") came before the refusal.
+    assert r.stdout == "", r.stdout
+    assert json.loads((tmp_path / "experiment.json").read_text())["points"] == []
 
 
 def test_too_few_vcs_for_a_routing_name_the_vcs_the_config_wrote(tmp_path):
@@ -546,6 +550,10 @@ def test_a_store_file_damaged_inside_is_one_line(command, files, tmp_path):
     part.write_bytes(bytes(data))
     args = ["report", str(tmp_path)] if command == "report" else \
         ["sweep", str(files / "one.toml"), "--out", str(tmp_path), "--no-progress"]  # fmt: skip
-    assert_refused(run_cli(args), f"{part}: not a readable Parquet file")
+    r = run_cli(args)
+    assert_refused(r, f"{part}: not a readable Parquet file")
+    # The sweep's header line ("one: 1 points, output ...") came before the refusal.
+    assert r.stdout == "", r.stdout
+    assert json.loads((tmp_path / "experiment.json").read_text())["points"] == []
     with pytest.raises(hpcnetsim.ConfigError, match="not a readable Parquet file"):
         hpcnetsim.results(tmp_path)

@@ -170,19 +170,20 @@ def run_sweep(
             # when the first point has run, and its result is lost.
             check_output_folder(out / store.STORE_DIR)
             check_same_experiment(exp, out)
+            # Read before anything is printed or written: a damaged store is the only line.
+            done = store.finished(out) if (out / store.STORE_DIR).is_dir() else set()
             if on_start is not None:
                 on_start()
-            return _run(exp, out, jobs, client, progress, on_point)
+            return _run(exp, out, jobs, client, progress, on_point, done)
     finally:
         if client is not None:
             client.close()
 
 
-def _run(exp: Experiment, out: Path, jobs, client, progress: bool, on_point) -> Summary:
+def _run(exp: Experiment, out: Path, jobs, client, progress: bool, on_point, done: set[str]) -> Summary:
     from .executors import run_dask, run_local
 
     write_experiment(exp, out)
-    done = store.finished(out) if (out / store.STORE_DIR).is_dir() else set()
     todo = [p for p in exp.points if p.key not in done]
     before = len(exp.points) - len(todo)
     by_key = {p.key: p for p in todo}
