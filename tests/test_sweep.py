@@ -273,7 +273,8 @@ def test_the_quick_variant_into_the_full_variants_folder_is_refused(cli, tmp_pat
     out = tmp_path / "out"
     run_sweep(experiment.load(SMALL), out, jobs=1, progress=False)
     record = (out / "experiment.json").read_text()
-    with pytest.raises(hpcnetsim.ConfigError, match="holds the results of the full variant of experiment 'small'"):
+    full = "holds the results of the full variant of experiment 'small'"
+    with pytest.raises(hpcnetsim.ConfigError, match=full):
         run_sweep(experiment.load(SMALL, quick=True), out, jobs=1, progress=False)
     r = cli("sweep", str(SMALL), "--quick", "--out", str(out), "--no-progress")
     assert r.returncode == 2 and r.stdout == "" and len(r.stderr.splitlines()) == 1, (r.stdout, r.stderr)
@@ -282,7 +283,8 @@ def test_the_quick_variant_into_the_full_variants_folder_is_refused(cli, tmp_pat
     assert (out / "experiment.json").read_text() == record
     quick = tmp_path / "quick"
     run_sweep(experiment.load(SMALL, quick=True), quick, jobs=1, progress=False)
-    with pytest.raises(hpcnetsim.ConfigError, match="holds the results of the --quick variant of experiment 'small'"):
+    quick_only = "holds the results of the --quick variant of experiment 'small'"
+    with pytest.raises(hpcnetsim.ConfigError, match=quick_only):
         run_sweep(experiment.load(SMALL), quick, jobs=1, progress=False)
 
 
