@@ -524,6 +524,11 @@ def test_a_changed_input_file_changes_the_keys_of_the_points_that_read_it(tmp_pa
     rank.write_bytes(rank.read_bytes() + b"\0")
     assert set(_keys(trace)).isdisjoint(first)
 
-    # A point that reads no file keeps the key of its config alone (stored results stay valid).
+    # A point that reads no file keeps the key of its config alone (stored results stay valid),
+    # a director-based tree too: a fabric, but made from its spec.
     exp = experiment.load(SMALL)
     assert all(p.key == config_key(p.config) for p in exp.points)
+    director = tmp_path / "director.toml"
+    director.write_text('name = "director"\n[base]\ntopology = "director-tree:nodes=24,edges=4,directors=2,'
+                        'uplinks=4,spines=2,radix=12"\n[[sweep]]\naxes.traffic.load = [0.1]\n')  # fmt: skip
+    assert all(p.key == config_key(p.config) for p in experiment.load(director).points)

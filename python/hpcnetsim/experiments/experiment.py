@@ -325,7 +325,7 @@ def _line_finder(text: str, path: str, quick_fields: frozenset[str] = frozenset(
 
 def _check_topologies(points: list[Point], where: str) -> dict[str, Any]:
     """Builds every topology of the points (a bad one is refused now); returns those read from
-    fabric files, by spec."""
+    files, by spec."""
     from ..topology import Topology
 
     fabrics = {}
@@ -334,7 +334,8 @@ def _check_topologies(points: list[Point], where: str) -> dict[str, Any]:
             topology = Topology.from_spec(spec)
         except ConfigError as e:
             raise ConfigError(f"{where}: topology {e}") from None
-        if topology.family == "fabric":
+        # A director-based tree is a fabric made from its spec, which the key already holds.
+        if topology.family == "fabric" and not spec.strip().startswith("director-tree"):
             fabrics[spec] = topology
     return fabrics
 
