@@ -360,6 +360,19 @@ def test_kernel_fields_beside_a_trace_are_refused(cli, tmp_path):
     assert cli("run", str(cfg), "--set", "workload.placement=random").returncode == 0
 
 
+def test_an_empty_trace_path_is_refused_naming_the_field(cli, tmp_path):
+    """`trace = ""` (or `--set workload.trace=`) names no file: refused as the field's value,
+    not as an unreadable file without a name."""
+    cfg = tmp_path / "rep.toml"
+    cfg.write_text('topology = "crossbar:4"\n[workload]\ntrace = ""\n')
+    needle = "workload.trace = '' is invalid: the path of a trace file"
+    for args in ((str(cfg),), (str(cfg), "--set", "workload.trace=")):
+        r = cli("run", *args)
+        assert r.returncode == 2 and r.stderr.count("\n") == 1 and needle in r.stderr, r.stderr
+    with pytest.raises(h.ConfigError, match="workload.trace = ' ' is invalid: the path of a trace file"):
+        h.execute({"topology": "crossbar:4", "workload": {"trace": " "}})
+
+
 def test_a_program_refuses_the_kernel_fields_it_would_leave_unread(tmp_path):
     # The program gives the ranks and their messages: a kernel, its sizes or jobs in the
     # [workload] table are named, as beside a trace; placement and the algorithm are read.

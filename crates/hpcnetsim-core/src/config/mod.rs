@@ -688,6 +688,14 @@ impl Config {
             );
         }
         if let Some(w) = &self.workload {
+            // An empty path would otherwise fail later as an unreadable file with no name.
+            if w.trace.as_deref().is_some_and(|t| t.trim().is_empty()) {
+                return bad(
+                    "workload.trace",
+                    &format!("'{}'", w.trace.as_deref().unwrap_or_default()),
+                    "the path of a trace file (docs/traces.md)",
+                );
+            }
             if w.trace.is_some() {
                 w.refuse_kernel_fields("with workload.trace: the trace")?;
             }
