@@ -360,6 +360,29 @@ def test_kernel_fields_beside_a_trace_are_refused(cli, tmp_path):
     assert cli("run", str(cfg), "--set", "workload.placement=random").returncode == 0
 
 
+def test_workload_cycle_ns_is_the_clock_of_the_results_without_a_link_clock(tmp_path):
+    """workload.cycle_ns is the length of a network cycle: traced seconds become cycles of it,
+    so the results' times (cycle_ns, execution_time_us) use it too; they were printed at the
+    default 1 ns, a quarter of the traced time at cycle_ns = 4."""
+    p = h.Program(2)
+    p.compute(0, seconds=4e-6)
+    p.send(0, 1, 64)
+    p.recv(1, 0, 64)
+    r = p.run({"topology": "crossbar:2", "workload": {"cycle_ns": 4.0}})
+    assert r.replay["compute_cycles"] == [1000, 0]
+    assert r.cycle_ns == pytest.approx(4.0)
+    assert r.execution_time_us == pytest.approx(r.execution_time_cycles * 4.0 / 1e3)
+    assert r.execution_time_us >= 4.0
+    # A trace file run the same way (SimGrid sleep is traced seconds).
+    trace = tmp_path / "t.txt"
+    trace.write_text("0 init\n1 init\n0 sleep 4e-6\n0 send 1 64\n1 recv 0 64\n")
+    r = h.execute({"topology": "crossbar:2", "workload": {"trace": str(trace), "format": "simgrid", "cycle_ns": 4.0}})
+    assert r.replay["compute_cycles"] == [1000, 0] and r.cycle_ns == pytest.approx(4.0)
+    # With a [link] clock the link sets the cycle, as before.
+    r = p.run({"topology": "crossbar:2", "link": {"bandwidth": "4 GB/s"}})
+    assert r.cycle_ns == pytest.approx(4.0) and r.replay["compute_cycles"] == [1000, 0]
+
+
 def test_an_empty_trace_path_is_refused_naming_the_field(cli, tmp_path):
     """`trace = ""` (or `--set workload.trace=`) names no file: refused as the field's value,
     not as an unreadable file without a name."""

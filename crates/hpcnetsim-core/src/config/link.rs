@@ -55,7 +55,9 @@ impl Config {
                 return Err(Error::invalid("config", "link.cycle", format!("'{}'", l.cycle), "a time above zero"))
             }
             (None, Some(r)) => phit as f64 / r * 1e9,
-            (None, None) => DEFAULT_CYCLE_NS,
+            // Without a [link] clock a workload's cycle_ns is the length of a network cycle
+            // (traced seconds become cycles of it), so the results' times use it too.
+            (None, None) => self.workload.as_ref().map_or(DEFAULT_CYCLE_NS, |w| w.cycle_ns),
             (Some(c), Some(r)) => {
                 let implied = phit as f64 / r;
                 if ((implied - c) / c).abs() > 1e-6 {
