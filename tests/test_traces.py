@@ -383,6 +383,19 @@ def test_workload_cycle_ns_is_the_clock_of_the_results_without_a_link_clock(tmp_
     assert r.cycle_ns == pytest.approx(4.0) and r.replay["compute_cycles"] == [1000, 0]
 
 
+def test_a_simgrid_index_listing_a_rank_twice_is_refused(cli, tmp_path):
+    """An index lists one file per rank: a file listed twice gave its rank every call twice
+    and left the last rank empty (its replay then deadlocked on the doubled receive)."""
+    (tmp_path / "t0").write_text("0 init\n0 send 1 22 64\n")
+    (tmp_path / "t1").write_text("1 init\n1 recv 0 22 64\n")
+    (tmp_path / "ok.index").write_text("t0\nt1\n")
+    assert cli("trace", "info", str(tmp_path / "ok.index")).returncode == 0
+    (tmp_path / "twice.index").write_text("t0\nt1\nt1\n")
+    r = cli("trace", "info", str(tmp_path / "twice.index"))
+    needle = f"error: {tmp_path / 't1'}: line 1 (rank 1): rank 1's lines are also in {tmp_path / 't1'} (index entry 2)"
+    assert r.returncode == 2 and r.stderr.count("\n") == 1 and r.stderr.startswith(needle), r.stderr
+
+
 def test_an_empty_trace_path_is_refused_naming_the_field(cli, tmp_path):
     """`trace = ""` (or `--set workload.trace=`) names no file: refused as the field's value,
     not as an unreadable file without a name."""

@@ -74,6 +74,9 @@ pub fn read_with(path: &Path, scale: Scale, mode: Mode) -> Result<(Builder, bool
     let mut b = Builder::with_mode(ranks, scale, mode);
     let mut last: Vec<Option<u64>> = vec![None; ranks];
     let mut per_rank = files.len() > 1;
+    // The index entry whose file gave each rank's lines: an index lists one file per rank, so
+    // a rank found in a second file (a file listed twice) would get its calls twice.
+    let mut file_of: Vec<Option<usize>> = vec![None; if files.len() > 1 { ranks } else { 0 }];
     for (k, f) in files.iter().enumerate() {
         let mut at = Location { file: f.display().to_string(), ..Default::default() };
         for (i, line) in super::open(f)?.lines().enumerate() {
@@ -88,6 +91,18 @@ pub fn read_with(path: &Path, scale: Scale, mode: Mode) -> Result<(Builder, bool
                 at.error(format!("'{}' is not a rank in 0..{ranks} (the index lists {} files)", w[0], files.len()))
             })?;
             at.rank = Some(rank);
+            if let Some(first) = file_of.get_mut(rank) {
+                match *first {
+                    Some(j) if j != k => {
+                        return Err(at.error(format!(
+                            "rank {rank}'s lines are also in {} (index entry {}): an index lists one file per rank",
+                            files[j].display(),
+                            j + 1
+                        )))
+                    }
+                    _ => *first = Some(k),
+                }
+            }
             per_rank &= rank == k;
             action(&mut b, &at, rank, &w[1..], &mut last[rank])?;
         }
