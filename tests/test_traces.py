@@ -396,6 +396,13 @@ def test_a_simgrid_index_listing_a_rank_twice_is_refused(cli, tmp_path):
     assert r.returncode == 2 and r.stderr.count("\n") == 1 and r.stderr.startswith(needle), r.stderr
 
 
+def test_a_directory_given_as_a_trace_is_named_as_one(cli, tmp_path):
+    # It was read as a text trace and failed at "line 1: cannot read: Is a directory".
+    r = cli("trace", "info", str(tmp_path))
+    assert r.returncode == 2 and r.stderr.count("\n") == 1, r.stderr
+    assert r.stderr.startswith(f"error: {tmp_path}: a directory, not a trace file"), r.stderr
+
+
 def test_an_empty_trace_path_is_refused_naming_the_field(cli, tmp_path):
     """`trace = ""` (or `--set workload.trace=`) names no file: refused as the field's value,
     not as an unreadable file without a name."""

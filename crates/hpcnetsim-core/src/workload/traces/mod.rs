@@ -354,6 +354,13 @@ fn finish(b: Builder, format: &str) -> Result<Trace> {
 
 /// Opens `path` for reading, with the file named in the error.
 pub(crate) fn open(path: &Path) -> Result<std::io::BufReader<std::fs::File>> {
+    // Opening a directory succeeds: its first read would fail as "line 1" of a text trace.
+    if path.is_dir() {
+        return Err(Error::Unsupported(format!(
+            "{}: a directory, not a trace file (give a DUMPI .meta, an OTF2 .otf2, a SimGrid .index or a trace file)",
+            path.display()
+        )));
+    }
     std::fs::File::open(path)
         .map(|f| std::io::BufReader::with_capacity(1 << 16, f))
         .map_err(|e| Error::Unsupported(format!("{}: cannot read: {e}", path.display())))
