@@ -403,6 +403,16 @@ def test_a_directory_given_as_a_trace_is_named_as_one(cli, tmp_path):
     assert r.stderr.startswith(f"error: {tmp_path}: a directory, not a trace file"), r.stderr
 
 
+def test_a_simgrid_index_entry_that_is_no_file_names_the_index_line(cli, tmp_path):
+    # A DUMPI .meta read as an index (--format simgrid) failed as "DIR/hostname=x: cannot
+    # read", a path that appears nowhere; the index's line is named instead.
+    (tmp_path / "t0").write_text("0 init\n")
+    (tmp_path / "x.index").write_text("t0\nhostname=x\n")
+    r = cli("trace", "info", str(tmp_path / "x.index"))
+    assert r.returncode == 2 and r.stderr.count("\n") == 1, r.stderr
+    assert r.stderr.startswith(f"error: {tmp_path / 'x.index'}: line 2: 'hostname=x' is not a readable file"), r.stderr
+
+
 def test_an_empty_trace_path_is_refused_naming_the_field(cli, tmp_path):
     """`trace = ""` (or `--set workload.trace=`) names no file: refused as the field's value,
     not as an unreadable file without a name."""

@@ -34,7 +34,17 @@ fn files(path: &Path) -> Result<Vec<PathBuf>> {
         let line = line.map_err(|e| Error::Unsupported(format!("{}: line {}: {e}", path.display(), i + 1)))?;
         let name = line.trim().trim_start_matches('@');
         if !name.is_empty() {
-            out.push(dir.join(name));
+            // Named with the index's line: a path joined from a line of another file (a DUMPI
+            // .meta read as an index) would otherwise appear nowhere the user can find it.
+            let file = dir.join(name);
+            if !file.is_file() {
+                return Err(Error::Unsupported(format!(
+                    "{}: line {}: '{name}' is not a readable file (an index lists one trace file per line, relative to it)",
+                    path.display(),
+                    i + 1
+                )));
+            }
+            out.push(file);
         }
     }
     if out.is_empty() {
