@@ -49,7 +49,7 @@ def test_model_switch_moves_a_config_to_the_flow_level():
     assert flow.model == "flow" and len(flow.flows) == 16
     assert 0 < flow.accepted_load <= 1
     with pytest.raises(hpcnetsim.ConfigError, match="model"):
-        hpcnetsim.execute({**cfg, "model": "flow", "workload": {"kernel": "bu"}})
+        hpcnetsim.execute({**cfg, "traffic": {}, "model": "flow", "workload": {"kernel": "bu"}})
     with pytest.raises(hpcnetsim.ConfigError, match="flow.measure"):
         hpcnetsim.ebb({"topology": "torus:4x4", "flow": {"measure": "fastest"}})
 

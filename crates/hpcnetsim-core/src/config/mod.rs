@@ -337,6 +337,22 @@ pub struct TrafficConfig {
     pub zipf_ranks: ZipfRanks,
 }
 
+impl TrafficConfig {
+    /// The first field set to other than its default that a workload run does not read
+    /// (everything but the packet sizes), with its value as messages show it.
+    fn unread_beside_a_workload(&self) -> Option<(String, String)> {
+        let (Ok(serde_json::Value::Object(own)), Ok(serde_json::Value::Object(base))) =
+            (serde_json::to_value(self), serde_json::to_value(TrafficConfig::default()))
+        else {
+            return None;
+        };
+        own.into_iter().find(|(k, v)| !k.starts_with("packet_phits") && base.get(k) != Some(v)).map(|(k, v)| {
+            let shown = v.as_str().map(|s| format!("'{s}'")).unwrap_or_else(|| v.to_string());
+            (k, shown)
+        })
+    }
+}
+
 impl Default for TrafficConfig {
     fn default() -> Self {
         TrafficConfig {
@@ -688,6 +704,16 @@ impl Config {
             );
         }
         if let Some(w) = &self.workload {
+            // A workload's messages are its traffic: of `[traffic]` only the packet sizes are
+            // read (they size the packets and the queues); a load or pattern went unread.
+            if let Some((field, value)) = self.traffic.unread_beside_a_workload() {
+                return bad(
+                    &format!("traffic.{field}"),
+                    &value,
+                    "left out beside [workload]: a workload's messages are its traffic (of [traffic] \
+                     only packet_phits and packet_phits_max apply)",
+                );
+            }
             // An empty path would otherwise fail later as an unreadable file with no name.
             if w.trace.as_deref().is_some_and(|t| t.trim().is_empty()) {
                 return bad(

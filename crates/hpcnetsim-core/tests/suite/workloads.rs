@@ -378,3 +378,25 @@ fn a_message_of_more_packets_than_a_message_counts_is_an_error() {
     c.workload = Some(WorkloadConfig { kernel: Kernel::Bt, message_bytes: 1 << 32, ..Default::default() });
     assert!(execute(&c).expect_err("refused").to_string().contains("= 4294967296 bytes is invalid"));
 }
+
+/// A `[traffic]` field a workload run does not read is refused (a load or a pattern beside a
+/// kernel or a trace ran the workload alone, silently); the packet sizes, which it reads,
+/// stay allowed.
+#[test]
+fn a_traffic_field_beside_a_workload_is_refused() {
+    use hpcnetsim_core::config::Config;
+    let workload = "[workload]\nkernel = \"alltoall\"\n";
+    for (traffic, start) in [
+        ("load = 0.5", "config: traffic.load = 0.5 is invalid: left out beside [workload]"),
+        ("pattern = \"bit-reversal\"", "config: traffic.pattern = 'bit-reversal' is invalid"),
+        ("injection = \"bursty\"", "config: traffic.injection = 'bursty' is invalid"),
+        ("hot_fraction = 0.2", "config: traffic.hot_fraction = 0.2 is invalid"),
+    ] {
+        let toml = format!("topology = \"tree:k=4,n=2\"\n[traffic]\n{traffic}\n{workload}");
+        let e = Config::from_toml(&toml).expect_err(traffic).to_string();
+        assert!(e.starts_with(start) && !e.contains('\n'), "{e}");
+    }
+    let sizes = format!("topology = \"tree:k=4,n=2\"\n[traffic]\npacket_phits = 8\npacket_phits_max = 32\n{workload}");
+    assert!(Config::from_toml(&sizes).is_ok());
+    assert!(Config::from_toml("topology = \"tree:k=4,n=2\"\n[traffic]\nload = 0.5\n").is_ok());
+}
