@@ -96,8 +96,10 @@ mod tests {
 
     #[test]
     fn references_within_the_network_are_accepted() {
-        let ok = "topology = \"torus:4x4\"\n[traffic]\nhot_nodes = [0, 15]\n[workload]\nroot = 15\n\
-                  tasks_per_terminal = 2\nplacement_list = [0, 0, 15]\n";
+        // Hot nodes are independent traffic's, refused beside a workload: two configs.
+        Config::from_toml("topology = \"torus:4x4\"\n[traffic]\nhot_nodes = [0, 15]\n").expect("in range");
+        let ok = "topology = \"torus:4x4\"\n[workload]\nroot = 15\ntasks_per_terminal = 2\n\
+                  placement_list = [0, 0, 15]\n";
         Config::from_toml(ok).expect("in range");
     }
 }
