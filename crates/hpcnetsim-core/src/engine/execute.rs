@@ -23,6 +23,7 @@ pub fn execute_with(cfg: &Config, ctl: &mut Control) -> Result<ExecutionResult> 
         cfg.workload.as_ref().ok_or_else(|| Error::invalid("config", "workload", "missing", "a [workload] table"))?;
     crate::resources::check_config(cfg)?;
     if let Some(path) = &w.trace {
+        crate::workload::traces::check_flops(w, std::path::Path::new(path))?;
         // A first pass checks and summarises the trace; the replay then streams it.
         let scanned =
             crate::workload::traces::scan(std::path::Path::new(path), w.format, crate::workload::traces::scale(w))?;

@@ -537,3 +537,27 @@ fn a_binary_file_read_as_a_text_trace_names_the_files_to_give() {
     assert!(e.starts_with(&format!("{}: not a text trace (binary data)", path.display())), "{e}");
     assert!(e.contains(".meta") && e.contains("workload.format") && !e.contains('\n'), "{e}");
 }
+
+/// `flops_per_second` scales only SimGrid's compute, counted in flops: beside a DUMPI trace
+/// (traced seconds) it went unread and the replay took the same time. It is refused there,
+/// and still changes a SimGrid replay.
+#[test]
+fn flops_per_second_beside_a_trace_without_flops_is_refused() {
+    let run = |trace: &Path, flops: f64| {
+        let toml = format!(
+            "topology = \"crossbar:4\"\n[workload]\ntrace = \"{}\"\nflops_per_second = {flops:e}\n",
+            trace.display()
+        );
+        execute(&Config::from_toml(&toml).unwrap())
+    };
+    let dumpi = data("dumpi_testtrace4/testtrace.meta");
+    let e = run(&dumpi, 2e9).unwrap_err().to_string();
+    assert!(
+        e.starts_with("config: workload.flops_per_second = 2000000000 is invalid: left out beside a dumpi trace"),
+        "{e}"
+    );
+    assert!(run(&dumpi, 1e9).is_ok(), "the default is no choice");
+    let simgrid = data("simgrid_taz_p2p/simple/trace.index");
+    let (slow, fast) = (run(&simgrid, 1e9).unwrap(), run(&simgrid, 1e12).unwrap());
+    assert!(fast.execution_time_cycles < slow.execution_time_cycles, "{fast:?} against {slow:?}");
+}

@@ -181,6 +181,25 @@ pub fn detect(path: &Path, format: TraceFormat) -> TraceFormat {
     TraceFormat::Text
 }
 
+/// Refuses a `flops_per_second` other than its default beside a trace that counts no flops
+/// (only SimGrid's do): the value would go unread and the replay's compute stay as it was.
+pub fn check_flops(w: &WorkloadConfig, path: &Path) -> Result<()> {
+    let format = detect(path, w.format);
+    if format == TraceFormat::Simgrid || w.flops_per_second == WorkloadConfig::default().flops_per_second {
+        return Ok(());
+    }
+    Err(Error::invalid(
+        "config",
+        "workload.flops_per_second",
+        crate::config::bounds::num(w.flops_per_second),
+        format!(
+            "left out beside a {} trace, which counts no flops (only SimGrid traces do; cpu_factor scales \
+             traced compute)",
+            config_name(&format)
+        ),
+    ))
+}
+
 /// The conversion parameters of a workload config.
 pub fn scale(w: &WorkloadConfig) -> Scale {
     let cycles_per_second = 1e9 / w.cycle_ns;
