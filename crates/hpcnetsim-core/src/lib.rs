@@ -10,6 +10,7 @@ pub mod engine;
 pub mod error;
 pub(crate) mod event;
 pub mod flow;
+pub(crate) mod in_order;
 pub mod memory;
 pub(crate) mod nic;
 pub mod observe;

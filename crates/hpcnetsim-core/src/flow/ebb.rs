@@ -14,7 +14,6 @@ use crate::error::{Error, Result};
 use crate::rng::{stream, Owner};
 use crate::topology::Topology;
 use rand::seq::SliceRandom;
-use rayon::prelude::*;
 use serde::Serialize;
 use std::time::Instant;
 
@@ -117,23 +116,11 @@ pub fn ebb_samples(
             return Err(Error::invalid("eBB", "node", t, "each terminal at most once"));
         }
     }
-    // The error must name the same pair every run: a parallel `collect::<Result<_>>` reports
-    // whichever failing sample finishes first. Every sample pairs every node, so the first
-    // sample alone finds a node cut off from the others; the rest are collected whole and the
-    // first error in sample order taken.
-    if s.samples == 0 {
-        return Ok(Vec::new());
-    }
-    let mut values = Vec::with_capacity(s.samples as usize);
-    values.push(sample(topo, links, paths, nodes, s, 0, &mut Work::default())?);
-    let rest: Vec<Result<f64>> = (1..s.samples)
-        .into_par_iter()
-        .map_init(Work::default, |w, i| sample(topo, links, paths, nodes, s, i, w))
-        .collect();
-    for v in rest {
-        values.push(v?);
-    }
-    Ok(values)
+    // Every sample pairs every node: the first finds a node cut off from the others, and the
+    // error names the same pair every run.
+    crate::in_order::map_in_order(s.samples as usize, Work::default, |w, i| {
+        sample(topo, links, paths, nodes, s, i as u32, w)
+    })
 }
 
 /// The result of an eBB run.

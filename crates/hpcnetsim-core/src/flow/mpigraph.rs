@@ -10,7 +10,6 @@ use super::{push_paths, Links};
 use crate::config::{config_name, Config, Measure};
 use crate::error::{Error, Result};
 use crate::topology::{Peer, Topology};
-use rayon::prelude::*;
 use serde::Serialize;
 use std::time::Instant;
 
@@ -74,36 +73,33 @@ pub fn run(cfg: &Config) -> Result<MpiGraphResult> {
         (0..topo.peers().len()).filter(|&c| matches!(topo.peers()[c], Peer::Switch { .. })).collect();
     let bytes = cfg.flow.message_bytes as f64;
     // One shift per task: (bandwidth of rank i's stream, most streams on a cable).
-    // Collected whole, then the first error in shift order: a parallel `collect::<Result<_>>`
-    // would report whichever failing shift finished first.
-    let shifts: Vec<Result<(Vec<f64>, u32)>> = (1..n)
-        .into_par_iter()
-        .map_init(
-            || (Solver::default(), PathSet::default()),
-            |(solver, set), s| -> Result<(Vec<f64>, u32)> {
-                let mut shares = Shares::default();
-                for i in 0..n {
-                    push_paths(&topo, &links, paths.as_ref(), ranks[i], ranks[(i + s) % n], set, &mut shares)?;
+    // Shift k + 1 at index k; an error is the first in shift order, the same every run.
+    let shifts = crate::in_order::map_in_order(
+        n - 1,
+        || (Solver::default(), PathSet::default()),
+        |(solver, set), k| -> Result<(Vec<f64>, u32)> {
+            let s = k + 1;
+            let mut shares = Shares::default();
+            for i in 0..n {
+                push_paths(&topo, &links, paths.as_ref(), ranks[i], ranks[(i + s) % n], set, &mut shares)?;
+            }
+            let rates = match cfg.flow.measure {
+                Measure::Rate => {
+                    let active: Vec<u32> = (0..n as u32).collect();
+                    let mut rates = Vec::new();
+                    solver.solve(&links.capacity, &shares, &active, &mut rates);
+                    rates
                 }
-                let rates = match cfg.flow.measure {
-                    Measure::Rate => {
-                        let active: Vec<u32> = (0..n as u32).collect();
-                        let mut rates = Vec::new();
-                        solver.solve(&links.capacity, &shares, &active, &mut rates);
-                        rates
-                    }
-                    Measure::Completion => {
-                        let c = complete(&links.capacity, &shares, &vec![bytes; n], links.bandwidth);
-                        c.finish.iter().map(|t| bytes / links.bandwidth / t).collect()
-                    }
-                };
-                let counts = shares.flows_per_channel(links.len());
-                let worst = inner.iter().map(|&c| counts[c]).max().unwrap_or(0);
-                Ok((rates.iter().map(|r| r * links.bandwidth).collect(), worst))
-            },
-        )
-        .collect();
-    let shifts: Vec<(Vec<f64>, u32)> = shifts.into_iter().collect::<Result<_>>()?;
+                Measure::Completion => {
+                    let c = complete(&links.capacity, &shares, &vec![bytes; n], links.bandwidth);
+                    c.finish.iter().map(|t| bytes / links.bandwidth / t).collect()
+                }
+            };
+            let counts = shares.flows_per_channel(links.len());
+            let worst = inner.iter().map(|&c| counts[c]).max().unwrap_or(0);
+            Ok((rates.iter().map(|r| r * links.bandwidth).collect(), worst))
+        },
+    )?;
     let mut bandwidth = vec![vec![0.0; n]; n];
     let mut pairs = Vec::with_capacity(n * (n - 1));
     for (k, (bw, _)) in shifts.iter().enumerate() {

@@ -122,19 +122,10 @@ pub fn distances_with(topo: &Topology, symmetry: Option<&Symmetry>) -> Result<(u
         }
         Ok((diam, weight * sum))
     };
-    // The error must name the same pair every run: a parallel `collect::<Result<_>>` reports
-    // whichever failing source finishes first. The first source alone finds any cut of a
-    // network whose links run both ways, in one search; the rest are collected whole and the
-    // first error in source order taken.
+    // The first source alone finds any cut of a network whose links run both ways, and the
+    // error names the same pair every run.
     let sources = sources(topo, symmetry);
-    let mut parts = Vec::with_capacity(sources.len());
-    if let Some(&first) = sources.first() {
-        parts.push(per_source(first)?);
-    }
-    let results: Vec<Result<(usize, f64)>> = sources.par_iter().skip(1).map(|&s| per_source(s)).collect();
-    for r in results {
-        parts.push(r?);
-    }
+    let parts = crate::in_order::map_in_order(sources.len(), || (), |_, i| per_source(sources[i]))?;
     let diameter = parts.iter().map(|p| p.0).max().unwrap_or(0);
     let total: f64 = parts.iter().map(|p| p.1).sum();
     Ok((diameter, total / (n * (n - 1.0))))
