@@ -33,6 +33,24 @@ pub fn config_name<T: Serialize>(value: &T) -> String {
     serde_json::to_value(value).ok().and_then(|v| v.as_str().map(String::from)).unwrap_or_default()
 }
 
+/// The fields of `own` whose values differ from `base`'s, by name, each with its value as a
+/// config error shows it (`'doubling'`, `[4,4]`, `0.5`): what a table sets beside a choice
+/// that would leave it unread.
+pub(crate) fn differences<T: Serialize>(own: &T, base: &T) -> Vec<(String, String)> {
+    let (Ok(serde_json::Value::Object(a)), Ok(serde_json::Value::Object(b))) =
+        (serde_json::to_value(own), serde_json::to_value(base))
+    else {
+        return Vec::new();
+    };
+    a.into_iter()
+        .filter(|(k, v)| b.get(k) != Some(v))
+        .map(|(k, v)| {
+            let shown = v.as_str().map(|s| format!("'{s}'")).unwrap_or_else(|| v.to_string());
+            (k, shown)
+        })
+        .collect()
+}
+
 /// A whole simulation: network, switch model, routing, traffic and measurement.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -341,15 +359,7 @@ impl TrafficConfig {
     /// The first field set to other than its default that a workload run does not read
     /// (everything but the packet sizes), with its value as messages show it.
     fn unread_beside_a_workload(&self) -> Option<(String, String)> {
-        let (Ok(serde_json::Value::Object(own)), Ok(serde_json::Value::Object(base))) =
-            (serde_json::to_value(self), serde_json::to_value(TrafficConfig::default()))
-        else {
-            return None;
-        };
-        own.into_iter().find(|(k, v)| !k.starts_with("packet_phits") && base.get(k) != Some(v)).map(|(k, v)| {
-            let shown = v.as_str().map(|s| format!("'{s}'")).unwrap_or_else(|| v.to_string());
-            (k, shown)
-        })
+        differences(self, &TrafficConfig::default()).into_iter().find(|(k, _)| !k.starts_with("packet_phits"))
     }
 }
 

@@ -253,18 +253,9 @@ impl WorkloadConfig {
     /// The fields of this workload (but those of `skip`) whose values differ from `base`'s, by
     /// name, each with its value as a config error shows it.
     pub(crate) fn differences(&self, base: &WorkloadConfig, skip: &[&str]) -> Vec<(String, String)> {
-        let (Ok(serde_json::Value::Object(a)), Ok(serde_json::Value::Object(b))) =
-            (serde_json::to_value(self), serde_json::to_value(base))
-        else {
-            return Vec::new();
-        };
-        a.into_iter()
-            .filter(|(k, v)| !skip.contains(&k.as_str()) && b.get(k) != Some(v))
-            .map(|(k, v)| {
-                let shown = v.as_str().map(|s| format!("'{s}'")).unwrap_or_else(|| v.to_string());
-                (k, shown)
-            })
-            .collect()
+        let mut set = super::differences(self, base);
+        set.retain(|(k, _)| !skip.contains(&k.as_str()));
+        set
     }
 
     /// The first field of a kernel that this workload sets (a value other than its default),
