@@ -19,6 +19,11 @@ pub fn set_memory_check(enabled: bool) {
     DISABLED.store(!enabled, Ordering::Relaxed);
 }
 
+/// Whether the check is on: neither switched off in this process nor by its environment.
+pub fn memory_check_enabled() -> bool {
+    !disabled()
+}
+
 fn disabled() -> bool {
     DISABLED.load(Ordering::Relaxed) || std::env::var_os(OVERRIDE_ENV).is_some_and(|v| !v.is_empty() && v != "0")
 }

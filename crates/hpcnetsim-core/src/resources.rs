@@ -4,7 +4,7 @@
 
 use crate::config::Config;
 use crate::error::Result;
-pub use crate::memory::{available, check, check_against, human, set_memory_check, OVERRIDE_ENV};
+pub use crate::memory::{available, check, check_against, human, memory_check_enabled, set_memory_check, OVERRIDE_ENV};
 pub use crate::topology::footprint::{check_describe, check_topology, counts, describe_bytes, topology_bytes};
 
 /// Bytes of a simulation of `cfg`: the graph plus the engine's per-queue, per-switch and

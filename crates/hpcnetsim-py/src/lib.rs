@@ -365,6 +365,13 @@ fn set_memory_check(enabled: bool) {
     hpcnetsim_core::resources::set_memory_check(enabled);
 }
 
+/// Whether the memory check is on in this process (`--no-memory-check` or its environment
+/// variable switch it off).
+#[pyfunction]
+fn memory_check_enabled() -> bool {
+    hpcnetsim_core::resources::memory_check_enabled()
+}
+
 /// Estimated bytes to simulate a config (JSON), and the bytes this process may still use.
 #[pyfunction]
 fn memory_estimate(config_json: &str) -> PyResult<(u128, Option<u128>)> {
@@ -638,6 +645,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(route, m)?)?;
     m.add_function(wrap_pyfunction!(check_deadlock, m)?)?;
     m.add_function(wrap_pyfunction!(set_memory_check, m)?)?;
+    m.add_function(wrap_pyfunction!(memory_check_enabled, m)?)?;
     m.add_function(wrap_pyfunction!(director_tree_edges, m)?)?;
     m.add_function(wrap_pyfunction!(memory_estimate, m)?)?;
     m.add("BUILD_ID", hpcnetsim_core::BUILD_ID)?;

@@ -11,11 +11,9 @@ import os
 from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor, as_completed, wait
 
+from .. import _core
 from ..cores import default_jobs
 from .worker import run_point, share_cores
-
-#: The environment variable of ``--no-memory-check`` (``memory.rs``), inherited by local workers.
-OVERRIDE_ENV = "HPCNETSIM_NO_MEMORY_CHECK"
 
 Task = tuple[str, str]
 Outcome = tuple[str, str | None, str | None]
@@ -226,9 +224,10 @@ def run_dask(tasks: list[Task], client) -> Iterator[Outcome]:
     from distributed import as_completed as dask_completed
 
     # Local workers inherit --no-memory-check through the environment; Dask workers do not.
-    check = os.environ.get(OVERRIDE_ENV, "") in ("", "0")
-    submit = client.submit
-    futures = [submit(run_point, config, check, key=f"hpcnetsim-{key}", pure=False) for key, config in tasks]
+    check = _core.memory_check_enabled()
+    futures = [
+        client.submit(run_point, config, check, key=f"hpcnetsim-{key}", pure=False) for key, config in tasks
+    ]
     try:
         for f in dask_completed(futures, loop=client.loop):
             if f.status == "error":  # e.g. KilledWorker after repeated worker deaths
