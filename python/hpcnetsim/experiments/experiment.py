@@ -622,11 +622,16 @@ def _check_report_values(entry: dict[str, Any], section: str, where: str) -> Non
                                       f"a value of {', '.join(PUBLISHED_PERFORMANCE_KEYS)}")  # fmt: skip
 
 
+def sweep_groups(sweep: Any) -> list[str] | None:
+    """The groups a report entry's ``sweep`` names (one group or a list of them); None when it
+    names none, and the entry reads every group."""
+    return (sweep if isinstance(sweep, list) else [sweep]) if sweep else None
+
+
 def _selected(entry: dict[str, Any], points: list[Point], by_topology: bool = True) -> list[Point]:
     """The points a causal figure or performance table reads: those of its ``sweep`` group (or
     groups) and, with ``by_topology``, of its ``topologies``, as the report selects its runs."""
-    sweep, topologies = entry.get("sweep"), entry.get("topologies")
-    groups = (sweep if isinstance(sweep, list) else [sweep]) if sweep else None
+    groups, topologies = sweep_groups(entry.get("sweep")), entry.get("topologies")
     return [p for p in points if (groups is None or p.group in groups)
             and (not by_topology or not topologies or p.config["topology"] in topologies)]  # fmt: skip
 
@@ -739,8 +744,7 @@ def check_figure_columns(figures: list[dict[str, Any]], columns: dict[str, set[s
             # A pivot of one column against itself: the report would end in a pandas error.
             raise ConfigError(f"{where}: report.figures[{i}].x = {shown(spec.get('x', 'switch.vcs'))} is invalid: "
                               f"a column other than y = {shown(spec.get('y', 'topology'))}")  # fmt: skip
-        sweep = spec.get("sweep")
-        groups = (sweep if isinstance(sweep, list) else [sweep]) if sweep else list(columns)
+        groups = sweep_groups(spec.get("sweep")) or list(columns)
         have = set().union(*(columns.get(g, set()) for g in groups))
         if not have:
             continue

@@ -14,6 +14,7 @@ from . import causal_report, plots, svg
 from ..studies import comparisons
 from .. import confidence
 from ..experiments import store
+from ..experiments.experiment import sweep_groups
 from .._core import ConfigError, __version__
 from ..canonical import shown
 from .._files import atomic_write_text
@@ -167,9 +168,8 @@ def figure(spec: dict[str, Any], df, sat) -> str:
     if kind not in FIGURE_KINDS:
         raise ConfigError(f"report.figures.kind = {shown(kind)} is invalid: one of "
                           f"{', '.join(FIGURE_KINDS + causal_report.FIGURE_KINDS)}")  # fmt: skip
-    if spec.get("sweep"):
-        # One group, or a list of groups (e.g. a study's full and quick groups).
-        groups = spec["sweep"] if isinstance(spec["sweep"], list) else [spec["sweep"]]
+    # One group, or a list of groups (e.g. a study's full and quick groups).
+    if groups := sweep_groups(spec.get("sweep")):
         df, sat = df[df["group"].isin(groups)], sat[sat["group"].isin(groups)]
     if not (df["status"] == "converged").any():
         return ""
